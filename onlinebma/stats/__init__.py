@@ -5,8 +5,8 @@
   scalar and vectorised.
 - :mod:`~onlinebma.stats.gaussian` — streaming Gaussian moments, the Normal–Gamma marginal
   likelihood and the Student-t predictive.
-- :mod:`~onlinebma.stats.tables` — per-feature incremental count tables and record validation
-  used by the naive Bayes family.
+- :mod:`~onlinebma.stats.contingency` — vectorised count tables from integer-coded records
+  (batch learners).
 """
 
 from .dirichlet import bdeu_alpha, log_dirichlet_marginal, log_dirichlet_marginal_np
