@@ -1,0 +1,157 @@
+"""The batch adapter: encoding, window, refit policy, bad input, River and pandas APIs."""
+
+import copy
+
+import numpy as np
+import pandas as pd
+import pytest
+from river import checks
+
+from onlinebma.batch import BatchClassifier
+
+
+class ClassCounts(BatchClassifier):
+    """Smoothed class frequencies of the fitted records: the smallest eager model."""
+
+    def _fit(self, data):
+        self.counts_ = np.bincount(data.y, minlength=len(data.classes)) + 1.0
+
+    def _predict_proba(self, data, rows):
+        return np.tile(self.counts_ / self.counts_.sum(), (rows.n, 1))
+
+
+class LazyCounts(BatchClassifier):
+    """The same, lazily from the store."""
+
+    _lazy = True
+
+    def _predict_proba(self, data, rows):
+        c = np.bincount(data.y, minlength=len(data.classes)) + 1.0
+        return np.tile(c / c.sum(), (rows.n, 1))
+
+
+@pytest.mark.parametrize("model", [ClassCounts(), ClassCounts(window=30), LazyCounts()])
+def test_river_estimator_checks(model):
+    checks.check_estimator(model)
+
+
+def _stream(n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    for i in range(n):
+        x = {"colour": rng.choice(["r", "g", "b"]), "size": float(rng.normal())}
+        if i % 7 == 0:
+            del x["colour"]
+        if i % 5 == 0:
+            x["size"] = None
+        yield x, str(rng.choice(["a", "b"]))
+
+
+def test_learn_one_and_learn_many_store_the_same_codes():
+    one, many = ClassCounts(), ClassCounts()
+    rows = list(_stream())
+    for x, y in rows:
+        one.learn_one(x, y)
+    X = pd.DataFrame([x for x, _ in rows])
+    many.learn_many(X, pd.Series([y for _, y in rows]))
+    a, b = one.data_, many.data_
+    assert a.nominal_features == b.nominal_features and a.classes == b.classes
+    np.testing.assert_array_equal(a.codes, b.codes)
+    np.testing.assert_array_equal(a.numeric, b.numeric)
+    np.testing.assert_array_equal(a.y, b.y)
+    assert (a.codes == -1).sum() == 6 and np.isnan(a.numeric).sum() == 8
+
+
+def test_window_keeps_the_last_records_in_order():
+    model = ClassCounts(window=5)
+    for i in range(12):
+        model.learn_one({"i": str(i)}, i % 2)
+    data = model.data_
+    values = {code: v for v, code in model._value_codes[0].items()}
+    assert [values[c] for c in data.codes[:, 0]] == [str(i) for i in range(7, 12)]
+
+
+def test_default_refit_policy_grows_geometrically():
+    model = ClassCounts()
+    for i in range(1000):
+        model.learn_one({"f": "v"}, i % 3)
+        model.predict_proba_one({"f": "v"})
+    # A refit whenever the store grew by 10%: about log(1000) / log(1.1) of them.
+    assert 40 <= model.n_fits_ <= 80
+
+
+def test_refit_every_counts_records():
+    model = ClassCounts(refit_every=10)
+    for i in range(100):
+        model.learn_one({"f": "v"}, i % 2)
+        model.predict_proba_one({"f": "v"})
+    assert model.n_fits_ == 10
+
+
+def test_fit_uses_exactly_the_given_records():
+    model = ClassCounts()
+    for x, y in _stream():
+        model.learn_one(x, y)
+    X = pd.DataFrame({"colour": ["r", "g"], "size": [1.0, 2.0]})
+    model.fit(X, pd.Series(["a", "a"]))
+    assert model.data_.n == 2 and model.classes_ == ("a",)
+    assert model.predict_proba(X).shape == (2, 1)
+
+
+def test_predict_before_learning_is_empty():
+    assert ClassCounts().predict_proba_one({"a": 1}) == {}
+    assert ClassCounts().predict_proba_many(pd.DataFrame({"a": [1, 2]})).shape == (2, 0)
+
+
+@pytest.mark.parametrize(
+    "x, y, error",
+    [
+        ({"colour": ["unhashable"]}, "a", TypeError),
+        ({"size": float("inf")}, "a", ValueError),
+        ({"size": "big"}, "a", TypeError),
+        ({"colour": 3}, "a", TypeError),
+        ({"colour": "r"}, None, ValueError),
+    ],
+)
+def test_bad_input_is_refused_and_leaves_the_model_unchanged(x, y, error):
+    model = ClassCounts()
+    for xx, yy in _stream(10):
+        model.learn_one(xx, yy)
+    before = copy.deepcopy(model.__dict__)
+    with pytest.raises(error):
+        model.learn_one(x, y)
+    after = model.__dict__
+    assert before.keys() == after.keys()
+    np.testing.assert_array_equal(before["_store"].codes, after["_store"].codes)
+    assert before["_value_codes"] == after["_value_codes"]
+    assert before["_kinds"].kind == after["_kinds"].kind
+    assert before["_n_learned"] == after["_n_learned"]
+
+
+def test_bad_frame_is_refused_and_leaves_the_model_unchanged():
+    model = ClassCounts()
+    model.learn_many(pd.DataFrame({"size": [1.0, 2.0]}), pd.Series(["a", "b"]))
+    before = model.data_
+    with pytest.raises(ValueError, match="infinite"):
+        model.learn_many(pd.DataFrame({"size": [1.0, np.inf], "new": ["u", "v"]}), pd.Series(["a", "b"]))
+    with pytest.raises(ValueError, match="missing"):
+        model.learn_many(pd.DataFrame({"size": [1.0, 2.0]}), pd.Series(["a", None]))
+    after = model.data_
+    assert after.nominal_features == before.nominal_features == ()
+    np.testing.assert_array_equal(after.numeric, before.numeric)
+
+
+def test_unseen_values_and_late_features_are_skipped_at_prediction():
+    seen = []
+
+    class Spy(ClassCounts):
+        def _predict_proba(self, data, rows):
+            seen.append(rows)
+            return super()._predict_proba(data, rows)
+
+    model = Spy(refit_every=1000)
+    model.learn_one({"c": "r"}, "a")
+    model.predict_proba_one({"c": "r"})  # fits now
+    model.learn_one({"c": "g", "late": 1.0}, "b")  # after the fit: "g" and "late" are unknown to it
+    model.predict_proba_one({"c": "g", "late": 2.0})
+    rows = seen[-1]
+    assert rows.codes.tolist() == [[-1]] and rows.numeric.shape == (1, 0)
