@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from river import base
 
-from .records import NOMINAL, NUMERIC, FeatureKinds, _is_number, check_label
+from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels
 
 __all__ = ["BatchClassifier", "Encoded"]
 
@@ -213,14 +213,15 @@ class BatchClassifier(base.MiniBatchClassifier):
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         labels = pd.Series(y).reset_index(drop=True)
-        if labels.isna().any():
-            raise ValueError("the label y is missing (None or NaN) in some rows")
-        new_kinds, new_values = self._encode_frame(X, learning=True)  # validates everything first
+        check_labels(labels)
+        kinds, new_kinds = self._kinds.split_frame(X)  # validates everything first
         self._kinds.commit(new_kinds)
         self._add_features(new_kinds)
-        for j, values in new_values.items():
-            for v in values:
-                self._value_codes[j].setdefault(v, len(self._value_codes[j]))
+        for f, kind in kinds.items():
+            if kind == NOMINAL:
+                codes = self._value_codes[self._nominal_cols[f]]
+                for v in pd.unique(X[f][X[f].notna()]):
+                    codes.setdefault(v, len(codes))
         codes, numeric = self._frame_arrays(X)
         for label in pd.unique(labels):
             self._class_codes.setdefault(label, len(self._class_codes))
@@ -247,52 +248,6 @@ class BatchClassifier(base.MiniBatchClassifier):
                 self._value_codes.append({})
                 n_nom += 1
         self._store.add_columns(n_nom, n_num)
-
-    def _encode_frame(self, X, learning: bool):
-        """Validate a DataFrame column by column; return what learning it would add."""
-        new_kinds, new_values = {}, {}
-        known = self._kinds.kind
-        named = self._kinds.nominal_attributes
-        next_col = len(self._nominal_cols)
-        for f in X.columns:
-            s = X[f]
-            present = s[s.notna()]
-            if present.empty:
-                continue
-            kind = known.get(f)
-            numeric_dtype = s.dtype.kind in "iuf"
-            if kind is None:
-                if not learning:
-                    continue
-                first = present.iloc[0]
-                kind = NOMINAL if (f in named or not _is_number(first)) else NUMERIC
-                new_kinds[f] = kind
-            if kind == NUMERIC:
-                if not numeric_dtype and not all(_is_number(v) for v in present):
-                    bad = next(v for v in present if not _is_number(v))
-                    raise TypeError(f"feature {f!r} is numeric but got {bad!r} ({type(bad).__name__})")
-                vals = present.to_numpy(dtype=float)
-                if np.isinf(vals).any():
-                    raise ValueError(f"feature {f!r} has an infinite value")
-            else:
-                uniques = list(dict.fromkeys(present.tolist()))
-                for v in uniques:
-                    if f not in named and _is_number(v):
-                        raise TypeError(
-                            f"feature {f!r} is nominal but got the number {v!r}; "
-                            f"name it in nominal_attributes to treat numbers as categories"
-                        )
-                    try:
-                        hash(v)
-                    except TypeError:
-                        raise TypeError(f"feature {f!r} has an unhashable value {v!r}") from None
-                if learning:
-                    j = self._nominal_cols.get(f)
-                    if j is None:
-                        j = next_col
-                        next_col += 1
-                    new_values[j] = uniques
-        return new_kinds, new_values
 
     def _frame_arrays(self, X):
         """Code a DataFrame with the current encoders (unseen values → -1)."""
@@ -416,7 +371,7 @@ class BatchClassifier(base.MiniBatchClassifier):
         if self._store.end == self._store.start:
             return pd.DataFrame(index=X.index)
         data = self._training_data()
-        self._encode_frame(X, learning=False)  # validation only
+        self._kinds.split_frame(X, learning=False)  # validation only
         codes, numeric = self._frame_arrays(X)
         proba = self._predict_proba(data, self._rows(codes, numeric))
         return pd.DataFrame(proba, columns=list(data.classes), index=X.index)

@@ -21,7 +21,9 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["FeatureKinds", "check_label", "is_missing"]
+import numpy as np
+
+__all__ = ["FeatureKinds", "check_label", "check_labels", "is_missing"]
 
 NOMINAL = 0
 NUMERIC = 1
@@ -123,5 +125,67 @@ class FeatureKinds:
                 nominal.append((f, v))
         return numeric, nominal, new
 
+    def split_frame(self, X, learning: bool = True):
+        """Validate a pandas DataFrame column by column, without changing anything.
+
+        Returns ``(kinds, new_kinds)``: the kind of every column that has an observed value
+        and is known (or, when ``learning``, new), and the kinds of the new ones. Raises the
+        same errors as :meth:`split`, naming the feature.
+        """
+        kinds, new = {}, {}
+        named = self.nominal_attributes
+        for f in X.columns:
+            s = X[f]
+            present = s[s.notna()]
+            if present.empty:
+                continue
+            kind = self.kind.get(f)
+            if kind is None:
+                if not learning:
+                    continue
+                first = present.iloc[0]
+                kind = NOMINAL if (f in named or not _is_number(first)) else NUMERIC
+                new[f] = kind
+            if kind == NUMERIC:
+                if s.dtype.kind not in "iuf":
+                    for v in present:
+                        if not _is_number(v):
+                            raise TypeError(
+                                f"feature {f!r} is numeric but got {v!r} ({type(v).__name__})"
+                            )
+                if s.dtype.kind == "b":
+                    raise TypeError(f"feature {f!r} is numeric but got booleans")
+                if np.isinf(present.to_numpy(dtype=float)).any():
+                    raise ValueError(f"feature {f!r} has an infinite value")
+            elif s.dtype.kind in "iuf" and f not in named:
+                raise TypeError(
+                    f"feature {f!r} is nominal but got numbers; "
+                    f"name it in nominal_attributes to treat numbers as categories"
+                )
+            elif s.dtype.kind not in "iufb":
+                for v in dict.fromkeys(_hashable_or_raise(f, present)):
+                    if f not in named and _is_number(v):
+                        raise TypeError(
+                            f"feature {f!r} is nominal but got the number {v!r}; "
+                            f"name it in nominal_attributes to treat numbers as categories"
+                        )
+            kinds[f] = kind
+        return kinds, new
+
     def commit(self, new_kinds: dict) -> None:
         self.kind.update(new_kinds)
+
+
+def _hashable_or_raise(f, values):
+    for v in values:
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(f"feature {f!r} has an unhashable value {v!r} ({type(v).__name__})") from None
+        yield v
+
+
+def check_labels(y) -> None:
+    """Refuse a label Series with missing values."""
+    if y.isna().any():
+        raise ValueError("the label y is missing (None or NaN) in some rows")
