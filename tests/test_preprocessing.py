@@ -1,0 +1,114 @@
+"""Fayyad–Irani MDL discretization: Weka's numbers, Weka itself, and the River transformer."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from onlinebma.datasets import UCIDataset
+from onlinebma.experiments.bench_isa import weka_available, weka_cut_points, write_arff
+from onlinebma.preprocessing import mdl_cut_points
+
+needs_weka = pytest.mark.skipif(not weka_available(), reason="needs java and Weka 3.6.14's jar")
+
+
+def _coded(Y):
+    classes = sorted(Y.astype(str).unique())
+    return Y.astype(str).map({c: i for i, c in enumerate(classes)}).to_numpy(), classes
+
+
+def test_iris_cut_points_match_weka_3_6_14_numbers_from_the_issue():
+    X, Y = UCIDataset("iris").to_frame()
+    y, classes = _coded(Y)
+    expected = {
+        "sepal length": [5.55, 6.15],
+        "sepal width": [2.95, 3.35],
+        "petal length": [2.45, 4.75],
+        "petal width": [0.8, 1.75],
+    }
+    for col, cuts in expected.items():
+        np.testing.assert_allclose(mdl_cut_points(X[col].to_numpy(float), y, 3), cuts, rtol=0, atol=1e-12)
+
+
+def _compare_with_weka(X, Y, numeric, tmp_path, classes=None):
+    y, found = _coded(Y)
+    classes = classes or found
+    y = Y.astype(str).map({c: i for i, c in enumerate(classes)}).to_numpy()
+    weka = weka_cut_points(write_arff(X, Y, tmp_path / "d.arff", numeric=numeric, classes=classes))
+    assert set(weka) == set(numeric)
+    n_cuts = 0
+    for col in numeric:
+        ours = mdl_cut_points(X[col].to_numpy(float), y, len(classes))
+        assert ours.shape == weka[col].shape, (col, ours, weka[col])
+        # Weka prints cut points with 6 decimals.
+        np.testing.assert_allclose(ours, weka[col], rtol=0, atol=5.1e-7, err_msg=col)
+        n_cuts += ours.size
+    return n_cuts
+
+
+@needs_weka
+@pytest.mark.parametrize("name", ["iris", "glass", "crx", "horse-colic", "sonar"])
+def test_cut_points_equal_weka_on_uci_datasets(name, tmp_path):
+    ds = UCIDataset(name)
+    X, Y = ds.to_frame()
+    assert _compare_with_weka(X, Y, list(ds.numeric), tmp_path) > 0
+
+
+@needs_weka
+def test_cut_points_equal_weka_on_random_data_with_ties_missing_values_and_unused_classes(tmp_path):
+    rng = np.random.default_rng(7)
+    n, k = 300, 5
+    y = rng.integers(0, k - 1, n)  # class k-1 never occurs
+    cols = {}
+    for j in range(24):
+        if j % 3 == 0:
+            x = rng.integers(0, 6, n) + y * (j % 2)  # heavy ties
+        elif j % 3 == 1:
+            x = rng.normal(0.6 * y, 1.0, n).round(1)
+        else:
+            x = rng.normal(y, 1.0, n)
+        x = x.astype(float)
+        x[rng.random(n) < 0.1] = np.nan
+        cols[f"a{j}"] = x
+    X = pd.DataFrame(cols)
+    Y = pd.Series([f"c{v}" for v in y])
+    assert _compare_with_weka(X, Y, list(cols), tmp_path, classes=[f"c{i}" for i in range(k)]) > 0
+
+
+def test_degenerate_inputs():
+    assert mdl_cut_points(np.array([]), np.array([], dtype=int), 2).size == 0
+    assert mdl_cut_points(np.array([1.0]), np.array([0]), 2).size == 0
+    assert mdl_cut_points(np.array([1.0, 1.0, 1.0, 1.0]), np.array([0, 1, 0, 1]), 2).size == 0
+    assert mdl_cut_points(np.full(5, np.nan), np.zeros(5, dtype=int), 2).size == 0
+    # Pure class: no gain, no cut.
+    assert mdl_cut_points(np.arange(10.0), np.zeros(10, dtype=int), 1).size == 0
+
+
+def test_cut_points_ignore_record_order_and_missing_values():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=200)
+    y = (x + rng.normal(scale=0.5, size=200) > 0).astype(int)
+    cuts = mdl_cut_points(x, y, 2)
+    perm = rng.permutation(200)
+    np.testing.assert_array_equal(mdl_cut_points(x[perm], y[perm], 2), cuts)
+    xm = np.concatenate([x, np.full(30, np.nan)])
+    ym = np.concatenate([y, np.ones(30, dtype=int)])
+    np.testing.assert_array_equal(mdl_cut_points(xm, ym, 2), cuts)
+    assert cuts.size >= 1 and np.all(np.diff(cuts) > 0)
+
+
+@pytest.mark.parametrize(
+    "x, y, k, match",
+    [
+        (np.zeros((2, 2)), np.zeros(2, dtype=int), 2, "1-d"),
+        (np.zeros(3), np.zeros(2, dtype=int), 2, "1-d"),
+        (np.zeros(2), np.array([0, 2]), 2, "class codes"),
+        (np.zeros(2), np.array([0.0, 1.0]), 2, "class codes"),
+        (np.array([0.0, np.inf]), np.array([0, 1]), 2, "infinite"),
+        (np.zeros(2), np.array([0, 1]), 0, "n_classes"),
+    ],
+)
+def test_bad_input_is_refused_with_a_clear_error(x, y, k, match):
+    with pytest.raises(ValueError, match=match):
+        mdl_cut_points(x, y, k)
