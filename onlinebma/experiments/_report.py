@@ -40,6 +40,7 @@ __all__ = [
     "paired_t_test",
     "proportion_ci",
     "rng",
+    "roc_auc",
     "save_figure",
     "pyplot",
     "write_results",
@@ -153,6 +154,27 @@ def mcnemar(correct_a, correct_b, exact: bool = True) -> tuple[int, int, float]:
         chi2 = (abs(b - c) - 1.0) ** 2 / (b + c)
         p = float(stats.chi2.sf(chi2, 1))
     return b, c, min(p, 1.0)
+
+
+def roc_auc(y_true, scores) -> float:
+    """Area under the ROC curve of ``scores`` for the positive records ``y_true`` (bools).
+
+    The Mann–Whitney form with average ranks for ties; NaN when only one class is present.
+
+    >>> roc_auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.75
+    >>> roc_auc([0, 1], [0.5, 0.5])
+    0.5
+    """
+    from scipy import stats
+
+    y = np.asarray(y_true, dtype=bool)
+    n1 = int(y.sum())
+    n0 = y.size - n1
+    if n1 == 0 or n0 == 0:
+        return math.nan
+    ranks = stats.rankdata(np.asarray(scores, dtype=float))
+    return float((ranks[y].sum() - n1 * (n1 + 1) / 2.0) / (n1 * n0))
 
 
 def format_ci(mean: float, half: float, digits: int = 2, scale: float = 1.0) -> str:
