@@ -25,6 +25,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
+
 __all__ = ["GaussianMoments", "NormalGammaPrior"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
@@ -149,8 +151,8 @@ class NormalGammaPrior:
             - 0.5 * n * _LOG_2PI
         )
 
-    def log_predictive(self, x: float, n: float, mean: float, m2: float) -> float:
-        """Log Student-t posterior predictive density of ``x`` given the moments."""
+    def log_predictive(self, x, n: float, mean: float, m2: float):
+        """Log Student-t posterior predictive density of ``x`` (a float or a numpy array)."""
         mu_n, kappa_n, a_n, b_n = self.posterior(n, mean, m2)
         nu = 2.0 * a_n
         scale2 = b_n * (kappa_n + 1.0) / (a_n * kappa_n)
@@ -159,5 +161,5 @@ class NormalGammaPrior:
             math.lgamma(0.5 * (nu + 1.0))
             - math.lgamma(0.5 * nu)
             - 0.5 * (math.log(nu) + _LOG_PI + math.log(scale2))
-            - 0.5 * (nu + 1.0) * math.log1p(z * z / (nu * scale2))
+            - 0.5 * (nu + 1.0) * (math.log1p if isinstance(x, float) else np.log1p)(z * z / (nu * scale2))
         )

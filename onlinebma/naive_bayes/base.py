@@ -1,0 +1,334 @@
+"""The thin base shared by the naive Bayes family.
+
+All three learners predict with one naive network whose per-feature parameter mixes two
+predictive distributions, "feature ignores the class" (no arc C → F) and "feature depends on
+the class" (arc C → F), with the posterior weight of each::
+
+    log P(y | x) = log P(y) + sum_f log( w_f(no arc) p(x_f) + w_f(arc) p(x_f | y) ) + const
+
+- :class:`~onlinebma.naive_bayes.NaiveBayes`: ``w(arc) = 1``.
+- :class:`~onlinebma.naive_bayes.ModelAveragedNB`: ``w`` from Dirichlet / Normal–Gamma
+  marginal likelihoods (Dash & Cooper 2002, eq. 11–13).
+- :class:`~onlinebma.naive_bayes.BMANB`: ``w`` from plug-in likelihoods and the Γ^(N+1) prior
+  (Wu, Sanner & Oliveira 2015, eq. 11).
+
+The base owns the statistics (:mod:`onlinebma.stats.tables`), reading and validating records
+(:mod:`onlinebma.records`), ``learn_one``/``learn_many``/``merge`` and both prediction paths;
+a learner supplies the weights, the Dirichlet pseudo-counts and the numeric density.
+
+Conventions shared by the three learners:
+
+- Missing values (absent key, ``None``, NaN) are skipped in learning and prediction.
+- The class prior is ``(N_y + alpha) / (N + alpha |classes|)``.
+- Domains are the values seen so far. A nominal value never seen in training (for that
+  feature) is skipped at prediction time, like a missing value: the model has no parameter
+  for it.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+from river import base
+
+from ..records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels
+from ..stats.gaussian import GaussianMoments
+from ..stats.logmath import log_add, normalize_log
+from ..stats.tables import NominalTable, NumericTable
+
+__all__ = ["BaseNB", "log_sigmoid"]
+
+_NEG_INF = -math.inf
+
+
+def log_sigmoid(d: float) -> float:
+    """``log(1 / (1 + exp(-d)))`` without overflow."""
+    if d >= 0:
+        return -math.log1p(math.exp(-d))
+    return d - math.log1p(math.exp(d))
+
+
+class BaseNB(base.MiniBatchClassifier):
+    """Shared statistics, validation and prediction of the naive Bayes family."""
+
+    def __init__(self, alpha: float = 1.0, nominal_attributes: list | None = None):
+        if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha > 0):
+            raise ValueError(f"alpha must be a positive finite number, got {alpha!r}")
+        self.alpha = alpha
+        self.nominal_attributes = nominal_attributes
+        self._kinds = FeatureKinds(nominal_attributes)
+        self._tables: dict = {}  # feature -> NominalTable | NumericTable
+        self._class_counts: dict = {}  # label -> number of records
+        self._n = 0
+
+    @property
+    def _multiclass(self):
+        return True
+
+    # ------------------------------------------------------------ for learners
+
+    def _pseudo_counts(self, n_values: int) -> tuple[float, float]:
+        """Dirichlet pseudo-count per cell without and with the arc, for a feature with
+        ``n_values`` values."""
+        return self.alpha, self.alpha
+
+    def _log_weights(self, f, table) -> tuple[float, float]:
+        """``(log w(no arc), log w(arc))`` of feature ``f``: its posterior structure weights."""
+        return _NEG_INF, 0.0
+
+    def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x: float):
+        """Log predictive density of ``x`` from ``moments`` (``None``: a class never seen
+        with this feature); ``None`` to skip the feature."""
+        raise NotImplementedError
+
+    def _log_density_np(self, table: NumericTable, moments: GaussianMoments | None, x):
+        """Vectorised :meth:`_log_density` (``x`` an array; ``None`` to skip the feature)."""
+        raise NotImplementedError
+
+    def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
+        """Hook called just before ``table`` counts ``(v, y)``."""
+
+    def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
+        """Hook called just before ``table`` counts ``(x, y)``."""
+
+    def _new_class(self, y) -> None:
+        """Hook called after a new label was first counted."""
+
+    def _refresh(self, features) -> None:
+        """Recompute what the learner derives from the counts of ``features`` (after a batch
+        update or a merge)."""
+
+    # ---------------------------------------------------------------- learning
+
+    def learn_one(self, x: dict, y) -> None:
+        check_label(y)
+        numeric, nominal, new = self._kinds.split(x)
+        # Validated: from here on nothing can fail, so a refused record changes nothing.
+        self._kinds.commit(new)
+        tables = self._tables
+        for f, v in nominal:
+            t = tables.get(f)
+            if t is None:
+                t = tables[f] = NominalTable()
+            self._learned_nominal(f, t, v, y)
+            t.update(v, y)
+        for f, v in numeric:
+            t = tables.get(f)
+            if t is None:
+                t = tables[f] = NumericTable()
+            self._learned_numeric(f, t, v, y)
+            t.update(v, y)
+        self._n += 1
+        if y in self._class_counts:
+            self._class_counts[y] += 1
+        else:
+            self._class_counts[y] = 1
+            self._new_class(y)
+
+    def learn_many(self, X, y) -> None:
+        """Learn a pandas DataFrame (NaN/None = missing) and its labels, vectorised per column."""
+        import pandas as pd
+
+        if len(X) != len(y):
+            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+        y = pd.Series(np.asarray(y, dtype=object))
+        check_labels(y)
+        for label in y:
+            check_label(label)
+        kinds, new = self._kinds.split_frame(X)
+        self._kinds.commit(new)
+        labels, ycodes = _factorize(y)
+        for f, kind in kinds.items():
+            col = X[f].to_numpy()
+            t = self._tables.get(f)
+            if kind == NOMINAL:
+                t = t if t is not None else self._tables.setdefault(f, NominalTable())
+                t.merge(_nominal_counts(col, ycodes, labels))
+            else:
+                t = t if t is not None else self._tables.setdefault(f, NumericTable())
+                t.merge(_numeric_moments(col.astype(float), ycodes, labels))
+        counts = np.bincount(ycodes, minlength=len(labels))
+        new_classes = [lab for lab in labels if lab not in self._class_counts]
+        for label, c in zip(labels, counts):
+            self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
+        self._n += len(y)
+        self._refresh(list(kinds) if not new_classes else list(self._tables))
+
+    def merge(self, other: BaseNB) -> BaseNB:
+        """A new learner equal to one trained on both learners' streams.
+
+        Both must be the same class with the same hyperparameters; sufficient statistics
+        add up. The result's labels are ordered as first seen by ``self``, then ``other``.
+        """
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
+        if other._get_params() != self._get_params():
+            raise ValueError(
+                f"cannot merge learners with different hyperparameters: "
+                f"{self._get_params()} vs {other._get_params()}"
+            )
+        for f, k in other._kinds.kind.items():
+            mine = self._kinds.kind.get(f)
+            if mine is not None and mine != k:
+                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
+        out = copy.deepcopy(self)
+        out._kinds.commit(other._kinds.kind)
+        for f, t in other._tables.items():
+            mine = out._tables.get(f)
+            if mine is None:
+                out._tables[f] = copy.deepcopy(t)
+            else:
+                mine.merge(t)
+        for label, c in other._class_counts.items():
+            out._class_counts[label] = out._class_counts.get(label, 0) + c
+        out._n += other._n
+        out._refresh(list(out._tables))
+        return out
+
+    # -------------------------------------------------------------- predicting
+
+    def _log_prior(self) -> dict:
+        """log P(y) = log((N_y + alpha) / (N + alpha |classes|))."""
+        norm = math.log(self._n + self.alpha * len(self._class_counts))
+        a = self.alpha
+        return {y: math.log(c + a) - norm for y, c in self._class_counts.items()}
+
+    def _nominal_term(self, f, t: NominalTable, v, classes) -> list:
+        """Per-class log of the mixed parameter w0 θ(v) + w1 θ(v | y) (eq. 12-13 of Dash &
+        Cooper; eq. 11 of Wu et al.)."""
+        lw0, lw1 = self._log_weights(f, t)
+        r = len(t.n_value)
+        a0, a1 = self._pseudo_counts(r)
+        row = t.n_joint[v]
+        n_class = t.n_class
+        log = math.log
+        arc = [log((a1 + row.get(y, 0)) / (r * a1 + n_class.get(y, 0))) for y in classes]
+        if lw0 == _NEG_INF:
+            return arc
+        none = lw0 + log((a0 + t.n_value[v]) / (r * a0 + t.n))
+        return [log_add(none, lw1 + a) for a in arc]
+
+    def _numeric_term(self, f, t: NumericTable, x: float, classes):
+        lw0, lw1 = self._log_weights(f, t)
+        density = self._log_density
+        none = density(t, t.marginal, x)
+        if none is None:
+            return None
+        by_class = t.by_class
+        arc = [density(t, by_class.get(y), x) for y in classes]
+        if lw0 == _NEG_INF:
+            return arc
+        none += lw0
+        return [log_add(none, lw1 + a) for a in arc]
+
+    def joint_log_likelihood(self, x: dict) -> dict:
+        """Unnormalised ``log P(y, x)`` for every label seen (``{}`` before learning)."""
+        if not self._class_counts:
+            return {}
+        numeric, nominal, _ = self._kinds.split(x)
+        jll = self._log_prior()
+        classes = list(jll)
+        scores = list(jll.values())
+        tables = self._tables
+        for f, v in nominal:
+            t = tables.get(f)
+            if t is None or v not in t.n_value:
+                continue  # never seen in training: skipped, like a missing value
+            term = self._nominal_term(f, t, v, classes)
+            scores = [s + d for s, d in zip(scores, term)]
+        for f, v in numeric:
+            t = tables.get(f)
+            if t is None:
+                continue
+            term = self._numeric_term(f, t, v, classes)
+            if term is not None:
+                scores = [s + d for s, d in zip(scores, term)]
+        return dict(zip(classes, scores))
+
+    def predict_proba_one(self, x: dict) -> dict:
+        return normalize_log(self.joint_log_likelihood(x))
+
+    def predict_proba_many(self, X):
+        """Class probabilities of a DataFrame's rows, vectorised per column."""
+        import pandas as pd
+
+        if not self._class_counts:
+            return pd.DataFrame(index=X.index)
+        kinds, _ = self._kinds.split_frame(X, learning=False)
+        prior = self._log_prior()
+        classes = list(prior)
+        jll = np.tile(np.array(list(prior.values())), (len(X), 1))
+        for f, kind in kinds.items():
+            t = self._tables.get(f)
+            if t is None:
+                continue
+            col = X[f].to_numpy()
+            if kind == NOMINAL:
+                present = pd.notna(col)
+                codes, uniques = pd.factorize(col[present])
+                terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen value
+                for i, v in enumerate(uniques):
+                    if v in t.n_value:
+                        terms[i] = self._nominal_term(f, t, v, classes)
+                rows = np.full(len(X), len(uniques))
+                rows[present] = codes
+                jll += terms[rows]
+            else:
+                jll += self._numeric_term_np(f, t, col.astype(float), classes)
+        log_norm = np.logaddexp.reduce(jll, axis=1, keepdims=True)
+        return pd.DataFrame(np.exp(jll - log_norm), columns=classes, index=X.index)
+
+    def _numeric_term_np(self, f, t: NumericTable, x: np.ndarray, classes) -> np.ndarray:
+        out = np.zeros((len(x), len(classes)))
+        present = ~np.isnan(x)
+        xs = x[present]
+        none = self._log_density_np(t, t.marginal, xs)
+        if none is None:
+            return out
+        arc = np.column_stack([self._log_density_np(t, t.by_class.get(y), xs) for y in classes])
+        lw0, lw1 = self._log_weights(f, t)
+        if lw0 != _NEG_INF:
+            arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
+        out[present] = arc
+        return out
+
+
+def _factorize(y):
+    """Labels in order of first appearance and the code of each row."""
+    import pandas as pd
+
+    codes, uniques = pd.factorize(y)
+    return list(uniques), codes
+
+
+def _nominal_counts(col, ycodes, labels) -> NominalTable:
+    """A :class:`NominalTable` of one column, counted with one ``bincount``."""
+    import pandas as pd
+
+    present = pd.notna(col)
+    vcodes, values = pd.factorize(col[present])
+    k = len(labels)
+    counts = np.bincount(vcodes * k + ycodes[present], minlength=len(values) * k)
+    t = NominalTable()
+    for i, j in zip(*np.nonzero(counts.reshape(len(values), k))):
+        t.update(values[i], labels[j], int(counts[i * k + j]))
+    return t
+
+
+def _numeric_moments(col, ycodes, labels) -> NumericTable:
+    """A :class:`NumericTable` of one column: per-class moments by two-pass bincounts."""
+    present = ~np.isnan(col)
+    x, yc = col[present], ycodes[present]
+    k = len(labels)
+    n = np.bincount(yc, minlength=k)
+    mean = np.bincount(yc, weights=x, minlength=k) / np.maximum(n, 1)
+    m2 = np.bincount(yc, weights=(x - mean[yc]) ** 2, minlength=k)
+    t = NumericTable()
+    for j in np.nonzero(n)[0]:
+        t.by_class[labels[j]] = GaussianMoments(int(n[j]), float(mean[j]), float(m2[j]))
+    if len(x):
+        mu = float(x.mean())
+        t.marginal = GaussianMoments(len(x), mu, float(((x - mu) ** 2).sum()))
+    return t
