@@ -66,7 +66,7 @@ class ModelAveragedNB(BaseNB):
     >>> {f: round(p, 3) for f, p in model.feature_posteriors().items()}
     {'signal': 1.0, 'noise': 0.005}
     >>> round(model.predict_proba_one({"signal": "hi", "noise": "a"})[True], 3)
-    0.9
+    0.899
 
     """
 
