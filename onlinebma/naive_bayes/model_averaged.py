@@ -134,7 +134,7 @@ class ModelAveragedNB(BaseNB):
     def _grow_domain(self, f, table: NominalTable, r: int) -> None:
         """Make ``f``'s marginal likelihoods those of its data under a domain of ``r`` values."""
         if self.prior == "BDeu" or r == 1:
-            self._log_ml[f] = self._nominal_log_ml(table, r)
+            self._log_ml[f][:] = self._nominal_log_ml(table, r)
             return
         # K2: cells keep their pseudo-count alpha; only each column's normaliser
         # Gamma(r alpha) / Gamma(r alpha + N_j) changes.
