@@ -1,0 +1,322 @@
+"""What FAN and the finite-mixture classifier share: parameters, model selection, prediction.
+
+A subclass only says whether the class is a parent of the features (FAN) or a child of the
+hidden variable (FM); everything else — encoding, restarts, warm starts, the criteria, the
+progress display, the fitted attributes — is here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import math
+import numbers
+
+import numpy as np
+
+from ..batch import BatchClassifier, Encoded
+from ..naive_bayes.naive import VAR_SMOOTHING
+from ..progress import progress as progress_bar
+from ..stats.logmath import logsumexp_np
+from .criteria import CRITERIA, scores
+from .em import Design, EMResult, Params, Structure, one_component, responsibilities, run_em, seeded_params
+
+__all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
+
+PARAMETERS_DOC = """max_components
+        Largest number of components tried; every K in 1..max_components is fitted and the
+        best by ``criterion`` is kept. ``1`` means exactly one component.
+    criterion
+        ``"icl"`` (default, the paper's best), ``"bic"``, ``"aic"`` or ``"cs"``
+        (Cheeseman–Stutz); see :mod:`onlinebma.mixture.criteria`.
+    em
+        ``"soft"``: EM with expected counts (eq. 8); ``"hard"``: classification EM (eq. 9).
+    n_init
+        EM runs per K > 1, each from K distinct random records as seeds; the run with the
+        highest objective is kept. On a refit, the first run starts from the previous fit's
+        model with the same K (warm start) instead.
+    tol
+        EM stops when the objective gains less than ``tol`` times its magnitude.
+    max_iter
+        At most this many M steps per run.
+    alpha
+        Dirichlet pseudo-count of every multinomial (eq. 5), as in ``NaiveBayes``.
+    variance_guard
+        Every component's variance of a numeric feature is at least ``variance_guard`` times
+        the one-component variance of that feature (the guard against collapsing variances;
+        ``0`` turns it off). It never binds for one component.
+    seed
+        Seed of the numpy generator that picks the seeds of the EM runs (``None``: fresh
+        entropy). With a seed, every fit on the same records gives the same model.
+    progress
+        Show a progress bar over the EM runs of every fit.
+    window
+        Keep only the last ``window`` records (``None``: all).
+    refit_every
+        Refit after this many new records (checked when a prediction is asked for);
+        ``None`` refits once the store has grown by 10%.
+    nominal_attributes
+        Features to treat as nominal even when their values are numbers."""
+
+
+def _one_blas_thread():
+    """Limit BLAS to one thread while fitting, when threadpoolctl (a scikit-learn dependency)
+    is installed. EM's matrix products are tall and thin (records x values, records x
+    components); on a busy machine BLAS threads cost far more than they save (measured on the
+    2-core development machine: 350 ms vs 9 ms for one expected-count product on adult)."""
+    controller = _blas_controller()
+    if controller is None:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return contextlib.nullcontext()
+    return controller.limit(limits=1, user_api="blas")
+
+
+@functools.lru_cache(maxsize=1)
+def _blas_controller():
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover
+        return None
+    return ThreadpoolController()
+
+
+def _check_int(name, value, low):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def _check_float(name, value, low, strict, high=math.inf):
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    ok = ok and (value > low if strict else value >= low) and value <= high
+    if not ok:
+        bound = f"> {low}" if strict else f">= {low}"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+
+
+class MixtureClassifier(BatchClassifier):
+    """Base of :class:`~onlinebma.mixture.FAN` and :class:`~onlinebma.mixture.FiniteMixture`."""
+
+    _class_parent: bool = True  # FAN: features depend on (class, component); FM: on the component
+
+    def __init__(
+        self,
+        max_components: int = 5,
+        criterion: str = "icl",
+        em: str = "soft",
+        n_init: int = 3,
+        tol: float = 1e-6,
+        max_iter: int = 200,
+        alpha: float = 1.0,
+        variance_guard: float = 0.01,
+        seed: int | None = None,
+        progress: bool = False,
+        window: int | None = None,
+        refit_every: int | None = None,
+        nominal_attributes: list | None = None,
+    ):
+        _check_int("max_components", max_components, 1)
+        if criterion not in CRITERIA:
+            raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
+        if em not in ("soft", "hard"):
+            raise ValueError(f"em must be 'soft' or 'hard', got {em!r}")
+        _check_int("n_init", n_init, 1)
+        _check_float("tol", tol, 0.0, strict=False)
+        _check_int("max_iter", max_iter, 1)
+        _check_float("alpha", alpha, 0.0, strict=True)
+        _check_float("variance_guard", variance_guard, 0.0, strict=False, high=1.0)
+        if seed is not None:
+            _check_int("seed", seed, 0)
+        self.max_components = max_components
+        self.criterion = criterion
+        self.em = em
+        self.n_init = n_init
+        self.tol = tol
+        self.max_iter = max_iter
+        self.alpha = alpha
+        self.variance_guard = variance_guard
+        self.seed = seed
+        self.progress = progress
+        super().__init__(window=window, refit_every=refit_every,
+                         nominal_attributes=nominal_attributes)
+
+    def _reset(self):
+        super()._reset()
+        self._model = None  # (structure, params, column maps) of the selected fit
+        self._warm = {}  # K -> (params, column maps, numeric width, classes) of the last fit
+
+    # --------------------------------------------------------------- encoding
+
+    @staticmethod
+    def _column_maps(codes: np.ndarray, n_values) -> list:
+        """Per nominal feature, the one-hot column of each code (-1: value absent from training)."""
+        maps, start = [], 0
+        for j, nv in enumerate(n_values):
+            col = codes[:, j]
+            seen = np.bincount(col[col >= 0], minlength=nv)[:nv] > 0
+            m = np.full(nv, -1, dtype=np.int64)
+            m[seen] = start + np.arange(int(seen.sum()))
+            start += int(seen.sum())
+            maps.append(m)
+        return maps
+
+    @staticmethod
+    def _design(codes, numeric, y, maps, n_classes) -> Design:
+        n = codes.shape[0]
+        sizes = [int((m >= 0).sum()) for m in maps]
+        r_all = np.asarray(sizes, dtype=np.int64)
+        onehot = np.zeros((n, int(r_all.sum())))
+        for j, m in enumerate(maps):
+            if j >= codes.shape[1]:
+                break
+            col = codes[:, j]
+            ok = (col >= 0) & (col < m.shape[0])
+            cols = np.where(ok, m[np.where(ok, col, 0)], -1)
+            rows = np.flatnonzero(cols >= 0)
+            onehot[rows, cols[rows]] = 1.0
+        used = r_all > 0  # features with no value in training have no columns
+        block = np.repeat(np.arange(int(used.sum())), r_all[used])
+        obs = ~np.isnan(numeric)
+        return Design(onehot=onehot, x=np.where(obs, numeric, 0.0), obs=obs, y=y,
+                      block=block, r=r_all[used], n_classes=n_classes)
+
+    # ---------------------------------------------------------------- fitting
+
+    def _fit(self, data: Encoded) -> None:
+        with _one_blas_thread():
+            self._select(data)
+
+    def _select(self, data: Encoded) -> None:
+        """Fit every K in 1..max_components and keep the best by the criterion."""
+        maps = self._column_maps(data.codes, data.n_values)
+        n_classes = len(data.classes)
+        design = self._design(data.codes, data.numeric, data.y, maps, n_classes)
+        s = Structure(design, self._class_parent, self.alpha, VAR_SMOOTHING)
+        rng = np.random.default_rng(self.seed)
+        hard = self.em == "hard"
+        ref = one_component(s)
+        k_max = min(self.max_components, design.n)
+        tasks = [(1, 0)] + [(k, i) for k in range(2, k_max + 1) for i in range(self.n_init)]
+        best: dict[int, EMResult] = {}
+        for k, i in progress_bar(tasks, total=len(tasks), desc=type(self).__name__,
+                                 enabled=bool(self.progress)):
+            if k == 1:
+                obj = s.objective(s.joint(ref, jitter=True), ref, hard)
+                best[1] = EMResult(params=ref, objective=[obj], n_iter=0)
+                continue
+            floor, fallback = self._guard(ref, k)
+            if i == 0 and k in self._warm:
+                tau0 = self._warm_tau(s, data, k)
+            else:
+                seeds = rng.choice(design.n, size=k, replace=False)
+                tau0 = responsibilities(s.joint(seeded_params(s, k, seeds, ref, floor), True), hard)
+            fit = run_em(s, tau0, hard, self.tol, self.max_iter, floor, fallback)
+            if k not in best or fit.objective[-1] > best[k].objective[-1]:
+                best[k] = fit
+        table = {k: scores(s, fit.params) for k, fit in best.items()}
+        self.scores_ = {k: row[self.criterion] for k, row in table.items()}
+        self.criteria_ = table
+        self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
+        self.n_components_ = max(self.scores_, key=lambda k: (self.scores_[k], -k))
+        self._model = (s, best[self.n_components_].params, maps)
+        self._warm = {
+            k: (fit.params, maps, data.numeric.shape[1], n_classes, s.alpha)
+            for k, fit in best.items() if k > 1
+        }
+
+    def _guard(self, ref: Params, k: int):
+        """Variance floor and empty-cell Gaussians of a K-component model (from the K=1 fit)."""
+        rep = (lambda a: np.repeat(a, k, axis=0)) if self._class_parent else (lambda a: a)
+        floor = self.variance_guard * rep(ref.var)
+        return floor, (rep(ref.mean), rep(ref.var), rep(ref.active))
+
+    def _warm_tau(self, s: Structure, data: Encoded, k: int) -> np.ndarray:
+        """Responsibilities of the current records under the previous fit with ``k`` components.
+
+        Features, values and classes that arrived since then are unknown to it: their factors
+        are skipped, and records of a new class start with equal responsibilities.
+        """
+        params, maps, q_old, c_old, alpha = self._warm[k]
+        y = data.y
+        known = y < c_old
+        old = self._design(data.codes, data.numeric[:, :q_old], np.where(known, y, 0), maps, c_old)
+        s_old = Structure(old, self._class_parent, alpha, VAR_SMOOTHING)
+        tau = responsibilities(s_old.joint(params, jitter=True), self.em == "hard")
+        tau[~known] = 1.0 / k
+        return tau
+
+    # ------------------------------------------------------------- predicting
+
+    def _predict_proba(self, data: Encoded, rows: Encoded) -> np.ndarray:
+        if rows.n > 1000:
+            with _one_blas_thread():
+                return self._predict_rows(rows)
+        return self._predict_rows(rows)
+
+    def _predict_rows(self, rows: Encoded) -> np.ndarray:
+        s, p, maps = self._model
+        design = self._design(rows.codes, rows.numeric, None, maps, len(rows.classes))
+        log_joint = self._log_joint_classes(s, p, design)
+        return np.exp(log_joint - logsumexp_np(log_joint, axis=1, keepdims=True))
+
+    def _log_joint_classes(self, s: Structure, p: Params, rows: Design) -> np.ndarray:
+        """``(m, C)`` ``log p(c, x)`` of the rows: eq. 12 (FAN) or eq. 11 (FM)."""
+        m, c, k = rows.n, s.d.n_classes, p.k
+        if self._class_parent:
+            cells = np.broadcast_to(np.arange(c * k), (m, c * k))
+            per = s.feature_log(p, rows.onehot, rows.x, rows.obs, cells, jitter=False)
+            per = per.reshape(m, c, k) + p.log_weights[None, None, :]
+            return p.log_class[None, :] + logsumexp_np(per, axis=2)
+        cells = np.broadcast_to(np.arange(k), (m, k))
+        per = s.feature_log(p, rows.onehot, rows.x, rows.obs, cells, jitter=False)
+        per = per + p.log_weights[None, :]
+        return logsumexp_np(per[:, :, None] + p.log_class[None, :, :], axis=1)
+
+    # -------------------------------------------------------- fitted attributes
+
+    def _fitted(self):
+        if self._model is None:
+            self._training_data()  # fits if records are waiting
+        if self._model is None:
+            raise AttributeError("the model has not been fitted yet")
+        return self._model
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """Mixing proportions ``p(h_k)`` of the selected model."""
+        return np.exp(self._fitted()[1].log_weights)
+
+    @property
+    def means_(self) -> np.ndarray:
+        """Gaussian means: ``(C, K, q)`` for FAN, ``(K, q)`` for FM (columns: numeric features)."""
+        s, p, _ = self._fitted()
+        return p.mean.reshape(-1, p.k, p.mean.shape[1]) if self._class_parent else p.mean
+
+    @property
+    def variances_(self) -> np.ndarray:
+        """Gaussian variances, shaped like :attr:`means_`."""
+        s, p, _ = self._fitted()
+        return p.var.reshape(-1, p.k, p.var.shape[1]) if self._class_parent else p.var
+
+    @property
+    def value_probabilities_(self) -> dict:
+        """``{feature: {value: probabilities}}`` of every nominal value seen in training.
+
+        FAN: a ``(C, K)`` array ``p(value | class, component)``; FM: ``(K,)`` ``p(value | h)``.
+        """
+        s, p, maps = self._fitted()
+        theta = np.exp(p.log_theta)
+        out = {}
+        names = self._fitted_data.nominal_features
+        values = [{code: v for v, code in vc.items()} for vc in self._value_codes]
+        for j, m in enumerate(maps):
+            feature = {}
+            for code in np.flatnonzero(m >= 0):
+                col = theta[:, m[code]]
+                feature[values[j][int(code)]] = col.reshape(-1, p.k) if self._class_parent else col
+            if feature:
+                out[names[j]] = feature
+        return out
+
+    def _unit_test_params(self):
+        yield {"max_components": 2, "n_init": 1, "seed": 1}
+        yield {"max_components": 2, "n_init": 2, "em": "hard", "criterion": "bic", "seed": 2,
+               "window": 150}

@@ -1,0 +1,335 @@
+"""The EM engine shared by FAN and the finite-mixture classifier (Monti & Cooper 1999, §2.3).
+
+Both models have a hidden variable ``H`` with ``K`` values ("components") that is a parent of
+every feature. In FAN the class ``C`` is a second parent of every feature; in the finite mixture
+(FM) the class is itself a child of ``H``. The engine sees one abstraction: every record ``l``
+and component ``k`` select one **cell** of the feature distributions,
+
+    FAN: cell(l, k) = y_l * K + k     (features depend on class and component, eq. 12)
+    FM:  cell(l, k) = k               (features depend on the component only, eq. 11)
+
+so the E and M steps are the same code for both, vectorised over all records and components:
+
+- Nominal features are one-hot columns of a dense ``(n, R)`` matrix (``R`` = values seen in
+  training, summed over features; a missing value is a row of zeros in its feature's block, so it
+  is summed out for free). The E step is one matrix product ``onehot @ log_theta.T``; the M step's
+  expected counts (eq. 8) are one product ``tau_cells.T @ onehot``.
+- Numeric features are Gaussians per cell (eq. 7 with maximum-likelihood variances, see below),
+  evaluated on ``(n, K, q)`` arrays; NaN values are skipped (mask).
+
+Estimates are the Dirichlet ones of eq. 5, ``(N_ijk + alpha) / (N_ij + alpha r_i)``, for the
+feature tables, the mixing proportions and (FM) ``p(C | H)``. They maximise the log likelihood plus
+``alpha * sum(log theta)`` (a Dirichlet(alpha + 1) log density), which is therefore the objective
+that EM never decreases.
+
+Variances: ``sigma^2 = S / W + eps_j`` with ``eps_j = var_smoothing * (variance of feature j)``,
+the same estimate as :class:`onlinebma.naive_bayes.NaiveBayes` (so FAN with one component is
+naive Bayes), then clipped from below at ``floor`` (the variance guard, see
+:class:`~onlinebma.mixture.FAN`). The ``+ eps`` is an exact M step for the objective in which
+every Gaussian factor is multiplied by ``exp(-eps_j / (2 sigma^2))`` (the expected log density of
+an observation jittered by N(0, eps_j) noise); the floor is an exact M step over the constrained
+set ``sigma^2 >= floor`` because the expected complete log likelihood is unimodal in
+``sigma^2``. The E step uses the same jittered factors, so the objective is monotone; the
+reported log likelihoods, criteria and predictions use the plain Gaussian densities.
+
+Classification EM (``hard=True``, eq. 9) replaces the responsibilities by the indicator of the
+most probable component; its objective is the classification log likelihood
+``sum_l max_k log p(c_l, x_l, h_k)`` plus the same prior term, which it never decreases either.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..stats.logmath import logsumexp_np
+
+__all__ = ["Design", "Params", "EMResult", "run_em", "one_component", "responsibilities", "seeded_params"]
+
+_LOG_2PI = math.log(2.0 * math.pi)
+
+
+@dataclass
+class Design:
+    """Training (or prediction) records in the engine's layout.
+
+    ``onehot`` is ``(n, R)``; ``block`` gives the feature of each one-hot column and ``r`` the
+    number of columns (values seen in training) of each nominal feature. ``x`` holds the numeric
+    values with missing ones set to 0 and ``obs`` says which are observed. ``y`` are class codes
+    (``None`` for rows to predict).
+    """
+
+    onehot: np.ndarray
+    x: np.ndarray
+    obs: np.ndarray
+    y: np.ndarray | None
+    block: np.ndarray
+    r: np.ndarray
+    n_classes: int
+
+    @property
+    def n(self) -> int:
+        return self.onehot.shape[0]
+
+
+@dataclass
+class Params:
+    """Parameters of one fitted model with ``K`` components (all in log space where logs).
+
+    ``log_theta`` is ``(cells, R)``, ``mean``/``var`` are ``(cells, q)`` and ``active`` (same
+    shape, bool) marks the Gaussian factors that have data behind them (FAN: the class observed
+    the feature at least once); inactive factors are skipped like missing values.
+    ``log_class`` is ``(C,)`` for FAN (``p(C)``) and ``(K, C)`` for FM (``p(C | H)``).
+    """
+
+    log_weights: np.ndarray
+    log_class: np.ndarray
+    log_theta: np.ndarray
+    mean: np.ndarray
+    var: np.ndarray
+    active: np.ndarray
+
+    @property
+    def k(self) -> int:
+        return self.log_weights.shape[0]
+
+
+@dataclass
+class EMResult:
+    """One EM run: final parameters and the objective after every M step."""
+
+    params: Params
+    objective: list = field(default_factory=list)
+    n_iter: int = 0
+
+
+class Structure:
+    """Which model the engine runs: FAN (``class_parent=True``) or FM (``False``).
+
+    Holds what does not change during EM: the design, ``alpha``, the one-hot blocks and the
+    features' marginal Gaussians (with ``eps``, the naive Bayes variance smoothing).
+    """
+
+    def __init__(self, design: Design, class_parent: bool, alpha: float, var_smoothing: float):
+        self.d = design
+        self.class_parent = class_parent
+        self.alpha = float(alpha)
+        # First column of each nominal feature's one-hot block.
+        self._starts = np.concatenate([[0], np.cumsum(design.r)[:-1]]).astype(np.int64)
+        self.y_onehot = np.zeros((design.n, design.n_classes))
+        if design.y is not None:
+            self.y_onehot[np.arange(design.n), design.y] = 1.0
+        # Marginal Gaussian of every numeric feature, as NaiveBayes keeps it: eps is
+        # var_smoothing times the marginal (population) variance; a feature with eps == 0
+        # (never observed, or constant) carries no information and is skipped.
+        w = design.obs.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(w > 0, (design.x * design.obs).sum(axis=0) / np.maximum(w, 1), 0.0)
+            dev = np.where(design.obs, design.x - mean, 0.0)
+            var = np.where(w > 0, (dev * dev).sum(axis=0) / np.maximum(w, 1), 0.0)
+        self.eps = var_smoothing * var
+        active = self.eps > 0
+        self.marginal = (mean[None, :], np.where(active, var + self.eps, 1.0)[None, :], active[None, :])
+
+    # ------------------------------------------------------------ layout
+
+    def n_cells(self, k: int) -> int:
+        return self.d.n_classes * k if self.class_parent else k
+
+    def cells(self, k: int, y: np.ndarray | None = None) -> np.ndarray:
+        """``(n, K)`` cell of each record and component (training records, or given ``y``)."""
+        y = self.d.y if y is None else y
+        comp = np.arange(k)
+        if self.class_parent:
+            return y[:, None] * k + comp[None, :]
+        return np.broadcast_to(comp, (y.shape[0], k))
+
+    def spread(self, tau: np.ndarray) -> np.ndarray:
+        """Responsibilities ``(n, K)`` placed in their cells: ``(n, cells)``."""
+        if not self.class_parent:
+            return tau
+        n, k = tau.shape
+        out = np.zeros((n, self.d.n_classes, k))
+        out[np.arange(n), self.d.y] = tau
+        return out.reshape(n, -1)
+
+    def block_totals(self, counts: np.ndarray) -> np.ndarray:
+        """Per-feature totals of ``(cells, R)`` counts, repeated over each feature's columns."""
+        if counts.shape[1] == 0:
+            return counts
+        sums = np.add.reduceat(counts, self._starts, axis=1)
+        return sums[:, self.d.block]
+
+    # --------------------------------------------------------------- E step
+
+    def feature_log(self, p: Params, onehot, x, obs, cells, jitter: bool) -> np.ndarray:
+        """``(n, K)`` sum over features of ``log p(x_i | cell)`` (missing values skipped)."""
+        n, k = cells.shape
+        nominal = onehot @ p.log_theta.T  # (n, cells); zeros when there are no nominal columns
+        out = np.take_along_axis(nominal, cells, axis=1)
+        if x.shape[1]:
+            mean, var, active = p.mean[cells], p.var[cells], p.active[cells]  # (n, K, q)
+            d = x[:, None, :] - mean
+            lp = -0.5 * (_LOG_2PI + np.log(var) + d * d / var)  # eq. 7 Gaussian
+            if jitter:
+                lp -= 0.5 * self.eps / var
+            out = out + np.where(obs[:, None, :] & active, lp, 0.0).sum(axis=2)
+        return out
+
+    def joint(self, p: Params, jitter: bool) -> np.ndarray:
+        """``(n, K)`` ``log p(c_l, x_l, h_k)`` of the training records."""
+        k = p.k
+        cells = self.cells(k)
+        out = self.feature_log(p, self.d.onehot, self.d.x, self.d.obs, cells, jitter)
+        out = out + p.log_weights[None, :]
+        if self.class_parent:
+            out = out + p.log_class[self.d.y][:, None]  # eq. 12: p(C) outside the sum
+        else:
+            out = out + p.log_class[:, self.d.y].T  # eq. 11: p(C | h_k) inside
+        return out
+
+    # --------------------------------------------------------------- M step
+
+    def m_step(self, tau: np.ndarray, floor, fallback: tuple | None) -> Params:
+        """Parameters maximising the expected complete log posterior given ``tau`` (eq. 5, 7, 8).
+
+        ``floor`` bounds the variances from below; ``fallback = (mean, var, active)`` per cell
+        gives the Gaussians of cells without data (``None``: the features' marginal Gaussians,
+        as naive Bayes does for a class that never observed a feature).
+        """
+        d, a = self.d, self.alpha
+        n, k = tau.shape
+        c = d.n_classes
+        tc = self.spread(tau)  # (n, cells)
+        nk = tau.sum(axis=0)
+        log_weights = np.log((nk + a) / (n + a * k))
+        if self.class_parent:
+            nc = self.y_onehot.sum(axis=0)
+            log_class = np.log((nc + a) / (n + a * c))
+        else:
+            nkc = tau.T @ self.y_onehot  # (K, C) expected counts of p(C | H)
+            log_class = np.log((nkc + a) / (nk[:, None] + a * c))
+        counts = tc.T @ d.onehot  # eq. 8 expected counts, (cells, R)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            log_theta = np.log(counts + a) - np.log(self.block_totals(counts) + a * d.r[d.block])
+        mean, var, active = self._gaussians(tau, tc, floor, fallback)
+        return Params(log_weights, log_class, log_theta, mean, var, active)
+
+    def _gaussians(self, tau, tc, floor, fallback):
+        d = self.d
+        q = d.x.shape[1]
+        cells_n = tc.shape[1]
+        if q == 0:
+            empty = np.zeros((cells_n, 0))
+            return empty, empty, empty.astype(bool)
+        obs = d.obs.astype(float)
+        w = tc.T @ obs  # (cells, q) expected number of observed values
+        s1 = tc.T @ d.x
+        has = w > 0
+        if fallback is None:
+            fallback = self.marginal
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.where(has, s1 / np.where(has, w, 1.0), fallback[0])
+        # Two-pass centred sums of squares (no cancellation), scattered into cells.
+        k = tau.shape[1]
+        cells = self.cells(k)
+        dev = d.x[:, None, :] - mean[cells]
+        z = (tau[:, :, None] * obs[:, None, :]) * dev * dev  # (n, K, q)
+        if self.class_parent:
+            flat = cells.ravel()
+            s2 = np.stack(
+                [np.bincount(flat, weights=z[:, :, j].ravel(), minlength=cells_n) for j in range(q)],
+                axis=1,
+            )
+        else:
+            s2 = z.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            var = np.where(has, s2 / np.where(has, w, 1.0) + self.eps, fallback[1])
+        active = np.broadcast_to(fallback[2], has.shape).copy()
+        var = np.where(active, np.maximum(var, floor), 1.0)  # inactive factors are never used
+        return mean, var, active
+
+    # ------------------------------------------------------------ objective
+
+    def log_prior(self, p: Params) -> float:
+        """``alpha * sum(log theta)`` over every multinomial (the Dirichlet term of the objective)."""
+        a = self.alpha
+        if a == 0:
+            return 0.0
+        return a * (p.log_weights.sum() + p.log_class.sum() + p.log_theta.sum())
+
+    def objective(self, joint: np.ndarray, p: Params, hard: bool) -> float:
+        if hard:
+            data = joint.max(axis=1).sum()
+        else:
+            data = logsumexp_np(joint, axis=1).sum()
+        return float(data + self.log_prior(p))
+
+
+def responsibilities(joint: np.ndarray, hard: bool) -> np.ndarray:
+    """Posterior ``p(h_k | c_l, x_l)`` (soft, eq. 8) or its argmax indicator (hard, eq. 9)."""
+    if hard:
+        tau = np.zeros_like(joint)
+        tau[np.arange(joint.shape[0]), joint.argmax(axis=1)] = 1.0
+        return tau
+    return np.exp(joint - logsumexp_np(joint, axis=1, keepdims=True))
+
+
+def one_component(s: Structure) -> Params:
+    """The one-component fit: naive Bayes for FAN, the "no structure" model for FM.
+
+    It is the closed-form M step with every responsibility 1, and the reference of the variance
+    guard and of the Gaussians of empty cells.
+    """
+    return s.m_step(np.ones((s.d.n, 1)), 0.0, None)
+
+
+def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
+    """Starting parameters: component ``k`` centred on training record ``seeds[k]``.
+
+    Nominal tables put half their mass on the seed's value and half on the one-component
+    estimate; Gaussian means sit on the seed's values, variances at the one-component ones
+    (k-modes-style seeding; the first M step follows at once).
+    """
+    d = s.d
+    c = d.n_classes
+    onehot_seed = d.onehot[seeds]  # (K, R)
+    theta_ref = np.exp(ref.log_theta)  # (cells_ref, R): per class (FAN) or one row (FM)
+    rep = np.repeat(theta_ref, k, axis=0)  # cell c*K + k gets its class's (FAN) row
+    seed_rows = np.tile(onehot_seed, (c, 1)) if s.class_parent else onehot_seed  # seed k -> cells *K+k
+    # A seed with a missing value keeps the reference distribution for that feature.
+    has_seed = s.block_totals(seed_rows) > 0
+    theta = np.where(has_seed, 0.5 * rep + 0.5 * seed_rows, rep)
+    with np.errstate(divide="ignore"):
+        log_theta = np.log(theta)
+    mean = np.repeat(ref.mean, k, axis=0)
+    var = np.maximum(np.repeat(ref.var, k, axis=0), floor)
+    active = np.repeat(ref.active, k, axis=0)
+    if d.x.shape[1]:
+        reps = (c, 1) if s.class_parent else (1, 1)
+        mean = np.where(np.tile(d.obs[seeds], reps), np.tile(d.x[seeds], reps), mean)
+    log_class = ref.log_class if s.class_parent else np.repeat(ref.log_class, k, axis=0)
+    return Params(np.full(k, -math.log(k)), log_class, log_theta, mean, var, active)
+
+
+def run_em(s: Structure, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
+           floor, fallback: tuple) -> EMResult:
+    """EM (or classification EM) from responsibilities ``tau0`` until it stalls.
+
+    Every iteration is an M step then an E step; the objective is recorded after every M step
+    and EM stops when it gains less than ``tol`` times its magnitude, or after ``max_iter``
+    M steps.
+    """
+    params = s.m_step(tau0, floor, fallback)
+    history = []
+    while True:
+        joint = s.joint(params, jitter=True)
+        history.append(s.objective(joint, params, hard))
+        if len(history) > 1 and history[-1] - history[-2] <= tol * abs(history[-1]):
+            break
+        if len(history) >= max_iter:
+            break
+        params = s.m_step(responsibilities(joint, hard), floor, fallback)
+    return EMResult(params=params, objective=history, n_iter=len(history))
