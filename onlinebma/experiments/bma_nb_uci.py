@@ -246,7 +246,7 @@ def _reading(df) -> str:
     ma_worse = df[df["ModelAveragedNB err"] > df["NaiveBayes err"]]
     ma_worse_sig = ma_worse[ma_worse["McNemar p (MA vs NB)"] < 0.05]
     ma_vs_bma = int((df["ModelAveragedNB err"] < df["BMANB err"]).sum())
-    best_lr = int((df["LogisticRegression err"] <= df[["BMANB err", "LinearSVC err"]].min(1)).sum())
+    best_lr = int((df["LogisticRegression err"] <= df[["BMANB err", "LinearSVC err"]].min(axis=1)).sum())
     bma_vs_lr = int((df["BMANB err"] < df["LogisticRegression err"]).sum())
     bma_vs_svm = int((df["BMANB err"] < df["LinearSVC err"]).sum())
     faster_lr = int((df["BMANB ms"] < df["LogisticRegression ms"]).sum())

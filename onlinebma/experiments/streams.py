@@ -1,0 +1,253 @@
+"""Progressive validation of the naive Bayes family against River's learners on streams.
+
+Each learner predicts every record before learning it (``river.evaluate.progressive_val_score``);
+we report accuracy, cross-entropy (log loss; River's ``CrossEntropy``, which also covers binary
+streams), records per second of the whole predict-then-learn loop and the model's memory at the
+end (River's ``_raw_memory_usage``). Streams:
+
+- ``LED``: River's LED digits with 10% noise and 17 irrelevant features (7 relevant), nominal;
+- ``RandomTree``: River's random-tree concept with 10 nominal features of 5 categories;
+- ``Agrawal``: River's loan-function generator (function 0), 6 numeric and 3 nominal features;
+- ``Phishing``: River's bundled phishing dataset (1,250 records, numeric);
+- ``mushroom``: onlinebma's bundled UCI mushroom (5,644 records, 22 nominal features).
+
+Peers: River's ``GaussianNB`` on one-hot nominal and raw numeric features; ``MultinomialNB`` on
+one-hot nominal features (all-nominal streams only); ``HoeffdingTreeClassifier`` told which
+features are nominal; one-vs-rest ``LogisticRegression`` on one-hot nominal and standardised
+numeric features. Our learners get
+``nominal_attributes`` too. A last figure follows ``feature_posteriors()`` of ModelAveragedNB
+and BMANB along the LED stream: the relevant features' posteriors should go to 1, the
+irrelevant ones' to 0.
+"""
+
+from __future__ import annotations
+
+import itertools
+import pathlib
+import time
+
+import numpy as np
+
+from onlinebma.experiments import _report
+from onlinebma.progress import progress
+
+NAME = "streams"
+FULL_N = 20_000
+QUICK_N = 400
+OURS = ["NaiveBayes", "ModelAveragedNB", "BMANB"]
+PEERS = ["river GaussianNB", "river MultinomialNB", "river HoeffdingTree", "river LogisticRegression"]
+
+
+def streams(n: int) -> dict:
+    """``{name: (dataset, nominal feature names, numeric feature names, n records)}``."""
+    from river import datasets
+    from river.datasets import synth
+
+    from onlinebma.datasets import UCIDataset
+
+    seed = lambda k: int(_report.rng(NAME, k).integers(2**31))  # noqa: E731
+    mush = UCIDataset("mushroom")
+    agrawal_nominal = ["elevel", "car", "zipcode"]
+    agrawal_numeric = ["salary", "commission", "age", "hvalue", "hyears", "loan"]
+    phishing = datasets.Phishing()
+    phishing_numeric = list(next(iter(phishing))[0])
+    return {
+        "LED": (synth.LED(seed=seed(0), noise_percentage=0.1, irrelevant_features=True),
+                list(range(24)), [], n),
+        "RandomTree": (synth.RandomTree(seed_tree=seed(1), seed_sample=seed(2), n_classes=2,
+                                        n_num_features=0, n_cat_features=10,
+                                        n_categories_per_feature=5),
+                       [f"x_cat_{i}" for i in range(10)], [], n),
+        "Agrawal": (synth.Agrawal(classification_function=0, seed=seed(3)),
+                    agrawal_nominal, agrawal_numeric, n),
+        "Phishing": (phishing, [], phishing_numeric, min(n, phishing.n_samples)),
+        "mushroom": (mush, mush.nominal_attributes, [], min(n, mush.n_samples)),
+    }
+
+
+def _encoded(nominal, numeric, scale: bool):
+    """River features for the peers: one-hot nominal features, numeric ones (standardised)."""
+    from river import compose, preprocessing
+
+    parts = []
+    if nominal:
+        parts.append(compose.Select(*nominal) | preprocessing.OneHotEncoder())
+    if numeric:
+        num = compose.Select(*numeric)
+        parts.append(num | preprocessing.StandardScaler() if scale else num)
+    return parts[0] if len(parts) == 1 else compose.TransformerUnion(*parts)
+
+
+def make_model(name: str, nominal: list, numeric: list):
+    """A fresh learner by name, or ``None`` where it does not apply to the stream."""
+    from river import linear_model, multiclass, naive_bayes, tree
+
+    from onlinebma import naive_bayes as ours
+
+    if name in OURS:
+        return getattr(ours, name)(nominal_attributes=list(nominal))
+    if name == "river GaussianNB":
+        return _encoded(nominal, numeric, scale=False) | naive_bayes.GaussianNB()
+    if name == "river MultinomialNB":
+        if numeric:
+            return None  # counts only: no sensible input for numeric features
+        return _encoded(nominal, [], scale=False) | naive_bayes.MultinomialNB()
+    if name == "river HoeffdingTree":
+        return tree.HoeffdingTreeClassifier(nominal_attributes=list(nominal) or None)
+    if name == "river LogisticRegression":
+        return _encoded(nominal, numeric, scale=True) | multiclass.OneVsRestClassifier(
+            linear_model.LogisticRegression()
+        )
+    raise ValueError(f"unknown model {name!r}")
+
+
+def evaluate(stream: str, dataset, nominal, numeric, n: int, model_name: str) -> dict | None:
+    """Progressive validation of one learner on the first ``n`` records of one stream."""
+    from river import evaluate as river_evaluate
+    from river import metrics
+
+    model = make_model(model_name, nominal, numeric)
+    if model is None:
+        return None
+    data = list(itertools.islice(dataset, n))
+    metric = metrics.Accuracy() + metrics.CrossEntropy()
+    start = time.perf_counter()
+    river_evaluate.progressive_val_score(data, model, metric)
+    seconds = time.perf_counter() - start
+    accuracy, log_loss = (m.get() for m in metric)
+    return {"stream": stream, "model": model_name, "records": len(data),
+            "accuracy": float(accuracy), "log loss": float(log_loss),
+            "records/s": len(data) / seconds, "memory KiB": model._raw_memory_usage / 1024}
+
+
+def posterior_curves(n: int, every: int):
+    """``feature_posteriors()`` of ModelAveragedNB and BMANB every ``every`` LED records."""
+    import pandas as pd
+
+    dataset, nominal, _, _ = streams(n)["LED"]
+    models = {m: make_model(m, nominal, []) for m in ("ModelAveragedNB", "BMANB")}
+    rows = []
+    for i, (x, y) in enumerate(itertools.islice(dataset, n), 1):
+        for name, model in models.items():
+            model.learn_one(x, y)
+            if i % every == 0 or i == n:
+                for f, p in model.feature_posteriors().items():
+                    rows.append({"model": name, "records": i, "feature": int(f),
+                                 "relevant": int(f) < 7, "posterior": p})
+    return pd.DataFrame(rows)
+
+
+def _figures(df, curves, out):
+    plt = _report.pyplot()
+    names = list(dict.fromkeys(df["stream"]))
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4), layout="constrained")
+    models = OURS + PEERS
+    width = 0.8 / len(models)
+    x = np.arange(len(names))
+    for i, m in enumerate(models):
+        sub = df[df["model"] == m].set_index("stream").reindex(names)
+        off = x + (i - len(models) / 2 + 0.5) * width
+        axes[0].bar(off, sub["accuracy"], width, label=m)
+        axes[1].bar(off, sub["records/s"], width, label=m)
+    axes[0].set_ylabel("progressive accuracy")
+    axes[1].set_ylabel("records / second (log)")
+    axes[1].set_yscale("log")
+    for ax in axes:
+        ax.set_xticks(x, names)
+    axes[0].legend(fontsize=7, ncol=2)
+    summary = _report.save_figure(fig, NAME, out, "summary")
+
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, layout="constrained")
+    for ax, model in zip(axes, ("ModelAveragedNB", "BMANB")):
+        sub = curves[curves["model"] == model]
+        for f, g in sub.groupby("feature"):
+            rel = bool(g["relevant"].iloc[0])
+            ax.plot(g["records"], g["posterior"], color="C3" if rel else "0.6",
+                    lw=1.2 if rel else 0.7, label=None)
+        ax.plot([], [], color="C3", label="relevant (7 segments)")
+        ax.plot([], [], color="0.6", label="irrelevant (17)")
+        ax.set_xscale("log")
+        ax.set_title(f"{model}.feature_posteriors() on LED")
+        ax.set_xlabel("records learned")
+    axes[0].set_ylabel("P(feature used | data)")
+    axes[0].legend(fontsize=8)
+    posteriors = _report.save_figure(fig, NAME, out, "posteriors")
+    return [summary, posteriors]
+
+
+def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: bool = True) -> dict:
+    """All learners on all streams; writes ``out/results/streams.md`` and two figures."""
+    import pandas as pd
+
+    out = pathlib.Path(out)
+    n = QUICK_N if quick else FULL_N
+    jobs = [(s, spec, m) for s, spec in streams(n).items() for m in OURS + PEERS]
+    rows = []
+    for stream, (dataset, nominal, numeric, n_s), model in progress(jobs, desc=NAME,
+                                                                   enabled=show):
+        row = evaluate(stream, dataset, nominal, numeric, n_s, model)
+        if row is not None:
+            rows.append(row)
+    df = pd.DataFrame(rows)
+    curves = posterior_curves(n, max(1, n // 200))
+    figs = _figures(df, curves, out)
+    final = curves[curves["records"] == curves["records"].max()]
+    final_tab = (final.groupby(["model", "relevant"])["posterior"]
+                 .agg(["min", "mean", "max"]).reset_index())
+    wide = {metric: df.pivot(index="stream", columns="model", values=metric)
+            .reindex(columns=[m for m in OURS + PEERS if m in set(df["model"])]).reset_index()
+            for metric in ("accuracy", "log loss", "records/s", "memory KiB")}
+    text = [
+        f"# {NAME}: progressive validation against River's learners",
+        "",
+        ("**Quick smoke-test run (short streams), not a result.** " if quick else "")
+        + f"Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`; "
+        f"the first {n} records of each stream (all of Phishing and mushroom when shorter). "
+        "Every model predicts each record, then learns it (`river.evaluate."
+        "progressive_val_score`). records/s covers the whole predict-then-learn loop in this "
+        "process on this machine (2 cores, shared with other jobs: compare ratios, not "
+        "absolute values). Memory is River's `_raw_memory_usage` at the end of the stream. "
+        "MultinomialNB runs only where all features are nominal (one-hot input).",
+        "",
+    ]
+    for metric, tab in wide.items():
+        fmt = {"accuracy": ".4f", "log loss": ".4f", "records/s": ".0f", "memory KiB": ".1f"}
+        text += [f"## {metric}", "", _report.markdown_table(tab, floatfmt=fmt[metric]), ""]
+    text += [
+        f"![accuracy and throughput](../figures/{figs[0].name})",
+        "",
+        "## Feature posteriors along the LED stream",
+        "",
+        "`feature_posteriors()` after the last record, over the 7 relevant and the 17 "
+        "irrelevant features:",
+        "",
+        _report.markdown_table(final_tab, floatfmt=".4f"),
+        "",
+        f"![feature posteriors](../figures/{figs[1].name})",
+        "",
+        "## Reading (computed from the tables above)",
+        "",
+        _reading(df),
+        "",
+    ]
+    _report.write_results(NAME, out, "\n".join(text))
+    return {"tables": {"results": df, "posteriors": final_tab}, "figures": figs}
+
+
+def _reading(df) -> str:
+    lines = []
+    for stream, g in df.groupby("stream", sort=False):
+        g = g.set_index("model")
+        best = g["accuracy"].idxmax()
+        ours_best = g.loc[OURS, "accuracy"].idxmax()
+        fastest_ours = g.loc[OURS, "records/s"].max()
+        lines.append(
+            f"- **{stream}**: best accuracy {best} ({g.loc[best, 'accuracy']:.4f}); best of ours "
+            f"{ours_best} ({g.loc[ours_best, 'accuracy']:.4f}); lowest log loss "
+            f"{g['log loss'].idxmin()}; ModelAveragedNB vs NaiveBayes accuracy "
+            f"{g.loc['ModelAveragedNB', 'accuracy'] - g.loc['NaiveBayes', 'accuracy']:+.4f}, "
+            f"BMANB vs NaiveBayes {g.loc['BMANB', 'accuracy'] - g.loc['NaiveBayes', 'accuracy']:+.4f}; "
+            f"our fastest learner runs at {fastest_ours / g.loc['river GaussianNB', 'records/s']:.2f}× "
+            f"River GaussianNB's records/s."
+        )
+    return "\n".join(lines)
