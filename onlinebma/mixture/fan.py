@@ -36,8 +36,8 @@ class FAN(MixtureClassifier):
         ``{{K: criterion value}}`` of every candidate; ``criteria_`` has all four criteria, the
         log likelihood and the number of free parameters, ``objective_`` the EM objective
         after every M step of the kept run.
-    weights_, means_, variances_, value_probabilities_
-        Fitted parameters of the selected model: ``p(h_k)``; Gaussian means and variances
+    class_prior_, weights_, means_, variances_, value_probabilities_
+        Fitted parameters of the selected model: ``p(c)``; ``p(h_k)``; Gaussian means and variances
         ``(C, K, q)``; ``p(value | class, component)`` as ``(C, K)`` arrays per feature/value.
 
     Examples
@@ -69,3 +69,10 @@ class FAN(MixtureClassifier):
     """.format(PARAMETERS_DOC=PARAMETERS_DOC)
 
     _class_parent = True
+
+    @property
+    def class_prior_(self):
+        """``p(c)`` of every class code, ``(N_c + alpha) / (N + alpha C)``."""
+        import numpy as np
+
+        return np.exp(self._fitted()[1].log_class)
