@@ -93,7 +93,8 @@ class FeatureKinds:
         named = self.nominal_attributes
         numeric, nominal, new = [], [], {}
         for f, v in x.items():
-            if v is None or (isinstance(v, float) and v != v):
+            t = type(v)
+            if v is None or (t is float and v != v):
                 continue
             k = kind.get(f)
             if k is None:
@@ -102,14 +103,19 @@ class FeatureKinds:
                 k = NOMINAL if (f in named or not _is_number(v)) else NUMERIC
                 new[f] = k
             if k == NUMERIC:
-                if not _is_number(v):
-                    raise TypeError(
-                        f"feature {f!r} is numeric but got {v!r} ({type(v).__name__})"
-                    )
-                v = float(v)
+                if t is not float:  # fast path for the common case
+                    if not _is_number(v):
+                        raise TypeError(
+                            f"feature {f!r} is numeric but got {v!r} ({t.__name__})"
+                        )
+                    v = float(v)
+                    if v != v:
+                        continue  # a numpy NaN: missing
                 if v == math.inf or v == -math.inf:
                     raise ValueError(f"feature {f!r} has an infinite value {v!r}")
                 numeric.append((f, v))
+            elif t is str:  # fast path: hashable and not a number
+                nominal.append((f, v))
             else:
                 if f not in named and _is_number(v):
                     raise TypeError(
@@ -120,7 +126,7 @@ class FeatureKinds:
                     hash(v)
                 except TypeError:
                     raise TypeError(
-                        f"feature {f!r} has an unhashable value {v!r} ({type(v).__name__})"
+                        f"feature {f!r} has an unhashable value {v!r} ({t.__name__})"
                     ) from None
                 nominal.append((f, v))
         return numeric, nominal, new

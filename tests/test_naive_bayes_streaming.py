@@ -103,11 +103,11 @@ def test_bmanb_incremental_sums_equal_recomputation():
     model = BMANB()
     for x, y in stream(500, seed=2):
         model.learn_one(x, y)
-    a, b = dict(model._xlog_value), dict(model._xlog_joint)
+    incremental = {f: model._plugin_log_likelihoods(f, t) for f, t in model._tables.items()}
     model._refresh(list(model._tables))
-    for f in a:
-        assert math.isclose(a[f], model._xlog_value[f], rel_tol=1e-9)
-        assert math.isclose(b[f], model._xlog_joint[f], rel_tol=1e-9)
+    for f, t in model._tables.items():
+        for inc, full in zip(incremental[f], model._plugin_log_likelihoods(f, t)):
+            assert math.isclose(inc, full, rel_tol=1e-9)
 
 
 @pytest.mark.parametrize("learner", [NaiveBayes(), ModelAveragedNB(), BMANB()], ids=repr)

@@ -45,6 +45,10 @@ _NEG_INF = -math.inf
 
 def log_sigmoid(d: float) -> float:
     """``log(1 / (1 + exp(-d)))`` without overflow."""
+    if d == math.inf:
+        return 0.0
+    if d == _NEG_INF:
+        return _NEG_INF
     if d >= 0:
         return -math.log1p(math.exp(-d))
     return d - math.log1p(math.exp(d))
@@ -74,9 +78,18 @@ class BaseNB(base.MiniBatchClassifier):
         ``n_values`` values."""
         return self.alpha, self.alpha
 
+    def _arc_log_odds(self, f, table) -> float:
+        """Posterior log odds that feature ``f`` depends on the class (``inf``: always)."""
+        return math.inf
+
     def _log_weights(self, f, table) -> tuple[float, float]:
-        """``(log w(no arc), log w(arc))`` of feature ``f``: its posterior structure weights."""
-        return _NEG_INF, 0.0
+        """``(log w(no arc), log w(arc))``: the posterior structure weights of feature ``f``."""
+        d = self._arc_log_odds(f, table)
+        return log_sigmoid(-d), log_sigmoid(d)
+
+    def feature_posteriors(self) -> dict:
+        """``{feature: P(feature used | data)}``, current after every record."""
+        return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x: float):
         """Log predictive density of ``x`` from ``moments`` (``None``: a class never seen
@@ -197,18 +210,29 @@ class BaseNB(base.MiniBatchClassifier):
 
     def _nominal_term(self, f, t: NominalTable, v, classes) -> list:
         """Per-class log of the mixed parameter w0 θ(v) + w1 θ(v | y) (eq. 12-13 of Dash &
-        Cooper; eq. 11 of Wu et al.)."""
-        lw0, lw1 = self._log_weights(f, t)
+        Cooper; eq. 11 of Wu et al.).
+
+        The mixture of the two probabilities is formed in linear space: both are Dirichlet
+        posterior means, at least ``a / (N + r a) > 0``, and one weight is at least 1/2, so
+        the sum cannot underflow; only its log enters the product over features.
+        """
+        d = self._arc_log_odds(f, t)
         r = len(t.n_value)
         a0, a1 = self._pseudo_counts(r)
         row = t.n_joint[v]
         n_class = t.n_class
         log = math.log
-        arc = [log((a1 + row.get(y, 0)) / (r * a1 + n_class.get(y, 0))) for y in classes]
-        if lw0 == _NEG_INF:
-            return arc
-        none = lw0 + log((a0 + t.n_value[v]) / (r * a0 + t.n))
-        return [log_add(none, lw1 + a) for a in arc]
+        ra1 = r * a1
+        if d == math.inf:
+            return [log((a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0))) for y in classes]
+        if d >= 0:  # w1 = 1 / (1 + exp(-d)) without overflow
+            e = math.exp(-d)
+            w0, w1 = e / (1.0 + e), 1.0 / (1.0 + e)
+        else:
+            e = math.exp(d)
+            w0, w1 = 1.0 / (1.0 + e), e / (1.0 + e)
+        none = w0 * (a0 + t.n_value[v]) / (r * a0 + t.n)
+        return [log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0))) for y in classes]
 
     def _numeric_term(self, f, t: NumericTable, x: float, classes):
         lw0, lw1 = self._log_weights(f, t)

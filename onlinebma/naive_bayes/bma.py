@@ -5,7 +5,6 @@ from __future__ import annotations
 import math
 
 from ..stats.tables import NominalTable
-from .base import log_sigmoid
 from .naive import NaiveBayes
 
 __all__ = ["BMANB"]
@@ -65,52 +64,63 @@ class BMANB(NaiveBayes):
             raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
         self.gamma = gamma
         self._log_gamma = math.log(gamma)
-        # Per nominal feature: sum_v N_v log(N_v + alpha) and sum_vy N_vy log(N_vy + alpha),
-        # the count-dependent parts of the plug-in log likelihoods, kept incrementally.
-        self._xlog_value: dict = {}
-        self._xlog_joint: dict = {}
+        # Per nominal feature, the count-dependent parts of the plug-in log likelihoods, kept
+        # incrementally: [sum_v N_v log(N_v + alpha), sum_vy N_vy log(N_vy + alpha), M,
+        # sum_y N_y log(N_y + alpha M)], the last valid while the feature has M values.
+        self._sums: dict = {}
 
     def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
         a = self.alpha
+        log = math.log
+        sums = self._sums.get(f)
+        if sums is None:
+            sums = self._sums[f] = [0.0, 0.0, 0, 0.0]
         n_v = table.n_value.get(v, 0)
-        row = table.n_joint.get(v)
-        n_vy = row.get(y, 0) if row else 0
-        self._xlog_value[f] = self._xlog_value.get(f, 0.0) + _xlog(n_v + 1, a) - _xlog(n_v, a)
-        self._xlog_joint[f] = self._xlog_joint.get(f, 0.0) + _xlog(n_vy + 1, a) - _xlog(n_vy, a)
+        # n log(n + a) grows by (n + 1) log(n + 1 + a) - n log(n + a) when n counts one more.
+        if n_v:
+            n_vy = table.n_joint[v].get(y, 0)
+            sums[0] += (n_v + 1) * log(n_v + 1 + a) - n_v * log(n_v + a)
+            sums[1] += (n_vy + 1) * log(n_vy + 1 + a) - (n_vy * log(n_vy + a) if n_vy else 0.0)
+            m = sums[2]
+            if m == len(table.n_value):
+                n_y, am = table.n_class.get(y, 0), a * m
+                sums[3] += (n_y + 1) * log(n_y + 1 + am) - (n_y * log(n_y + am) if n_y else 0.0)
+        else:  # a new value: M changes, so the class sum is recomputed when next needed
+            first = log(1 + a)
+            sums[0] += first
+            sums[1] += first
+            sums[2] = 0
 
     def _refresh(self, features) -> None:
         a = self.alpha
         for f in features:
             t = self._tables[f]
             if isinstance(t, NominalTable):
-                self._xlog_value[f] = sum(_xlog(n, a) for n in t.n_value.values())
-                self._xlog_joint[f] = sum(
-                    _xlog(n, a) for row in t.n_joint.values() for n in row.values()
-                )
+                self._sums[f] = [
+                    sum(_xlog(n, a) for n in t.n_value.values()),
+                    sum(_xlog(n, a) for row in t.n_joint.values() for n in row.values()),
+                    0,
+                    0.0,
+                ]
 
     def _plugin_log_likelihoods(self, f, table) -> tuple[float, float]:
-        """``(sum_i log P(x_ik), sum_i log P(x_ik | y_i))`` over the training records."""
+        """``(sum_i log P(x_ik), sum_i log P(x_ik | y_i))`` over the training records (eq. 14
+        plugged into eq. 11)."""
         if isinstance(table, NominalTable):
+            sums = self._sums[f]
             a, m = self.alpha, len(table.n_value)
-            without = self._xlog_value[f] - _xlog(table.n, a * m)
-            with_class = self._xlog_joint[f] - sum(
-                _xlog(n, a * m) for n in table.n_class.values()
-            )
-            return without, with_class
+            if sums[2] != m:
+                sums[2], sums[3] = m, sum(_xlog(n, a * m) for n in table.n_class.values())
+            return sums[0] - _xlog(table.n, a * m), sums[1] - sums[3]
         loglik = self._log_likelihood
         return (
             loglik(table, table.marginal),
             sum(loglik(table, m) for m in table.by_class.values()),
         )
 
-    def _log_weights(self, f, table) -> tuple[float, float]:
+    def _arc_log_odds(self, f, table) -> float:
         without, with_class = self._plugin_log_likelihoods(f, table)
-        d = with_class - without - (table.n + 1) * self._log_gamma  # eq. 11 with β = Γ^(N+1)
-        return log_sigmoid(-d), log_sigmoid(d)
-
-    def feature_posteriors(self) -> dict:
-        """``{feature: P(f_k = 1 | data)}``, current after every record."""
-        return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
+        return with_class - without - (table.n + 1) * self._log_gamma  # eq. 11, β = Γ^(N+1)
 
     def _unit_test_params(self):
         yield {}

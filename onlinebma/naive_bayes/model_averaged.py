@@ -7,7 +7,7 @@ import math
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.tables import NominalTable, NumericTable
-from .base import BaseNB, log_sigmoid
+from .base import BaseNB
 
 __all__ = ["ModelAveragedNB"]
 
@@ -98,10 +98,9 @@ class ModelAveragedNB(BaseNB):
         n_classes = max(len(self._class_counts), 1)
         return self.ess / n_values, self.ess / (n_values * n_classes)
 
-    def _log_weights(self, f, table) -> tuple[float, float]:
+    def _arc_log_odds(self, f, table) -> float:
         no_arc, arc = self._log_ml[f]
-        d = self._prior_log_odds + arc - no_arc  # log posterior odds of the arc C -> F
-        return log_sigmoid(-d), log_sigmoid(d)
+        return self._prior_log_odds + arc - no_arc  # eq. 8 and the structure prior
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
@@ -109,10 +108,6 @@ class ModelAveragedNB(BaseNB):
         return self._ng.log_predictive(x, moments.n, moments.mean, moments.m2)
 
     _log_density_np = _log_density  # log_predictive takes arrays too
-
-    def feature_posteriors(self) -> dict:
-        """``{feature: P(arc C → feature | data)}``, current after every record."""
-        return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
 
     # ------------------------------------------------- incremental likelihoods
 
