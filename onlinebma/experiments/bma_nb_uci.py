@@ -113,7 +113,7 @@ def _linear(method: str, C: float, B: float):
     from sklearn.multiclass import OneVsRestClassifier
     from sklearn.svm import LinearSVC
 
-    if method == "LogisticRegression":  # liblinear is one-vs-rest for several classes, as in Liblinear
+    if method == "LogisticRegression":  # one-vs-rest for several classes, as Liblinear does
         return OneVsRestClassifier(
             LogisticRegression(solver="liblinear", C=C, intercept_scaling=B, max_iter=1000)
         )
@@ -231,7 +231,8 @@ def paper_table():
 
     rows = []
     for paper_name, (bma, nb, lr, svm, ms) in PAPER_TABLE2.items():
-        rows.append({"paper dataset": paper_name, "our dataset": ALIASES.get(paper_name, paper_name),
+        rows.append({"paper dataset": paper_name,
+                     "our dataset": ALIASES.get(paper_name, paper_name),
                      "BMA": f"{bma[0]:.2f} ± {bma[1]:.2f}", "NB": f"{nb[0]:.2f} ± {nb[1]:.2f}",
                      "LR": f"{lr[0]:.2f} ± {lr[1]:.2f}", "SVM": f"{svm[0]:.2f} ± {svm[1]:.2f}",
                      "BMA ms": ms[0], "NB ms": ms[1], "LR ms": ms[2], "SVM ms": ms[3]})
@@ -246,7 +247,8 @@ def _reading(df) -> str:
     ma_worse = df[df["ModelAveragedNB err"] > df["NaiveBayes err"]]
     ma_worse_sig = ma_worse[ma_worse["McNemar p (MA vs NB)"] < 0.05]
     ma_vs_bma = int((df["ModelAveragedNB err"] < df["BMANB err"]).sum())
-    best_lr = int((df["LogisticRegression err"] <= df[["BMANB err", "LinearSVC err"]].min(axis=1)).sum())
+    others = df[["BMANB err", "LinearSVC err"]].min(axis=1)
+    best_lr = int((df["LogisticRegression err"] <= others).sum())
     bma_vs_lr = int((df["BMANB err"] < df["LogisticRegression err"]).sum())
     bma_vs_svm = int((df["BMANB err"] < df["LinearSVC err"]).sum())
     faster_lr = int((df["BMANB ms"] < df["LogisticRegression ms"]).sum())

@@ -119,7 +119,8 @@ def summarise(test: str, setting, value, rows: np.ndarray, redraws: int) -> dict
     return {
         "test": test, "varied": setting, "value": value, "trials": len(rows),
         "R_MAP": float(np.mean(r)), "R_MA": float(np.mean(r_hat)),
-        "Delta_ROC": d_mean, "Delta_ci99": d_ci, "Delta_ci95": d95, "Delta_sd": float(np.std(big, ddof=1)),
+        "Delta_ROC": d_mean, "Delta_ci99": d_ci, "Delta_ci95": d95,
+        "Delta_sd": float(np.std(big, ddof=1)),
         "delta_ROC": s_mean, "delta_ci99": s_ci, "delta_sd": float(np.std(small, ddof=1)),
         "MA_better": float(np.mean(r_hat > r)), "MAP_better": float(np.mean(r_hat < r)),
         "p_paired_t": p, "redraws": redraws,
@@ -257,7 +258,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     text += [
         "Learners: `NaiveBayes(alpha=1)` (MAP, eq. 6) and `ModelAveragedNB(alpha=1, prior='K2', "
         "inclusion_prior=0.5)` (eq. 12-13), trained with `learn_many` on all N binary features. "
-        "ΔROC and δROC in percent; ± is the 99% confidence interval of the mean (Student t); σ is "
+        "ΔROC and δROC in percent; ± is the 99% confidence interval of the mean (Student t); "
+        "σ is "
         "the spread over trials (the paper's dashed bars); 'MA better'/'MAP better' are the "
         "fractions of trials with R̂ > R / R̂ < R; 'paired t p' tests mean(R̂ − R) = 0; "
         "'redraws' counts networks redrawn because the test set held one class.",
