@@ -1,0 +1,35 @@
+"""The README's demo and the example scripts run and say something sensible."""
+
+import math
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+from onlinebma.__main__ import demo
+
+EXAMPLES = sorted((pathlib.Path(__file__).parents[1] / "examples").glob("*.py"))
+
+
+def test_demo_reports_finite_metrics_for_the_three_learners():
+    rows = demo("adult", limit=800, progress_bar=False)
+    assert [r["learner"] for r in rows] == ["NaiveBayes", "ModelAveragedNB", "BMANB"]
+    for r in rows:
+        assert 0.6 < r["accuracy"] <= 1.0
+        assert math.isfinite(r["log loss"]) and r["log loss"] > 0
+        assert r["records/s"] > 0
+
+
+def test_demo_command_line_prints_the_table():
+    out = subprocess.run([sys.executable, "-m", "onlinebma", "demo", "--limit", "300", "--no-progress"],
+                         capture_output=True, text=True, check=True).stdout
+    assert "ModelAveragedNB" in out and "records/s" in out
+
+
+@pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
+def test_example_runs(script, tmp_path):
+    result = subprocess.run([sys.executable, str(script), "400"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()
