@@ -33,3 +33,13 @@ def test_example_runs(script, tmp_path):
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
+
+
+def test_readme_python_blocks_run():
+    readme = (pathlib.Path(__file__).parents[1] / "README.md").read_text()
+    blocks = [b.split("```", 1)[0] for b in readme.split("```python\n")[1:]]
+    assert len(blocks) >= 2
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert set(namespace["model"].feature_posteriors()) == set(namespace["X"].columns)
