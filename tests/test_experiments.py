@@ -218,7 +218,7 @@ def test_bma_nb_uci_finds_the_bundled_table2_datasets():
 
 
 def test_quick_streams(quick_runs):
-    from onlinebma.experiments.streams import OURS, PEERS, streams
+    from onlinebma.experiments.streams import OURS, PEERS, POSTERIOR_MODELS, streams
 
     tables = quick_runs[1]["streams"]["tables"]
     df = tables["results"]
@@ -229,5 +229,6 @@ def test_quick_streams(quick_runs):
     _finite_numbers(df)
     assert df["accuracy"].between(0, 1).all()
     post = tables["posteriors"]
-    assert set(post["model"]) == {"ModelAveragedNB", "BMANB"}
+    assert set(post["model"]) == set(POSTERIOR_MODELS)
+    assert len(post) == 2 * len(POSTERIOR_MODELS)  # relevant and irrelevant features
     _finite_numbers(post)

@@ -16,8 +16,8 @@ one-hot nominal features (all-nominal streams only); ``HoeffdingTreeClassifier``
 features are nominal; one-vs-rest ``LogisticRegression`` on one-hot nominal and standardised
 numeric features. Our learners get
 ``nominal_attributes`` too. A last figure follows ``feature_posteriors()`` of ModelAveragedNB
-and BMANB along the LED stream: the relevant features' posteriors should go to 1, the
-irrelevant ones' to 0.
+and BMANB (Γ = 1 and Γ = 1.01) along the LED stream: the relevant features' posteriors should
+go to 1, the irrelevant ones' to 0.
 """
 
 from __future__ import annotations
@@ -121,12 +121,24 @@ def evaluate(stream: str, dataset, nominal, numeric, n: int, model_name: str) ->
             "records/s": len(data) / seconds, "memory KiB": model._raw_memory_usage / 1024}
 
 
+#: Learners whose feature posteriors are followed along LED. With Γ = 1 BMA-NB's plug-in
+#: likelihood ratio is exp(N · mutual information) >= 1, so no feature is ever dropped; any
+#: Γ > 1 drops a feature whose plug-in mutual information stays below log Γ per record.
+POSTERIOR_MODELS = {"ModelAveragedNB": {}, "BMANB Γ=1": {"gamma": 1.0},
+                    "BMANB Γ=1.01": {"gamma": 1.01}}
+
+
 def posterior_curves(n: int, every: int):
-    """``feature_posteriors()`` of ModelAveragedNB and BMANB every ``every`` LED records."""
+    """``feature_posteriors()`` of :data:`POSTERIOR_MODELS` every ``every`` LED records."""
     import pandas as pd
 
+    from onlinebma import naive_bayes as ours
+
     dataset, nominal, _, _ = streams(n)["LED"]
-    models = {m: make_model(m, nominal, []) for m in ("ModelAveragedNB", "BMANB")}
+    models = {
+        label: getattr(ours, label.split()[0])(nominal_attributes=list(nominal), **params)
+        for label, params in POSTERIOR_MODELS.items()
+    }
     rows = []
     for i, (x, y) in enumerate(itertools.islice(dataset, n), 1):
         for name, model in models.items():
@@ -158,8 +170,9 @@ def _figures(df, curves, out):
     axes[0].legend(fontsize=7, ncol=2)
     summary = _report.save_figure(fig, NAME, out, "summary")
 
-    fig, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, layout="constrained")
-    for ax, model in zip(axes, ("ModelAveragedNB", "BMANB")):
+    fig, axes = plt.subplots(1, len(POSTERIOR_MODELS), figsize=(5 * len(POSTERIOR_MODELS), 3.8),
+                             sharey=True, layout="constrained")
+    for ax, model in zip(axes, POSTERIOR_MODELS):
         sub = curves[curves["model"] == model]
         for f, g in sub.groupby("feature"):
             rel = bool(g["relevant"].iloc[0])
@@ -168,7 +181,7 @@ def _figures(df, curves, out):
         ax.plot([], [], color="C3", label="relevant (7 segments)")
         ax.plot([], [], color="0.6", label="irrelevant (17)")
         ax.set_xscale("log")
-        ax.set_title(f"{model}.feature_posteriors() on LED")
+        ax.set_title(f"{model}: feature_posteriors() on LED")
         ax.set_xlabel("records learned")
     axes[0].set_ylabel("P(feature used | data)")
     axes[0].legend(fontsize=8)
