@@ -19,7 +19,7 @@ from ..naive_bayes.naive import VAR_SMOOTHING
 from ..progress import progress as progress_bar
 from ..stats.logmath import logsumexp_np
 from .criteria import CRITERIA, scores
-from .em import Design, EMResult, Params, Structure, one_component, responsibilities, run_em, seeded_params
+from .em import Design, EMResult, Params, Structure, one_component, run_em, seeded_params
 
 __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
 
@@ -199,15 +199,14 @@ class MixtureClassifier(BatchClassifier):
         for k, i in progress_bar(tasks, total=len(tasks), desc=type(self).__name__,
                                  enabled=bool(self.progress)):
             if k == 1:
-                obj = s.objective(s.joint(ref, jitter=True), ref, hard)
-                best[1] = EMResult(params=ref, objective=[obj], n_iter=0)
+                best[1] = EMResult(params=ref, objective=[s.e_step(ref, hard)[0]], n_iter=0)
                 continue
             floor, fallback = self._guard(ref, k)
             if i == 0 and k in self._warm:
                 tau0 = self._warm_tau(s, data, k)
             else:
                 seeds = rng.choice(design.n, size=k, replace=False)
-                tau0 = responsibilities(s.joint(seeded_params(s, k, seeds, ref, floor), True), hard)
+                tau0 = s.e_step(seeded_params(s, k, seeds, ref, floor), hard)[1]
             fit = run_em(s, tau0, hard, self.tol, self.max_iter, floor, fallback)
             if k not in best or fit.objective[-1] > best[k].objective[-1]:
                 best[k] = fit
@@ -216,9 +215,9 @@ class MixtureClassifier(BatchClassifier):
         self.criteria_ = table
         self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
         self.n_components_ = max(self.scores_, key=lambda k: (self.scores_[k], -k))
-        self._model = (s, best[self.n_components_].params, maps)
+        self._model = (s.without_records(), best[self.n_components_].params, maps)
         self._warm = {
-            k: (fit.params, maps, data.numeric.shape[1], n_classes, s.alpha)
+            k: (fit.params, maps, data.numeric.shape[1], n_classes, s.alpha, s.center)
             for k, fit in best.items() if k > 1
         }
 
@@ -234,12 +233,12 @@ class MixtureClassifier(BatchClassifier):
         Features, values and classes that arrived since then are unknown to it: their factors
         are skipped, and records of a new class start with equal responsibilities.
         """
-        params, maps, q_old, c_old, alpha = self._warm[k]
+        params, maps, q_old, c_old, alpha, center = self._warm[k]
         y = data.y
         known = y < c_old
         old = self._design(data.codes, data.numeric[:, :q_old], np.where(known, y, 0), maps, c_old)
-        s_old = Structure(old, self._class_parent, alpha, VAR_SMOOTHING)
-        tau = responsibilities(s_old.joint(params, jitter=True), self.em == "hard")
+        s_old = Structure(old, self._class_parent, alpha, VAR_SMOOTHING, center=center)
+        tau = s_old.e_step(params, self.em == "hard")[1]
         tau[~known] = 1.0 / k
         return tau
 
@@ -254,21 +253,8 @@ class MixtureClassifier(BatchClassifier):
     def _predict_rows(self, rows: Encoded) -> np.ndarray:
         s, p, maps = self._model
         design = self._design(rows.codes, rows.numeric, None, maps, len(rows.classes))
-        log_joint = self._log_joint_classes(s, p, design)
+        log_joint = s.log_joint_classes(p, design)
         return np.exp(log_joint - logsumexp_np(log_joint, axis=1, keepdims=True))
-
-    def _log_joint_classes(self, s: Structure, p: Params, rows: Design) -> np.ndarray:
-        """``(m, C)`` ``log p(c, x)`` of the rows: eq. 12 (FAN) or eq. 11 (FM)."""
-        m, c, k = rows.n, s.d.n_classes, p.k
-        if self._class_parent:
-            cells = np.broadcast_to(np.arange(c * k), (m, c * k))
-            per = s.feature_log(p, rows.onehot, rows.x, rows.obs, cells, jitter=False)
-            per = per.reshape(m, c, k) + p.log_weights[None, None, :]
-            return p.log_class[None, :] + logsumexp_np(per, axis=2)
-        cells = np.broadcast_to(np.arange(k), (m, k))
-        per = s.feature_log(p, rows.onehot, rows.x, rows.obs, cells, jitter=False)
-        per = per + p.log_weights[None, :]
-        return logsumexp_np(per[:, :, None] + p.log_class[None, :, :], axis=1)
 
     # -------------------------------------------------------- fitted attributes
 
@@ -288,7 +274,8 @@ class MixtureClassifier(BatchClassifier):
     def means_(self) -> np.ndarray:
         """Gaussian means: ``(C, K, q)`` for FAN, ``(K, q)`` for FM (columns: numeric features)."""
         s, p, _ = self._fitted()
-        return p.mean.reshape(-1, p.k, p.mean.shape[1]) if self._class_parent else p.mean
+        mean = p.mean + s.center
+        return mean.reshape(-1, p.k, mean.shape[1]) if self._class_parent else mean
 
     @property
     def variances_(self) -> np.ndarray:

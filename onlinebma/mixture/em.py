@@ -46,7 +46,7 @@ import numpy as np
 
 from ..stats.logmath import logsumexp_np
 
-__all__ = ["Design", "Params", "EMResult", "run_em", "one_component", "responsibilities", "seeded_params"]
+__all__ = ["Design", "Params", "EMResult", "run_em", "one_component", "seeded_params"]
 
 _LOG_2PI = math.log(2.0 * math.pi)
 
@@ -106,13 +106,18 @@ class EMResult:
 
 
 class Structure:
-    """Which model the engine runs: FAN (``class_parent=True``) or FM (``False``).
+    """Which model the engine runs: FAN (``class_parent=True``) or FM (``False``), on which data.
 
-    Holds what does not change during EM: the design, ``alpha``, the one-hot blocks and the
-    features' marginal Gaussians (with ``eps``, the naive Bayes variance smoothing).
+    Holds what does not change during EM: the design, ``alpha``, the one-hot blocks, the
+    features' marginal Gaussians (with ``eps``, the naive Bayes variance smoothing) and the
+    numeric values in well-conditioned coordinates (see :meth:`gaussian_log`).
+
+    Numeric parameters are kept relative to ``center`` (the training marginal means, or the
+    ``center`` given, so that a previous fit's parameters can be evaluated on new data).
     """
 
-    def __init__(self, design: Design, class_parent: bool, alpha: float, var_smoothing: float):
+    def __init__(self, design: Design, class_parent: bool, alpha: float, var_smoothing: float,
+                 center: np.ndarray | None = None):
         self.d = design
         self.class_parent = class_parent
         self.alpha = float(alpha)
@@ -124,27 +129,59 @@ class Structure:
         # Marginal Gaussian of every numeric feature, as NaiveBayes keeps it: eps is
         # var_smoothing times the marginal (population) variance; a feature with eps == 0
         # (never observed, or constant) carries no information and is skipped.
-        w = design.obs.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(w > 0, (design.x * design.obs).sum(axis=0) / np.maximum(w, 1), 0.0)
-            dev = np.where(design.obs, design.x - mean, 0.0)
-            var = np.where(w > 0, (dev * dev).sum(axis=0) / np.maximum(w, 1), 0.0)
+        obs = design.obs.astype(float)
+        w = obs.sum(axis=0)
+        wsafe = np.maximum(w, 1.0)
+        mean = np.where(w > 0, design.x.sum(axis=0) / wsafe, 0.0)
+        dev = np.where(design.obs, design.x - mean, 0.0)
+        var = (dev * dev).sum(axis=0) / wsafe
+        self.center = mean if center is None else center
         self.eps = var_smoothing * var
         active = self.eps > 0
-        self.marginal = (mean[None, :], np.where(active, var + self.eps, 1.0)[None, :], active[None, :])
+        self.marginal = (
+            (mean - self.center)[None, :], np.where(active, var + self.eps, 1.0)[None, :],
+            active[None, :],
+        )
+        # Reference mean of every record: its class mean (FAN) or the marginal mean (FM).
+        # Sums of squares and Gaussian log densities are computed relative to it, so that no
+        # large numbers cancel (with one component the centred sums are exact two-pass sums).
+        xc = self.centred(design.x, design.obs)
+        if class_parent and design.y is not None:
+            wc = self.y_onehot.T @ obs
+            self.ref_mean = np.where(wc > 0, (self.y_onehot.T @ xc) / np.maximum(wc, 1.0), 0.0)
+            self.xr = np.where(design.obs, xc - self.ref_mean[design.y], 0.0)
+        else:
+            self.ref_mean = np.zeros((1, xc.shape[1]))
+            self.xr = xc
+        self.xr2 = self.xr * self.xr
+
+    def without_records(self) -> Structure:
+        """A copy that keeps what prediction needs and drops the training arrays (memory)."""
+        import copy
+
+        out = copy.copy(self)
+        d = self.d
+        out.d = Design(onehot=d.onehot[:0], x=d.x[:0], obs=d.obs[:0], y=d.y[:0], block=d.block,
+                       r=d.r, n_classes=d.n_classes)
+        out.y_onehot, out.xr, out.xr2 = self.y_onehot[:0], self.xr[:0], self.xr2[:0]
+        return out
+
+    def centred(self, x: np.ndarray, obs: np.ndarray) -> np.ndarray:
+        """Numeric values minus ``center``, 0 where missing."""
+        return np.where(obs, x - self.center, 0.0)
 
     # ------------------------------------------------------------ layout
 
-    def n_cells(self, k: int) -> int:
-        return self.d.n_classes * k if self.class_parent else k
-
-    def cells(self, k: int, y: np.ndarray | None = None) -> np.ndarray:
-        """``(n, K)`` cell of each record and component (training records, or given ``y``)."""
-        y = self.d.y if y is None else y
+    def cells(self, k: int) -> np.ndarray:
+        """``(n, K)`` cell of each training record and component."""
         comp = np.arange(k)
         if self.class_parent:
-            return y[:, None] * k + comp[None, :]
-        return np.broadcast_to(comp, (y.shape[0], k))
+            return self.d.y[:, None] * k + comp[None, :]
+        return np.broadcast_to(comp, (self.d.n, k))
+
+    def ref_cells(self, k: int) -> np.ndarray:
+        """Reference mean of every cell: its class's (FAN) or 0 (FM), ``(cells or 1, q)``."""
+        return np.repeat(self.ref_mean, k, axis=0) if self.class_parent else self.ref_mean
 
     def spread(self, tau: np.ndarray) -> np.ndarray:
         """Responsibilities ``(n, K)`` placed in their cells: ``(n, cells)``."""
@@ -164,30 +201,55 @@ class Structure:
 
     # --------------------------------------------------------------- E step
 
-    def feature_log(self, p: Params, onehot, x, obs, cells, jitter: bool) -> np.ndarray:
-        """``(n, K)`` sum over features of ``log p(x_i | cell)`` (missing values skipped)."""
-        n, k = cells.shape
-        nominal = onehot @ p.log_theta.T  # (n, cells); zeros when there are no nominal columns
-        out = np.take_along_axis(nominal, cells, axis=1)
-        if x.shape[1]:
-            mean, var, active = p.mean[cells], p.var[cells], p.active[cells]  # (n, K, q)
-            d = x[:, None, :] - mean
-            lp = -0.5 * (_LOG_2PI + np.log(var) + d * d / var)  # eq. 7 Gaussian
-            if jitter:
-                lp -= 0.5 * self.eps / var
-            out = out + np.where(obs[:, None, :] & active, lp, 0.0).sum(axis=2)
-        return out
+    def gaussian_log(self, p: Params, xr, xr2, obs, ref, cells: slice, jitter: bool):
+        """``(n, cells)`` sum over observed numeric features of ``log N(x; mu, var)`` (eq. 7).
+
+        ``xr`` are the values minus a reference mean ``ref`` (per cell, the same one the rows
+        were shifted by), so ``log N = a + b xr + c xr^2`` with per-cell coefficients and the
+        sum over features and records is three matrix products.
+        """
+        mu = p.mean[cells] - ref
+        var = p.var[cells]
+        act = p.active[cells]
+        inv = np.where(act, 1.0 / var, 0.0)
+        a = -0.5 * (_LOG_2PI + np.log(var) + mu * mu * inv)
+        if jitter:
+            a = a - 0.5 * self.eps * inv
+        a = np.where(act, a, 0.0)
+        return obs @ a.T + xr @ (mu * inv).T + xr2 @ (-0.5 * inv).T
 
     def joint(self, p: Params, jitter: bool) -> np.ndarray:
         """``(n, K)`` ``log p(c_l, x_l, h_k)`` of the training records."""
-        k = p.k
-        cells = self.cells(k)
-        out = self.feature_log(p, self.d.onehot, self.d.x, self.d.obs, cells, jitter)
-        out = out + p.log_weights[None, :]
+        d, k = self.d, p.k
+        per_cell = d.onehot @ p.log_theta.T  # (n, cells); zeros without nominal columns
+        if d.x.shape[1]:
+            per_cell = per_cell + self.gaussian_log(
+                p, self.xr, self.xr2, d.obs.astype(float), self.ref_cells(k), slice(None), jitter
+            )
+        out = np.take_along_axis(per_cell, self.cells(k), axis=1) + p.log_weights[None, :]
         if self.class_parent:
-            out = out + p.log_class[self.d.y][:, None]  # eq. 12: p(C) outside the sum
-        else:
-            out = out + p.log_class[:, self.d.y].T  # eq. 11: p(C | h_k) inside
+            return out + p.log_class[d.y][:, None]  # eq. 12: p(C) outside the sum
+        return out + p.log_class[:, d.y].T  # eq. 11: p(C | h_k) inside
+
+    def log_joint_classes(self, p: Params, rows: Design) -> np.ndarray:
+        """``(m, C)`` ``log p(c, x)`` of rows to predict: eq. 12 (FAN) or eq. 11 (FM)."""
+        k, c = p.k, self.d.n_classes
+        nominal = rows.onehot @ p.log_theta.T  # (m, cells)
+        obs = rows.obs.astype(float)
+        xc = self.centred(rows.x, rows.obs)
+        if not self.class_parent:
+            per = nominal + p.log_weights[None, :]
+            if xc.shape[1]:
+                per = per + self.gaussian_log(p, xc, xc * xc, obs, 0.0, slice(None), False)
+            return logsumexp_np(per[:, :, None] + p.log_class[None, :, :], axis=1)
+        out = np.empty((rows.n, c))
+        for cls in range(c):  # shift the rows by each class's reference mean in turn
+            cells = slice(cls * k, (cls + 1) * k)
+            per = nominal[:, cells] + p.log_weights[None, :]
+            if xc.shape[1]:
+                xr = np.where(rows.obs, xc - self.ref_mean[cls], 0.0)
+                per = per + self.gaussian_log(p, xr, xr * xr, obs, self.ref_mean[cls], cells, False)
+            out[:, cls] = p.log_class[cls] + logsumexp_np(per, axis=1)
         return out
 
     # --------------------------------------------------------------- M step
@@ -212,41 +274,29 @@ class Structure:
             nkc = tau.T @ self.y_onehot  # (K, C) expected counts of p(C | H)
             log_class = np.log((nkc + a) / (nk[:, None] + a * c))
         counts = tc.T @ d.onehot  # eq. 8 expected counts, (cells, R)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_theta = np.log(counts + a) - np.log(self.block_totals(counts) + a * d.r[d.block])
-        mean, var, active = self._gaussians(tau, tc, floor, fallback)
+        log_theta = np.log(counts + a) - np.log(self.block_totals(counts) + a * d.r[d.block])
+        mean, var, active = self._gaussians(tc, k, floor, fallback)
         return Params(log_weights, log_class, log_theta, mean, var, active)
 
-    def _gaussians(self, tau, tc, floor, fallback):
+    def _gaussians(self, tc, k, floor, fallback):
+        """Weighted means and variances per cell (eq. 7 with expected counts, §2.3)."""
         d = self.d
-        q = d.x.shape[1]
         cells_n = tc.shape[1]
-        if q == 0:
+        if d.x.shape[1] == 0:
             empty = np.zeros((cells_n, 0))
             return empty, empty, empty.astype(bool)
-        obs = d.obs.astype(float)
-        w = tc.T @ obs  # (cells, q) expected number of observed values
-        s1 = tc.T @ d.x
+        tct = np.ascontiguousarray(tc.T)
+        w = tct @ d.obs.astype(float)  # (cells, q) expected number of observed values
+        s1 = tct @ self.xr  # sums relative to the cells' reference means
+        s2 = tct @ self.xr2
         has = w > 0
+        wsafe = np.where(has, w, 1.0)
+        mu = s1 / wsafe
+        ss = np.maximum(s2 - s1 * mu, 0.0)  # centred sum of squares of the cell
         if fallback is None:
             fallback = self.marginal
-        with np.errstate(invalid="ignore", divide="ignore"):
-            mean = np.where(has, s1 / np.where(has, w, 1.0), fallback[0])
-        # Two-pass centred sums of squares (no cancellation), scattered into cells.
-        k = tau.shape[1]
-        cells = self.cells(k)
-        dev = d.x[:, None, :] - mean[cells]
-        z = (tau[:, :, None] * obs[:, None, :]) * dev * dev  # (n, K, q)
-        if self.class_parent:
-            flat = cells.ravel()
-            s2 = np.stack(
-                [np.bincount(flat, weights=z[:, :, j].ravel(), minlength=cells_n) for j in range(q)],
-                axis=1,
-            )
-        else:
-            s2 = z.sum(axis=0)
-        with np.errstate(invalid="ignore", divide="ignore"):
-            var = np.where(has, s2 / np.where(has, w, 1.0) + self.eps, fallback[1])
+        mean = np.where(has, mu + self.ref_cells(k), fallback[0])
+        var = np.where(has, ss / wsafe + self.eps, fallback[1])
         active = np.broadcast_to(fallback[2], has.shape).copy()
         var = np.where(active, np.maximum(var, floor), 1.0)  # inactive factors are never used
         return mean, var, active
@@ -260,21 +310,22 @@ class Structure:
             return 0.0
         return a * (p.log_weights.sum() + p.log_class.sum() + p.log_theta.sum())
 
-    def objective(self, joint: np.ndarray, p: Params, hard: bool) -> float:
+    def e_step(self, p: Params, hard: bool) -> tuple[float, np.ndarray]:
+        """The objective at ``p`` and the responsibilities for the next M step (eq. 8 or 9).
+
+        Soft: ``sum_l log sum_k exp(joint) + prior``; hard: ``sum_l max_k joint + prior``.
+        """
+        joint = self.joint(p, jitter=True)
         if hard:
-            data = joint.max(axis=1).sum()
+            best = joint.argmax(axis=1)
+            data = joint[np.arange(joint.shape[0]), best].sum()
+            tau = np.zeros_like(joint)
+            tau[np.arange(joint.shape[0]), best] = 1.0
         else:
-            data = logsumexp_np(joint, axis=1).sum()
-        return float(data + self.log_prior(p))
-
-
-def responsibilities(joint: np.ndarray, hard: bool) -> np.ndarray:
-    """Posterior ``p(h_k | c_l, x_l)`` (soft, eq. 8) or its argmax indicator (hard, eq. 9)."""
-    if hard:
-        tau = np.zeros_like(joint)
-        tau[np.arange(joint.shape[0]), joint.argmax(axis=1)] = 1.0
-        return tau
-    return np.exp(joint - logsumexp_np(joint, axis=1, keepdims=True))
+            rows = logsumexp_np(joint, axis=1)
+            data = rows.sum()
+            tau = np.exp(joint - rows[:, None])
+        return float(data + self.log_prior(p)), tau
 
 
 def one_component(s: Structure) -> Params:
@@ -309,7 +360,8 @@ def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -
     active = np.repeat(ref.active, k, axis=0)
     if d.x.shape[1]:
         reps = (c, 1) if s.class_parent else (1, 1)
-        mean = np.where(np.tile(d.obs[seeds], reps), np.tile(d.x[seeds], reps), mean)
+        seed_x = s.centred(d.x[seeds], d.obs[seeds])
+        mean = np.where(np.tile(d.obs[seeds], reps), np.tile(seed_x, reps), mean)
     log_class = ref.log_class if s.class_parent else np.repeat(ref.log_class, k, axis=0)
     return Params(np.full(k, -math.log(k)), log_class, log_theta, mean, var, active)
 
@@ -325,11 +377,11 @@ def run_em(s: Structure, tau0: np.ndarray, hard: bool, tol: float, max_iter: int
     params = s.m_step(tau0, floor, fallback)
     history = []
     while True:
-        joint = s.joint(params, jitter=True)
-        history.append(s.objective(joint, params, hard))
+        obj, tau = s.e_step(params, hard)
+        history.append(obj)
         if len(history) > 1 and history[-1] - history[-2] <= tol * abs(history[-1]):
             break
         if len(history) >= max_iter:
             break
-        params = s.m_step(responsibilities(joint, hard), floor, fallback)
+        params = s.m_step(tau, floor, fallback)
     return EMResult(params=params, objective=history, n_iter=len(history))
