@@ -40,7 +40,7 @@ PAPER_TESTS = {
 }
 
 #: Our full run: the paper's grids, fewer trials (to finish in < 30 min on 2 shared cores).
-FULL_TRIALS = {"nodes": 200, "records": 100, "density": 120, "worst-case": 1000}
+FULL_TRIALS = {"nodes": 200, "records": 100, "density": 100, "worst-case": 1000}
 
 #: --quick: a few grid points and trials (a smoke test, < 1 min).
 QUICK_TESTS = {
