@@ -305,5 +305,5 @@ class MixtureClassifier(BatchClassifier):
 
     def _unit_test_params(self):
         yield {"max_components": 2, "n_init": 1, "seed": 1}
-        yield {"max_components": 2, "n_init": 2, "em": "hard", "criterion": "bic", "seed": 2,
+        yield {"max_components": 2, "n_init": 1, "em": "hard", "criterion": "bic", "seed": 2,
                "window": 150}

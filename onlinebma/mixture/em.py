@@ -201,31 +201,28 @@ class Structure:
 
     # --------------------------------------------------------------- E step
 
-    def gaussian_log(self, p: Params, xr, xr2, obs, ref, cells: slice, jitter: bool):
-        """``(n, cells)`` sum over observed numeric features of ``log N(x; mu, var)`` (eq. 7).
+    def gaussian_coefficients(self, p: Params, ref, jitter: bool):
+        """Per-cell ``(a, b, c)`` with ``log N(x; mu, var) = a + b xr + c xr^2`` (eq. 7).
 
-        ``xr`` are the values minus a reference mean ``ref`` (per cell, the same one the rows
-        were shifted by), so ``log N = a + b xr + c xr^2`` with per-cell coefficients and the
-        sum over features and records is three matrix products.
+        ``xr`` is a value minus the reference mean ``ref`` of the cell; the terms are zero for
+        inactive factors. With ``jitter`` the EM objective's ``-eps / (2 var)`` is included.
         """
-        mu = p.mean[cells] - ref
-        var = p.var[cells]
-        act = p.active[cells]
-        inv = np.where(act, 1.0 / var, 0.0)
-        a = -0.5 * (_LOG_2PI + np.log(var) + mu * mu * inv)
+        mu = p.mean - ref
+        inv = np.where(p.active, 1.0 / p.var, 0.0)
+        a = -0.5 * (_LOG_2PI + np.log(p.var) + mu * mu * inv)
         if jitter:
             a = a - 0.5 * self.eps * inv
-        a = np.where(act, a, 0.0)
-        return obs @ a.T + xr @ (mu * inv).T + xr2 @ (-0.5 * inv).T
+        return np.where(p.active, a, 0.0), mu * inv, -0.5 * inv
 
     def joint(self, p: Params, jitter: bool) -> np.ndarray:
         """``(n, K)`` ``log p(c_l, x_l, h_k)`` of the training records."""
         d, k = self.d, p.k
         per_cell = d.onehot @ p.log_theta.T  # (n, cells); zeros without nominal columns
         if d.x.shape[1]:
-            per_cell = per_cell + self.gaussian_log(
-                p, self.xr, self.xr2, d.obs.astype(float), self.ref_cells(k), slice(None), jitter
-            )
+            # Every record is shifted by its own class's reference mean (FAN) or none (FM);
+            # the sums over features and records are three matrix products.
+            a, b, c = self.gaussian_coefficients(p, self.ref_cells(k), jitter)
+            per_cell = per_cell + d.obs.astype(float) @ a.T + self.xr @ b.T + self.xr2 @ c.T
         out = np.take_along_axis(per_cell, self.cells(k), axis=1) + p.log_weights[None, :]
         if self.class_parent:
             return out + p.log_class[d.y][:, None]  # eq. 12: p(C) outside the sum
@@ -234,23 +231,26 @@ class Structure:
     def log_joint_classes(self, p: Params, rows: Design) -> np.ndarray:
         """``(m, C)`` ``log p(c, x)`` of rows to predict: eq. 12 (FAN) or eq. 11 (FM)."""
         k, c = p.k, self.d.n_classes
+        m = rows.n
         nominal = rows.onehot @ p.log_theta.T  # (m, cells)
         obs = rows.obs.astype(float)
         xc = self.centred(rows.x, rows.obs)
         if not self.class_parent:
             per = nominal + p.log_weights[None, :]
             if xc.shape[1]:
-                per = per + self.gaussian_log(p, xc, xc * xc, obs, 0.0, slice(None), False)
+                a, b, cc = self.gaussian_coefficients(p, 0.0, False)
+                per = per + obs @ a.T + xc @ b.T + (xc * xc) @ cc.T
             return logsumexp_np(per[:, :, None] + p.log_class[None, :, :], axis=1)
-        out = np.empty((rows.n, c))
-        for cls in range(c):  # shift the rows by each class's reference mean in turn
-            cells = slice(cls * k, (cls + 1) * k)
-            per = nominal[:, cells] + p.log_weights[None, :]
-            if xc.shape[1]:
-                xr = np.where(rows.obs, xc - self.ref_mean[cls], 0.0)
-                per = per + self.gaussian_log(p, xr, xr * xr, obs, self.ref_mean[cls], cells, False)
-            out[:, cls] = p.log_class[cls] + logsumexp_np(per, axis=1)
-        return out
+        per = nominal.reshape(m, c, k) + p.log_weights[None, None, :]
+        if xc.shape[1]:
+            q = xc.shape[1]
+            a, b, cc = (t.reshape(c, k, q) for t in self.gaussian_coefficients(
+                p, self.ref_cells(k), False))
+            # The rows shifted by every class's reference mean: (m, C, q).
+            xr = np.where(rows.obs[:, None, :], xc[:, None, :] - self.ref_mean[None, :, :], 0.0)
+            per = per + (np.einsum("mq,ckq->mck", obs, a) + np.einsum("mcq,ckq->mck", xr, b)
+                         + np.einsum("mcq,ckq->mck", xr * xr, cc))
+        return p.log_class[None, :] + logsumexp_np(per, axis=2)
 
     # --------------------------------------------------------------- M step
 
