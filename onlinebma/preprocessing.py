@@ -12,6 +12,15 @@ River pipeline.
 >>> y = np.array([0, 0, 0, 0, 1, 1, 1, 1, 0])
 >>> mdl_cut_points(x, y, n_classes=2)
 array([4.5])
+
+In a River pipeline, in front of a discrete learner:
+
+>>> from river import tree
+>>> model = MDLDiscretizer() | tree.HoeffdingTreeClassifier()
+>>> for xi, yi in zip(x[:8], y[:8]):
+...     model.learn_one({"a": float(xi), "b": "u"}, int(yi))
+>>> model["MDLDiscretizer"].transform_one({"a": 2.0, "b": "u"})
+{'a': '(-inf, 4.5]', 'b': 'u'}
 """
 
 from __future__ import annotations
@@ -19,8 +28,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from river import base
 
-__all__ = ["mdl_cut_points"]
+from .records import NUMERIC, FeatureKinds, check_label, check_labels
+
+__all__ = ["MDLDiscretizer", "interval_labels", "mdl_cut_points"]
 
 _LOG2 = math.log(2.0)
 
@@ -152,3 +164,149 @@ def mdl_cut_points(x: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
         stack.append((first, i + 1))
         stack.append((i + 1, last))
     return np.array(sorted(cuts), dtype=float)
+
+
+def interval_labels(cuts) -> list[str]:
+    """Names of the bins ``(-inf, c1], (c1, c2], ..., (ck, inf)`` of sorted cut points.
+
+    >>> interval_labels([5.55, 6.15])
+    ['(-inf, 5.55]', '(5.55, 6.15]', '(6.15, inf)']
+    >>> interval_labels([])
+    ['(-inf, inf)']
+    """
+    bounds = ["-inf"] + [repr(float(c)) for c in cuts] + ["inf"]
+    return [
+        f"({lo}, {hi}]" if hi != "inf" else f"({lo}, {hi})" for lo, hi in zip(bounds, bounds[1:])
+    ]
+
+
+class MDLDiscretizer(base.SupervisedTransformer):
+    """Fayyad & Irani's supervised MDL discretization as a River transformer.
+
+    ``learn_one`` / ``learn_many`` store the numeric values with their labels; the cut points
+    of a feature (:func:`mdl_cut_points`, equal to Weka's supervised ``Discretize``) are
+    recomputed when ``transform_one`` needs them after new data arrived. ``transform_one``
+    replaces every numeric value by the name of its interval, such as ``"(-inf, 5.55]"``, and
+    leaves nominal features alone; missing values stay missing. A numeric feature never seen in
+    training falls in the single bin ``"(-inf, inf)"``.
+
+    Put it in front of the discrete learners (ISA, FAN, order MCMC, naive Bayes over
+    categories), so that they receive interval names, as the papers' protocol does. The learners
+    built on :class:`onlinebma.batch.BatchClassifier` with ``_discrete = True`` already
+    discretize internally with the same rule.
+
+    Parameters
+    ----------
+    nominal_attributes
+        Features that are nominal even when their values are numbers (left alone).
+
+    Attributes
+    ----------
+    cut_points_
+        ``{feature: np.ndarray}`` of the current cut points (computed on access).
+
+    Examples
+    --------
+    >>> from onlinebma.datasets import UCIDataset
+    >>> disc = MDLDiscretizer()
+    >>> for x, y in UCIDataset("iris"):
+    ...     disc.learn_one(x, y)
+    >>> disc.cut_points_["petal length"]
+    array([2.45, 4.75])
+    >>> disc.transform_one({"petal length": 5.1, "sepal width": None})
+    {'petal length': '(4.75, inf)', 'sepal width': None}
+    """
+
+    def __init__(self, nominal_attributes: list | None = None):
+        self.nominal_attributes = nominal_attributes
+        self._kinds = FeatureKinds(nominal_attributes)
+        self._classes: dict = {}
+        self._values: dict = {}  # numeric feature -> list of observed values
+        self._labels: dict = {}  # numeric feature -> list of class codes, aligned
+        self._cuts: dict = {}  # numeric feature -> (n values when computed, cut points)
+
+    def learn_one(self, x: dict, y) -> None:
+        check_label(y)
+        numeric, _, new = self._kinds.split(x)
+        self._kinds.commit(new)
+        code = self._classes.setdefault(y, len(self._classes))
+        for f, v in numeric:
+            self._values.setdefault(f, []).append(v)
+            self._labels.setdefault(f, []).append(code)
+
+    def learn_many(self, X, y) -> None:
+        """Learn a pandas DataFrame (missing = NaN/None) with its labels."""
+        import pandas as pd
+
+        if len(X) != len(y):
+            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+        labels = pd.Series(y).reset_index(drop=True)
+        check_labels(labels)
+        kinds, new = self._kinds.split_frame(X)
+        self._kinds.commit(new)
+        for label in pd.unique(labels):
+            self._classes.setdefault(label, len(self._classes))
+        codes = labels.map(self._classes).to_numpy()
+        for f, kind in kinds.items():
+            if kind != NUMERIC:
+                continue
+            col = pd.to_numeric(X[f].reset_index(drop=True), errors="coerce").to_numpy(dtype=float)
+            present = ~np.isnan(col)
+            self._values.setdefault(f, []).extend(col[present].tolist())
+            self._labels.setdefault(f, []).extend(codes[present].tolist())
+
+    def fit(self, X, y):
+        """Fit on exactly the records of ``X`` and ``y`` (pandas), forgetting earlier ones."""
+        fresh = self.clone()
+        fresh.learn_many(X, y)
+        self.__dict__.update(fresh.__dict__)
+        return self
+
+    def _cut_points(self, f) -> np.ndarray:
+        values = self._values.get(f, ())
+        cached = self._cuts.get(f)
+        if cached is None or cached[0] != len(values):
+            cuts = mdl_cut_points(
+                np.asarray(values, dtype=float),
+                np.asarray(self._labels.get(f, ()), dtype=np.int64),
+                max(1, len(self._classes)),
+            )
+            cached = self._cuts[f] = (len(values), cuts, interval_labels(cuts))
+        return cached
+
+    @property
+    def cut_points_(self) -> dict:
+        return {f: self._cut_points(f)[1] for f in self._values}
+
+    def _label(self, f, v) -> str:
+        _, cuts, names = self._cut_points(f)
+        return names[int(np.searchsorted(cuts, v, side="left"))] if cuts.size else names[0]
+
+    def transform_one(self, x: dict) -> dict:
+        numeric, _, _ = self._kinds.split(x)  # validation only: transforming learns nothing
+        out = dict(x)
+        for f, v in numeric:
+            out[f] = self._label(f, v)
+        return out
+
+    def transform_many(self, X):
+        """Transform a pandas DataFrame; missing cells stay missing."""
+        import pandas as pd
+
+        kinds, _ = self._kinds.split_frame(X, learning=False)
+        out = X.copy()
+        for f in X.columns:
+            if kinds.get(f) != NUMERIC:
+                if f not in self._kinds.kind and X[f].dtype.kind in "iuf":
+                    kinds[f] = NUMERIC  # numeric feature never seen in training
+                else:
+                    continue
+            col = pd.to_numeric(X[f], errors="coerce").to_numpy(dtype=float)
+            _, cuts, names = self._cut_points(f)
+            bins = np.searchsorted(cuts, col, side="left")
+            out[f] = pd.Series(
+                [None if np.isnan(v) else names[b] for v, b in zip(col, bins)],
+                index=X.index,
+                dtype=object,
+            )
+        return out

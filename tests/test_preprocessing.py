@@ -112,3 +112,73 @@ def test_cut_points_ignore_record_order_and_missing_values():
 def test_bad_input_is_refused_with_a_clear_error(x, y, k, match):
     with pytest.raises(ValueError, match=match):
         mdl_cut_points(x, y, k)
+
+
+# ---------------------------------------------------------------- MDLDiscretizer
+
+from river import checks  # noqa: E402
+
+from onlinebma.preprocessing import MDLDiscretizer, interval_labels  # noqa: E402
+
+
+def test_discretizer_passes_river_checks():
+    checks.check_estimator(MDLDiscretizer())
+
+
+def test_discretizer_cut_points_are_mdl_cut_points_of_the_learned_values():
+    ds = UCIDataset("crx")
+    X, Y = ds.to_frame()
+    disc = MDLDiscretizer()
+    for x, y in ds:
+        disc.learn_one(x, y)
+    classes = list(dict.fromkeys(Y))  # codes in order of appearance
+    y = Y.map({c: i for i, c in enumerate(classes)}).to_numpy()
+    for f in ds.numeric:
+        np.testing.assert_array_equal(
+            disc.cut_points_[f], mdl_cut_points(X[f].to_numpy(float), y, len(classes))
+        )
+    # learn_many / fit on the frame give the same cut points as learning one record at a time.
+    batch = MDLDiscretizer().fit(X, Y)
+    for f in ds.numeric:
+        np.testing.assert_array_equal(batch.cut_points_[f], disc.cut_points_[f])
+
+
+def test_transform_maps_numbers_to_interval_names_and_leaves_the_rest_alone():
+    X, Y = UCIDataset("iris").to_frame()
+    disc = MDLDiscretizer().fit(X, Y)
+    names = interval_labels([2.45, 4.75])
+    out = disc.transform_one({"petal length": 2.45, "sepal width": float("nan"), "note": "x"})
+    assert out["petal length"] == names[0]  # bins are closed on the right, as in Weka
+    assert out["sepal width"] != out["sepal width"]  # missing stays missing (NaN kept)
+    assert out["note"] == "x"
+    assert disc.transform_one({"petal length": 2.4500001})["petal length"] == names[1]
+    assert disc.transform_one({"petal length": 9.0})["petal length"] == names[2]
+    assert disc.transform_one({"new": 3.0}) == {"new": "(-inf, inf)"}
+    frame = disc.transform_many(X.iloc[:3].assign(**{"petal width": [0.2, None, 2.0]}))
+    assert list(frame["petal length"]) == [names[0]] * 3
+    assert frame["petal width"].iloc[1] is None
+    assert frame["petal width"].iloc[2] == "(1.75, inf)"
+
+
+def test_cut_points_follow_new_data():
+    disc = MDLDiscretizer()
+    for v in range(8):
+        disc.learn_one({"a": float(v)}, v >= 4)
+    assert disc.transform_one({"a": 3.0})["a"] == "(-inf, 3.5]"
+    for v in range(8, 16):
+        disc.learn_one({"a": float(v)}, v >= 12)
+    np.testing.assert_allclose(disc.cut_points_["a"], mdl_cut_points(
+        np.arange(16.0), np.array([0, 0, 0, 0, 1, 1, 1, 1] * 2), 2))
+
+
+def test_discretizer_refuses_bad_records_and_stays_unchanged():
+    disc = MDLDiscretizer()
+    disc.learn_one({"a": 1.0, "b": "u"}, "yes")
+    before = (dict(disc._values), dict(disc._kinds.kind))
+    with pytest.raises(TypeError, match="'a' is numeric"):
+        disc.learn_one({"a": "high"}, "no")
+    with pytest.raises(ValueError, match="label"):
+        disc.learn_one({"a": 2.0}, None)
+    with pytest.raises(ValueError, match="infinite"):
+        disc.learn_many(pd.DataFrame({"a": [1.0, np.inf]}), pd.Series(["a", "b"]))
+    assert (dict(disc._values), dict(disc._kinds.kind)) == before
