@@ -39,8 +39,15 @@ class BruteForce:
     def __init__(self, records, nodes, max_parents, alpha=1.0):
         self.records, self.nodes, self.k, self.alpha = records, list(nodes), max_parents, alpha
         self.values = {v: sorted({r[v] for r in records if r[v] is not None}) for v in nodes}
+        self._counts = {}
 
     def counts(self, child, parents):
+        key = (child, tuple(parents))
+        if key not in self._counts:
+            self._counts[key] = self._count(child, parents)
+        return self._counts[key]
+
+    def _count(self, child, parents):
         out = {}
         for r in self.records:
             if r[child] is None:
@@ -170,3 +177,224 @@ def test_fixed_order_equals_brute_force(seed, class_pos, max_parents):
         assert set(got) >= set(expected)
         for c, p in expected.items():
             assert got[c] == pytest.approx(p, abs=1e-9)
+
+
+def test_k2_table_scores_match_the_shared_dirichlet_marginal():
+    from onlinebma.order_mcmc.scores import ScoreTables
+    from onlinebma.stats.dirichlet import log_dirichlet_marginal_np
+
+    codes = np.random.default_rng(0).integers(-1, 3, (60, 4))
+    codes[:, 2] = np.maximum(codes[:, 2], 0)
+    t = ScoreTables(np.where(codes < 0, -1, codes), np.array([3, 3, 3, 3]), 2, alpha=0.7,
+                    prune_tol=0)
+    for i in range(4):
+        for par, score in zip(t.parents[i], t.log_score[i]):
+            counts, _ = t.family_counts(i, par[None])
+            k = int((par < 4).sum())
+            prior = -math.log(4) - math.log(math.comb(4, k))
+            expected = log_dirichlet_marginal_np(counts.reshape(-1, 3), 0.7).sum() + prior
+            assert score == pytest.approx(expected, abs=1e-9)
+
+
+def test_missing_training_values_follow_the_documented_rule():
+    """Child-missing records skipped, a missing parent counted as a value: vs brute force."""
+    records, features = _sample_records(7, 35, p_missing=0.2)
+    order = [features[1], CLASS, features[0], features[3], features[2]]
+    X, y = _frame(records, features)
+    model = FixedOrderBMA(order=tuple(order), max_parents=2).fit(X, y)
+    brute = BruteForce(records, features + [CLASS], 2)
+    assert model.log_evidence_ == pytest.approx(brute.order_terms(order, [])[0], abs=1e-9)
+    for x in _queries(records, features, 8):
+        expected = brute.class_proba([order], {f: v for f, v in x.items()})
+        got = model.predict_proba_one({f: v for f, v in x.items() if v is not None})
+        for c, p in expected.items():
+            assert got[c] == pytest.approx(p, abs=1e-9)
+
+
+def _node_codes(records, nodes, rows=None):
+    """Integer codes (values sorted as in ``records``; None/absent -> -1) of ``rows``."""
+    rows = records if rows is None else rows
+    out = np.full((len(rows), len(nodes)), -1, dtype=np.int64)
+    for j, v in enumerate(nodes):
+        values = sorted({r[v] for r in records if r[v] is not None})
+        for t, r in enumerate(rows):
+            if r.get(v) is not None:
+                out[t, j] = values.index(r[v])
+    return out
+
+
+def test_several_orders_average_the_joint_then_condition():
+    """Eq. 11 over three orders equals brute force averaging of the joints."""
+    records, features = _sample_records(11, 30)
+    nodes = features + [CLASS]
+    model = OrderModel(_node_codes(records, nodes), max_parents=2)
+    orders = [[4, 0, 1, 2, 3], [0, 1, 2, 3, 4], [2, 4, 3, 1, 0]]
+    weights = [model.log_weights(o) for o in orders]
+    brute = BruteForce(records, nodes, 2)
+    queries = _queries(records, features, 12, p_missing=0.4)
+    rows = _node_codes(records, nodes, queries)
+    rows[:, -1] = -1
+    got = np.exp(model.class_log_proba(rows, weights, class_node=4))
+    for t, x in enumerate(queries):
+        expected = brute.class_proba([[nodes[v] for v in o] for o in orders], x)
+        assert got[t] == pytest.approx([expected[c] for c in sorted(expected)], abs=1e-9)
+
+
+def test_beyond_the_enumeration_bound_missing_nodes_lose_their_children():
+    """max_missing_configs=1: the documented approximation, and exact for barren nodes."""
+    records, features = _sample_records(5, 30)
+    nodes = features + [CLASS]
+    model = OrderModel(_node_codes(records, nodes), max_parents=2)
+    order = [0, 4, 1, 2, 3]  # f-node 0 first, the class second, node 3 last
+    lw = [model.log_weights(order)]
+    rows = _node_codes(records, nodes)[:3].copy()
+    rows[:, -1] = -1
+    # Node 3 is last: barren, so the approximation is exact.
+    last = rows.copy()
+    last[:, 3] = -1
+    exact = model.class_log_proba(last, lw, 4, max_missing_configs=64)
+    approx = model.class_log_proba(last, lw, 4, max_missing_configs=1)
+    assert approx == pytest.approx(exact, abs=1e-12)
+    # Node 0 is first: the approximation averages only the DAGs where it has no children.
+    first = rows.copy()
+    first[:, 0] = -1
+    approx = np.exp(model.class_log_proba(first, lw, 4, max_missing_configs=1))
+    brute = BruteForce(records, nodes, 2)
+    names = [nodes[v] for v in order]
+    childless = [d for d in brute.dags(names) if all(nodes[0] not in p for p in d.values())]
+    classes = brute.values[CLASS]
+    for t in range(3):
+        joint = []
+        for c in classes:
+            u = {v: records[t][v] for v in nodes}
+            u[CLASS] = c
+            num = den = 0.0
+            for d in childless:
+                w = math.exp(brute.log_score(d))
+                sub = {v: p for v, p in d.items() if v != nodes[0]}  # barren node summed out
+                num += w * brute.joint(sub, u)
+                den += w
+            joint.append(num / den)
+        assert approx[t] == pytest.approx(np.array(joint) / sum(joint), abs=1e-9)
+
+
+# --------------------------------------------------------------------- the order sampler
+
+
+def test_swap_sampler_visits_orders_in_proportion_to_their_posterior():
+    records, features = _sample_records(21, 100)
+    model = OrderModel(_node_codes(records, features + [CLASS]), max_parents=2)
+    orders = list(itertools.permutations(range(model.n)))
+    log_ev = np.array([model.log_evidence(o) for o in orders])
+    post = np.exp(log_ev - log_ev.max())
+    post /= post.sum()
+    assert 0.5 * np.abs(post - 1 / len(orders)).sum() > 0.5  # far from uniform: a real test
+    chain = OrderChain(model, seed=3)
+    visits = dict.fromkeys(orders, 0)
+    n_iter = 60000
+    block = 1000
+    chain.run(2000, 0, 1)  # burn-in
+    for _ in range(n_iter // block):
+        _, kept = chain.run(block, 0, block)
+        for o in kept:
+            visits[tuple(int(v) for v in o)] += 1
+    freq = np.array([visits[o] for o in orders]) / n_iter
+    tv = 0.5 * np.abs(freq - post).sum()
+    assert tv < 0.05, tv
+    assert 0.0 < chain.acceptance_rate < 1.0
+
+
+def _five_node_problem():
+    records, features = _sample_records(31, 25)
+    X, y = _frame(records, features)
+    return records, features, X, y
+
+
+def test_order_mcmc_approaches_the_exact_average_over_all_120_orders():
+    records, features, X, y = _five_node_problem()
+    mcmc = OrderMCMC(max_parents=2, n_orders=400, burn_in=2000, n_iter=42000, seed=5).fit(X, y)
+    model = mcmc._model
+    # The exact answer: every order weighted by P(D | order); joints averaged, then conditioned.
+    orders = list(itertools.permutations(range(model.n)))
+    log_ev = np.array([model.log_evidence(o) for o in orders])
+    queries = X.iloc[:6]
+    got = mcmc.predict_proba(queries)
+    codes = np.hstack([mcmc.data_.codes[:6], np.full((6, 1), -1)])
+    rows = model.encode_rows(codes)
+    per_order = np.stack([model.log_joint_classes(rows, [model.log_weights(o)], model.n - 1)[:, :, 0]
+                          for o in orders])
+    log_joint = per_order + (log_ev - log_ev.max())[:, None, None]  # (orders, rows, classes)
+    top = log_joint.max(axis=0)
+    avg = np.log(np.exp(log_joint - top).sum(axis=0)) + top
+    exact = np.exp(avg - avg.max(axis=1, keepdims=True))
+    exact /= exact.sum(axis=1, keepdims=True)
+    class_map = model.value_maps[-1]
+    labels = list(mcmc.data_.classes)
+    for k, label in enumerate(labels):
+        assert np.abs(got[label].to_numpy() - exact[:, class_map[k]]).max() < 0.02
+    # the probabilities moved away from uniform, so the comparison is not vacuous
+    assert np.abs(exact - 1.0 / exact.shape[1]).max() > 0.1
+
+
+def test_same_seed_same_result_and_other_seeds_agree_within_monte_carlo_error():
+    records, features, X, y = _five_node_problem()
+    params = dict(max_parents=2, n_orders=50, burn_in=500, n_iter=10500)
+    a = OrderMCMC(seed=1, **params).fit(X, y)
+    b = OrderMCMC(seed=1, **params).fit(X, y)
+    assert a.orders_ == b.orders_
+    np.testing.assert_array_equal(a.log_evidence_trace_, b.log_evidence_trace_)
+    pa, pb = a.predict_proba(X.iloc[:8]), b.predict_proba(X.iloc[:8])
+    np.testing.assert_array_equal(pa.to_numpy(), pb.to_numpy())
+    c = OrderMCMC(seed=2, **params).fit(X, y)
+    assert c.orders_ != a.orders_
+    assert np.abs(c.predict_proba(X.iloc[:8]).to_numpy() - pa.to_numpy()).max() < 0.05
+
+
+def test_diagnostics():
+    records, features, X, y = _five_node_problem()
+    m = OrderMCMC(max_parents=2, n_orders=5, burn_in=100, n_iter=600, seed=0).fit(X, y)
+    assert len(m.orders_) == 5
+    assert all(sorted(o) == sorted(features + [CLASS]) for o in m.orders_)
+    assert m.log_evidence_trace_.shape == (600,)
+    # the trace is log P(D | order) of the chain's state
+    assert m.log_evidence_trace_[-1] == pytest.approx(
+        m._model.log_evidence([(features + [CLASS]).index(v) for v in m.orders_[-1]]), abs=1e-9)
+    assert 0 < m.acceptance_rate_ < 1
+    for probs in (m.class_parent_proba_, m.class_child_proba_):
+        assert set(probs) == set(features)
+        assert all(0.0 <= p <= 1.0 for p in probs.values())
+    # an edge into the class needs the feature before the class, and vice versa
+    f = FixedOrderBMA(order=(CLASS, *features), max_parents=2).fit(X, y)
+    assert all(p == 0.0 for p in f.class_parent_proba_.values())
+    assert any(p > 0.0 for p in f.class_child_proba_.values())
+
+
+def test_bad_input_is_refused_clearly():
+    with pytest.raises(ValueError, match="n_iter"):
+        OrderMCMC(burn_in=100, n_iter=100)
+    with pytest.raises(ValueError, match="max_parents"):
+        OrderMCMC(max_parents=-1)
+    with pytest.raises(ValueError, match="alpha"):
+        FixedOrderBMA(order=(), alpha=0)
+    with pytest.raises(ValueError, match="twice"):
+        FixedOrderBMA(order=("a", "a"))
+    records, features, X, y = _five_node_problem()
+    with pytest.raises(ValueError, match="neither"):
+        FixedOrderBMA(order=("nope",)).fit(X, y)
+    with pytest.raises(ValueError, match="class_name"):
+        OrderMCMC(class_name=features[0], n_iter=20, burn_in=0).fit(X, y)
+    # a failed refit leaves the fitted model as it was
+    m = FixedOrderBMA(order=(CLASS,), refit_every=1).fit(X, y)
+    before = m.predict_proba_one(X.iloc[0].to_dict())
+    m.learn_one({"class": "x"}, y.iloc[0])  # a feature named like the class node
+    with pytest.raises(ValueError, match="class_name"):
+        m.predict_proba_one(X.iloc[0].to_dict())
+    assert m.orders_[0][0] == CLASS and len(m.orders_) == 1
+
+
+@pytest.mark.parametrize("cls", [OrderMCMC, FixedOrderBMA])
+def test_river_estimator_checks(cls):
+    from river import checks
+
+    for params in cls._unit_test_params():
+        checks.check_estimator(cls(**params))

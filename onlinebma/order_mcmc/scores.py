@@ -28,13 +28,14 @@ Pruning
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
 import numpy as np
 
 from ..progress import progress
-from ..stats.dirichlet import log_dirichlet_marginal_np
+from scipy.special import gammaln
 
 __all__ = ["ScoreTables", "compact_codes", "config_offsets", "family_index"]
 
@@ -136,25 +137,17 @@ class ScoreTables:
         self._parent_codes = np.vstack([filled.T, np.zeros((1, codes.shape[0]), np.int64)])
         self.parents, self.log_score = [], []
         self.n_candidates = self.n_kept = 0
-        width = max(k, 1)
+        combos, sizes, subsets = _candidate_sets(n - 1, k)
+        log_prior = -math.log(n) - np.array([math.log(math.comb(n, int(z))) for z in range(k + 1)])
         for i in progress(range(n), total=n, desc="score tables", enabled=show_progress):
-            others = [v for v in range(n) if v != i]
-            sets = [c for size in range(k + 1) for c in itertools.combinations(others, size)]
-            par = np.full((len(sets), width), n, dtype=np.int64)
-            for z, c in enumerate(sets):
-                par[z, :len(c)] = c
-            sizes = np.array([len(c) for c in sets])
-            score = self._score_sets(i, par) + self._log_prior(sizes)
-            keep = self._prune(sets, score, prune_tol)
+            others = np.append(np.delete(np.arange(n), i), n)  # index n-1 of combos: dummy
+            par = others[combos]
+            score = self._score_sets(i, par) + log_prior[sizes]  # eq. 13
+            keep = _prune(score, sizes, subsets, prune_tol)
             self.parents.append(par[keep])
             self.log_score.append(score[keep])
-            self.n_candidates += len(sets)
+            self.n_candidates += len(par)
             self.n_kept += int(keep.sum())
-
-    def _log_prior(self, sizes):
-        """Eq. 13 read as rho(X_i | Z) = 1 / (n C(n, |Z|))."""
-        lc = np.array([math.log(math.comb(self.n, int(s))) for s in sizes])
-        return -math.log(self.n) - lc
 
     def family_counts(self, i: int, parents: np.ndarray):
         """Flat ``N_ijk`` counts of node ``i`` under each parent set (training records).
@@ -167,11 +160,14 @@ class ScoreTables:
         r = int(self.cards[i])
         offsets = config_offsets(parents, self.score_radix)
         _, cell = family_index(columns, i, parents, self.score_radix, r, offsets)
-        return np.bincount(cell.ravel(), minlength=int(offsets[-1]) * r).astype(float), offsets
+        return np.bincount(cell.ravel(), minlength=int(offsets[-1]) * r), offsets
 
     def chunks(self, i: int, parents: np.ndarray, n_rows: int):
         """Slices of ``parents`` small enough to count or look up in one vectorised step."""
         cells = np.prod(self.score_radix[parents], axis=1) * int(self.cards[i])
+        if cells.sum() <= _CHUNK and len(parents) * n_rows <= _CHUNK:
+            yield slice(0, len(parents))
+            return
         start = 0
         while start < len(parents):
             stop, budget = start + 1, cells[start]
@@ -183,28 +179,60 @@ class ScoreTables:
             start = stop
 
     def _score_sets(self, i, par):
-        """K2 log marginal likelihood of node ``i`` under each parent set, in chunks."""
+        """K2 log marginal likelihood of node ``i`` under each parent set, in chunks.
+
+        The same quantity as :func:`onlinebma.stats.dirichlet.log_dirichlet_marginal_np`
+        (eq. 7), computed from integer counts with ``log Gamma`` tabulated once for
+        ``0..M`` instead of evaluated per cell.
+        """
         r = int(self.cards[i])
+        m = int((self.codes[:, i] >= 0).sum())
+        counts_0_m = np.arange(m + 1)
+        lg_cell = gammaln(self.alpha + counts_0_m) - gammaln(self.alpha)
+        lg_config = gammaln(r * self.alpha) - gammaln(r * self.alpha + counts_0_m)
         out = np.empty(len(par))
-        for sl in self.chunks(i, par, max(1, int((self.codes[:, i] >= 0).sum()))):
+        for sl in self.chunks(i, par, max(1, m)):
             counts, offsets = self.family_counts(i, par[sl])
-            per_config = log_dirichlet_marginal_np(counts.reshape(-1, r), self.alpha)
+            counts = counts.reshape(-1, r)
+            per_config = lg_cell[counts].sum(axis=1) + lg_config[counts.sum(axis=1)]
             out[sl] = np.add.reduceat(per_config, offsets[:-1])
         return out
 
-    @staticmethod
-    def _prune(sets, score, prune_tol):
-        """Keep-mask: drop a set dominated by a proper subset (module docstring bound)."""
-        keep = np.ones(len(sets), dtype=bool)
-        if prune_tol <= 0 or len(sets) <= 1:
-            return keep
-        margin = math.log(prune_tol / len(sets))
-        index = {c: z for z, c in enumerate(sets)}
-        best_below = np.full(len(sets), -np.inf)  # best score over proper subsets
-        for z, c in enumerate(sets):
-            for drop in range(len(c)):
-                sub = index[c[:drop] + c[drop + 1:]]
-                best_below[z] = max(best_below[z], score[sub], best_below[sub])
-        keep = score >= best_below + margin
-        keep[0] = True
+
+@functools.lru_cache(maxsize=16)
+def _candidate_sets(n_others: int, k: int):
+    """All subsets of ``range(n_others)`` with at most ``k`` members, by size.
+
+    Returns ``(combos, sizes, subsets)``: ``combos`` is ``(s, max(k, 1))`` padded with
+    ``n_others`` (the dummy), ``sizes`` the set sizes and ``subsets`` ``(s, max(k, 1))`` the
+    indices of each set's immediate subsets (one member removed; -1 pads).
+    """
+    sets = [c for size in range(k + 1) for c in itertools.combinations(range(n_others), size)]
+    width = max(k, 1)
+    combos = np.full((len(sets), width), n_others, dtype=np.int64)
+    subsets = np.full((len(sets), width), -1, dtype=np.int64)
+    index = {c: z for z, c in enumerate(sets)}
+    for z, c in enumerate(sets):
+        combos[z, :len(c)] = c
+        for drop in range(len(c)):
+            subsets[z, drop] = index[c[:drop] + c[drop + 1:]]
+    sizes = np.array([len(c) for c in sets], dtype=np.int64)
+    for a in (combos, subsets, sizes):
+        a.setflags(write=False)
+    return combos, sizes, subsets
+
+
+def _prune(score, sizes, subsets, prune_tol):
+    """Keep-mask: drop a set dominated by a proper subset (module docstring bound)."""
+    keep = np.ones(len(score), dtype=bool)
+    if prune_tol <= 0 or len(score) <= 1:
         return keep
+    margin = math.log(prune_tol / len(score))
+    best_below = np.full(len(score), -np.inf)  # best score over proper subsets
+    for size in range(1, int(sizes.max()) + 1):  # subsets first, so chains are followed
+        level = np.flatnonzero(sizes == size)
+        sub = subsets[level, :size]
+        best_below[level] = np.maximum(score[sub], best_below[sub]).max(axis=1)
+    keep = score >= best_below + margin
+    keep[0] = True
+    return keep
