@@ -152,14 +152,22 @@ class NormalGammaPrior:
         )
 
     def log_predictive(self, x, n: float, mean: float, m2: float):
-        """Log Student-t posterior predictive density of ``x`` (a float or a numpy array)."""
-        mu_n, kappa_n, a_n, b_n = self.posterior(n, mean, m2)
-        nu = 2.0 * a_n
-        scale2 = b_n * (kappa_n + 1.0) / (a_n * kappa_n)
-        z = x - mu_n
+        """Log Student-t posterior predictive density of ``x`` (a float or a numpy array).
+
+        Degrees of freedom ``nu = 2 a_n``, so ``(nu + 1) / 2 = a_n + 1/2``; the posterior is
+        inlined because this runs for every numeric feature of every record.
+        """
+        k0 = self.kappa0
+        kappa_n = k0 + n
+        a_n = self.a0 + 0.5 * n
+        d = mean - self.mu0
+        b_n = self.b0 + 0.5 * m2 + k0 * n * d * d / (2.0 * kappa_n)
+        nu_scale2 = 2.0 * b_n * (kappa_n + 1.0) / kappa_n  # nu * scale^2
+        z = x - (k0 * self.mu0 + n * mean) / kappa_n
+        log1p = math.log1p if isinstance(x, float) else np.log1p
         return (
-            math.lgamma(0.5 * (nu + 1.0))
-            - math.lgamma(0.5 * nu)
-            - 0.5 * (math.log(nu) + _LOG_PI + math.log(scale2))
-            - 0.5 * (nu + 1.0) * (math.log1p if isinstance(x, float) else np.log1p)(z * z / (nu * scale2))
+            math.lgamma(a_n + 0.5)
+            - math.lgamma(a_n)
+            - 0.5 * (_LOG_PI + math.log(nu_scale2))
+            - (a_n + 0.5) * log1p(z * z / nu_scale2)
         )
