@@ -77,11 +77,11 @@ def test_variance_guard_binds_and_floors_component_variances():
 
 
 def test_bic_and_icl_find_the_three_components_of_a_known_fan():
-    """5,000 records from a FAN with 3 components, 5 seeds: BIC and ICL select 3 in at least 4
-    (observed: 5 of 5 here; the fan-uci experiment's synthetic table runs 10 other seeds),
+    """5,000 records from a FAN with 3 components, 4 seeds: BIC and ICL select 3 in at least 3
+    (observed: 4 of 4 here; the fan-uci experiment's synthetic table runs 10 other seeds),
     and the learned model's held-out conditional entropy is within 0.01 nats of the truth."""
     selected = {"bic": 0, "icl": 0}
-    for seed in range(5):
+    for seed in range(4):
         rng = np.random.default_rng(seed)
         truth = known_fan(rng)
         X, y, _, _ = sample_fan(truth, 5000, rng)
@@ -93,7 +93,7 @@ def test_bic_and_icl_find_the_three_components_of_a_known_fan():
         proba = model.predict_proba(Xt)
         learned = -np.log(proba.to_numpy()[np.arange(len(yt)), proba.columns.get_indexer(yt)]).mean()
         assert learned - fan_conditional_entropy(truth, xt, yt_codes) < 0.01
-    assert selected["bic"] >= 4 and selected["icl"] >= 4, selected
+    assert selected["bic"] >= 3 and selected["icl"] >= 3, selected
 
 
 # ------------------------------------------------------------ naive Bayes and brute force

@@ -37,7 +37,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
 
     repeats = 1 if quick else 3
     rows = []
-    jobs = [("mushroom", 1000 if quick else None), ("adult", 2000 if quick else None)]
+    jobs = [("mushroom", 600 if quick else None), ("adult", 800 if quick else None)]
     for name, limit in progress(jobs, desc=NAME):
         ds = UCIDataset(name)
         X, y = ds.to_frame()

@@ -92,6 +92,21 @@ def _check_float(name, value, low, strict, high=math.inf):
         raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
 
 
+class _ColumnMap:
+    """Where every nominal (feature, code) goes in the one-hot matrix, vectorised."""
+
+    def __init__(self, maps: list):
+        self.maps = maps
+        self.n_values = np.array([m.shape[0] for m in maps], dtype=np.int64)
+        self.offsets = np.concatenate([[0], np.cumsum(self.n_values)[:-1]]).astype(np.int64)
+        self.flat = np.concatenate(maps) if maps else np.zeros(0, dtype=np.int64)
+        sizes = np.array([int((m >= 0).sum()) for m in maps], dtype=np.int64)
+        used = sizes > 0  # features with no value in training have no columns
+        self.r = sizes[used]
+        self.block = np.repeat(np.arange(int(used.sum())), self.r)
+        self.n_columns = int(sizes.sum())
+
+
 class MixtureClassifier(BatchClassifier):
     """Base of :class:`~onlinebma.mixture.FAN` and :class:`~onlinebma.mixture.FiniteMixture`."""
 
@@ -146,7 +161,7 @@ class MixtureClassifier(BatchClassifier):
     # --------------------------------------------------------------- encoding
 
     @staticmethod
-    def _column_maps(codes: np.ndarray, n_values) -> list:
+    def _column_maps(codes: np.ndarray, n_values) -> _ColumnMap:
         """Per nominal feature, the one-hot column of each code (-1: value absent from training)."""
         maps, start = [], 0
         for j, nv in enumerate(n_values):
@@ -156,27 +171,22 @@ class MixtureClassifier(BatchClassifier):
             m[seen] = start + np.arange(int(seen.sum()))
             start += int(seen.sum())
             maps.append(m)
-        return maps
+        return _ColumnMap(maps)
 
     @staticmethod
-    def _design(codes, numeric, y, maps, n_classes) -> Design:
+    def _design(codes, numeric, y, cmap: _ColumnMap, n_classes) -> Design:
         n = codes.shape[0]
-        sizes = [int((m >= 0).sum()) for m in maps]
-        r_all = np.asarray(sizes, dtype=np.int64)
-        onehot = np.zeros((n, int(r_all.sum())))
-        for j, m in enumerate(maps):
-            if j >= codes.shape[1]:
-                break
-            col = codes[:, j]
-            ok = (col >= 0) & (col < m.shape[0])
-            cols = np.where(ok, m[np.where(ok, col, 0)], -1)
-            rows = np.flatnonzero(cols >= 0)
-            onehot[rows, cols[rows]] = 1.0
-        used = r_all > 0  # features with no value in training have no columns
-        block = np.repeat(np.arange(int(used.sum())), r_all[used])
+        onehot = np.zeros((n, cmap.n_columns))
+        p = len(cmap.maps)
+        if p:
+            c = codes[:, :p].astype(np.int64)
+            ok = (c >= 0) & (c < cmap.n_values)
+            cols = np.where(ok, cmap.flat[np.where(ok, cmap.offsets + c, 0)], -1)
+            rows, feats = np.nonzero(cols >= 0)
+            onehot[rows, cols[rows, feats]] = 1.0
         obs = ~np.isnan(numeric)
         return Design(onehot=onehot, x=np.where(obs, numeric, 0.0), obs=obs, y=y,
-                      block=block, r=r_all[used], n_classes=n_classes)
+                      block=cmap.block, r=cmap.r, n_classes=n_classes)
 
     # ---------------------------------------------------------------- fitting
 
@@ -289,12 +299,12 @@ class MixtureClassifier(BatchClassifier):
 
         FAN: a ``(C, K)`` array ``p(value | class, component)``; FM: ``(K,)`` ``p(value | h)``.
         """
-        s, p, maps = self._fitted()
+        s, p, cmap = self._fitted()
         theta = np.exp(p.log_theta)
         out = {}
         names = self._fitted_data.nominal_features
         values = [{code: v for v, code in vc.items()} for vc in self._value_codes]
-        for j, m in enumerate(maps):
+        for j, m in enumerate(cmap.maps):
             feature = {}
             for code in np.flatnonzero(m >= 0):
                 col = theta[:, m[code]]

@@ -43,6 +43,11 @@ class FiniteMixture(MixtureClassifier):
 
     _class_parent = False
 
+    def _unit_test_params(self):
+        # One set: hard EM and the window go through the same engine and adapter code, which
+        # FAN's second set already puts through River's checks (keeps the suite fast).
+        yield {"max_components": 2, "n_init": 1, "seed": 1}
+
     @property
     def class_given_component_(self):
         import numpy as np
