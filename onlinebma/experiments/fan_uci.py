@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 import pathlib
 import time
+import warnings
 
 import numpy as np
 
@@ -134,7 +135,11 @@ def cross_validate(name, factories: dict, folds: int, seed_key: int):
     logp = {m: np.full(len(y), np.nan) for m in factories}
     ks = {m: [] for m in factories}
     seconds = {m: 0.0 for m in factories}
-    for fold, (tr, te) in enumerate(skf.split(X, strata)):
+    with warnings.catch_warnings():
+        # The pooled rare stratum may still have fewer members than folds; sklearn says so.
+        warnings.filterwarnings("ignore", "The least populated class", UserWarning)
+        splits = list(skf.split(X, strata))
+    for fold, (tr, te) in enumerate(splits):
         for m, make in factories.items():
             model = make(ds.nominal_attributes, fold)
             start = time.perf_counter()

@@ -14,8 +14,11 @@ so the E and M steps are the same code for both, vectorised over all records and
   training, summed over features; a missing value is a row of zeros in its feature's block, so it
   is summed out for free). The E step is one matrix product ``onehot @ log_theta.T``; the M step's
   expected counts (eq. 8) are one product ``tau_cells.T @ onehot``.
-- Numeric features are Gaussians per cell (eq. 7 with maximum-likelihood variances, see below),
-  evaluated on ``(n, K, q)`` arrays; NaN values are skipped (mask).
+- Numeric features are Gaussians per cell (eq. 7 with maximum-likelihood variances, see below).
+  ``log N(x; mu, var) = a + b x + c x^2`` per cell, so their E step is three matrix products
+  (observed mask, values, squared values) and their M step's weighted sums three more; values are
+  taken relative to the record's class mean (FAN) or the marginal mean (FM) so that nothing large
+  cancels. Missing values have mask 0 and drop out.
 
 Estimates are the Dirichlet ones of eq. 5, ``(N_ijk + alpha) / (N_ij + alpha r_i)``, for the
 feature tables, the mixing proportions and (FM) ``p(C | H)``. They maximise the log likelihood plus
