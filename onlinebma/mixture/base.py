@@ -156,7 +156,7 @@ class MixtureClassifier(BatchClassifier):
     def _reset(self):
         super()._reset()
         self._model = None  # (structure, params, column maps) of the selected fit
-        self._warm = {}  # K -> (params, column maps, numeric width, classes) of the last fit
+        self._warm = {}  # K -> what _warm_tau needs of the last fit with K components
 
     # --------------------------------------------------------------- encoding
 
