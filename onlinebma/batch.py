@@ -32,6 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from river import base
 
+from .params import check_int
 from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels
 
 __all__ = ["BatchClassifier", "Encoded"]
@@ -141,10 +142,10 @@ class BatchClassifier(base.MiniBatchClassifier):
 
     def __init__(self, window: int | None = None, refit_every: int | None = None,
                  nominal_attributes: list | None = None):
-        if window is not None and (not isinstance(window, int) or window < 1):
-            raise ValueError(f"window must be a positive integer or None, got {window!r}")
-        if refit_every is not None and (not isinstance(refit_every, int) or refit_every < 1):
-            raise ValueError(f"refit_every must be a positive integer or None, got {refit_every!r}")
+        if window is not None:
+            check_int("window", window, 1)
+        if refit_every is not None:
+            check_int("refit_every", refit_every, 1)
         self.window = window
         self.refit_every = refit_every
         self.nominal_attributes = nominal_attributes

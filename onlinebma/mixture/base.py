@@ -9,17 +9,24 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
-import numbers
 
 import numpy as np
 
 from ..batch import BatchClassifier, Encoded
 from ..naive_bayes.naive import VAR_SMOOTHING
+from ..params import check_choice, check_int, check_real
 from ..progress import progress as progress_bar
 from ..stats.logmath import logsumexp_np
 from .criteria import CRITERIA, scores
-from .em import Design, EMResult, Params, Structure, one_component, run_em, seeded_params
+from .em import (
+    Design,
+    EMResult,
+    Params,
+    Structure,
+    one_component,
+    run_em,
+    seeded_params,
+)
 
 __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
 
@@ -79,19 +86,6 @@ def _blas_controller():
     return ThreadpoolController()
 
 
-def _check_int(name, value, low):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
-        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
-
-
-def _check_float(name, value, low, strict, high=math.inf):
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-    ok = ok and (value > low if strict else value >= low) and value <= high
-    if not ok:
-        bound = f"> {low}" if strict else f">= {low}"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
-
-
 class _ColumnMap:
     """Where every nominal (feature, code) goes in the one-hot matrix, vectorised."""
 
@@ -128,18 +122,16 @@ class MixtureClassifier(BatchClassifier):
         refit_every: int | None = None,
         nominal_attributes: list | None = None,
     ):
-        _check_int("max_components", max_components, 1)
-        if criterion not in CRITERIA:
-            raise ValueError(f"criterion must be one of {CRITERIA}, got {criterion!r}")
-        if em not in ("soft", "hard"):
-            raise ValueError(f"em must be 'soft' or 'hard', got {em!r}")
-        _check_int("n_init", n_init, 1)
-        _check_float("tol", tol, 0.0, strict=False)
-        _check_int("max_iter", max_iter, 1)
-        _check_float("alpha", alpha, 0.0, strict=True)
-        _check_float("variance_guard", variance_guard, 0.0, strict=False, high=1.0)
+        check_int("max_components", max_components, 1)
+        check_choice("criterion", criterion, CRITERIA)
+        check_choice("em", em, ("soft", "hard"))
+        check_int("n_init", n_init, 1)
+        check_real("tol", tol, 0.0, strict=False)
+        check_int("max_iter", max_iter, 1)
+        check_real("alpha", alpha, 0.0, strict=True)
+        check_real("variance_guard", variance_guard, 0.0, strict=False, high=1.0)
         if seed is not None:
-            _check_int("seed", seed, 0)
+            check_int("seed", seed, 0)
         self.max_components = max_components
         self.criterion = criterion
         self.em = em

@@ -70,7 +70,6 @@ def scores(s: Structure, p: Params) -> dict:
 def _cheeseman_stutz_gap(s: Structure, p: Params, tau: np.ndarray, log_n: float) -> float:
     """``log p(D' | M) - log p(D' | theta)`` for the data completed with ``tau``."""
     d, a = s.d, s.alpha
-    k = p.k
     counts = s.spread(tau).T @ d.onehot  # expected counts per cell and value, (cells, R)
     nk = tau.sum(axis=0)
     if s.class_parent:

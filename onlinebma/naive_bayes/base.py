@@ -33,7 +33,8 @@ import math
 import numpy as np
 from river import base
 
-from ..records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels
+from ..params import check_real
+from ..records import NOMINAL, FeatureKinds, check_label, check_labels
 from ..stats.gaussian import GaussianMoments
 from ..stats.logmath import log_add, normalize_log
 from ..stats.tables import NominalTable, NumericTable
@@ -58,8 +59,7 @@ class BaseNB(base.MiniBatchClassifier):
     """Shared statistics, validation and prediction of the naive Bayes family."""
 
     def __init__(self, alpha: float = 1.0, nominal_attributes: list | None = None):
-        if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"alpha must be a positive finite number, got {alpha!r}")
+        check_real("alpha", alpha, 0.0, strict=True)
         self.alpha = alpha
         self.nominal_attributes = nominal_attributes
         self._kinds = FeatureKinds(nominal_attributes)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..params import check_real
 from ..stats.tables import NominalTable
 from .naive import NaiveBayes
 
@@ -60,8 +61,7 @@ class BMANB(NaiveBayes):
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0,
                  nominal_attributes: list | None = None):
         super().__init__(alpha=alpha, nominal_attributes=nominal_attributes)
-        if not (isinstance(gamma, (int, float)) and math.isfinite(gamma) and gamma > 0):
-            raise ValueError(f"gamma must be a positive finite number, got {gamma!r}")
+        check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)
         # Per nominal feature, the count-dependent parts of the plug-in log likelihoods, kept

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+from ..params import check_choice, check_real
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.tables import NominalTable, NumericTable
@@ -74,12 +75,9 @@ class ModelAveragedNB(BaseNB):
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
                  nominal_attributes: list | None = None):
         super().__init__(alpha=alpha, nominal_attributes=nominal_attributes)
-        if prior not in ("K2", "BDeu"):
-            raise ValueError(f"prior must be 'K2' or 'BDeu', got {prior!r}")
-        if not (isinstance(ess, (int, float)) and math.isfinite(ess) and ess > 0):
-            raise ValueError(f"ess must be a positive finite number, got {ess!r}")
-        if not (isinstance(inclusion_prior, (int, float)) and 0 < inclusion_prior < 1):
-            raise ValueError(f"inclusion_prior must be in (0, 1), got {inclusion_prior!r}")
+        check_choice("prior", prior, ("K2", "BDeu"))
+        check_real("ess", ess, 0.0, strict=True)
+        check_real("inclusion_prior", inclusion_prior, 0.0, strict=True, high=1.0, strict_high=True)
         if normal_gamma is not None and not isinstance(normal_gamma, NormalGammaPrior):
             raise TypeError("normal_gamma must be a NormalGammaPrior or None")
         self.prior = prior

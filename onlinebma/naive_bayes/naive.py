@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-
 from ..stats.gaussian import GaussianMoments
 from ..stats.tables import NumericTable
 from .base import BaseNB

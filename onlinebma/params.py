@@ -1,0 +1,48 @@
+"""Hyperparameter validation shared by every learner: one wording for every refusal.
+
+>>> check_int("n_init", 3, low=1)
+>>> check_real("alpha", 0.0, low=0.0, strict=True)
+Traceback (most recent call last):
+...
+ValueError: alpha must be a finite number > 0.0, got 0.0
+>>> check_choice("prior", "K3", ("K2", "BDeu"))
+Traceback (most recent call last):
+...
+ValueError: prior must be one of ('K2', 'BDeu'), got 'K3'
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+__all__ = ["check_bool", "check_choice", "check_int", "check_real"]
+
+
+def check_int(name: str, value, low: int) -> None:
+    """An integer (not a bool) at least ``low``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {value!r}")
+
+
+def check_real(name: str, value, low: float, strict: bool, high: float = math.inf,
+               strict_high: bool = False) -> None:
+    """A finite real number (not a bool) above ``low`` (``>`` if ``strict``) and below ``high``."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    ok = ok and (value > low if strict else value >= low)
+    ok = ok and (value < high if strict_high else value <= high)
+    if not ok:
+        bound = f"> {low}" if strict else f">= {low}"
+        if high != math.inf:
+            bound += f" and {'<' if strict_high else '<='} {high}"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+
+
+def check_bool(name: str, value) -> None:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def check_choice(name: str, value, choices: tuple) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
