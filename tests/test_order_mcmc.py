@@ -126,7 +126,7 @@ def _sample_records(seed, n_records, n_features=4, p_missing=0.0):
         r = {}
         for pos, v in enumerate(nodes):
             parents = nodes[max(0, pos - 2):pos]
-            h = sum(hash(str(r[p])) % 7 for p in parents)
+            h = sum(sum(map(ord, r[p])) for p in parents)  # deterministic (no str hash)
             probs = np.full(cards[v], 0.15)
             probs[h % cards[v]] += 0.7
             r[v] = f"{v}={rng.choice(cards[v], p=probs / probs.sum())}"
@@ -278,11 +278,27 @@ def test_beyond_the_enumeration_bound_missing_nodes_lose_their_children():
         assert approx[t] == pytest.approx(np.array(joint) / sum(joint), abs=1e-9)
 
 
+def test_rows_dropping_different_nodes_match_one_row_at_a_time():
+    """The batched per-row renormalisation equals each row computed alone (log space)."""
+    records, features = _sample_records(9, 40)
+    nodes = features + [CLASS]
+    model = OrderModel(_node_codes(records, nodes), max_parents=3)
+    weights = [model.log_weights(o) for o in ([3, 4, 0, 1, 2], [4, 2, 1, 0, 3])]
+    rows = _node_codes(records, nodes)[:8].copy()
+    rows[:, 4] = -1
+    for t in range(8):
+        rows[t, [t % 4, (t + 1) % 4][: 1 + t % 2]] = -1
+    batch = model.class_log_proba(rows, weights, 4, max_missing_configs=1)
+    for t in range(8):
+        alone = model.class_log_proba(rows[t:t + 1], weights, 4, max_missing_configs=1)
+        assert batch[t] == pytest.approx(alone[0], abs=1e-10)
+
+
 # --------------------------------------------------------------------- the order sampler
 
 
 def test_swap_sampler_visits_orders_in_proportion_to_their_posterior():
-    records, features = _sample_records(21, 100)
+    records, features = _sample_records(22, 60)
     model = OrderModel(_node_codes(records, features + [CLASS]), max_parents=2)
     orders = list(itertools.permutations(range(model.n)))
     log_ev = np.array([model.log_evidence(o) for o in orders])
@@ -398,3 +414,26 @@ def test_river_estimator_checks(cls):
 
     for params in cls._unit_test_params():
         checks.check_estimator(cls(**params))
+
+
+# ------------------------------------------------------------------ experiments (smoke)
+
+
+@pytest.mark.parametrize("name", ["order_alarm", "bench_order"])
+def test_experiment_quick_runs(name, tmp_path):
+    import importlib
+
+    pytest.importorskip("pgmpy")  # an optional extra: the experiments need it, the library not
+    mod = importlib.import_module(f"onlinebma.experiments.{name}")
+    result = mod.run(quick=True, out=tmp_path)
+    assert (tmp_path / "results" / f"{mod.NAME}.md").exists()
+    for table in result["tables"].values():
+        assert len(table) > 0
+        numbers = table.select_dtypes("number").to_numpy(dtype=float)
+        assert np.isfinite(numbers[~np.isnan(numbers)]).all()
+    if name == "order_alarm":
+        complete = result["tables"]["complete"]
+        assert set(complete.dataset) == {"alarm", "breast-w", "mushroom"}
+        raw = result["tables"]["raw"]
+        assert raw[["acc_1", "acc_10"]].stack().between(0, 1).all()
+        assert (tmp_path / "figures" / "order-alarm-accuracy.png").exists()

@@ -41,11 +41,14 @@ import numpy as np
 
 from ..batch import BatchClassifier, Encoded
 from ..stats.logmath import logsumexp_np
-from .scores import ScoreTables, compact_codes, family_index
+from .scores import ScoreTables, compact_codes, config_offsets, family_index
 
 __all__ = ["FixedOrderBMA", "OrderModel"]
 
 _DROPPED = -2  # row code of a missing node summed out by the "no children" approximation
+_TINY = 1e-250  # kept weight below which a row's renormalisation is redone in log space
+_GROUP = 64  # rows sharing a dropped-node pattern that are worth the shared path
+_BATCH = 50_000  # expanded rows (records x classes x missing configurations) per batch
 
 
 class OrderModel:
@@ -67,7 +70,8 @@ class OrderModel:
         self.cards = cards
         self.alpha = float(alpha)
         self.prune_tol = float(prune_tol)
-        self._counts: dict = {}  # node -> (N_ijk flat, N_ij flat) over the kept sets
+        self._theta: dict = {}  # node -> predictive probabilities of all its kept families
+        self._weight_cache: dict = {}  # see _node_weights
         # Parent sets as bitmasks for the chain's "sets inside this predecessor set" query.
         self._set_masks = None
         if self.n <= 62:
@@ -137,46 +141,155 @@ class OrderModel:
             out[ok, j] = mapping[col[ok]]
         return out
 
-    def _node_counts(self, i):
-        """Training counts of node ``i`` under all its kept sets (computed once, int32)."""
-        if i not in self._counts:
+    def _node_theta(self, i):
+        """Predictive ``(a + N_ijk) / (r_i a + N_ij)`` of every cell of every kept set of node
+        ``i`` (eq. 7), flat, with the sets' configuration offsets; computed once per fit."""
+        if i not in self._theta:
             par = self.tables.parents[i]
             r = int(self.cards[i])
-            nk, offsets = self.tables.family_counts(i, par)
-            self._counts[i] = (nk.astype(np.int32), nk.reshape(-1, r).sum(axis=1).astype(np.int32),
-                               offsets)
-        return self._counts[i]
+            parts = [self.tables.family_counts(i, par[sl])[0]
+                     for sl in self.tables.chunks(i, par, self.tables.codes.shape[0])]
+            nk = np.concatenate(parts).reshape(-1, r)
+            theta = (nk + self.alpha) / (nk.sum(axis=1, keepdims=True) + r * self.alpha)
+            self._theta[i] = (theta.ravel(), config_offsets(par, self.tables.score_radix))
+        return self._theta[i]
 
-    def log_joint(self, rows: np.ndarray, log_weights: list) -> np.ndarray:
-        """``log P(U = row | D, order_t)`` for complete rows, one column per order ``t``.
+    def _mixture(self, i, columns, sets, w):
+        """``sum_Z w[Z, t] theta_i(Z)(row)`` for the given sets: ``(m, T)`` (eq. 9)."""
+        theta, offsets = self._node_theta(i)
+        par = self.tables.parents[i]
+        r = int(self.cards[i])
+        f = np.zeros((columns.shape[1], w.shape[1]))
+        for sl in self.tables.chunks(i, par[sets], columns.shape[1]):
+            idx = sets[sl]
+            _, cell = family_index(columns, i, par[idx], self.tables.score_radix, r, offsets[idx])
+            f += theta[cell].T @ w[idx]
+        return f
 
-        ``rows`` is ``(m, n)`` compact codes; a node coded ``-2`` is summed out under the
-        "no children" approximation (module docstring); all rows must drop the same nodes.
+    def _masked_mixture(self, i, columns, dropped, sets, w):
+        """Like :meth:`_mixture`, skipping in each row the parent sets that contain a node
+        dropped in that row (``dropped``: ``(n + 1, m)`` bools). Returns the numerator and the
+        kept weight ``(m, T)`` each; their ratio renormalises the weights row by row."""
+        theta, offsets = self._node_theta(i)
+        par = self.tables.parents[i]
+        r = int(self.cards[i])
+        num = np.zeros((columns.shape[1], w.shape[1]))
+        den = np.zeros_like(num)
+        for sl in self.tables.chunks(i, par[sets], columns.shape[1]):
+            idx = sets[sl]
+            _, cell = family_index(columns, i, par[idx], self.tables.score_radix, r, offsets[idx])
+            keep = ~dropped[par[idx]].any(axis=1)  # (s, m)
+            num += (theta[cell] * keep).T @ w[idx]
+            den += keep.T.astype(float) @ w[idx]
+        return num, den
+
+    def _log_joint_mixed(self, rows, log_weights, drop, class_node):
+        """:meth:`log_joint` for rows that drop different nodes.
+
+        Rows sharing a pattern with at least ``_GROUP`` others go through the shared path;
+        the rest have their weights renormalised row by row in linear space, and rows whose
+        kept weight underflows are redone one by one in log space.
         """
         m = rows.shape[0]
         out = np.zeros((m, len(log_weights)))
-        dropped = np.flatnonzero(rows[0] == _DROPPED) if m else np.zeros(0, dtype=np.int64)
-        columns = np.vstack([np.where(rows == _DROPPED, 0, rows).T, np.zeros((1, m), np.int64)])
-        radix = self.tables.score_radix
+        patterns, which, counts = np.unique(drop, axis=0, return_inverse=True, return_counts=True)
+        which = which.ravel()
+        rest = np.ones(m, dtype=bool)
+        for g in np.flatnonzero(counts >= _GROUP):
+            members = which == g
+            out[members] = self.log_joint(rows[members], log_weights, class_node)
+            rest &= ~members
+        rows, drop = rows[rest], drop[rest]
+        part = np.zeros((rows.shape[0], len(log_weights)))
+        filled = np.where(drop, 0, rows)
+        columns = np.vstack([filled.T, np.zeros((1, len(rows)), np.int64)])
+        dropped = np.vstack([drop.T, np.zeros((1, len(rows)), dtype=bool)])
+        if class_node is not None:  # rows that differ only in the class: evaluate once
+            collapsed = np.where(drop, _DROPPED, filled)
+            collapsed[:, class_node] = 0
+            uniq, inverse = np.unique(collapsed, axis=0, return_inverse=True)
+            inverse = inverse.ravel()
+            u_drop = uniq == _DROPPED
+            u_columns = np.vstack([np.where(u_drop, 0, uniq).T, np.zeros((1, len(uniq)), np.int64)])
+            u_dropped = np.vstack([u_drop.T, np.zeros((1, len(uniq)), dtype=bool)])
+        redo = np.zeros(len(rows), dtype=bool)
+        for i in range(self.n):
+            w, with_class, without_class = self._node_weights(i, log_weights, (), class_node)
+            nonzero = w.max(axis=1) > 0  # no pruning here: kept weights may be small
+            if without_class is None:
+                num, den = self._masked_mixture(i, columns, dropped, np.flatnonzero(nonzero), w)
+            else:
+                has_class = (self.tables.parents[i] == class_node).any(axis=1)
+                num, den = self._masked_mixture(i, columns, dropped,
+                                                np.flatnonzero(nonzero & has_class), w)
+                u_num, u_den = self._masked_mixture(i, u_columns, u_dropped,
+                                                    np.flatnonzero(nonzero & ~has_class), w)
+                num += u_num[inverse]
+                den += u_den[inverse]
+            live = ~drop[:, i]  # a dropped node is barren: its factor is one
+            tiny = live & (den < _TINY).any(axis=1)
+            redo |= tiny
+            ok = live & ~tiny
+            part[ok] += np.log(num[ok] / den[ok])
+        for t in np.flatnonzero(redo):
+            part[t] = self.log_joint(rows[t:t + 1], log_weights, class_node)[0]
+        out[rest] = part
+        return out
+
+    def _node_weights(self, i, log_weights, dropped, class_node):
+        """Node ``i``'s mixture weights ``(s_i, T)`` over the orders, renormalised without the
+        parent sets that contain a dropped node, and the sets worth evaluating (prediction-time
+        pruning), split by whether they contain the class. Cached: they depend on the orders,
+        not on the rows."""
+        key = (i, id(log_weights), tuple(dropped), class_node)
+        hit = self._weight_cache.get(key)
+        if hit is not None and hit[0] is log_weights:
+            return hit[1]
+        par = self.tables.parents[i]
+        lw = np.stack([w[i] for w in log_weights], axis=1)
+        if len(dropped):
+            hit_dropped = np.isin(par, dropped).any(axis=1)
+            lw = np.where(hit_dropped[:, None], -np.inf, lw)
+            lw = lw - logsumexp_np(lw, axis=0, keepdims=True)
+        w = np.exp(lw)
+        use = w.max(axis=1) >= self.prune_tol / len(par)
+        if class_node is None or i == class_node:
+            value = (w, np.flatnonzero(use), None)
+        else:
+            has_class = (par == class_node).any(axis=1)
+            value = (w, np.flatnonzero(use & has_class), np.flatnonzero(use & ~has_class))
+        if len(self._weight_cache) > 4096:
+            self._weight_cache.clear()
+        self._weight_cache[key] = (log_weights, value)
+        return value
+
+    def log_joint(self, rows: np.ndarray, log_weights: list, class_node=None) -> np.ndarray:
+        """``log P(U = row | D, order_t)`` for complete rows, one column per order ``t``.
+
+        ``rows`` is ``(m, n)`` compact codes; a node coded ``-2`` is summed out under the
+        "no children" approximation (module docstring). With ``class_node`` given, parent sets without the class are evaluated once per
+        distinct row with the class ignored (rows often differ only in the class).
+        """
+        m = rows.shape[0]
+        drop = rows == _DROPPED
+        if m > 1 and drop.any() and (drop != drop[0]).any():
+            return self._log_joint_mixed(rows, log_weights, drop, class_node)
+        out = np.zeros((m, len(log_weights)))
+        dropped = np.flatnonzero(drop[0]) if m else np.zeros(0, dtype=np.int64)
+        filled = np.where(rows == _DROPPED, 0, rows)
+        columns = np.vstack([filled.T, np.zeros((1, m), np.int64)])
+        if class_node is not None:
+            collapsed = filled.copy()
+            collapsed[:, class_node] = 0
+            uniq, inverse = np.unique(collapsed, axis=0, return_inverse=True)
+            uniq_columns = np.vstack([uniq.T, np.zeros((1, len(uniq)), np.int64)])
         for i in range(self.n):
             if i in dropped:
                 continue  # a barren node sums out to one
-            par = self.tables.parents[i]
-            lw = np.stack([w[i] for w in log_weights], axis=1)  # (s_i, T)
-            if len(dropped):
-                hit = np.isin(par, dropped).any(axis=1)
-                lw = np.where(hit[:, None], -np.inf, lw)
-                lw = lw - logsumexp_np(lw, axis=0, keepdims=True)
-            w = np.exp(lw)
-            use = np.flatnonzero(w.max(axis=1) >= self.prune_tol / len(par))
-            nk, nj, offsets = self._node_counts(i)
-            r = int(self.cards[i])
-            f = np.zeros((m, w.shape[1]))
-            for sl in self.tables.chunks(i, par[use], m):
-                idx = use[sl]
-                config, cell = family_index(columns, i, par[idx], radix, r, offsets[idx])
-                theta = (nk[cell] + self.alpha) / (nj[config] + r * self.alpha)  # eq. 7, (s, m)
-                f += theta.T @ w[idx]  # eq. 9: sum over parent sets, one column per order
+            w, with_class, without_class = self._node_weights(i, log_weights, dropped, class_node)
+            f = self._mixture(i, columns, with_class, w)
+            if without_class is not None:
+                f += self._mixture(i, uniq_columns, without_class, w)[inverse.ravel()]
             out += np.log(f)
         return out
 
@@ -192,7 +305,7 @@ class OrderModel:
         m, rc, n_orders = rows.shape[0], int(self.cards[class_node]), len(log_weights)
         missing = rows < 0
         missing[:, class_node] = False
-        plans: dict = {}  # dropped nodes -> [(row, enumerated nodes)]
+        plans = []  # per row: (enumerated nodes, dropped nodes)
         for t in range(m):
             miss = sorted(np.flatnonzero(missing[t]), key=lambda v: (self.cards[v], v))
             size, enum = 1, []
@@ -201,25 +314,30 @@ class OrderModel:
                     break
                 size *= int(self.cards[v])
                 enum.append(v)
-            plans.setdefault(tuple(miss[len(enum):]), []).append((t, enum))
+            plans.append((enum, miss[len(enum):]))
         out = np.empty((m, rc, n_orders))
-        for dropped, members in plans.items():
-            blocks, seg_sizes = [], []
-            for t, enum in members:
+        start = 0
+        while start < m:
+            blocks, seg_sizes, stop, size = [], [], start, 0
+            while stop < m and (stop == start or size < _BATCH):
+                enum, dropped = plans[stop]
                 combos = list(itertools.product(*[range(self.cards[v]) for v in enum]))
                 grid = np.array(combos, dtype=np.int64).reshape(len(combos), len(enum))
-                block = np.repeat(rows[t][None], rc * len(grid), axis=0)
+                block = np.repeat(rows[stop][None], rc * len(grid), axis=0)
                 block[:, class_node] = np.repeat(np.arange(rc), len(grid))
                 block[:, enum] = np.tile(grid, (rc, 1))
-                block[:, list(dropped)] = _DROPPED
+                block[:, dropped] = _DROPPED
                 blocks.append(block)
                 seg_sizes += [len(grid)] * rc
-            joint = self.log_joint(np.vstack(blocks), log_weights)  # (rows x class x configs, T)
+                size += len(block)
+                stop += 1
+            joint = self.log_joint(np.vstack(blocks), log_weights, class_node)
             starts = np.concatenate([[0], np.cumsum(seg_sizes)[:-1]])
             top = np.maximum.reduceat(joint, starts, axis=0)
             rep = np.repeat(top, seg_sizes, axis=0)
             summed = np.log(np.add.reduceat(np.exp(joint - rep), starts, axis=0)) + top
-            out[[t for t, _ in members]] = summed.reshape(len(members), rc, n_orders)
+            out[start:stop] = summed.reshape(stop - start, rc, n_orders)
+            start = stop
         return out
 
     def class_log_proba(self, rows, log_weights: list, class_node: int,
