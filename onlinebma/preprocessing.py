@@ -44,41 +44,43 @@ def _x_log_x(v: np.ndarray) -> np.ndarray:
     return v * out
 
 
-def _entropy(counts: np.ndarray) -> np.ndarray:
-    """Class entropy in bits of each row of ``counts`` (Weka's ``ContingencyTables.entropy``).
+def _entropy(counts) -> float:
+    """Class entropy in bits of one count vector (Weka's ``ContingencyTables.entropy``).
 
-    Sums run class by class in Weka's order so that ties between candidate cuts break the same way.
+    Plain floats, summed class by class in Weka's order.
     """
-    ret = np.zeros(counts.shape[:-1])
-    total = np.zeros(counts.shape[:-1])
-    for j in range(counts.shape[-1]):
-        ret = ret - _x_log_x(counts[..., j])
-        total = total + counts[..., j]
-    safe = np.where(total > 0, total, 1.0)
-    return np.where(total > 0, (ret + _x_log_x(total)) / (safe * _LOG2), 0.0)
+    ret = total = 0.0
+    for c in counts:
+        if c > 0:
+            ret -= c * math.log(c)
+        total += c
+    if total < 1e-6:  # Weka's Utils.eq(sum, 0)
+        return 0.0
+    return (ret + total * math.log(total)) / (total * _LOG2)
 
 
 def _split_entropy(left: np.ndarray, right: np.ndarray) -> np.ndarray:
     """Class entropy after a binary split, one value per row (``entropyConditionedOnRows``)."""
-    ret = np.zeros(left.shape[0])
-    total = np.zeros(left.shape[0])
-    for side in (left, right):
-        row = np.zeros(left.shape[0])
-        for j in range(side.shape[1]):
-            ret = ret + _x_log_x(side[:, j])
-            row = row + side[:, j]
-        ret = ret - _x_log_x(row)
-        total = total + row
-    return -ret / (total * _LOG2)
+    n_left = np.cumsum(left, axis=1)[:, -1:]
+    n_right = np.cumsum(right, axis=1)[:, -1:]
+    # Weka adds x log x of the left counts, subtracts that of the left total, then the same
+    # for the right: one sequential sum over these columns.
+    parts = _x_log_x(np.hstack([left, n_left, right, n_right]))
+    k = left.shape[1]
+    parts[:, k] = -parts[:, k]
+    parts[:, -1] = -parts[:, -1]
+    ret = np.cumsum(parts, axis=1)[:, -1]
+    return -ret / ((n_left[:, 0] + n_right[:, 0]) * _LOG2)
 
 
-def _accept(prior: np.ndarray, left: np.ndarray, right: np.ndarray, gain: float, n: int) -> bool:
+def _accept(prior, left, right, gain: float, n: int) -> bool:
     """Fayyad & Irani's MDL criterion (their eq. for Delta(A; T; S)), as Weka writes it."""
-    k = int(np.count_nonzero(prior))
-    k_left = int(np.count_nonzero(left))
-    k_right = int(np.count_nonzero(right))
-    ent, ent_left, ent_right = _entropy(np.stack([prior, left, right]))
-    delta = math.log(3.0**k - 2.0) / _LOG2 - (k * ent - k_right * ent_right - k_left * ent_left)
+    k = sum(1 for c in prior if c > 0)
+    k_left = sum(1 for c in left if c > 0)
+    k_right = sum(1 for c in right if c > 0)
+    delta = math.log(3.0**k - 2.0) / _LOG2 - (
+        k * _entropy(prior) - k_right * _entropy(right) - k_left * _entropy(left)
+    )
     # Weka's default encoding charges log2(N - 1) for choosing the cut among N - 1 positions.
     return gain > (math.log(n - 1) / _LOG2 + delta) / n
 
@@ -154,10 +156,13 @@ def mdl_cut_points(x: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
         left = cum[candidates + 1] - cum[first]
         entropies = _split_entropy(left, prior - left)
         best = int(np.argmin(entropies))  # first minimum: Weka keeps a cut only if strictly better
-        gain = float(_entropy(prior) - entropies[best])
+        prior_counts = prior.tolist()
+        gain = _entropy(prior_counts) - float(entropies[best])
         if gain <= 0:
             continue
-        if not _accept(prior, left[best], prior - left[best], gain, last - first):
+        left_counts = left[best].tolist()
+        right_counts = [a - b for a, b in zip(prior_counts, left_counts)]
+        if not _accept(prior_counts, left_counts, right_counts, gain, last - first):
             continue
         i = int(candidates[best])
         cuts.append((xs[i] + xs[i + 1]) / 2.0)
@@ -180,7 +185,9 @@ def interval_labels(cuts) -> list[str]:
     ]
 
 
-class MDLDiscretizer(base.SupervisedTransformer):
+# River 0.26's Pipeline recognises transformer steps by ``isinstance(step, base.Transformer)``,
+# which ``SupervisedTransformer`` alone is not (its TargetAgg inherits both for that reason).
+class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     """Fayyad & Irani's supervised MDL discretization as a River transformer.
 
     ``learn_one`` / ``learn_many`` store the numeric values with their labels; the cut points

@@ -1,0 +1,297 @@
+"""ISA against an independent brute force, its search choices, streaming behaviour and River checks."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+from river import checks
+
+from onlinebma.instance_specific import ISA
+
+# ------------------------------------------------------------------ brute force
+# Plain Python over records and dicts: eq. 9 record by record, eq. 10 from counts, eq. 8 over
+# every antecedent set. Shares no code with onlinebma.instance_specific.
+
+MISSING = object()
+
+
+def _present_values(records, labels):
+    values = {}
+    for x in records:
+        for f, v in x.items():
+            values.setdefault(f, set()).add(v)
+    return values, sorted(set(labels), key=str)
+
+
+def _parent_config(x, A, test, coding):
+    if coding == "full":
+        return tuple(x.get(f, MISSING) for f in A)
+    return tuple("missing" if f not in x else x[f] == test[f] for f in A)
+
+
+def _class_logs(x, A, config, classes, features, r, counts, alpha, skip=()):
+    n_c, n_ck, n_x, n_o = counts
+    out = {}
+    for k in classes:
+        lp = math.log((n_ck.get((config, k), 0) + alpha) / (n_c.get(config, 0) + len(classes) * alpha))
+        for f in features:
+            if f in A or f in skip or f not in x:
+                continue
+            num = n_x.get((config, k, f, x[f]), 0) + alpha
+            den = n_o.get((config, k, f), 0) + r[f] * alpha
+            lp += math.log(num / den)
+        out[k] = lp
+    return out
+
+
+def _add(counts, x, y, A, config, features):
+    n_c, n_ck, n_x, n_o = counts
+    n_c[config] = n_c.get(config, 0) + 1
+    n_ck[(config, y)] = n_ck.get((config, y), 0) + 1
+    for f in features:
+        if f in A or f not in x:
+            continue
+        n_x[(config, y, f, x[f])] = n_x.get((config, y, f, x[f]), 0) + 1
+        n_o[(config, y, f)] = n_o.get((config, y, f), 0) + 1
+
+
+def brute_force(records, labels, test, coding="full", alpha=1.0):
+    """``(prediction, {A: (log score, model prediction)})`` over every antecedent set."""
+    values, classes = _present_values(records, labels)
+    features = sorted(values)
+    r = {f: len(v) for f, v in values.items()}
+    observed = [f for f in features if f in test and test[f] in values[f]]
+    models = {}
+    for size in range(len(observed) + 1):
+        for A in itertools.combinations(observed, size):
+            counts = ({}, {}, {}, {})
+            score = 0.0
+            for x, y in zip(records, labels):  # eq. 9, in arrival order
+                config = _parent_config(x, A, test, coding)
+                logs = _class_logs(x, A, config, classes, features, r, counts, alpha)
+                score += logs[y] - math.log(sum(math.exp(v) for v in logs.values()))
+                _add(counts, x, y, A, config, features)
+            config = _parent_config(test, A, test, coding)
+            unusable = [f for f in features if f not in observed]
+            logs = _class_logs(test, A, config, classes, features, r, counts, alpha, skip=unusable)
+            top = max(logs.values())
+            z = sum(math.exp(v - top) for v in logs.values())
+            models[A] = (score, {k: math.exp(v - top) / z for k, v in logs.items()})
+    top = max(s for s, _ in models.values())
+    total = sum(math.exp(s - top) for s, _ in models.values())
+    proba = {k: sum(math.exp(s - top) / total * p[k] for s, p in models.values()) for k in classes}
+    return proba, models
+
+
+def _random_data(seed, n=40, p=5, missing=0.1):
+    rng = random.Random(seed)
+    cards = [rng.randint(2, 4) for _ in range(p)]
+    records, labels = [], []
+    for _ in range(n):
+        y = rng.choice("uvw")
+        x = {}
+        for j, card in enumerate(cards):
+            if rng.random() < missing:
+                continue
+            v = rng.randrange(card)
+            if rng.random() < 0.5:  # make features depend on the class and on each other
+                v = ("uvw".index(y) + j) % card
+            x[f"f{j}"] = f"v{v}"
+        records.append(x)
+        labels.append(y)
+    return records, labels
+
+
+def _exhaustive(coding, **kw):
+    return ISA(antecedent=coding, phase1_models=64, max_models=64, threshold=0.0, **kw)
+
+
+def _learned(model, records, labels):
+    for x, y in zip(records, labels):
+        model.learn_one(x, y)
+    return model
+
+
+TESTS = [
+    {"f0": "v1", "f1": "v0", "f2": "v2", "f3": "v1", "f4": "v0", "f5": "v1"},
+    {"f0": "v0", "f2": "v1", "f4": "v9"},  # f1, f3, f5 missing; v9 never stored
+    {},
+]
+
+
+@pytest.mark.parametrize("coding", ["full", "indicator"])
+@pytest.mark.parametrize("seed", [0, 1])
+def test_isa_equals_brute_force_over_every_antecedent_set(coding, seed):
+    records, labels = _random_data(seed, n=40, p=6)
+    model = _learned(_exhaustive(coding), records, labels)
+    for test in TESTS:
+        expected, models = brute_force(records, labels, test, coding)
+        got = model.predict_proba_one(test)
+        assert got.keys() == expected.keys()
+        for k in expected:
+            assert got[k] == pytest.approx(expected[k], abs=1e-9)
+        explained = model.explain_one(test)
+        assert len(explained) == len(models)
+        for m in explained:
+            A = tuple(sorted(m["antecedent"]))
+            assert m["antecedent"] == {f: test[f] for f in A}
+            assert m["log_score"] == pytest.approx(models[A][0], abs=1e-9)
+            for k, q in models[A][1].items():
+                assert m["proba"][k] == pytest.approx(q, abs=1e-9)
+
+
+@pytest.mark.parametrize("coding", ["full", "indicator"])
+def test_average_false_predicts_with_the_best_model_in_R(coding):
+    records, labels = _random_data(2, n=50, p=5)
+    model = _learned(_exhaustive(coding, average=False), records, labels)
+    for test in TESTS:
+        _, models = brute_force(records, labels, test, coding)
+        best = max(models, key=lambda A: models[A][0])
+        got = model.predict_proba_one(test)
+        for k, q in models[best][1].items():
+            assert got[k] == pytest.approx(q, abs=1e-9)
+    # With the default (non-exhaustive) search too: the highest-scoring model of R.
+    model = _learned(ISA(average=False, phase1_models=3, max_models=5), records, labels)
+    got = model.predict_proba_one(TESTS[0])
+    best = max(model.explain_one(TESTS[0]), key=lambda m: m["log_score"])
+    assert got == pytest.approx(best["proba"], abs=1e-12)
+
+
+def test_record_order_changes_the_score_only_as_eq_9_implies():
+    records, labels = _random_data(3, n=40, p=4)
+    test = TESTS[0]
+    rng = random.Random(0)
+    reference = None
+    for _ in range(3):
+        order = list(range(len(records)))
+        rng.shuffle(order)
+        recs = [records[i] for i in order]
+        labs = [labels[i] for i in order]
+        _, models = brute_force(recs, labs, test)
+        explained = {tuple(sorted(m["antecedent"])): m for m in _learned(_exhaustive("full"), recs, labs).explain_one(test)}
+        for A, (score, proba) in models.items():
+            assert explained[A]["log_score"] == pytest.approx(score, abs=1e-9)
+            assert explained[A]["proba"] == pytest.approx(proba, abs=1e-12)
+        scores = {A: s for A, (s, _) in models.items()}
+        if reference is None:
+            reference = scores
+        else:  # each model's prediction is order-free; its prequential score is not
+            assert any(abs(scores[A] - reference[A]) > 1e-6 for A in scores)
+
+
+def test_phase_two_expands_children_of_the_models_it_adds():
+    records, labels = _random_data(4, n=60, p=6, missing=0.0)
+    test = TESTS[0]
+    kw = dict(phase1_models=2, max_models=30, threshold=0.0)
+    expanding = _learned(ISA(phase2_expand=True, **kw), records, labels)
+    fixed = _learned(ISA(phase2_expand=False, **kw), records, labels)
+    R_exp = [tuple(sorted(m["antecedent"])) for m in expanding.explain_one(test)]
+    R_fix = [tuple(sorted(m["antecedent"])) for m in fixed.explain_one(test)]
+    # Without expansion phase 2 draws only from phase 1's queue: the children of the two
+    # phase-1 models (naive Bayes and its best child), at most 1 + 6 + 5 = 12 sets of size <= 2.
+    assert len(R_fix) <= 12 and max(map(len, R_fix)) <= 2
+    assert len(R_exp) > len(R_fix) and max(map(len, R_exp)) >= 3
+    # Every model in R is the child of another model in R (or naive Bayes).
+    members = set(R_exp)
+    assert all(A == () or any(tuple(sorted(set(A) - {f})) in members for f in A) for A in R_exp)
+
+
+def test_phase_two_stops_at_the_threshold_and_at_max_models():
+    records, labels = _random_data(5, n=60, p=6)
+    test = TESTS[0]
+    loose = _learned(ISA(phase1_models=1, max_models=50, threshold=0.5), records, labels)
+    assert len(loose.explain_one(test)) < 50
+    capped = _learned(ISA(phase1_models=1, max_models=7, threshold=0.0), records, labels)
+    assert len(capped.explain_one(test)) == 7
+
+
+def test_window_equals_isa_trained_on_the_last_records():
+    rng = np.random.default_rng(0)
+    records, labels = _random_data(6, n=80, p=4)
+    for x in records:
+        x["num"] = float(rng.normal())
+    labels = labels[:60] + ["w"] * 20  # classes u, v drop out of the window
+    windowed = _learned(ISA(window=20), records, labels)
+    fresh = _learned(ISA(), records[-20:], labels[-20:])
+    for test in TESTS[:2] + [{**TESTS[0], "num": 0.3}]:
+        a, b = windowed.predict_proba_one(test), fresh.predict_proba_one(test)
+        assert {k: v for k, v in a.items() if k in b} == pytest.approx(b, abs=1e-12)
+        assert all(v == 0.0 for k, v in a.items() if k not in b)
+    w2 = _learned(ISA(window=30), records, labels)
+    f2 = _learned(ISA(), records[-30:], labels[-30:])
+    assert w2.predict_proba_one(TESTS[1]) == pytest.approx(
+        {**{k: 0.0 for k in "uv"}, **f2.predict_proba_one(TESTS[1])}, abs=1e-12)
+
+
+def test_scores_are_cached_and_refreshed_when_records_arrive():
+    records, labels = _random_data(7, n=60, p=5)
+    model = _learned(ISA(), records[:59], labels[:59])
+    model.predict_proba_one(TESTS[0])
+    n_scores = len(model._scores)
+    model.predict_proba_one({**TESTS[0], "f0": "v0"})  # same observed features: phase 1 reused
+    assert len(model._scores) >= n_scores and len(model._phase1) == 1
+    model.learn_one(records[59], labels[59])
+    fresh = _learned(ISA(), records, labels)
+    assert model.predict_proba_one(TESTS[0]) == pytest.approx(fresh.predict_proba_one(TESTS[0]), abs=1e-12)
+
+
+def test_pandas_fit_matches_learning_one_by_one():
+    records, labels = _random_data(8, n=50, p=5)
+    X = pd.DataFrame(records)
+    fitted = ISA().fit(X, pd.Series(labels))
+    streamed = _learned(ISA(), records, labels)
+    proba = fitted.predict_proba(pd.DataFrame(TESTS[:2]))
+    for i, test in enumerate(TESTS[:2]):
+        assert proba.iloc[i].to_dict() == pytest.approx(streamed.predict_proba_one(test), abs=1e-12)
+
+
+def test_numeric_features_are_discretized_like_mdl_discretizer_and_pipelines_work():
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.preprocessing import MDLDiscretizer
+
+    data = list(UCIDataset("iris"))
+    random.Random(0).shuffle(data)
+    train, test = data[:100], data[100:]
+    direct, piped, disc = ISA(), MDLDiscretizer() | ISA(), MDLDiscretizer()
+    for x, y in train:
+        direct.learn_one(x, y)
+        piped.learn_one(x, y)
+        disc.learn_one(x, y)
+    # Internal discretization = cut points fitted on the stored records.
+    on_codes = _learned(ISA(), [disc.transform_one(x) for x, _ in train], [y for _, y in train])
+    for x, _ in test[:10]:
+        assert direct.predict_proba_one(x) == pytest.approx(
+            on_codes.predict_proba_one(disc.transform_one(x)), abs=1e-12)
+    # In a River pipeline each record is discretized with the cut points of its arrival time
+    # (River transforms before the transformer learns), so results differ but stay sensible.
+    for model in (direct, piped):
+        correct = sum(max(p := model.predict_proba_one(x), key=p.get) == y for x, y in test)
+        assert correct >= 45
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"antecedent": "joint"},
+        {"alpha": 0.0},
+        {"alpha": float("nan")},
+        {"phase1_models": 0},
+        {"max_models": 5, "phase1_models": 10},
+        {"threshold": -0.1},
+        {"average": 1},
+        {"window": 0},
+    ],
+)
+def test_bad_parameters_are_refused(kw):
+    with pytest.raises(ValueError):
+        ISA(**kw)
+
+
+def test_river_estimator_checks():
+    # check_estimator clones the model it is given: pass the small search of _unit_test_params.
+    checks.check_estimator(ISA(**next(ISA._unit_test_params())))
