@@ -120,6 +120,8 @@ class _Records:
         self.y = compact_y[data.y].astype(np.int64)
         self.K = len(self.class_index)
         self.X, self.r = X, r
+        # A child with fewer than two values contributes log(N + alpha) - log(N + alpha) = 0.
+        self.informative = np.flatnonzero(r >= 2)
         self.observed = X >= 0
         self.has_missing = ~self.observed.all(axis=0)
         self.onehot = np.eye(self.K)[self.y]  # (n, K), for predictions
@@ -168,7 +170,7 @@ class _Records:
         prior = np.empty((K, n), dtype=np.int32)
         prior[:, order] = _grouped_prefix(c[order], self.y[order], K)
         logq = self.log_num[prior] - self.log_den[K][prior.sum(axis=0)]
-        children = np.setdiff1d(np.arange(self.p), np.asarray(A, dtype=np.int64))
+        children = np.setdiff1d(self.informative, np.asarray(A, dtype=np.int64))
         if children.size:
             logq += self._children_terms(children, c, n_configs, prior)
         own = logq[self.y, np.arange(n)]
