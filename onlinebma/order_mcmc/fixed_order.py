@@ -40,6 +40,7 @@ import math
 import numpy as np
 
 from ..batch import BatchClassifier, Encoded
+from ..params import check_bool, check_int, check_real
 from ..stats.logmath import logsumexp_np
 from .scores import ScoreTables, compact_codes, config_offsets, family_index
 
@@ -122,12 +123,6 @@ class OrderModel:
             lw = np.where(allowed, self.tables.log_score[i], -np.inf)
             out.append(lw - logsumexp_np(lw))
         return out
-
-    def edge_proba(self, order, child: int, parent: int) -> float:
-        """Posterior probability of the edge ``parent -> child`` given the order."""
-        lw = self.log_weights(order)[child]
-        has = (self.tables.parents[child] == parent).any(axis=1)
-        return float(np.exp(lw[has]).sum()) if has.any() else 0.0
 
     # ------------------------------------------------------------ prediction
 
@@ -362,15 +357,11 @@ class OrderAveragingClassifier(BatchClassifier):
                      progress, window, refit_every, nominal_attributes):
         super().__init__(window=window, refit_every=refit_every,
                          nominal_attributes=nominal_attributes)
-        if not isinstance(max_parents, int) or isinstance(max_parents, bool) or max_parents < 0:
-            raise ValueError(f"max_parents must be a non-negative integer, got {max_parents!r}")
-        if not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"alpha must be a positive number, got {alpha!r}")
-        if not isinstance(max_missing_configs, int) or max_missing_configs < 1:
-            raise ValueError(
-                f"max_missing_configs must be a positive integer, got {max_missing_configs!r}")
-        if not (isinstance(prune_tol, (int, float)) and 0 <= prune_tol < 1):
-            raise ValueError(f"prune_tol must be in [0, 1), got {prune_tol!r}")
+        check_int("max_parents", max_parents, 0)
+        check_real("alpha", alpha, 0.0, strict=True)
+        check_int("max_missing_configs", max_missing_configs, 1)
+        check_real("prune_tol", prune_tol, 0.0, strict=False, high=1.0, strict_high=True)
+        check_bool("progress", progress)
         self.max_parents = max_parents
         self.alpha = alpha
         self.class_name = class_name

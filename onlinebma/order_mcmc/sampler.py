@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from ..params import check_int
 from ..progress import progress
 from .fixed_order import OrderAveragingClassifier, OrderModel
 
@@ -195,11 +196,9 @@ class OrderMCMC(OrderAveragingClassifier):
                  refit_every: int | None = None, nominal_attributes: list | None = None):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
                           progress, window, refit_every, nominal_attributes)
-        for name, v in (("n_orders", n_orders), ("n_iter", n_iter)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise ValueError(f"{name} must be a positive integer, got {v!r}")
-        if not isinstance(burn_in, int) or isinstance(burn_in, bool) or burn_in < 0:
-            raise ValueError(f"burn_in must be a non-negative integer, got {burn_in!r}")
+        check_int("n_orders", n_orders, 1)
+        check_int("n_iter", n_iter, 1)
+        check_int("burn_in", burn_in, 0)
         if n_iter - burn_in < n_orders:
             raise ValueError(
                 f"n_iter ({n_iter}) counts the burn-in ({burn_in}); it must leave at least "
