@@ -214,34 +214,40 @@ class _Records:
     # ------------------------------------------------------ predictions
 
     def predictor(self, xt: np.ndarray):
-        """``predict(A) -> class distribution of M(A)`` for the test row ``xt`` (compact codes)."""
+        """``predict(models) -> (len(models), K)`` class distributions of the models M(A) for
+        the test row ``xt`` (compact codes), all models at once."""
         O = np.flatnonzero(xt >= 0)
+        n, K, width = self.n, self.K, O.size
         equal = (self.X[:, O] == xt[O]).astype(float)  # (n, |O|)
-        observed = self.observed[:, O].astype(float)
-        check_observed = bool(self.has_missing[O].any())
-        onehot = self.onehot
+        # Per record, class indicator times "child i equals the test value" (or "is observed").
+        class_equal = (self.onehot[:, :, None] * equal[:, None, :]).reshape(n, K * width)
+        incomplete = bool(self.has_missing[O].any())
+        if incomplete:
+            observed = self.observed[:, O].astype(float)
+            class_observed = (self.onehot[:, :, None] * observed[:, None, :]).reshape(n, K * width)
         position = {int(j): i for i, j in enumerate(O)}
-        r_alpha = self.r[O][None, :] * self.alpha
+        r_alpha = self.r[O][None, None, :] * self.alpha
         alpha = self.alpha
 
-        def predict(A: tuple) -> np.ndarray:
-            cols = [position[j] for j in A]
-            if cols:
-                rows = equal[:, cols].all(axis=1)
-                Y, E = onehot[rows], equal[rows]
-                Obs = observed[rows] if check_observed else None
+        def predict(models) -> np.ndarray:
+            chosen = np.zeros((len(models), width))
+            for m, A in enumerate(models):
+                chosen[m, [position[j] for j in A]] = 1.0
+            # A record is in the test instance's configuration when it matches every antecedent.
+            match = (chosen @ equal.T == chosen.sum(axis=1)[:, None]).astype(float)
+            n_k = match @ self.onehot  # N_{a,k}
+            shape = (len(models), K, width)
+            n_x = (match @ class_equal).reshape(shape)  # N_{a,k,i,x_i}
+            if incomplete:
+                n_o = (match @ class_observed).reshape(shape)  # N_{a,k,i}
             else:
-                Y, E, Obs = onehot, equal, observed if check_observed else None
-            n_k = Y.sum(axis=0)  # N_{a,k}
-            n_x = Y.T @ E  # N_{a,k,i,x_i}: (K, |O|)
-            n_o = Y.T @ Obs if Obs is not None else np.broadcast_to(n_k[:, None], n_x.shape)
+                n_o = n_k[:, :, None]
             terms = np.log(n_x + alpha) - np.log(n_o + r_alpha)  # eq. 10, children
-            if cols:
-                terms[:, cols] = 0.0  # antecedent features are parents, not children
-            logp = np.log(n_k + alpha) + terms.sum(axis=1)  # eq. 10, class given A
-            logp -= logp.max()
+            terms *= 1.0 - chosen[:, None, :]  # antecedent features are parents, not children
+            logp = np.log(n_k + alpha) + terms.sum(axis=2)  # eq. 10, class given A
+            logp -= logp.max(axis=1, keepdims=True)
             p = np.exp(logp)
-            return p / p.sum()
+            return p / p.sum(axis=1, keepdims=True)
 
         return predict
 
@@ -406,37 +412,50 @@ class ISA(BatchClassifier):
         observed = tuple(int(j) for j in np.flatnonzero(xt >= 0))
         R, queue, seen = self._phase_one(recs, observed, xt)
         predict = recs.predictor(xt)
-        preds = [predict(A) for _, A in R]
+        preds = predict([A for _, A in R])
         logs = np.array([s for s, _ in R])
         log_total = float(np.logaddexp.reduce(logs))
-        g = np.exp(logs - log_total) @ np.array(preds)  # eq. 12
-        cached = {}
-        # Second phase (eq. 11): f(R, M) = s_M / (W + s_M) * |P_M - g(R)| <= s_M / (W + s_M),
-        # so scanning the queue by decreasing score may stop at the first model whose bound
-        # cannot beat the best change found.
-        while queue and len(R) < self.max_models:
-            best_f, best_i, best_p = float(self.threshold), -1, None
-            for i, (neg, A) in enumerate(queue):
-                bound = _weight_of_new(log_total, -neg)
-                if bound <= best_f:
-                    break
-                p = cached.get(A)
-                if p is None:
-                    p = cached[A] = predict(A)
-                f = bound * float(np.max(np.abs(p - g)))
-                if f > best_f:
-                    best_f, best_i, best_p = f, i, p
-            if best_i < 0:
+        g = np.exp(logs - log_total) @ preds  # eq. 12
+        # Second phase (eq. 11): f(R, M) = s_M / (W + s_M) * max_k |P_M(k) - g(R)(k)|, which is
+        # at most s_M / (W + s_M); W only grows, so a queued model whose bound is already below
+        # the threshold can never be chosen, and only the others need a prediction.
+        threshold = float(self.threshold)
+        added = []
+        cand, cand_logs, cand_preds = [], np.empty(0), np.empty((0, recs.K))
+        scanned = 0
+        while len(R) + len(added) < self.max_models:
+            # Bring in the queued models that could still pass (the queue is sorted by score).
+            take = scanned
+            while take < len(queue) and _weight_of_new(log_total, -queue[take][0]) > threshold:
+                take += 1
+            if take > scanned:
+                new = queue[scanned:take]
+                cand += [A for _, A in new]
+                cand_logs = np.append(cand_logs, [-neg for neg, _ in new])
+                cand_preds = np.vstack([cand_preds, predict([A for _, A in new])])
+                scanned = take
+            if not cand:
                 break
-            neg, A = queue.pop(best_i)
-            w = _weight_of_new(log_total, -neg)
-            g = (1.0 - w) * g + w * best_p
-            log_total = float(np.logaddexp(log_total, -neg))
-            R.append((-neg, A))
-            preds.append(best_p)
+            weight = 1.0 / (1.0 + np.exp(np.minimum(log_total - cand_logs, 700.0)))
+            f = weight * np.abs(cand_preds - g).max(axis=1)
+            best = int(np.argmax(f))
+            if not f[best] > threshold:
+                break
+            w, A, p = weight[best], cand.pop(best), cand_preds[best]
+            g = (1.0 - w) * g + w * p
+            log_total = float(np.logaddexp(log_total, cand_logs[best]))
+            added.append((float(cand_logs[best]), A, p))
+            cand_logs = np.delete(cand_logs, best)
+            cand_preds = np.delete(cand_preds, best, axis=0)
             if self.phase2_expand:
-                self._expand(recs, A, observed, xt, seen, lambda item: bisect.insort(queue, item))
-        return R, np.array(preds)
+                children = []
+                self._expand(recs, A, observed, xt, seen, children.append)
+                children.sort()
+                queue = queue[:scanned] + list(heapq.merge(queue[scanned:], children))
+        if added:
+            R = R + [(s, A) for s, A, _ in added]
+            preds = np.vstack([preds, [p for _, _, p in added]])
+        return R, preds
 
     # ----------------------------------------------------------- prediction
 

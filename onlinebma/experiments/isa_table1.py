@@ -29,7 +29,7 @@ import numpy as np
 from ..datasets import UCIDataset, catalog
 from ..progress import progress
 from . import _report
-from .bench_isa import weka_available, weka_lbr, write_arff
+from .bench_isa import single_threaded_blas, stratified_folds, weka_available, weka_lbr, write_arff
 
 NAME = "isa-table1"
 
@@ -75,18 +75,6 @@ def table1_datasets() -> list[str]:
     return sorted(name for name, info in catalog().items() if "ISA" in info["used_in"])
 
 
-def _stratified_folds(y, k: int, seed_rng) -> np.ndarray:
-    """Fold number of every record: each class spread evenly over ``k`` folds, shuffled."""
-    folds = np.empty(len(y), dtype=int)
-    offset = 0
-    for label in sorted(set(y), key=str):
-        idx = np.flatnonzero(np.asarray(y) == label)
-        idx = seed_rng.permutation(idx)
-        folds[idx] = (offset + np.arange(idx.size)) % k
-        offset += idx.size
-    return folds
-
-
 def _discretized(X, Y, fit_rows, numeric):
     """``X`` with numeric columns replaced by MDL interval names fitted on ``fit_rows``."""
     from ..preprocessing import MDLDiscretizer
@@ -108,13 +96,18 @@ def _errors(model_cls, Xtr, ytr, Xte, yte, **kw):
 
 def _one_cv(name: str, run: int, protocol: str, use_weka: bool) -> dict:
     """Errors per fold of NB, ISA (and LBR) for one CV of one dataset under one protocol."""
+    with single_threaded_blas():  # two workers share the machine: no BLAS threads on top
+        return _one_cv_body(name, run, protocol, use_weka)
+
+
+def _one_cv_body(name: str, run: int, protocol: str, use_weka: bool) -> dict:
     from ..instance_specific import ISA
     from ..naive_bayes import NaiveBayes
 
     ds = UCIDataset(name)
     X, Y = ds.to_frame()
     numeric = list(ds.numeric)
-    folds = _stratified_folds(Y.to_numpy(), FOLDS, _report.rng(NAME, run, len(name)))
+    folds = stratified_folds(Y.to_numpy(), FOLDS, _report.rng(NAME, run, len(name)))
     whole = _discretized(X, Y, np.arange(len(X)), numeric) if protocol == "whole" else None
     classes = sorted(Y.unique(), key=str)
     out = {"nb": [], "isa": [], "lbr": [], "isa_seconds": []}
