@@ -295,7 +295,7 @@ class ISA(BatchClassifier):
     >>> for x, y in UCIDataset("house-votes-84").take(200):
     ...     model.learn_one(x, y)
     >>> x, y = next(iter(UCIDataset("house-votes-84")))
-    >>> y, round(model.predict_proba_one(x)[y], 3)
+    >>> y, round(model.predict_proba_one(x)[y], 2)
     ('republican', 1.0)
     >>> best = model.explain_one(x)[0]
     >>> sorted(best)
