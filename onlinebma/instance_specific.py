@@ -178,6 +178,39 @@ class _Records:
         norm = top + np.log(np.exp(logq - top).sum(axis=0))
         return float(np.sum(own - norm))
 
+    def extends(self, old: _Records) -> bool:
+        """Whether these records are ``old``'s records, in the same coding, plus new ones."""
+        return (
+            self.n >= old.n
+            and self.p == old.p
+            and np.array_equal(self.columns, old.columns)
+            and np.array_equal(self.r, old.r)
+            and np.array_equal(self.class_index, old.class_index)
+            and np.array_equal(self.X[: old.n], old.X)
+            and np.array_equal(self.y[: old.n], old.y)
+        )
+
+    def log_score_tail(self, A: tuple, coding: str, xt: np.ndarray, start: int) -> float:
+        """The terms of eq. 9 for the records from ``start`` on, one record at a time."""
+        c = self.configurations(A, coding, xt)
+        children = np.setdiff1d(self.informative, np.asarray(A, dtype=np.int64))
+        K, alpha = self.K, self.alpha
+        total = 0.0
+        for t in range(start, self.n):
+            rows = np.flatnonzero(c[:t] == c[t])  # earlier records in t's configuration
+            Y = self.onehot[rows]
+            n_k = Y.sum(axis=0)
+            logq = np.log(n_k + alpha) - math.log(n_k.sum() + K * alpha)
+            kids = children[self.X[t, children] >= 0]
+            if kids.size:
+                values = self.X[rows][:, kids]
+                n_x = Y.T @ (values == self.X[t, kids]).astype(float)
+                n_o = Y.T @ (values >= 0).astype(float)
+                logq += (np.log(n_x + alpha) - np.log(n_o + self.r[kids] * alpha)).sum(axis=1)
+            top = logq.max()
+            total += logq[self.y[t]] - (top + math.log(np.exp(logq - top).sum()))
+        return float(total)
+
     def _children_terms(self, children, c, n_configs, prior) -> np.ndarray:
         """Sum over the children of log P(x_i | z, parents), ``(K, n)`` (eq. 10)."""
         n, K = self.n, self.K
@@ -365,16 +398,28 @@ class ISA(BatchClassifier):
     def _prepared(self, data: Encoded) -> _Records:
         if data is not self._cached_for:
             self._cached_for = data
-            self._records = _Records(data, float(self.alpha))
-            self._scores = {}
+            old, recs = self._records, _Records(data, float(self.alpha))
+            self._records = recs
             self._phase1 = {}
+            if old is None or not recs.extends(old):
+                self._scores = {}  # records left, or values or classes changed: start afresh
         return self._records
 
     def _score(self, recs: _Records, A: tuple, xt: np.ndarray) -> float:
+        """Log score of M(A), cached as ``(score, records covered)``.
+
+        When records were only appended since a score was cached, eq. 9 is a sum over records
+        in arrival order, so the new records' terms are added to it.
+        """
         key = A if self.antecedent == "full" else (A, tuple(int(xt[j]) for j in A))
-        s = self._scores.get(key)
-        if s is None:
-            s = self._scores[key] = recs.log_score(A, self.antecedent, xt)
+        cached = self._scores.get(key)
+        if cached is not None and cached[1] == recs.n:
+            return cached[0]
+        if cached is None:
+            s = recs.log_score(A, self.antecedent, xt)
+        else:
+            s = cached[0] + recs.log_score_tail(A, self.antecedent, xt, cached[1])
+        self._scores[key] = (s, recs.n)
         return s
 
     # --------------------------------------------------------------- search

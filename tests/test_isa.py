@@ -242,6 +242,34 @@ def test_scores_are_cached_and_refreshed_when_records_arrive():
     assert model.predict_proba_one(TESTS[0]) == pytest.approx(fresh.predict_proba_one(TESTS[0]), abs=1e-12)
 
 
+@pytest.mark.parametrize("coding", ["full", "indicator"])
+def test_scores_extend_record_by_record_as_records_arrive(coding, monkeypatch):
+    from onlinebma import instance_specific
+
+    records, labels = _random_data(11, n=52, p=5)
+    model = _learned(_exhaustive(coding), records[:40], labels[:40])
+    model.predict_proba_one(TESTS[0])
+    calls = {"full": 0, "tail": 0}
+    full, tail = instance_specific._Records.log_score, instance_specific._Records.log_score_tail
+
+    def count_full(self, *a):
+        calls["full"] += 1
+        return full(self, *a)
+
+    def count_tail(self, *a):
+        calls["tail"] += 1
+        return tail(self, *a)
+
+    monkeypatch.setattr(instance_specific._Records, "log_score", count_full)
+    monkeypatch.setattr(instance_specific._Records, "log_score_tail", count_tail)
+    for i in range(40, 52):
+        model.learn_one(records[i], labels[i])
+        _, models = brute_force(records[: i + 1], labels[: i + 1], TESTS[0], coding)
+        for m in model.explain_one(TESTS[0]):
+            assert m["log_score"] == pytest.approx(models[tuple(sorted(m["antecedent"]))][0], abs=1e-9)
+    assert calls["tail"] >= 12 * 32 and calls["full"] < calls["tail"]
+
+
 def test_pandas_fit_matches_learning_one_by_one():
     records, labels = _random_data(8, n=50, p=5)
     X = pd.DataFrame(records)
