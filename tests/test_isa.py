@@ -325,3 +325,16 @@ def test_bad_parameters_are_refused(kw):
 def test_river_estimator_checks():
     # check_estimator clones the model it is given: pass the small search of _unit_test_params.
     checks.check_estimator(ISA(**next(ISA._unit_test_params())))
+
+
+def test_isa_table1_quick_smoke(tmp_path):
+    from onlinebma.experiments import isa_table1
+
+    result = isa_table1.run(quick=True, out=tmp_path)
+    table = result["tables"]["table1"]
+    assert list(table["dataset"]) == list(isa_table1.QUICK)
+    for col in ("NB", "ISA", "NB (whole)", "ISA (whole)"):
+        values = table[col].str.split().str[0].astype(float)
+        assert np.isfinite(values).all() and ((values >= 0) & (values <= 100)).all()
+    assert (table["paper ISA"] != "").all()
+    assert (tmp_path / "results" / "isa-table1.md").exists()
