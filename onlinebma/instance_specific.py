@@ -60,7 +60,6 @@ classification. *Advances in Neural Information Processing Systems 17*.
 
 from __future__ import annotations
 
-import bisect
 import heapq
 import math
 

@@ -20,7 +20,7 @@ def _coded(Y):
 
 def test_iris_cut_points_match_weka_3_6_14_numbers_from_the_issue():
     X, Y = UCIDataset("iris").to_frame()
-    y, classes = _coded(Y)
+    y, _ = _coded(Y)
     expected = {
         "sepal length": [5.55, 6.15],
         "sepal width": [2.95, 3.35],
@@ -32,8 +32,7 @@ def test_iris_cut_points_match_weka_3_6_14_numbers_from_the_issue():
 
 
 def _compare_with_weka(X, Y, numeric, tmp_path, classes=None):
-    y, found = _coded(Y)
-    classes = classes or found
+    classes = classes or _coded(Y)[1]
     y = Y.astype(str).map({c: i for i, c in enumerate(classes)}).to_numpy()
     weka = weka_cut_points(write_arff(X, Y, tmp_path / "d.arff", numeric=numeric, classes=classes))
     assert set(weka) == set(numeric)
@@ -116,9 +115,9 @@ def test_bad_input_is_refused_with_a_clear_error(x, y, k, match):
 
 # ---------------------------------------------------------------- MDLDiscretizer
 
-from river import checks  # noqa: E402
+from river import checks
 
-from onlinebma.preprocessing import MDLDiscretizer, interval_labels  # noqa: E402
+from onlinebma.preprocessing import MDLDiscretizer, interval_labels
 
 
 def test_discretizer_passes_river_checks():

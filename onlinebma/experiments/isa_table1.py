@@ -29,7 +29,13 @@ import numpy as np
 from ..datasets import UCIDataset, catalog
 from ..progress import progress
 from . import _report
-from .bench_isa import single_threaded_blas, stratified_folds, weka_available, weka_lbr, write_arff
+from .bench_isa import (
+    single_threaded_blas,
+    stratified_folds,
+    weka_available,
+    weka_lbr,
+    write_arff,
+)
 
 NAME = "isa-table1"
 
