@@ -101,6 +101,10 @@ def test_markdown_table_and_writers(tmp_path):
     assert md[2] == "| a\\|b | 1.23 | 1 |" and md[3] == "| c |  | 2 |"
     path = _report.write_results("demo", tmp_path, "# hi")
     assert path == tmp_path / "results" / "demo.md" and path.read_text() == "# hi\n"
+    path = _report.write_results("demo", tmp_path, "# hi\n", reading="- r", notes="- n")
+    assert path.read_text() == (
+        "# hi\n\n## Reading (computed from the tables above)\n\n- r\n\n## Notes\n\n- n\n"
+    )
     plt = _report.pyplot()
     fig, _ = plt.subplots()
     assert _report.save_figure(fig, "demo", tmp_path, "x").exists()

@@ -220,8 +220,16 @@ def markdown_table(df, floatfmt: str = ".3f", index: bool = False) -> str:
     return "\n".join(lines)
 
 
-def write_results(name: str, out, text: str) -> pathlib.Path:
-    """Write ``text`` to ``out/results/{name}.md`` (directories created) and return the path."""
+def write_results(name: str, out, text: str, reading: str = "", notes: str = "") -> pathlib.Path:
+    """Write ``text`` to ``out/results/{name}.md`` (directories created) and return the path.
+
+    ``reading`` (statements computed from the results) and ``notes`` (qualitative remarks
+    written after a full run) become the closing sections "Reading" and "Notes".
+    """
+    if reading:
+        text = f"{text.rstrip()}\n\n## Reading (computed from the tables above)\n\n{reading}"
+    if notes:
+        text = f"{text.rstrip()}\n\n## Notes\n\n{notes}"
     path = pathlib.Path(out) / "results" / f"{name}.md"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text.rstrip() + "\n")

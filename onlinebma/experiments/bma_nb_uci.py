@@ -361,17 +361,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         "heart-statlog and hepatitis are not bundled and were not run.",
         "",
         _report.markdown_table(paper_table()),
-        "",
-        "## Reading (computed from our table)",
-        "",
-        _reading(df),
-        "",
-        "## Notes",
-        "",
-        NOTES,
-        "",
     ]
-    _report.write_results(NAME, out, "\n".join(text))
+    _report.write_results(NAME, out, "\n".join(text), _reading(df), NOTES)
     return {"tables": {"errors": df, "paper": paper_table()}, "figures": [fig]}
 
 

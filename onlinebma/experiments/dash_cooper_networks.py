@@ -159,8 +159,6 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     ]
     for label, df in tables.items():
         text += [f"## {label}", "", markdown(df), ""]
-    text += [f"![ALARM](../figures/{figs[0].name})", "", f"![HEPAR2](../figures/{figs[1].name})",
-             "", "## Reading (computed from the tables above)", "", reading(tables, CLAIM, SOURCE),
-             "", "## Notes", "", NOTES, ""]
-    _report.write_results(NAME, out, "\n".join(text))
+    text += [f"![ALARM](../figures/{figs[0].name})", "", f"![HEPAR2](../figures/{figs[1].name})"]
+    _report.write_results(NAME, out, "\n".join(text), reading(tables, CLAIM, SOURCE), NOTES)
     return {"tables": tables, "raw": raw, "figures": figs}

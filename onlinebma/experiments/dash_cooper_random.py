@@ -311,8 +311,6 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     for test in specs:
         text += [f"## {test} test", "", markdown(tables[test]), ""]
     text += [f"![Figure 2 analogue](../figures/{fig2.name})", "",
-             f"![Figure 3 analogue](../figures/{fig3.name})", "",
-             "## Reading (computed from the tables above)", "", reading(tables), "",
-             "## Notes", "", NOTES, ""]
-    _report.write_results(NAME, out, "\n".join(text))
+             f"![Figure 3 analogue](../figures/{fig3.name})"]
+    _report.write_results(NAME, out, "\n".join(text), reading(tables), NOTES)
     return {"tables": tables, "raw": raw, "figures": [fig2, fig3]}

@@ -240,17 +240,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         _report.markdown_table(final_tab, floatfmt=".4f"),
         "",
         f"![feature posteriors](../figures/{figs[1].name})",
-        "",
-        "## Reading (computed from the tables above)",
-        "",
-        _reading(df),
-        "",
-        "## Notes",
-        "",
-        NOTES,
-        "",
     ]
-    _report.write_results(NAME, out, "\n".join(text))
+    _report.write_results(NAME, out, "\n".join(text), _reading(df), NOTES)
     return {"tables": {"results": df, "posteriors": final_tab}, "figures": figs}
 
 
