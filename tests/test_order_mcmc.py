@@ -376,13 +376,34 @@ def test_diagnostics():
     assert m.log_evidence_trace_[-1] == pytest.approx(
         m._model.log_evidence([(features + [CLASS]).index(v) for v in m.orders_[-1]]), abs=1e-9)
     assert 0 < m.acceptance_rate_ < 1
-    for probs in (m.class_parent_proba_, m.class_child_proba_):
+    for probs in (m.class_parent_proba_, m.class_child_proba_, m.markov_blanket_proba_):
         assert set(probs) == set(features)
         assert all(0.0 <= p <= 1.0 for p in probs.values())
     # an edge into the class needs the feature before the class, and vice versa
     f = FixedOrderBMA(order=(CLASS, *features), max_parents=2).fit(X, y)
     assert all(p == 0.0 for p in f.class_parent_proba_.values())
     assert any(p > 0.0 for p in f.class_child_proba_.values())
+
+
+def test_edge_and_markov_blanket_probabilities_equal_brute_force():
+    records, features = _sample_records(13, 30)
+    order = [features[2], features[0], CLASS, features[3], features[1]]
+    X, y = _frame(records, features)
+    model = FixedOrderBMA(order=tuple(order), max_parents=2).fit(X, y)
+    brute = BruteForce(records, features + [CLASS], 2)
+    dags = list(brute.dags(order))
+    w = np.array([brute.log_score(d) for d in dags])
+    w = np.exp(w - w.max())
+    w /= w.sum()
+    for f in features:
+        parent = sum(wi for wi, d in zip(w, dags) if f in d[CLASS])
+        child = sum(wi for wi, d in zip(w, dags) if CLASS in d[f])
+        spouse = [any(CLASS in p and f in p for p in d.values()) for d in dags]
+        mb = sum(wi for wi, d, sp in zip(w, dags, spouse)
+                 if f in d[CLASS] or CLASS in d[f] or sp)
+        assert model.class_parent_proba_[f] == pytest.approx(parent, abs=1e-9)
+        assert model.class_child_proba_[f] == pytest.approx(child, abs=1e-9)
+        assert model.markov_blanket_proba_[f] == pytest.approx(mb, abs=1e-9)
 
 
 def test_bad_input_is_refused_clearly():

@@ -124,6 +124,33 @@ class OrderModel:
             out.append(lw - logsumexp_np(lw))
         return out
 
+    def class_edge_proba(self, log_weights: list, c: int) -> np.ndarray:
+        """``(3, n)``: posterior probability, given one order, that node ``f`` is a parent of
+        ``c``, a child of ``c``, and in the Markov blanket of ``c`` (parent, child or other
+        parent of a common child). Parent sets of different nodes are independent given the
+        order, so ``P(f not in MB) = (1 - P(f -> c)) (1 - P(c -> f)) prod_j (1 - P(c, f -> j))``.
+        """
+        out = np.zeros((3, self.n))
+        not_mb = np.ones(self.n)
+        for j in range(self.n):
+            par = self.tables.parents[j]
+            w = np.exp(log_weights[j])
+            both = np.zeros(self.n + 1)  # P(f and c are both parents of j), by f
+            with_c = (par == c).any(axis=1)
+            for k in range(par.shape[1]):
+                np.add.at(both, par[with_c, k], w[with_c])
+            if j == c:
+                for k in range(par.shape[1]):
+                    np.add.at(out[0], par[:, k][par[:, k] < self.n], w[par[:, k] < self.n])
+            else:
+                out[1, j] = w[with_c].sum()
+                both[c] = 0.0
+                not_mb *= 1.0 - np.minimum(both[: self.n], 1.0)
+        not_mb *= (1.0 - out[0]) * (1.0 - out[1])
+        out[2] = 1.0 - not_mb
+        out[:, c] = 0.0
+        return out[:, : self.n]
+
     # ------------------------------------------------------------ prediction
 
     def encode_rows(self, codes) -> np.ndarray:
@@ -385,17 +412,13 @@ class OrderAveragingClassifier(BatchClassifier):
         orders, extra = self._choose_orders(model, names)
         weights = [model.log_weights(o) for o in orders]
         c = len(names) - 1
-        parent_p = np.zeros(c)
-        child_p = np.zeros(c)
-        for o, lw in zip(orders, weights):
-            for f in range(c):
-                parent_p[f] += np.exp(lw[c][(model.tables.parents[c] == f).any(axis=1)]).sum()
-                child_p[f] += np.exp(lw[f][(model.tables.parents[f] == c).any(axis=1)]).sum()
+        edges = np.mean([model.class_edge_proba(lw, c) for lw in weights], axis=0)
         # Everything computed: now change the estimator's state.
         self._model, self._weights, self._perm = model, weights, perm
         self.orders_ = [tuple(names[v] for v in o) for o in orders]
-        self.class_parent_proba_ = dict(zip(names[:c], (parent_p / len(orders)).tolist()))
-        self.class_child_proba_ = dict(zip(names[:c], (child_p / len(orders)).tolist()))
+        self.class_parent_proba_ = dict(zip(names[:c], edges[0].tolist()))
+        self.class_child_proba_ = dict(zip(names[:c], edges[1].tolist()))
+        self.markov_blanket_proba_ = dict(zip(names[:c], edges[2].tolist()))
         for key, value in extra.items():
             setattr(self, key, value)
 
@@ -450,8 +473,9 @@ class FixedOrderBMA(OrderAveragingClassifier):
         ``[order]``: the averaged order as a tuple of names.
     log_evidence_
         ``log P(D | order)``.
-    class_parent_proba_, class_child_proba_
-        ``{feature: posterior probability}`` of the edges feature → class and class → feature.
+    class_parent_proba_, class_child_proba_, markov_blanket_proba_
+        ``{feature: posterior probability}`` of the edges feature → class and class → feature,
+        and of the feature being in the class's Markov blanket.
 
     Examples
     --------

@@ -170,9 +170,10 @@ class OrderMCMC(OrderAveragingClassifier):
         ``log P(D | order)`` after every iteration (numpy array of length ``n_iter``).
     acceptance_rate_
         Fraction of accepted swaps.
-    class_parent_proba_, class_child_proba_
-        ``{feature: probability}`` of the edges feature → class and class → feature, exact
-        within each kept order and averaged over them (Markov-blanket membership).
+    class_parent_proba_, class_child_proba_, markov_blanket_proba_
+        ``{feature: probability}`` of the edges feature → class and class → feature, and of
+        the feature being in the class's Markov blanket (parent, child or co-parent of a
+        child), exact within each kept order and averaged over them.
 
     Examples
     --------
