@@ -247,7 +247,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     claims = pd.DataFrame([{"paper (Hwang & Zhang 2005)": CLAIMS[k], "ours": verdicts[k]}
                            for k in ("fig7", "fig8", "fig9", "fig6")])
     shown = lambda df: df[[c for c in df.columns if not c.startswith("_")]]  # noqa: E731
-    fig = _figure(complete, missing, out)
+    fig = _figure(complete, out)
+    fig_missing = _figure_missing(missing, base, cfg["missing_size"], out) if len(missing) else None
     text = f"""# {NAME}: averaging over 1 vs 10 node orders (Hwang & Zhang 2005)
 
 Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`
@@ -292,13 +293,31 @@ ALARM network, and the chain's acceptance rate.
 {_report.markdown_table(ranks)}
 
 ![accuracy](../figures/{fig.name})
-"""
+""" + (f"\n![unobserved variables](../figures/{fig_missing.name})\n" if fig_missing else "")
     _report.write_results(NAME, out, text)
     return {"tables": {"complete": complete, "missing": missing, "ranks": ranks,
                        "claims": claims, "raw": raw}}
 
 
-def _figure(complete, missing, out):
+def _figure_missing(missing, base, size, out):
+    """Fig. 9 style: accuracy against the percentage of unobserved test variables."""
+    plt = _report.pyplot()
+    groups = list(missing.groupby(["dataset", "class"], sort=False))
+    fig, axes = plt.subplots(1, len(groups), figsize=(3.6 * len(groups), 3.2), squeeze=False,
+                             layout="constrained")
+    for ax, ((dataset, cls), g) in zip(axes[0], groups):
+        b = base[(base.dataset == dataset) & (base["class"] == cls) & (base.train == size)]
+        x = [0.0] + list(100 * g["missing"])
+        ax.plot(x, [100 * b.acc_1.mean()] + list(100 * g["_m1"]), "o--", label="1 order")
+        ax.plot(x, [100 * b.acc_10.mean()] + list(100 * g["_m10"]), "s-", label="10 orders")
+        ax.set_title(f"{dataset} ({cls})" if dataset == "alarm" else dataset)
+        ax.set_xlabel("unobserved test variables (%)")
+    axes[0, 0].set_ylabel("accuracy (%)")
+    axes[0, 0].legend()
+    return _report.save_figure(fig, NAME, out, "missing")
+
+
+def _figure(complete, out):
     plt = _report.pyplot()
     groups = list(complete.groupby(["dataset", "class"], sort=False))
     fig, axes = plt.subplots(1, len(groups), figsize=(3.6 * len(groups), 3.2), squeeze=False,
@@ -307,6 +326,8 @@ def _figure(complete, missing, out):
         ax.plot(g["train"], 100 * g["_m1"], "o--", label="1 order")
         ax.plot(g["train"], 100 * g["_m10"], "s-", label="10 orders")
         ax.set_xscale("log")
+        ax.set_xticks(list(g["train"]), [str(v) for v in g["train"]])
+        ax.minorticks_off()
         ax.set_title(f"{dataset} ({cls})" if dataset == "alarm" else dataset)
         ax.set_xlabel("training records")
     axes[0, 0].set_ylabel("accuracy (%)")
