@@ -19,8 +19,10 @@ from . import _report
 
 NAME = "bench-order"
 
-FULL = dict(records=1000, n_iter=60000, burn_in=10000, n_predict_one=200, n_predict_many=1000)
-QUICK = dict(records=100, n_iter=1000, burn_in=200, n_predict_one=5, n_predict_many=20)
+FULL = {"records": 1000, "n_iter": 60000, "burn_in": 10000, "n_predict_one": 200,
+        "n_predict_many": 1000}
+QUICK = {"records": 100, "n_iter": 1000, "burn_in": 200, "n_predict_one": 5,
+         "n_predict_many": 20}
 TARGETS = {"score tables (s)": 60.0, "chain iterations / s": 1000.0, "peak memory (MB)": 2048.0}
 
 

@@ -30,12 +30,13 @@ from . import _report
 NAME = "order-alarm"
 
 #: The paper's settings (Section IV) and ours.
-FULL = dict(alarm_sizes=(25, 50, 100, 500, 1000), uci_sizes=(25, 50, 75, 100), reps=10,
-            alarm_test=500, uci_test=500, n_iter=20000, burn_in=5000, missing_size=100)
-QUICK = dict(alarm_sizes=(25,), uci_sizes=(25,), reps=1, alarm_test=40, uci_test=40,
-             n_iter=300, burn_in=100, missing_size=25)
-PAPER = dict(alarm_test=3000, uci_test={"breast-w": 500, "mushroom": 8000}, n_iter=60000,
-             burn_in=10000)
+FULL = {"alarm_sizes": (25, 50, 100, 500, 1000), "uci_sizes": (25, 50, 75, 100), "reps": 10,
+        "alarm_test": 500, "uci_test": 500, "n_iter": 20000, "burn_in": 5000,
+        "missing_size": 100}
+QUICK = {"alarm_sizes": (25,), "uci_sizes": (25,), "reps": 1, "alarm_test": 40,
+         "uci_test": 40, "n_iter": 300, "burn_in": 100, "missing_size": 25}
+PAPER = {"alarm_test": 3000, "uci_test": {"breast-w": 500, "mushroom": 8000}, "n_iter": 60000,
+         "burn_in": 10000}
 MISSING = (0.05, 0.10, 0.20)
 N_ORDERS = 10
 MAX_PARENTS = 3
@@ -152,20 +153,20 @@ def _jobs(cfg: dict) -> list[dict]:
     for s, size in enumerate(cfg["alarm_sizes"]):
         for rep in range(cfg["reps"]):
             train, _, _ = _alarm(size, seed=_seed("alarm", s, rep))
-            jobs.append(dict(dataset="alarm", train=train, test=codes_test, classes=classes,
-                             rep=rep, seed=[_report.SEED, 1, s, rep], true_order=topo,
-                             missing=size == cfg["missing_size"]))
+            jobs.append({"dataset": "alarm", "train": train, "test": codes_test,
+                         "classes": classes, "rep": rep, "seed": [_report.SEED, 1, s, rep],
+                         "true_order": topo, "missing": size == cfg["missing_size"]})
     for d, name in enumerate(("breast-w", "mushroom")):
-        codes, cols = _uci(name)
+        codes, _ = _uci(name)
         split = _report.rng(NAME, 100 + d).permutation(len(codes))
         test, pool = codes[split[:cfg["uci_test"]]], codes[split[cfg["uci_test"]:]]
         for s, size in enumerate(cfg["uci_sizes"]):
             for rep in range(cfg["reps"]):
                 pick = _report.rng(NAME, 200 + d, s, rep).choice(len(pool), size, replace=False)
-                jobs.append(dict(dataset=name, train=pool[pick], test=test,
-                                 classes=[("class", codes.shape[1] - 1)], rep=rep,
-                                 seed=[_report.SEED, 2 + d, s, rep], true_order=None,
-                                 missing=size == cfg["missing_size"]))
+                jobs.append({"dataset": name, "train": pool[pick], "test": test,
+                             "classes": [("class", codes.shape[1] - 1)], "rep": rep,
+                             "seed": [_report.SEED, 2 + d, s, rep], "true_order": None,
+                             "missing": size == cfg["missing_size"]})
     for job in jobs:
         job["n_iter"], job["burn_in"] = cfg["n_iter"], cfg["burn_in"]
     return jobs
@@ -186,7 +187,7 @@ def _summary(raw, keys):
     for key, g in raw.groupby(keys, sort=True):
         m1, h1 = _report.mean_ci(g["acc_1"], 0.95)
         m10, h10 = _report.mean_ci(g["acc_10"], 0.95)
-        t, p = _report.paired_t_test(g["acc_10"], g["acc_1"])
+        _, p = _report.paired_t_test(g["acc_10"], g["acc_1"])
         row = dict(zip(keys, key))
         row.update({"reps": len(g), "acc 1 order": _report.format_ci(m1, h1, 1, 100),
                     "acc 10 orders": _report.format_ci(m10, h10, 1, 100),
@@ -246,7 +247,6 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     verdicts = _verdicts(complete, missing, ranks)
     claims = pd.DataFrame([{"paper (Hwang & Zhang 2005)": CLAIMS[k], "ours": verdicts[k]}
                            for k in ("fig7", "fig8", "fig9", "fig6")])
-    shown = lambda df: df[[c for c in df.columns if not c.startswith("_")]]  # noqa: E731
     fig = _figure(complete, out)
     fig_missing = _figure_missing(missing, base, cfg["missing_size"], out) if len(missing) else None
     text = f"""# {NAME}: averaging over 1 vs 10 node orders (Hwang & Zhang 2005)
@@ -279,11 +279,11 @@ the 5,644-record complete-case version (no stalk-root missing values).
 
 ## Accuracy without unobserved variables (Fig. 7, Fig. 8)
 
-{_report.markdown_table(shown(complete))}
+{_report.markdown_table(_shown(complete))}
 
 ## Accuracy with unobserved test variables, training size {cfg['missing_size']} (Fig. 9)
 
-{_report.markdown_table(shown(missing))}
+{_report.markdown_table(_shown(missing))}
 
 ## Sampled orders on ALARM (Fig. 6)
 
@@ -297,6 +297,11 @@ ALARM network, and the chain's acceptance rate.
     _report.write_results(NAME, out, text)
     return {"tables": {"complete": complete, "missing": missing, "ranks": ranks,
                        "claims": claims, "raw": raw}}
+
+
+def _shown(df):
+    """The table without its helper columns (names starting with ``_``)."""
+    return df[[c for c in df.columns if not c.startswith("_")]]
 
 
 def _figure_missing(missing, base, size, out):

@@ -11,6 +11,6 @@ Modules: :mod:`~onlinebma.order_mcmc.scores` (parent-set score tables),
 """
 
 from .fixed_order import FixedOrderBMA, OrderModel
-from .sampler import OrderMCMC, OrderChain
+from .sampler import OrderChain, OrderMCMC
 
 __all__ = ["FixedOrderBMA", "OrderChain", "OrderMCMC", "OrderModel"]

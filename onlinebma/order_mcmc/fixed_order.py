@@ -29,7 +29,9 @@ Missing features at prediction time
 Prediction-time pruning
     parent sets whose normalised weight is below ``prune_tol / s_i`` in every averaged order
     (``s_i`` kept sets of node ``i``) are skipped. Each factor then changes by at most
-    ``prune_tol`` in absolute value, i.e. by a relative ``prune_tol (N + r_i a) / a``.
+    ``prune_tol`` in absolute value, i.e. by a relative ``prune_tol (N + r_i a) / a``. Rows
+    whose weights are renormalised one by one (missing features beyond the bound, patterns
+    shared by fewer than ``_GROUP`` rows) are not pruned.
 """
 
 from __future__ import annotations
@@ -214,7 +216,7 @@ class OrderModel:
         """
         m = rows.shape[0]
         out = np.zeros((m, len(log_weights)))
-        patterns, which, counts = np.unique(drop, axis=0, return_inverse=True, return_counts=True)
+        _, which, counts = np.unique(drop, axis=0, return_inverse=True, return_counts=True)
         which = which.ravel()
         rest = np.ones(m, dtype=bool)
         for g in np.flatnonzero(counts >= _GROUP):
@@ -236,9 +238,9 @@ class OrderModel:
             u_dropped = np.vstack([u_drop.T, np.zeros((1, len(uniq)), dtype=bool)])
         redo = np.zeros(len(rows), dtype=bool)
         for i in range(self.n):
-            w, with_class, without_class = self._node_weights(i, log_weights, (), class_node)
+            w = self._node_weights(i, log_weights, (), class_node)[0]
             nonzero = w.max(axis=1) > 0  # no pruning here: kept weights may be small
-            if without_class is None:
+            if class_node is None or i == class_node:
                 num, den = self._masked_mixture(i, columns, dropped, np.flatnonzero(nonzero), w)
             else:
                 has_class = (self.tables.parents[i] == class_node).any(axis=1)

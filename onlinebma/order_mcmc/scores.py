@@ -33,9 +33,9 @@ import itertools
 import math
 
 import numpy as np
+from scipy.special import gammaln
 
 from ..progress import progress
-from scipy.special import gammaln
 
 __all__ = ["ScoreTables", "compact_codes", "config_offsets", "family_index"]
 
