@@ -44,10 +44,13 @@ Speed. The scores are computed for all stored records at once (grouped cumulativ
 the class per parent configuration, child value and class), and with ``antecedent="full"`` the
 score of ``M(A)`` depends on which features are in ``A`` only, so scores — and the whole of
 phase 1, which depends on nothing else but the set of observed features — are cached across
-test instances until the stored records change. Phase 2 needs the prediction of a queued model
-only while the bound ``s_M / (W + s_M) >= |g(R ∪ {M}) - g(R)|`` (``s_M`` its score, ``W``
-the total score of ``R``) says it could beat the best change found so far, so most queued
-models are never evaluated.
+test instances. When records are only appended, cached scores are extended by the new records'
+terms of eq. 9; any other change of the stored records (window eviction, new values or
+classes, moved cut points) recomputes them. Phase 2 needs the prediction of a queued model only
+while the bound ``|g(R ∪ {M}) - g(R)| <= s_M / (W + s_M)`` (``s_M`` its score, ``W`` the total
+score of ``R``) exceeds the threshold, so most queued models are never evaluated; the
+predictions of many models come from a few matrix products (limit numpy's BLAS to one thread
+on a busy machine: see ``docs/isa.md``).
 
 Numeric features are discretized by Fayyad & Irani's MDL rule fitted on the stored records
 (the adapter does it; see :mod:`onlinebma.batch`).
