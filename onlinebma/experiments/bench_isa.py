@@ -24,8 +24,8 @@ import subprocess
 import numpy as np
 
 __all__ = [
-    "WEKA_JAR", "run", "single_threaded_blas", "stratified_folds", "weka_available",
-    "weka_cut_points", "weka_lbr", "write_arff",
+    "WEKA_JAR", "lbr_available", "run", "single_threaded_blas", "stratified_folds",
+    "weka_available", "weka_cut_points", "weka_lbr", "write_arff",
 ]
 
 NAME = "bench-isa"
@@ -97,6 +97,11 @@ def write_arff(X, y, path, numeric=(), relation: str = "data", classes=None, dom
         lines.append(",".join(cells))
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+def lbr_available() -> bool:
+    """Weka available and ``javac`` too (the LBR timing helper is compiled on first use)."""
+    return weka_available() and shutil.which("javac") is not None
 
 
 def _java(*args, timeout=3600) -> str:
@@ -260,8 +265,10 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     from ..progress import progress
     from . import _report
 
-    if not weka_available():
-        raise RuntimeError("bench-isa compares with Weka: it needs java and Weka 3.6.14's jar")
+    if not lbr_available():
+        raise RuntimeError(
+            "bench-isa compares with Weka: it needs java, javac (a JDK) and Weka 3.6.14's jar"
+        )
     plan = {"house-votes-84": 2} if quick else {"house-votes-84": 10, "soybean": 2}
     rows, started = [], time.perf_counter()
     tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-isa-"))
