@@ -30,9 +30,9 @@ from ..datasets import UCIDataset, catalog
 from ..progress import progress
 from . import _report
 from .bench_isa import (
+    lbr_available,
     single_threaded_blas,
     stratified_folds,
-    weka_available,
     weka_lbr,
     write_arff,
 )
@@ -162,7 +162,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     import pandas as pd
 
     names = list(QUICK) if quick else [n for n in table1_datasets() if n not in SKIPPED]
-    use_weka = weka_available()
+    use_weka = lbr_available()
     tasks = []
     for name in names:
         runs = 1 if quick else RUNS
@@ -248,7 +248,7 @@ def _markdown(main, summary, quick, use_weka, elapsed, table) -> str:
     lbr = (
         "LBR is Weka 3.6.14's `weka.classifiers.lazy.LBR` inside `FilteredClassifier` with the "
         "supervised `Discretize` filter, on the same folds."
-        if use_weka else "Java/Weka not found: LBR columns are n/a."
+        if use_weka else "Java, javac or Weka not found: LBR columns are n/a."
     )
     isa_time = float(np.mean(table["ISA s/instance"]))
     return f"""# ISA — Table 1 of Visweswaran & Cooper (2004)
