@@ -203,6 +203,27 @@ def test_phase_two_expands_children_of_the_models_it_adds():
     assert all(A == () or any(tuple(sorted(set(A) - {f})) in members for f in A) for A in R_exp)
 
 
+def test_phase_two_picks_the_largest_change_of_any_class_probability():
+    # Eq. 11 with three classes: f = s_M / (W + s_M) * max_k |P_M(k) - g(R)(k)|.
+    records, labels = _random_data(9, n=60, p=5)
+    test = TESTS[0]
+    _, models = brute_force(records, labels, test)
+    s0, p0 = models[()]
+    classes = sorted(p0)
+
+    def change(A):
+        s, p = models[A]
+        w = 1.0 / (1.0 + math.exp(s0 - s))
+        return w * max(abs(p[k] - p0[k]) for k in classes)
+
+    singles = [A for A in models if len(A) == 1]
+    expected = max(singles, key=change)
+    assert sorted(change(A) for A in singles)[-2] < change(expected)  # a clear winner
+    model = _learned(ISA(phase1_models=1, max_models=2, threshold=0.0), records, labels)
+    chosen = {tuple(sorted(m["antecedent"])) for m in model.explain_one(test)}
+    assert chosen == {(), expected}
+
+
 def test_phase_two_stops_at_the_threshold_and_at_max_models():
     records, labels = _random_data(5, n=60, p=6)
     test = TESTS[0]
