@@ -64,8 +64,8 @@ def write_arff(X, y, path, numeric=(), relation: str = "data", classes=None, dom
 
     Columns named in ``numeric`` are numeric; the others are nominal with their values sorted
     as strings, taken from the frame ``domain`` (default ``X``; pass the whole dataset so that
-    training and test files share one header). ``classes`` fixes the order of the class values
-    (sorted by default).
+    training and test files share one header); columns without any value in ``domain`` are
+    left out. ``classes`` fixes the order of the class values (sorted by default).
     """
     import pandas as pd
 
@@ -73,7 +73,10 @@ def write_arff(X, y, path, numeric=(), relation: str = "data", classes=None, dom
     numeric = set(numeric)
     domain = X if domain is None else domain
     lines = [f"@relation {_arff_value(relation)}"]
-    for col in X.columns:
+    # A column with no observed value carries no information, and Weka's LBR fails on an empty
+    # nominal attribute: such columns are left out.
+    columns = [c for c in X.columns if domain[c].notna().any()]
+    for col in columns:
         if col in numeric:
             lines.append(f"@attribute {_arff_value(col)} numeric")
         else:
@@ -82,10 +85,10 @@ def write_arff(X, y, path, numeric=(), relation: str = "data", classes=None, dom
     classes = sorted({str(v) for v in y}) if classes is None else [str(c) for c in classes]
     lines.append(f"@attribute class {{{','.join(map(_arff_value, classes))}}}")
     lines.append("@data")
-    cols = [X[c].tolist() for c in X.columns]
+    cols = [X[c].tolist() for c in columns]
     for i, label in enumerate(list(y)):
         cells = []
-        for col_name, col in zip(X.columns, cols):
+        for col_name, col in zip(columns, cols):
             v = col[i]
             if v is None or (isinstance(v, float) and v != v):
                 cells.append("?")
