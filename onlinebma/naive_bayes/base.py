@@ -58,6 +58,10 @@ def log_sigmoid(d: float) -> float:
 class BaseNB(base.MiniBatchClassifier):
     """Shared statistics, validation and prediction of the naive Bayes family."""
 
+    # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
+    # per-record path a call to _pseudo_counts.
+    _cell_prior_varies = False
+
     def __init__(self, alpha: float = 1.0, nominal_attributes: list | None = None):
         check_real("alpha", alpha, 0.0, strict=True)
         self.alpha = alpha
@@ -208,9 +212,9 @@ class BaseNB(base.MiniBatchClassifier):
         a = self.alpha
         return {y: math.log(c + a) - norm for y, c in self._class_counts.items()}
 
-    def _nominal_term(self, f, t: NominalTable, v, classes) -> list:
-        """Per-class log of the mixed parameter w0 θ(v) + w1 θ(v | y) (eq. 12-13 of Dash &
-        Cooper; eq. 11 of Wu et al.).
+    def _add_nominal(self, scores: list, f, t: NominalTable, v, classes) -> list:
+        """``scores`` plus, per class, the log of the mixed parameter w0 θ(v) + w1 θ(v | y)
+        (eq. 12-13 of Dash & Cooper; eq. 11 of Wu et al.).
 
         The mixture of the two probabilities is formed in linear space: both are Dirichlet
         posterior means, at least ``a / (N + r a) > 0``, and one weight is at least 1/2, so
@@ -218,13 +222,14 @@ class BaseNB(base.MiniBatchClassifier):
         """
         d = self._arc_log_odds(f, t)
         r = len(t.n_value)
-        a0, a1 = self._pseudo_counts(r)
+        a0, a1 = self._pseudo_counts(r) if self._cell_prior_varies else (self.alpha, self.alpha)
         row = t.n_joint[v]
         n_class = t.n_class
         log = math.log
         ra1 = r * a1
         if d == math.inf:
-            return [log((a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0))) for y in classes]
+            return [s + log((a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
+                    for s, y in zip(scores, classes)]
         if d >= 0:  # w1 = 1 / (1 + exp(-d)) without overflow
             e = math.exp(-d)
             w0, w1 = e / (1.0 + e), 1.0 / (1.0 + e)
@@ -232,7 +237,8 @@ class BaseNB(base.MiniBatchClassifier):
             e = math.exp(d)
             w0, w1 = 1.0 / (1.0 + e), e / (1.0 + e)
         none = w0 * (a0 + t.n_value[v]) / (r * a0 + t.n)
-        return [log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0))) for y in classes]
+        return [s + log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
+                for s, y in zip(scores, classes)]
 
     def _numeric_term(self, f, t: NumericTable, x: float, classes):
         lw0, lw1 = self._log_weights(f, t)
@@ -260,8 +266,7 @@ class BaseNB(base.MiniBatchClassifier):
             t = tables.get(f)
             if t is None or v not in t.n_value:
                 continue  # never seen in training: skipped, like a missing value
-            term = self._nominal_term(f, t, v, classes)
-            scores = [s + d for s, d in zip(scores, term)]
+            scores = self._add_nominal(scores, f, t, v, classes)
         for f, v in numeric:
             t = tables.get(f)
             if t is None:
@@ -293,9 +298,10 @@ class BaseNB(base.MiniBatchClassifier):
                 present = pd.notna(col)
                 codes, uniques = pd.factorize(col[present])
                 terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen value
+                zeros = [0.0] * len(classes)
                 for i, v in enumerate(uniques):
                     if v in t.n_value:
-                        terms[i] = self._nominal_term(f, t, v, classes)
+                        terms[i] = self._add_nominal(zeros, f, t, v, classes)
                 rows = np.full(len(X), len(uniques))
                 rows[present] = codes
                 jll += terms[rows]

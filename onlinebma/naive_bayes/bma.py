@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from array import array
 
 from ..params import check_real
 from ..stats.tables import NominalTable
@@ -14,6 +15,19 @@ __all__ = ["BMANB"]
 def _xlog(n: float, a: float) -> float:
     """``n log(n + a)``, 0 when n = 0."""
     return n * math.log(n + a) if n else 0.0
+
+
+_STEP_CAP = 1 << 16
+_STEPS: dict = {}  # alpha -> array of _xlog(n + 1, alpha) - _xlog(n, alpha), n < _STEP_CAP
+
+
+def _steps(a: float) -> array:
+    """How ``n log(n + a)`` grows when a count n < 65,536 grows by one, tabulated once per
+    alpha (per process): the per-record update then costs a lookup instead of two logs."""
+    table = _STEPS.get(a)
+    if table is None:
+        table = _STEPS[a] = array("d", (_xlog(n + 1, a) - _xlog(n, a) for n in range(_STEP_CAP)))
+    return table
 
 
 class BMANB(NaiveBayes):
@@ -71,24 +85,23 @@ class BMANB(NaiveBayes):
 
     def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
         a = self.alpha
-        log = math.log
         sums = self._sums.get(f)
         if sums is None:
             sums = self._sums[f] = [0.0, 0.0, 0, 0.0]
+        steps = _steps(a)
         n_v = table.n_value.get(v, 0)
         # n log(n + a) grows by (n + 1) log(n + 1 + a) - n log(n + a) when n counts one more.
         if n_v:
             n_vy = table.n_joint[v].get(y, 0)
-            sums[0] += (n_v + 1) * log(n_v + 1 + a) - n_v * log(n_v + a)
-            sums[1] += (n_vy + 1) * log(n_vy + 1 + a) - (n_vy * log(n_vy + a) if n_vy else 0.0)
+            sums[0] += steps[n_v] if n_v < _STEP_CAP else _xlog(n_v + 1, a) - _xlog(n_v, a)
+            sums[1] += steps[n_vy] if n_vy < _STEP_CAP else _xlog(n_vy + 1, a) - _xlog(n_vy, a)
             m = sums[2]
             if m == len(table.n_value):
                 n_y, am = table.n_class.get(y, 0), a * m
-                sums[3] += (n_y + 1) * log(n_y + 1 + am) - (n_y * log(n_y + am) if n_y else 0.0)
+                sums[3] += _xlog(n_y + 1, am) - _xlog(n_y, am)
         else:  # a new value: M changes, so the class sum is recomputed when next needed
-            first = log(1 + a)
-            sums[0] += first
-            sums[1] += first
+            sums[0] += steps[0]
+            sums[1] += steps[0]
             sums[2] = 0
 
     def _refresh(self, features) -> None:
@@ -103,24 +116,22 @@ class BMANB(NaiveBayes):
                     0.0,
                 ]
 
-    def _plugin_log_likelihoods(self, f, table) -> tuple[float, float]:
-        """``(sum_i log P(x_ik), sum_i log P(x_ik | y_i))`` over the training records (eq. 14
-        plugged into eq. 11)."""
-        if isinstance(table, NominalTable):
-            sums = self._sums[f]
-            a, m = self.alpha, len(table.n_value)
-            if sums[2] != m:
-                sums[2], sums[3] = m, sum(_xlog(n, a * m) for n in table.n_class.values())
-            return sums[0] - _xlog(table.n, a * m), sums[1] - sums[3]
-        loglik = self._log_likelihood
-        return (
-            loglik(table, table.marginal),
-            sum(loglik(table, m) for m in table.by_class.values()),
-        )
-
     def _arc_log_odds(self, f, table) -> float:
-        without, with_class = self._plugin_log_likelihoods(f, table)
-        return with_class - without - (table.n + 1) * self._log_gamma  # eq. 11, β = Γ^(N+1)
+        """log P(f_k = 1 | D) - log P(f_k = 0 | D), from eq. 11 with β = Γ^(N+1):
+        sum_i log P(x_ik | y_i) - sum_i log P(x_ik) - (N + 1) log Γ, plug-in estimates."""
+        n = table.n
+        sums = self._sums.get(f)
+        if sums is None:  # numeric: Gaussians from the moments
+            loglik = self._log_likelihood
+            with_class = sum(loglik(table, m) for m in table.by_class.values())
+            return with_class - loglik(table, table.marginal) - (n + 1) * self._log_gamma
+        # nominal, eq. 14: sum_vy N_vy log((N_vy + a) / (N_y + a M))
+        #                  - sum_v N_v log((N_v + a) / (N + a M))
+        m = len(table.n_value)
+        am = self.alpha * m
+        if sums[2] != m:
+            sums[2], sums[3] = m, sum(_xlog(c, am) for c in table.n_class.values())
+        return sums[1] - sums[3] - sums[0] + _xlog(n, am) - (n + 1) * self._log_gamma
 
     def _unit_test_params(self):
         yield {}

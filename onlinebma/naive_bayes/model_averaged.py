@@ -81,6 +81,7 @@ class ModelAveragedNB(BaseNB):
         if normal_gamma is not None and not isinstance(normal_gamma, NormalGammaPrior):
             raise TypeError("normal_gamma must be a NormalGammaPrior or None")
         self.prior = prior
+        self._cell_prior_varies = prior == "BDeu"
         self.ess = ess
         self.inclusion_prior = inclusion_prior
         self.normal_gamma = normal_gamma

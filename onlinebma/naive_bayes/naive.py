@@ -4,16 +4,24 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..stats.gaussian import GaussianMoments
 from ..stats.tables import NumericTable
 from .base import BaseNB
 
-__all__ = ["NaiveBayes", "VAR_SMOOTHING"]
+__all__ = ["MAX_SQUARED_Z", "NaiveBayes", "VAR_SMOOTHING"]
 
 VAR_SMOOTHING = 1e-9
 """Share of a feature's marginal variance added to every class variance (as scikit-learn's
 GaussianNB does with the largest variance), so a class seen once or with one repeated value
 still has a proper Gaussian."""
+
+MAX_SQUARED_Z = 1e300
+"""Cap on a record's squared z-score under a class Gaussian. Beyond it the log density is not
+representable as a float (a value far outside data whose variance is tiny); capped, such a
+feature scores alike for every class it is that far from, instead of turning every class's
+score into -inf."""
 
 _LOG_2PI = math.log(2 * math.pi)
 
@@ -55,26 +63,45 @@ class NaiveBayes(BaseNB):
 
     """
 
-    def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
+    @staticmethod
+    def _gaussian(table: NumericTable, moments: GaussianMoments | None):
+        """``(mean, guarded variance)`` of the class Gaussian, or ``None`` when the feature
+        has been constant so far (it carries no information)."""
         marginal = table.marginal
         floor = VAR_SMOOTHING * marginal.m2 / marginal.n
         if floor <= 0.0:
-            return None  # constant so far: no information
+            return None
         if moments is None:
             moments = marginal
-        var = moments.m2 / moments.n + floor
-        return -0.5 * (_LOG_2PI + math.log(var) + (x - moments.mean) ** 2 / var)
+        return moments.mean, moments.m2 / moments.n + floor
 
-    _log_density_np = _log_density  # the same arithmetic works on arrays
+    def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x: float):
+        gaussian = self._gaussian(table, moments)
+        if gaussian is None:
+            return None
+        mean, var = gaussian
+        d = x - mean
+        q = d * d / var  # the squared z-score; float overflow gives inf
+        if q > MAX_SQUARED_Z:
+            q = MAX_SQUARED_Z
+        return -0.5 * (_LOG_2PI + math.log(var) + q)
+
+    def _log_density_np(self, table: NumericTable, moments: GaussianMoments | None, x):
+        gaussian = self._gaussian(table, moments)
+        if gaussian is None:
+            return None
+        mean, var = gaussian
+        with np.errstate(over="ignore"):
+            q = np.minimum((x - mean) ** 2 / var, MAX_SQUARED_Z)
+        return -0.5 * (_LOG_2PI + math.log(var) + q)
 
     def _log_likelihood(self, table: NumericTable, moments: GaussianMoments) -> float:
         """Plug-in log likelihood of the records summarised by ``moments`` under their own
         guarded Gaussian: ``-n/2 log(2 pi var) - m2 / (2 var)``."""
-        marginal = table.marginal
-        floor = VAR_SMOOTHING * marginal.m2 / marginal.n
-        if floor <= 0.0:
+        gaussian = self._gaussian(table, moments)
+        if gaussian is None:
             return 0.0
-        var = moments.m2 / moments.n + floor
+        var = gaussian[1]
         return -0.5 * moments.n * (_LOG_2PI + math.log(var)) - moments.m2 / (2.0 * var)
 
     def _unit_test_params(self):

@@ -164,10 +164,19 @@ class NormalGammaPrior:
         b_n = self.b0 + 0.5 * m2 + k0 * n * d * d / (2.0 * kappa_n)
         nu_scale2 = 2.0 * b_n * (kappa_n + 1.0) / kappa_n  # nu * scale^2
         z = x - (k0 * self.mu0 + n * mean) / kappa_n
-        log1p = math.log1p if isinstance(x, float) else np.log1p
+        if isinstance(x, float):
+            u = z * z / nu_scale2
+            # log1p(u) = log(u) to double precision once u > 1e17; past float range it is
+            # 2 log|z| - log(nu scale^2), which stays finite.
+            tail = math.log1p(u) if u != math.inf else 2.0 * math.log(abs(z)) - math.log(nu_scale2)
+        else:
+            with np.errstate(over="ignore", divide="ignore"):
+                u = z * z / nu_scale2
+                tail = np.where(np.isinf(u), 2.0 * np.log(np.abs(z)) - math.log(nu_scale2),
+                                np.log1p(u))
         return (
             math.lgamma(a_n + 0.5)
             - math.lgamma(a_n)
             - 0.5 * (_LOG_PI + math.log(nu_scale2))
-            - (a_n + 0.5) * log1p(z * z / nu_scale2)
+            - (a_n + 0.5) * tail
         )
