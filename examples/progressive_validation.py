@@ -5,9 +5,8 @@ Run: python examples/progressive_validation.py [N_RECORDS]
 
 import sys
 
-from river import evaluate, metrics
+from river import evaluate, metrics, preprocessing
 from river import naive_bayes as river_nb
-from river import preprocessing
 
 from onlinebma.datasets import UCIDataset
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes

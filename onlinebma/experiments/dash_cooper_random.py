@@ -16,7 +16,6 @@ the number of redraws is reported.
 
 from __future__ import annotations
 
-import math
 import pathlib
 
 import numpy as np

@@ -27,7 +27,15 @@ import warnings
 
 import numpy as np
 
-from ._report import markdown_table, mcnemar, paired_t_test, pyplot, rng, save_figure, write_results
+from ._report import (
+    markdown_table,
+    mcnemar,
+    paired_t_test,
+    pyplot,
+    rng,
+    save_figure,
+    write_results,
+)
 
 NAME = "fan-uci"
 MODELS = ("FAN", "NB", "FM")
