@@ -69,6 +69,7 @@ import math
 import numpy as np
 
 from .batch import BatchClassifier, Encoded
+from .params import check_bool, check_choice, check_int, check_real
 
 __all__ = ["ISA"]
 
@@ -352,24 +353,17 @@ class ISA(BatchClassifier):
         window: int | None = None,
         nominal_attributes: list | None = None,
     ):
-        if antecedent not in _CODINGS:
-            raise ValueError(f"antecedent must be one of {_CODINGS}, got {antecedent!r}")
-        if not (isinstance(alpha, (int, float)) and not isinstance(alpha, bool)
-                and math.isfinite(alpha) and alpha > 0):
-            raise ValueError(f"alpha must be a positive finite number, got {alpha!r}")
-        for name, value in (("phase1_models", phase1_models), ("max_models", max_models)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-                raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        check_choice("antecedent", antecedent, _CODINGS)
+        check_real("alpha", alpha, 0.0, strict=True)
+        check_int("phase1_models", phase1_models, 1)
+        check_int("max_models", max_models, 1)
         if max_models < phase1_models:
             raise ValueError(
                 f"max_models ({max_models}) must be at least phase1_models ({phase1_models})"
             )
-        if not (isinstance(threshold, (int, float)) and not isinstance(threshold, bool)
-                and math.isfinite(threshold) and threshold >= 0):
-            raise ValueError(f"threshold must be a non-negative finite number, got {threshold!r}")
-        for name, value in (("average", average), ("phase2_expand", phase2_expand)):
-            if not isinstance(value, bool):
-                raise ValueError(f"{name} must be True or False, got {value!r}")
+        check_real("threshold", threshold, 0.0, strict=False)
+        check_bool("average", average)
+        check_bool("phase2_expand", phase2_expand)
         super().__init__(window=window, nominal_attributes=nominal_attributes)
         self.antecedent = antecedent
         self.alpha = alpha
