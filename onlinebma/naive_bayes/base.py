@@ -125,18 +125,16 @@ class BaseNB(base.MiniBatchClassifier):
         # Validated: from here on nothing can fail, so a refused record changes nothing.
         self._kinds.commit(new)
         tables = self._tables
-        for f, v in nominal:
-            t = tables.get(f)
-            if t is None:
-                t = tables[f] = NominalTable()
-            self._learned_nominal(f, t, v, y)
-            t.update(v, y)
-        for f, v in numeric:
-            t = tables.get(f)
-            if t is None:
-                t = tables[f] = NumericTable()
-            self._learned_numeric(f, t, v, y)
-            t.update(v, y)
+        for pairs, table_type, learned in (
+            (nominal, NominalTable, self._learned_nominal),
+            (numeric, NumericTable, self._learned_numeric),
+        ):
+            for f, v in pairs:
+                t = tables.get(f)
+                if t is None:
+                    t = tables[f] = table_type()
+                learned(f, t, v, y)
+                t.update(v, y)
         self._n += 1
         if y in self._class_counts:
             self._class_counts[y] += 1
