@@ -359,3 +359,18 @@ def test_isa_table1_quick_smoke(tmp_path):
         assert np.isfinite(values).all() and ((values >= 0) & (values <= 100)).all()
     assert (table["paper ISA"] != "").all()
     assert (tmp_path / "results" / "isa-table1.md").exists()
+
+
+def test_cv_splits_are_stratified_partitions_with_shuffled_training_rows():
+    from onlinebma.experiments.bench_isa import cv_splits
+
+    y = np.array(["a"] * 53 + ["b"] * 53)  # sorted by class, like promoters
+    splits = list(cv_splits(y, 10, np.random.default_rng(0)))
+    tests = np.concatenate([test for _, test in splits])
+    assert sorted(tests.tolist()) == list(range(len(y)))  # every record tested once
+    for train, test in splits:
+        assert sorted(np.concatenate([train, test]).tolist()) == list(range(len(y)))
+        assert abs((y[test] == "a").sum() - (y[test] == "b").sum()) <= 1  # stratified
+        assert (np.diff(train) < 0).any()  # training rows not in file order
+    again = list(cv_splits(y, 10, np.random.default_rng(0)))
+    assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(splits, again))
