@@ -8,15 +8,18 @@ with one mechanism:
   nominal vs numeric, clear errors that leave the learner unchanged) and stored as integer
   codes (nominal, ``-1`` = missing) and floats (numeric, NaN = missing) in arrival order.
 - **Window.** ``window=w`` keeps only the last ``w`` records; ``window=None`` keeps all.
-- **Refits.** An eager model is refitted when a prediction is asked for and enough records have
-  arrived since its last fit: every ``refit_every`` records, or, by default
-  (``refit_every=None``), once the store has grown by 10% since the last fit. The default
-  costs O(log n) refits over a stream of n records, so progressive validation stays
-  affordable; ``refit_every=1`` refits before any prediction that follows new data.
+- **Refits.** What a model fits — an eager model's parameters, a discrete model's cut points —
+  is refitted when a prediction is asked for and enough records have arrived since the last
+  fit: every ``refit_every`` records, or, by default (``refit_every=None``), once the store
+  has grown by 10% since the last fit. The default costs O(log n) refits over a stream of n
+  records, so progressive validation stays affordable; ``refit_every=1`` refits before any
+  prediction that follows new data. A lazy model always predicts from all stored records,
+  coded with the cut points of the last fit.
 - **Discretization.** Methods over discrete variables (``_discrete = True``) get numeric
   features cut into intervals by Fayyad & Irani's MDL rule fitted on the stored records
-  (:func:`onlinebma.preprocessing.mdl_cut_points`), refreshed whenever the model is refitted,
-  the protocol of the ISA paper (discretize on the training data).
+  (:func:`onlinebma.preprocessing.mdl_cut_points`) at every refit, the protocol of the ISA
+  paper (discretize on the training data). A numeric feature first seen after the last fit
+  makes a lazy discrete model refit at its next prediction.
 - **Values unseen in training** are skipped at prediction time, like missing values — the same
   rule as the naive Bayes learners.
 
@@ -130,8 +133,9 @@ class BatchClassifier(base.MiniBatchClassifier):
     window
         Keep only the last ``window`` records (``None``: keep all).
     refit_every
-        Eager models: refit after this many new records (checked when a prediction is asked
-        for). ``None`` refits once the store has grown by 10% since the last fit.
+        Refit (an eager model's parameters, a discrete model's cut points) after this many new
+        records, checked when a prediction is asked for. ``None`` refits once the store has
+        grown by 10% since the last fit.
     nominal_attributes
         Features to treat as nominal even when their values are numbers, as in River's trees.
 
@@ -162,6 +166,7 @@ class BatchClassifier(base.MiniBatchClassifier):
         self._store = _Store()
         self._n_learned = 0  # records ever learned (drives refits and caches)
         self._n_learned_at_fit = 0
+        self._n_learned_at_data = 0  # lazy models: records learned when _fitted_data was coded
         self._size_at_fit = 0
         self._fitted_data: Encoded | None = None
         self._cuts: list = []  # discretization cut points per numeric column
@@ -270,19 +275,21 @@ class BatchClassifier(base.MiniBatchClassifier):
     # ------------------------------------------------------------- predicting
 
     def _training_data(self) -> Encoded:
-        """The data the model predicts from, refitting an eager model if it is due."""
-        if self._lazy:
-            if self._fitted_data is None or self._n_learned_at_fit != self._n_learned:
-                self._fitted_data = self._prepare(self.data_)
-                self._n_learned_at_fit = self._n_learned
-            return self._fitted_data
+        """The data the model predicts from: refits what is due, and a lazy model's data is
+        every stored record, coded with the cut points of the last fit."""
         if self._refit_due():
             self._refit()
+        elif self._lazy and self._n_learned_at_data != self._n_learned:
+            data = self.data_
+            self._fitted_data = self._discretize(data, data.y)
+            self._n_learned_at_data = self._n_learned
         return self._fitted_data
 
     def _refit_due(self) -> bool:
         if self._fitted_data is None:
             return True
+        if self._lazy and self._discrete and len(self._cuts) != len(self._numeric_cols):
+            return True  # a numeric feature arrived: a lazy model would code its values next
         new = self._n_learned - self._n_learned_at_fit
         if new == 0:
             return False
@@ -292,9 +299,10 @@ class BatchClassifier(base.MiniBatchClassifier):
 
     def _refit(self):
         data = self._prepare(self.data_)
-        self._fit(data)
+        if not self._lazy:
+            self._fit(data)
         self._fitted_data = data
-        self._n_learned_at_fit = self._n_learned
+        self._n_learned_at_fit = self._n_learned_at_data = self._n_learned
         self._size_at_fit = data.n
         self.n_fits_ += 1
 
@@ -348,10 +356,8 @@ class BatchClassifier(base.MiniBatchClassifier):
         )
         return self._discretize(rows, None) if self._discrete else rows
 
-    def predict_proba_one(self, x: dict) -> dict:
-        if self._store.end == self._store.start:
-            return {}
-        data = self._training_data()
+    def _encode_one(self, x: dict) -> Encoded:
+        """``x`` as one row to predict, in the coding of the data of the last ``_training_data``."""
         numeric, nominal, _ = self._kinds.split(x)
         codes = np.full((1, len(self._nominal_cols)), -1, dtype=np.int32)
         values = np.full((1, len(self._numeric_cols)), np.nan)
@@ -363,7 +369,13 @@ class BatchClassifier(base.MiniBatchClassifier):
             j = self._numeric_cols.get(f)
             if j is not None:
                 values[0, j] = v
-        proba = self._predict_proba(data, self._rows(codes, values))[0]
+        return self._rows(codes, values)
+
+    def predict_proba_one(self, x: dict) -> dict:
+        if self._store.end == self._store.start:
+            return {}
+        data = self._training_data()
+        proba = self._predict_proba(data, self._encode_one(x))[0]
         return {label: float(p) for label, p in zip(data.classes, proba)}
 
     def predict_proba_many(self, X):

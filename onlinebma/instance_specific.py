@@ -53,7 +53,15 @@ predictions of many models come from a few matrix products (limit numpy's BLAS t
 on a busy machine: see ``docs/isa.md``).
 
 Numeric features are discretized by Fayyad & Irani's MDL rule fitted on the stored records
-(the adapter does it; see :mod:`onlinebma.batch`).
+(the adapter does it; see :mod:`onlinebma.batch`). The cut points are refitted by the adapter's
+refit policy (``refit_every``), so that on a stream the records between refits keep their codes
+and the cached scores are extended instead of recomputed; ``refit_every=1`` refits them before
+every prediction that follows new records.
+
+Eq. 9 depends on the order of the stored records (the paper says so). Records sorted by class,
+as some UCI files are, favour models that put early records in configurations of their own; a
+batch user should shuffle such data before ``fit`` (the paper's Weka cross-validation shuffled
+every training fold).
 
 References
 ----------
@@ -319,6 +327,9 @@ class ISA(BatchClassifier):
         off by default).
     window
         Keep only the last ``window`` records (``None``: all).
+    refit_every
+        Refit the cut points of numeric features after this many new records (``None``: once
+        the stored records have grown by 10%; see :mod:`onlinebma.batch`).
     nominal_attributes
         Features that are nominal even when their values are numbers.
 
@@ -351,6 +362,7 @@ class ISA(BatchClassifier):
         average: bool = True,
         phase2_expand: bool = False,
         window: int | None = None,
+        refit_every: int | None = None,
         nominal_attributes: list | None = None,
     ):
         check_choice("antecedent", antecedent, _CODINGS)
@@ -364,7 +376,8 @@ class ISA(BatchClassifier):
         check_real("threshold", threshold, 0.0, strict=False)
         check_bool("average", average)
         check_bool("phase2_expand", phase2_expand)
-        super().__init__(window=window, nominal_attributes=nominal_attributes)
+        super().__init__(window=window, refit_every=refit_every,
+                         nominal_attributes=nominal_attributes)
         self.antecedent = antecedent
         self.alpha = alpha
         self.phase1_models = phase1_models
@@ -379,7 +392,6 @@ class ISA(BatchClassifier):
         self._records = None
         self._scores: dict = {}
         self._phase1: dict = {}
-        self._last_models: list = []
 
     @classmethod
     def _unit_test_params(cls):
@@ -500,20 +512,20 @@ class ISA(BatchClassifier):
 
     # ----------------------------------------------------------- prediction
 
+    def _models(self, recs: _Records, xt: np.ndarray):
+        """The models in R for one test row: antecedent sets, log scores, weights (eq. 8) and
+        their predictions, and ISA's prediction (the weighted average, or the best model's)."""
+        R, preds = self._search(recs, xt)
+        logs = np.array([s for s, _ in R])
+        weights = np.exp(logs - np.logaddexp.reduce(logs))
+        proba = weights @ preds if self.average else preds[int(np.argmax(logs))]  # eq. 8
+        return [A for _, A in R], logs, weights, preds, proba
+
     def _predict_proba(self, data: Encoded, rows: Encoded) -> np.ndarray:
         recs = self._prepared(data)
         out = np.zeros((rows.n, len(data.classes)))
         for i in range(rows.n):
-            xt = recs.test_codes(rows.codes[i])
-            R, preds = self._search(recs, xt)
-            logs = np.array([s for s, _ in R])
-            weights = np.exp(logs - np.logaddexp.reduce(logs))
-            if self.average:
-                proba = weights @ preds  # eq. 8
-            else:
-                proba = preds[int(np.argmax(logs))]
-            out[i, recs.class_index] = proba
-            self._last_models = [(A, s, w, p) for (s, A), w, p in zip(R, weights, preds)]
+            out[i, recs.class_index] = self._models(recs, recs.test_codes(rows.codes[i]))[-1]
         return out
 
     def explain_one(self, x: dict) -> list[dict]:
@@ -524,13 +536,16 @@ class ISA(BatchClassifier):
         the discretization), the model's normalised weight in eq. 8, its log score (eq. 9) and
         its own class distribution. Empty before any learning.
         """
-        if not self.predict_proba_one(x):
+        if self._store.end == self._store.start:
             return []
-        data = self._fitted_data
-        recs = self._records
+        from .preprocessing import interval_labels
+
+        data = self._training_data()
+        recs = self._prepared(data)
+        xt = recs.test_codes(self._encode_one(x).codes[0])
+        antecedents, logs, weights, preds, _ = self._models(recs, xt)
         names = data.nominal_features
         n_nominal = len(names) - len(self._cuts)
-        from .preprocessing import interval_labels
 
         def value(j):
             if j < n_nominal:
@@ -546,7 +561,7 @@ class ISA(BatchClassifier):
                 "log_score": float(s),
                 "proba": {label: float(q) for label, q in zip(labels, p)},
             }
-            for A, s, w, p in self._last_models
+            for A, s, w, p in zip(antecedents, logs, weights, preds)
         ]
         out.sort(key=lambda m: -m["weight"])
         return out

@@ -374,3 +374,72 @@ def test_cv_splits_are_stratified_partitions_with_shuffled_training_rows():
         assert (np.diff(train) < 0).any()  # training rows not in file order
     again = list(cv_splits(y, 10, np.random.default_rng(0)))
     assert all(np.array_equal(a, b) for (a, _), (b, _) in zip(splits, again))
+
+
+def _iris_stream(n):
+    from onlinebma.datasets import UCIDataset
+
+    data = list(UCIDataset("iris"))
+    random.Random(1).shuffle(data)
+    return data[:n]
+
+
+def _coded(x, cuts_by_feature):
+    """``x`` with its numeric values replaced by the names of their intervals."""
+    from onlinebma.preprocessing import interval_labels
+
+    return {
+        f: interval_labels(c)[int(np.searchsorted(c, v, side="left"))]
+        for f, v in x.items() for c in [cuts_by_feature[f]]
+    }
+
+
+def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monkeypatch):
+    from onlinebma import instance_specific
+    from onlinebma.preprocessing import mdl_cut_points
+
+    data = _iris_stream(120)
+    model = _learned(ISA(), [x for x, _ in data[:100]], [y for _, y in data[:100]])
+    test = data[-1][0]
+    model.predict_proba_one(test)
+    cuts = {f: c.copy() for f, c in zip(model._numeric_cols, model._cuts)}
+    full_scorings = []
+    original = instance_specific._Records.log_score
+    monkeypatch.setattr(instance_specific._Records, "log_score",
+                        lambda *a: full_scorings.append(a[1]) or original(*a))
+    for x, y in data[100:109]:  # 9 records: less than 10% growth, no refit
+        model.learn_one(x, y)
+        model.predict_proba_one(test)
+    assert model.n_fits_ == 1
+    assert full_scorings == []  # every cached score was extended by the new records' terms
+    monkeypatch.undo()
+    assert all(np.array_equal(cuts[f], c) for f, c in zip(model._numeric_cols, model._cuts))
+    # Predictions = ISA on the records coded with the frozen cut points; extended scores =
+    # scores recomputed from scratch.
+    coded = _learned(ISA(), [_coded(x, cuts) for x, _ in data[:109]], [y for _, y in data[:109]])
+    assert model.predict_proba_one(test) == pytest.approx(
+        coded.predict_proba_one(_coded(test, cuts)), abs=1e-12)
+    recs = model._records
+    for A, (score, n) in list(model._scores.items())[:20]:
+        assert n == 109 and score == pytest.approx(recs.log_score(A, "full", None), abs=1e-9)
+    model.learn_one(*data[109])  # the 10th new record: the next prediction refits
+    model.predict_proba_one(test)
+    assert model.n_fits_ == 2
+
+    every = ISA(refit_every=1)
+    for i, (x, y) in enumerate(data[:30]):
+        every.learn_one(x, y)
+        every.predict_proba_one(test)
+        X = np.array([[r[f] for f in every._numeric_cols] for r, _ in data[: i + 1]])
+        Y = np.array([every._class_codes[label] for _, label in data[: i + 1]])
+        for j, cuts_j in enumerate(every._cuts):
+            np.testing.assert_array_equal(cuts_j, mdl_cut_points(X[:, j], Y, len(every.classes_)))
+
+
+def test_a_new_numeric_feature_refits_the_cut_points_at_once():
+    data = _iris_stream(60)
+    model = _learned(ISA(), [x for x, _ in data[:50]], [y for _, y in data[:50]])
+    model.predict_proba_one(data[0][0])
+    model.learn_one({**data[50][0], "extra": 1.5}, data[50][1])
+    proba = model.predict_proba_one({**data[0][0], "extra": 1.5})
+    assert model.n_fits_ == 2 and len(model._cuts) == 5 and sum(proba.values()) == pytest.approx(1)
