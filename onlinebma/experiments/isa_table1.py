@@ -30,9 +30,9 @@ from ..datasets import UCIDataset, catalog
 from ..progress import progress
 from . import _report
 from .bench_isa import (
+    cv_splits,
     lbr_available,
     single_threaded_blas,
-    cv_splits,
     weka_lbr,
     write_arff,
 )
