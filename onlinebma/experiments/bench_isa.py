@@ -287,7 +287,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         )
     plan = {"house-votes-84": 2} if quick else {"house-votes-84": 10, "soybean": 2}
     rows, started = [], time.perf_counter()
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix="bench-isa-"))
+    folder = tempfile.TemporaryDirectory(prefix="bench-isa-")  # Weka's folds; removed below
+    tmp = pathlib.Path(folder.name)
     for name, n_folds in plan.items():
         ds = UCIDataset(name)
         X, Y = ds.to_frame()
@@ -324,6 +325,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
             "ISA error %": 100 * isa_err / m,
             "LBR error %": 100 * lbr_err / m,
         })
+    folder.cleanup()
     elapsed = time.perf_counter() - started
     table = pd.DataFrame(rows)
     text = f"""# ISA vs Weka LBR: time per classified instance

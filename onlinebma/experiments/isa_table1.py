@@ -101,11 +101,13 @@ def _errors(model_cls, Xtr, ytr, Xte, yte, **kw):
 
 def _one_cv(name: str, run: int, protocol: str, use_weka: bool) -> dict:
     """Errors per fold of NB, ISA (and LBR) for one CV of one dataset under one protocol."""
-    with single_threaded_blas():  # two workers share the machine: no BLAS threads on top
-        return _one_cv_body(name, run, protocol, use_weka)
+    # Two workers share the machine: no BLAS threads on top. Weka's folds go to a temporary
+    # folder that is removed afterwards.
+    with single_threaded_blas(), tempfile.TemporaryDirectory(prefix=f"isa-{name}-") as tmp:
+        return _one_cv_body(name, run, protocol, use_weka, pathlib.Path(tmp))
 
 
-def _one_cv_body(name: str, run: int, protocol: str, use_weka: bool) -> dict:
+def _one_cv_body(name: str, run: int, protocol: str, use_weka: bool, tmp: pathlib.Path) -> dict:
     from ..instance_specific import ISA
     from ..naive_bayes import NaiveBayes
 
@@ -117,7 +119,6 @@ def _one_cv_body(name: str, run: int, protocol: str, use_weka: bool) -> dict:
     classes = sorted(Y.unique(), key=str)
     out = {"nb": [], "isa": [], "lbr": [], "isa_seconds": []}
     pairs = []
-    tmp = pathlib.Path(tempfile.mkdtemp(prefix=f"isa-{name}-"))
     for f, (train, test) in enumerate(splits):
         Xd = whole if whole is not None else _discretized(X, Y, train, numeric)
         Xtr, Xte = Xd.iloc[train], Xd.iloc[test]
