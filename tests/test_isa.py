@@ -249,6 +249,17 @@ def test_window_equals_isa_trained_on_the_last_records():
     f2 = _learned(ISA(), records[-30:], labels[-30:])
     assert w2.predict_proba_one(TESTS[1]) == pytest.approx(
         {**{k: 0.0 for k in "uv"}, **f2.predict_proba_one(TESTS[1])}, abs=1e-12)
+    # On a stream, predictions between records: with refit_every=1 the cut points too are
+    # those of the window at every step.
+    streamed = ISA(window=20, refit_every=1)
+    for i, (x, y) in enumerate(zip(records, labels)):
+        streamed.learn_one(x, y)
+        streamed.predict_proba_one(TESTS[0])
+        if i in (30, 79):
+            start = max(0, i + 1 - 20)
+            fresh = _learned(ISA(), records[start: i + 1], labels[start: i + 1])
+            a, b = streamed.predict_proba_one(TESTS[0]), fresh.predict_proba_one(TESTS[0])
+            assert {k: v for k, v in a.items() if k in b} == pytest.approx(b, abs=1e-12)
 
 
 def test_scores_are_cached_and_refreshed_when_records_arrive():
