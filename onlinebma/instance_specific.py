@@ -201,26 +201,55 @@ class _Records:
             and np.array_equal(self.y[: old.n], old.y)
         )
 
-    def log_score_tail(self, A: tuple, coding: str, xt: np.ndarray, start: int) -> float:
-        """The terms of eq. 9 for the records from ``start`` on, one record at a time."""
-        c = self.configurations(A, coding, xt)
-        children = np.setdiff1d(self.informative, np.asarray(A, dtype=np.int64))
-        K, alpha = self.K, self.alpha
-        total = 0.0
+    def log_score_tails(self, models: list, coding: str, xts: list, start: int) -> np.ndarray:
+        """The terms of eq. 9 for the records from ``start`` on, summed, for several models.
+
+        ``models`` are antecedent sets and ``xts`` the test rows they were scored for (only
+        the indicator coding reads them). Records are taken one at a time, models together.
+        """
+        chosen = np.zeros((len(models), self.p))
+        for m, A in enumerate(models):
+            chosen[m, list(A)] = 1.0
+        if coding == "full":  # same configuration = same values (or both missing) on A
+            size = chosen.sum(axis=1)[:, None]
+        else:
+            configs = np.array([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
+        total = np.zeros(len(models))
         for t in range(start, self.n):
-            rows = np.flatnonzero(c[:t] == c[t])  # earlier records in t's configuration
-            Y = self.onehot[rows]
-            n_k = Y.sum(axis=0)
-            logq = np.log(n_k + alpha) - math.log(n_k.sum() + K * alpha)
-            kids = children[self.X[t, children] >= 0]
-            if kids.size:
-                values = self.X[rows][:, kids]
-                n_x = Y.T @ (values == self.X[t, kids]).astype(float)
-                n_o = Y.T @ (values >= 0).astype(float)
-                logq += (np.log(n_x + alpha) - np.log(n_o + self.r[kids] * alpha)).sum(axis=1)
-            top = logq.max()
-            total += logq[self.y[t]] - (top + math.log(np.exp(logq - top).sum()))
-        return float(total)
+            if coding == "full":
+                match = chosen @ (self.X[:t] == self.X[t]).T == size
+            else:
+                match = configs[:, :t] == configs[:, t : t + 1]
+            total += self._record_terms(t, match.astype(float), chosen)
+        return total
+
+    def _record_terms(self, t: int, match: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+        """``log P(z_t | x_t, records before t, M)`` (eq. 9-10) for several models at once.
+
+        ``match[m, s]`` is 1 where earlier record ``s`` is in record ``t``'s parent configuration
+        under model ``m``; ``chosen[m, j]`` is 1 for the antecedent features of model ``m``.
+        """
+        K, alpha = self.K, self.alpha
+        Y = self.onehot[:t]
+        n_k = match @ Y  # N_{c,k}
+        logq = np.log(n_k + alpha) - np.log(n_k.sum(axis=1, keepdims=True) + K * alpha)
+        kids = self.informative[self.X[t, self.informative] >= 0]  # missing children skipped
+        if kids.size:
+            rows, width = self.X[:t, kids], kids.size
+            equal = (rows == self.X[t, kids]).astype(float)
+            shape = (len(match), K, width)
+            n_x = (match @ (Y[:, :, None] * equal[:, None, :]).reshape(t, K * width)).reshape(shape)
+            if self.has_missing[kids].any():
+                observed = (rows >= 0).astype(float)
+                n_o = (match @ (Y[:, :, None] * observed[:, None, :]).reshape(t, K * width))
+                n_o = n_o.reshape(shape)
+            else:
+                n_o = n_k[:, :, None]
+            terms = np.log(n_x + alpha) - np.log(n_o + self.r[kids] * alpha)
+            terms *= 1.0 - chosen[:, None, kids]  # antecedent features are parents, not children
+            logq += terms.sum(axis=2)
+        top = logq.max(axis=1)
+        return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
     def _children_terms(self, children, c, n_configs, prior) -> np.ndarray:
         """Sum over the children of log P(x_i | z, parents), ``(K, n)`` (eq. 10)."""
@@ -411,24 +440,31 @@ class ISA(BatchClassifier):
             self._phase1 = {}
             if old is None or not recs.extends(old):
                 self._scores = {}  # records left, or values or classes changed: start afresh
+            elif self._scores and recs.n > old.n:
+                # Records were only appended: eq. 9 is a sum over records in arrival order, so
+                # every cached score is extended by the new records' terms.
+                keys = list(self._scores)
+                models = keys if self.antecedent == "full" else [A for A, _ in keys]
+                tails = recs.log_score_tails(models, self.antecedent,
+                                             [self._test_row(recs, key) for key in keys], old.n)
+                self._scores = {key: self._scores[key] + float(t) for key, t in zip(keys, tails)}
         return self._records
 
-    def _score(self, recs: _Records, A: tuple, xt: np.ndarray) -> float:
-        """Log score of M(A), cached as ``(score, records covered)``.
+    def _test_row(self, recs: _Records, key) -> np.ndarray | None:
+        """A test row with the antecedent values of an indicator-coded score's cache key."""
+        if self.antecedent == "full":
+            return None
+        A, values = key
+        xt = np.full(recs.p, -1, dtype=np.int64)
+        xt[list(A)] = values
+        return xt
 
-        When records were only appended since a score was cached, eq. 9 is a sum over records
-        in arrival order, so the new records' terms are added to it.
-        """
+    def _score(self, recs: _Records, A: tuple, xt: np.ndarray) -> float:
+        """Log score of M(A), cached (with the indicator coding, per antecedent values)."""
         key = A if self.antecedent == "full" else (A, tuple(int(xt[j]) for j in A))
-        cached = self._scores.get(key)
-        if cached is not None and cached[1] == recs.n:
-            return cached[0]
-        if cached is None:
-            s = recs.log_score(A, self.antecedent, xt)
-        else:
-            s = cached[0] + recs.log_score_tail(A, self.antecedent, xt, cached[1])
-        self._scores[key] = (s, recs.n)
-        return s
+        if key not in self._scores:
+            self._scores[key] = recs.log_score(A, self.antecedent, xt)
+        return self._scores[key]
 
     # --------------------------------------------------------------- search
 

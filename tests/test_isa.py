@@ -281,25 +281,28 @@ def test_scores_extend_record_by_record_as_records_arrive(coding, monkeypatch):
     records, labels = _random_data(11, n=52, p=5)
     model = _learned(_exhaustive(coding), records[:40], labels[:40])
     model.predict_proba_one(TESTS[0])
-    calls = {"full": 0, "tail": 0}
-    full, tail = instance_specific._Records.log_score, instance_specific._Records.log_score_tail
+    calls = {"full": 0, "tails": 0}
+    full, tails = instance_specific._Records.log_score, instance_specific._Records.log_score_tails
 
     def count_full(self, *a):
         calls["full"] += 1
         return full(self, *a)
 
-    def count_tail(self, *a):
-        calls["tail"] += 1
-        return tail(self, *a)
+    def count_tails(self, *a):
+        calls["tails"] += 1
+        return tails(self, *a)
 
     monkeypatch.setattr(instance_specific._Records, "log_score", count_full)
-    monkeypatch.setattr(instance_specific._Records, "log_score_tail", count_tail)
+    monkeypatch.setattr(instance_specific._Records, "log_score_tails", count_tails)
     for i in range(40, 52):
         model.learn_one(records[i], labels[i])
         _, models = brute_force(records[: i + 1], labels[: i + 1], TESTS[0], coding)
-        for m in model.explain_one(TESTS[0]):
+        explained = model.explain_one(TESTS[0])
+        assert len(explained) == 2 ** len(TESTS[0])  # every antecedent set of its features
+        for m in explained:
             assert m["log_score"] == pytest.approx(models[tuple(sorted(m["antecedent"]))][0], abs=1e-9)
-    assert calls["tail"] >= 12 * 32 and calls["full"] < calls["tail"]
+    # One batched extension per new record; no score computed from scratch.
+    assert calls == {"full": 0, "tails": 12}
 
 
 def test_pandas_fit_matches_learning_one_by_one():
@@ -431,8 +434,8 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     assert model.predict_proba_one(test) == pytest.approx(
         coded.predict_proba_one(_coded(test, cuts)), abs=1e-12)
     recs = model._records
-    for A, (score, n) in list(model._scores.items())[:20]:
-        assert n == 109 and score == pytest.approx(recs.log_score(A, "full", None), abs=1e-9)
+    for A, score in list(model._scores.items())[:20]:
+        assert score == pytest.approx(recs.log_score(A, "full", None), abs=1e-9)
     model.learn_one(*data[109])  # the 10th new record: the next prediction refits
     model.predict_proba_one(test)
     assert model.n_fits_ == 2
