@@ -82,6 +82,11 @@ from .params import check_bool, check_choice, check_int, check_real
 __all__ = ["ISA"]
 
 _CODINGS = ("full", "indicator")
+#: Cached scores are extended record by record when at most this many records were appended
+#: since they were computed; after more, scoring afresh (one sort per model) is cheaper.
+_MAX_EXTENSION = 32
+#: Cells of the (models x records) match matrix built at once when extending scores.
+_MATCH_CELLS = 1 << 22
 
 
 def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -215,12 +220,15 @@ class _Records:
         else:
             configs = np.array([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
         total = np.zeros(len(models))
-        for t in range(start, self.n):
-            if coding == "full":
-                match = chosen @ (self.X[:t] == self.X[t]).T == size
-            else:
-                match = configs[:, :t] == configs[:, t : t + 1]
-            total += self._record_terms(t, match.astype(float), chosen)
+        block = max(1, _MATCH_CELLS // max(self.n, 1))  # models per pass: bounded memory
+        for lo in range(0, len(models), block):
+            part = slice(lo, lo + block)
+            for t in range(start, self.n):
+                if coding == "full":
+                    match = chosen[part] @ (self.X[:t] == self.X[t]).T == size[part]
+                else:
+                    match = configs[part, :t] == configs[part, t : t + 1]
+                total[part] += self._record_terms(t, match.astype(float), chosen[part])
         return total
 
     def _record_terms(self, t: int, match: np.ndarray, chosen: np.ndarray) -> np.ndarray:
@@ -438,8 +446,9 @@ class ISA(BatchClassifier):
             old, recs = self._records, _Records(data, float(self.alpha))
             self._records = recs
             self._phase1 = {}
-            if old is None or not recs.extends(old):
-                self._scores = {}  # records left, or values or classes changed: start afresh
+            if old is None or recs.n - old.n > _MAX_EXTENSION or not recs.extends(old):
+                # Records left, values or classes changed, or many records arrived: start afresh.
+                self._scores = {}
             elif self._scores and recs.n > old.n:
                 # Records were only appended: eq. 9 is a sum over records in arrival order, so
                 # every cached score is extended by the new records' terms.

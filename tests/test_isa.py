@@ -305,6 +305,30 @@ def test_scores_extend_record_by_record_as_records_arrive(coding, monkeypatch):
     assert calls == {"full": 0, "tails": 12}
 
 
+def test_many_new_records_are_scored_afresh_not_extended(monkeypatch):
+    from onlinebma import instance_specific
+
+    records, labels = _random_data(12, n=120, p=5)
+    model = _learned(ISA(), records[:40], labels[:40])
+    model.predict_proba_one(TESTS[0])
+    calls = []
+    tails = instance_specific._Records.log_score_tails
+    monkeypatch.setattr(instance_specific._Records, "log_score_tails",
+                        lambda *a: calls.append(a[-1]) or tails(*a))
+    model.learn_many(pd.DataFrame(records[40:73]), pd.Series(labels[40:73]))  # 33 > 32
+    assert model.predict_proba_one(TESTS[0]) == pytest.approx(
+        _learned(ISA(), records[:73], labels[:73]).predict_proba_one(TESTS[0]), abs=1e-12)
+    assert calls == []
+    model.learn_many(pd.DataFrame(records[73:105]), pd.Series(labels[73:105]))  # 32: extended
+    assert model.predict_proba_one(TESTS[0]) == pytest.approx(
+        _learned(ISA(), records[:105], labels[:105]).predict_proba_one(TESTS[0]), abs=1e-12)
+    assert calls == [73]
+    monkeypatch.setattr(instance_specific, "_MATCH_CELLS", 200)  # several blocks of models
+    model.learn_one(records[105], labels[105])
+    assert model.predict_proba_one(TESTS[0]) == pytest.approx(
+        _learned(ISA(), records[:106], labels[:106]).predict_proba_one(TESTS[0]), abs=1e-12)
+
+
 def test_pandas_fit_matches_learning_one_by_one():
     records, labels = _random_data(8, n=50, p=5)
     X = pd.DataFrame(records)
