@@ -72,6 +72,7 @@ classification. *Advances in Neural Information Processing Systems 17*.
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 
 import numpy as np
@@ -105,6 +106,18 @@ def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np
         lengths = np.diff(np.append(starts, size))
         counts -= np.repeat(counts[:, starts], lengths, axis=1)
     return counts
+
+
+def _antecedent_mask(models: list, width: int, column=None) -> np.ndarray:
+    """``(len(models), width)`` matrix with ones at the features of each antecedent set (mapped
+    to columns by the array ``column`` when given)."""
+    lengths = np.fromiter(map(len, models), dtype=np.int64, count=len(models))
+    features = np.fromiter(itertools.chain.from_iterable(models), dtype=np.int64,
+                           count=int(lengths.sum()))
+    mask = np.zeros((len(models), width))
+    mask[np.repeat(np.arange(len(models)), lengths),
+         features if column is None else column[features]] = 1.0
+    return mask
 
 
 class _Records:
@@ -206,15 +219,13 @@ class _Records:
             and np.array_equal(self.y[: old.n], old.y)
         )
 
-    def log_score_tails(self, models: list, coding: str, xts: list, start: int) -> np.ndarray:
+    def log_score_tails(self, models: list, coding: str, xts, start: int) -> np.ndarray:
         """The terms of eq. 9 for the records from ``start`` on, summed, for several models.
 
         ``models`` are antecedent sets and ``xts`` the test rows they were scored for (only
         the indicator coding reads them). Records are taken one at a time, models together.
         """
-        chosen = np.zeros((len(models), self.p))
-        for m, A in enumerate(models):
-            chosen[m, list(A)] = 1.0
+        chosen = _antecedent_mask(models, self.p)
         if coding == "full":  # same configuration = same values (or both missing) on A
             size = chosen.sum(axis=1)[:, None]
         else:
@@ -306,14 +317,13 @@ class _Records:
         if incomplete:
             observed = self.observed[:, O].astype(float)
             class_observed = (self.onehot[:, :, None] * observed[:, None, :]).reshape(n, K * width)
-        position = {int(j): i for i, j in enumerate(O)}
+        column = np.full(self.p, -1, dtype=np.int64)
+        column[O] = np.arange(width)
         r_alpha = self.r[O][None, None, :] * self.alpha
         alpha = self.alpha
 
         def predict(models) -> np.ndarray:
-            chosen = np.zeros((len(models), width))
-            for m, A in enumerate(models):
-                chosen[m, [position[j] for j in A]] = 1.0
+            chosen = _antecedent_mask(models, width, column)
             # A record is in the test instance's configuration when it matches every antecedent.
             match = (chosen @ equal.T == chosen.sum(axis=1)[:, None]).astype(float)
             n_k = match @ self.onehot  # N_{a,k}
@@ -453,16 +463,17 @@ class ISA(BatchClassifier):
                 # Records were only appended: eq. 9 is a sum over records in arrival order, so
                 # every cached score is extended by the new records' terms.
                 keys = list(self._scores)
-                models = keys if self.antecedent == "full" else [A for A, _ in keys]
-                tails = recs.log_score_tails(models, self.antecedent,
-                                             [self._test_row(recs, key) for key in keys], old.n)
+                if self.antecedent == "full":
+                    models, xts = keys, None
+                else:
+                    models, xts = [A for A, _ in keys], [self._test_row(recs, k) for k in keys]
+                tails = recs.log_score_tails(models, self.antecedent, xts, old.n)
                 self._scores = {key: self._scores[key] + float(t) for key, t in zip(keys, tails)}
         return self._records
 
-    def _test_row(self, recs: _Records, key) -> np.ndarray | None:
+    @staticmethod
+    def _test_row(recs: _Records, key) -> np.ndarray:
         """A test row with the antecedent values of an indicator-coded score's cache key."""
-        if self.antecedent == "full":
-            return None
         A, values = key
         xt = np.full(recs.p, -1, dtype=np.int64)
         xt[list(A)] = values
