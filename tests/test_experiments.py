@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from onlinebma.experiments import __main__ as cli
-from onlinebma.experiments import _report
-from onlinebma.experiments.dash_cooper_random import roc_gains
-from onlinebma.experiments.random_networks import RandomNetwork
+from experiments import __main__ as cli
+from experiments import _report
+from experiments.dash_cooper_random import roc_gains
+from experiments.random_networks import RandomNetwork
 
 MINE = ["dash-cooper-random", "dash-cooper-networks", "bma-nb-uci", "streams"]
 
@@ -32,6 +32,26 @@ def test_unknown_name_is_a_clear_error(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err
     assert "unknown experiment 'no-such-experiment'" in err and "dash-cooper-random" in err
+
+
+def test_quick_runs_never_write_the_committed_results(monkeypatch, tmp_path):
+    """A ``--quick`` run goes to build/quick/ of the checkout, a full run to its docs/,
+    whatever the working directory; ``--out`` overrides both."""
+    seen = []
+
+    class Fake:
+        @staticmethod
+        def run(quick, out):
+            seen.append((quick, out))
+
+    monkeypatch.setattr(cli, "load", lambda name: Fake)
+    monkeypatch.chdir(tmp_path)
+    cli.main(["x", "--quick"])
+    cli.main(["x"])
+    cli.main(["x", "--quick", "--out", str(tmp_path)])
+    assert seen == [(True, cli.REPO / "build" / "quick"), (False, cli.REPO / "docs"),
+                    (True, tmp_path)]
+    assert (cli.REPO / "docs" / "results").is_dir()
 
 
 def test_helper_module_is_not_runnable():
@@ -180,7 +200,7 @@ def test_quick_run_writes_results_and_figures(quick_runs, name):
 
 
 def test_quick_dash_cooper_random(quick_runs):
-    from onlinebma.experiments.dash_cooper_random import QUICK_TESTS
+    from experiments.dash_cooper_random import QUICK_TESTS
 
     tables = quick_runs[1]["dash-cooper-random"]["tables"]
     assert list(tables) == list(QUICK_TESTS)
@@ -192,7 +212,7 @@ def test_quick_dash_cooper_random(quick_runs):
 
 
 def test_quick_dash_cooper_networks(quick_runs):
-    from onlinebma.experiments.dash_cooper_networks import PAPER_TARGETS, QUICK_RECORDS
+    from experiments.dash_cooper_networks import PAPER_TARGETS, QUICK_RECORDS
 
     tables = quick_runs[1]["dash-cooper-networks"]["tables"]
     assert list(tables) == [f"{n.upper()} {t}" for n, t, *_ in PAPER_TARGETS]
@@ -202,7 +222,7 @@ def test_quick_dash_cooper_networks(quick_runs):
 
 
 def test_quick_bma_nb_uci(quick_runs):
-    from onlinebma.experiments.bma_nb_uci import METHODS, PAPER_TABLE2, QUICK
+    from experiments.bma_nb_uci import METHODS, PAPER_TABLE2, QUICK
 
     tables = quick_runs[1]["bma-nb-uci"]["tables"]
     errors = tables["errors"]
@@ -214,7 +234,7 @@ def test_quick_bma_nb_uci(quick_runs):
 
 
 def test_bma_nb_uci_finds_the_bundled_table2_datasets():
-    from onlinebma.experiments.bma_nb_uci import table2_datasets
+    from experiments.bma_nb_uci import table2_datasets
 
     names = table2_datasets()
     assert "house-votes-84" in names and "mushroom" in names and "sick" not in names
@@ -222,7 +242,7 @@ def test_bma_nb_uci_finds_the_bundled_table2_datasets():
 
 
 def test_quick_streams(quick_runs):
-    from onlinebma.experiments.streams import OURS, PEERS, POSTERIOR_MODELS, streams
+    from experiments.streams import OURS, PEERS, POSTERIOR_MODELS, streams
 
     tables = quick_runs[1]["streams"]["tables"]
     df = tables["results"]

@@ -387,7 +387,7 @@ def test_river_estimator_checks():
 
 
 def test_isa_table1_quick_smoke(tmp_path):
-    from onlinebma.experiments import isa_table1
+    from experiments import isa_table1
 
     result = isa_table1.run(quick=True, out=tmp_path)
     table = result["tables"]["table1"]
@@ -400,7 +400,7 @@ def test_isa_table1_quick_smoke(tmp_path):
 
 
 def test_cv_splits_are_stratified_partitions_with_shuffled_training_rows():
-    from onlinebma.experiments.bench_isa import cv_splits
+    from experiments.bench_isa import cv_splits
 
     y = np.array(["a"] * 53 + ["b"] * 53)  # sorted by class, like promoters
     splits = list(cv_splits(y, 10, np.random.default_rng(0)))

@@ -12,7 +12,7 @@ import pytest
 from river import checks
 
 from onlinebma.datasets import UCIDataset
-from onlinebma.experiments.fan_uci import fan_conditional_entropy, known_fan, sample_fan
+from experiments.fan_uci import fan_conditional_entropy, known_fan, sample_fan
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import NaiveBayes
 
@@ -259,7 +259,7 @@ def test_river_estimator_checks(model_cls):
 
 
 def test_fan_uci_quick(tmp_path):
-    from onlinebma.experiments import fan_uci
+    from experiments import fan_uci
 
     result = fan_uci.run(quick=True, out=tmp_path)
     assert (tmp_path / "results" / "fan-uci.md").exists()
@@ -272,7 +272,7 @@ def test_fan_uci_quick(tmp_path):
 
 
 def test_bench_fan_quick(tmp_path):
-    from onlinebma.experiments import bench_fan
+    from experiments import bench_fan
 
     result = bench_fan.run(quick=True, out=tmp_path)
     table = result["tables"]["timing"]

@@ -445,7 +445,7 @@ def test_experiment_quick_runs(name, tmp_path):
     import importlib
 
     pytest.importorskip("pgmpy")  # an optional extra: the experiments need it, the library not
-    mod = importlib.import_module(f"onlinebma.experiments.{name}")
+    mod = importlib.import_module(f"experiments.{name}")
     result = mod.run(quick=True, out=tmp_path)
     assert (tmp_path / "results" / f"{mod.NAME}.md").exists()
     for table in result["tables"].values():

@@ -113,7 +113,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     checks = pd.DataFrame([{"target": k, "met": "yes" if v else "NO"} for k, v in verdict.items()])
     text = f"""# {NAME}: order MCMC on ALARM
 
-Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`; ALARM sampled
+Command: `python -m experiments {NAME}{' --quick' if quick else ''}`; ALARM sampled
 with pgmpy (seed {_report.SEED}), {cfg['records']} training records, `max_parents=3`,
 alpha = 1, one process on this 2-core machine. Prediction: class CATECHOL, 10 orders, all 36
 features observed (values unseen in the training records are summed out); the first

@@ -1,11 +1,11 @@
 """Reproductions of the papers behind onlinebma, runnable from the command line.
 
-``python -m onlinebma.experiments NAME [--quick] [--out DIR]`` runs the module
-``onlinebma.experiments.<NAME with '-' replaced by '_'>``; each defines
+``python -m experiments NAME [--quick] [--out DIR]`` runs the module
+``experiments.<NAME with '-' replaced by '_'>``; each defines
 ``run(quick=False, out=pathlib.Path("docs")) -> dict`` which writes ``out/results/NAME.md``
 (markdown tables, the paper's own numbers beside ours, clearly labelled) and figures
 ``out/figures/NAME-*.png``, and returns ``{"tables": {name: DataFrame}, ...}``.
-``python -m onlinebma.experiments --list`` lists every experiment found in this package.
+``python -m experiments --list`` lists every experiment found in this package.
 
 Naive Bayes reproductions (this package's issue 3):
 
@@ -22,6 +22,6 @@ Naive Bayes reproductions (this package's issue 3):
 
 The ISA, FAN and order-MCMC reproductions add their own modules here (``isa-table1``,
 ``fan-uci``, ``order-alarm`` and their ``bench-*`` benchmarks); ``--list`` shows them.
-Shared helpers for all of them live in :mod:`onlinebma.experiments._report`.
+Shared helpers for all of them live in :mod:`experiments._report`.
 The experiments need the optional extras: ``pip install onlinebma[experiments]``.
 """

@@ -380,7 +380,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     guard = variance_guard(guard_names, guards, folds, max_k, n_init, show)
     _figure(per_db, out)
     _guard_figure(guard, out)
-    cmd = f"python -m onlinebma.experiments {NAME}" + (" --quick" if quick else "")
+    cmd = f"python -m experiments {NAME}" + (" --quick" if quick else "")
     guard_wide = guard.pivot(index="dataset", columns="model", values=["accuracy", "CE", "K (median)"])
     models = list(dict.fromkeys(guard["model"]))
     guard_wide = guard_wide[[(v, m) for m in models for v in ("accuracy", "CE", "K (median)")]]

@@ -276,7 +276,7 @@ def _markdown(main, summary, quick, use_weka, elapsed, table) -> str:
     isa_time = float(np.mean(table["ISA s/instance"]))
     return f"""# ISA — Table 1 of Visweswaran & Cooper (2004)
 
-Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}` ({elapsed / 60:.1f} min).
+Command: `python -m experiments {NAME}{' --quick' if quick else ''}` ({elapsed / 60:.1f} min).
 
 Percent error rates. {scale} NB is `onlinebma.naive_bayes.NaiveBayes` (Laplace, alpha = 1);
 ISA is `onlinebma.instance_specific.ISA` with the paper's settings (phase-1 models 100,

@@ -1,7 +1,7 @@
 """Dash & Cooper (2002) Figure 2: model-averaged vs MAP naive Bayes on random networks.
 
 Procedure 2 of §4.1: for each trial draw a random network (Procedure 1, binary nodes, lazy
-uniform CPTs; :mod:`~onlinebma.experiments.random_networks`), pick the class node uniformly,
+uniform CPTs; :mod:`~experiments.random_networks`), pick the class node uniformly,
 draw ``N_r`` training and ``N_test`` test records, train :class:`~onlinebma.naive_bayes.NaiveBayes`
 (MAP parameters, eq. 6) and :class:`~onlinebma.naive_bayes.ModelAveragedNB` (eq. 12-13) with the
 K2 prior (alpha = 1) and the uniform structure prior, and measure their ROC areas ``R`` and
@@ -20,8 +20,8 @@ import pathlib
 
 import numpy as np
 
-from onlinebma.experiments import _report
-from onlinebma.experiments.random_networks import RandomNetwork
+from experiments import _report
+from experiments.random_networks import RandomNetwork
 from onlinebma.progress import progress
 
 NAME = "dash-cooper-random"
@@ -279,7 +279,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         "Reproduction of Dash & Cooper (2002), §4, Figures 2 and 3. "
         + ("**Quick smoke-test run (tiny grids), not a result.**" if quick else ""),
         "",
-        f"Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`"
+        f"Command: `python -m experiments {NAME}{' --quick' if quick else ''}`"
         f" (seeds: `_report.rng('{NAME}', test, setting, trial)`).",
         "",
         "Settings. Paper (§4.2) vs this run:",

@@ -366,7 +366,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     elapsed = time.perf_counter() - started
     text = f"""# ISA vs Weka LBR: time per classified instance
 
-Command: `python -m onlinebma.experiments {NAME}{" --quick" if quick else ""}` ({elapsed / 60:.1f} min, one run,
+Command: `python -m experiments {NAME}{" --quick" if quick else ""}` ({elapsed / 60:.1f} min, one run,
 both learners on the same folds of one stratified 10-fold split; {", ".join(f"{k}: first {v} folds" for k, v in plan.items())}).
 
 ISA: `onlinebma.instance_specific.ISA()` (paper settings), `fit` on the training fold, then

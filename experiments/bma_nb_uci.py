@@ -28,7 +28,7 @@ import warnings
 
 import numpy as np
 
-from onlinebma.experiments import _report
+from experiments import _report
 from onlinebma.progress import progress
 
 NAME = "bma-nb-uci"
@@ -337,7 +337,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         "Reproduction of Wu, Sanner & Oliveira (2015), Table 2. "
         + ("**Quick smoke-test run (two datasets, small grids), not a result.**" if quick else ""),
         "",
-        f"Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`. "
+        f"Command: `python -m experiments {NAME}{' --quick' if quick else ''}`. "
         f"Nested stratified CV: {cfg['outer']} outer folds, {cfg['inner']} inner folds; "
         f"Γ grid {cfg['gammas']}; C and B grid {cfg['cb']} (LR/SVM, scikit-learn liblinear).",
         "",

@@ -1,7 +1,12 @@
-"""Command line: ``python -m onlinebma.experiments NAME [--quick] [--out DIR]`` or ``--list``.
+"""Command line: ``python -m experiments NAME [--quick] [--out DIR]`` or ``--list``.
 
 Every module of this package whose name does not start with ``_`` and that defines ``run`` is
 an experiment; its command-line NAME is the module name with ``_`` replaced by ``-``.
+
+Where results go, wherever the command is started from: a full run writes the checkout's
+``docs/results/NAME.md`` and ``docs/figures/``; a ``--quick`` run writes under the checkout's
+``build/quick/`` (ignored by git), so a smoke run never overwrites the committed results.
+``--out DIR`` overrides both.
 """
 
 from __future__ import annotations
@@ -13,12 +18,17 @@ import pkgutil
 import sys
 import time
 
-PACKAGE = "onlinebma.experiments"
+PACKAGE = "experiments"
+#: The checkout this package sits in.
+REPO = pathlib.Path(__file__).resolve().parents[1]
+#: Default output folders of full and of quick runs.
+FULL_OUT = REPO / "docs"
+QUICK_OUT = REPO / "build" / "quick"
 
 
 def module_names() -> list[str]:
     """Names of the candidate experiment modules in this package (without importing them)."""
-    import onlinebma.experiments as pkg
+    import experiments as pkg
 
     return sorted(
         m.name for m in pkgutil.iter_modules(pkg.__path__) if not m.name.startswith("_")
@@ -54,14 +64,15 @@ def load(name: str):
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m onlinebma.experiments",
+        prog="python -m experiments",
         description="Run one of onlinebma's paper reproductions; writes OUT/results/NAME.md "
         "and OUT/figures/NAME-*.png.",
     )
     parser.add_argument("name", nargs="?", metavar="NAME", help="experiment to run (see --list)")
     parser.add_argument("--quick", action="store_true", help="small smoke-test version (< 1 min)")
-    parser.add_argument("--out", type=pathlib.Path, default=pathlib.Path("docs"),
-                        help="output directory (default: ./docs)")
+    parser.add_argument("--out", type=pathlib.Path, default=None,
+                        help=f"output directory (default: {FULL_OUT} for full runs, "
+                        f"{QUICK_OUT} for --quick)")
     parser.add_argument("--list", action="store_true", help="list the experiments and exit")
     args = parser.parse_args(argv)
     if args.list:
@@ -74,12 +85,13 @@ def main(argv=None) -> int:
         mod = load(args.name)
     except ValueError as exc:
         parser.error(str(exc))
+    out = args.out or (QUICK_OUT if args.quick else FULL_OUT)
     start = time.perf_counter()
-    result = mod.run(quick=args.quick, out=args.out)
+    result = mod.run(quick=args.quick, out=out)
     tables = (result or {}).get("tables", {})
     print(
-        f"{args.name}: {len(tables)} table(s) written under {args.out}/results and "
-        f"{args.out}/figures in {time.perf_counter() - start:.1f}s",
+        f"{args.name}: {len(tables)} table(s) written under {out}/results and "
+        f"{out}/figures in {time.perf_counter() - start:.1f}s",
         file=sys.stderr,
     )
     return 0

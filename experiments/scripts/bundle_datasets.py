@@ -1,6 +1,6 @@
 """Copy the UCI CSVs and BIF networks from ../shared into the package, gzipped, with a catalog.
 
-Run from the repository root: ``python scripts/bundle_datasets.py [SHARED_DIR]``. The manifest
+Run from the repository root: ``python -m experiments.scripts.bundle_datasets [SHARED_DIR]``. The manifest
 counts each file's numeric columns (as the source package typed them) but does not name them;
 integer-coded nominal columns (votes, ratings) also parse as numbers. So a column is numeric
 when every non-empty cell parses as a float and it is among the manifest's count of such
@@ -18,7 +18,7 @@ import pathlib
 import shutil
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 OUT = ROOT / "onlinebma" / "datasets" / "data"
 
 

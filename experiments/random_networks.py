@@ -1,6 +1,6 @@
 """Random binary Bayesian networks with lazily generated CPTs (Dash & Cooper 2002, Procedure 1).
 
-A helper of :mod:`~onlinebma.experiments.dash_cooper_random`, not an experiment itself.
+A helper of :mod:`~experiments.dash_cooper_random`, not an experiment itself.
 
 Procedure 1: nodes ``X_1 .. X_{N+1}``; node ``i`` (1-based) draws ``N_pa`` uniformly from
 ``[0, min(i-1, N_k)]`` and then ``N_pa`` distinct parents uniformly from ``X_1 .. X_{i-1}``.

@@ -2,7 +2,7 @@
 
 The class node is a diagnosis (ALARM: ANAPHYLAXIS, HYPOVOLEMIA; HEPAR2: THepatitis,
 Hyperbilirubinemia), the features are all other nodes (nominal), and ΔROC / δROC (see
-:mod:`~onlinebma.experiments.dash_cooper_random`) are averaged over trials with 99% confidence
+:mod:`~experiments.dash_cooper_random`) are averaged over trials with 99% confidence
 intervals, against the number of training records. The paper used ``N_test = 1000`` and 100
 trials for ALARM, ``N_test = 500`` and 200 trials for HEPAR.
 
@@ -19,8 +19,8 @@ import pathlib
 
 import numpy as np
 
-from onlinebma.experiments import _report
-from onlinebma.experiments.dash_cooper_random import (
+from experiments import _report
+from experiments.dash_cooper_random import (
     figure,
     map_and_ma_scores,
     markdown,
@@ -144,7 +144,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         "Reproduction of Dash & Cooper (2002), Figures 4 and 5. "
         + ("**Quick smoke-test run (tiny grids), not a result.**" if quick else ""),
         "",
-        f"Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`. "
+        f"Command: `python -m experiments {NAME}{' --quick' if quick else ''}`. "
         f"Records: one pool of {pool_size} records per network from pgmpy's forward sampler "
         f"(fixed seed); each trial draws N_r + N_test distinct pool records. "
         f"N_r grid: {', '.join(map(str, records))} (the paper's exact grid is only shown "

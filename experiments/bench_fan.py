@@ -81,7 +81,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     timing = pd.DataFrame(rows)
     paper = pd.DataFrame([{"source": "Monti & Cooper 1999, §5.2 (paper, CPU time, average over "
                                      "their 56 databases)", **PAPER}])
-    cmd = f"python -m onlinebma.experiments {NAME}" + (" --quick" if quick else "")
+    cmd = f"python -m experiments {NAME}" + (" --quick" if quick else "")
     text = "\n\n".join([
         f"# {NAME}: FAN and FM training time against naive Bayes",
         f"Command: `{cmd}` (min of {repeats} interleaved repeat(s); wall-clock seconds; "

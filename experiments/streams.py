@@ -28,7 +28,7 @@ import time
 
 import numpy as np
 
-from onlinebma.experiments import _report
+from experiments import _report
 from onlinebma.progress import progress
 
 NAME = "streams"
@@ -217,7 +217,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         f"# {NAME}: progressive validation against River's learners",
         "",
         ("**Quick smoke-test run (short streams), not a result.** " if quick else "")
-        + f"Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`; "
+        + f"Command: `python -m experiments {NAME}{' --quick' if quick else ''}`; "
         f"the first {n} records of each stream (all of Phishing and mushroom when shorter). "
         "Every model predicts each record, then learns it (`river.evaluate."
         "progressive_val_score`). records/s covers the whole predict-then-learn loop in this "

@@ -99,7 +99,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         "x CategoricalNB": [min(v) / sk for v in batch_times.values()],
     })
 
-    text = f"""# Naive Bayes speed (`python -m onlinebma.experiments {NAME}`)
+    text = f"""# Naive Bayes speed (`python -m experiments {NAME}`)
 
 {__doc__.split(chr(10), 1)[1].strip()}
 

@@ -251,10 +251,10 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     fig_missing = _figure_missing(missing, base, cfg["missing_size"], out) if len(missing) else None
     text = f"""# {NAME}: averaging over 1 vs 10 node orders (Hwang & Zhang 2005)
 
-Command: `python -m onlinebma.experiments {NAME}{' --quick' if quick else ''}`
+Command: `python -m experiments {NAME}{' --quick' if quick else ''}`
 ({timer.seconds:.0f} s on this machine, {workers} worker process(es)).
 
-Protocol: see the module docstring of `onlinebma/experiments/order_alarm.py`. Accuracy in %,
+Protocol: see the module docstring of `experiments/order_alarm.py`. Accuracy in %,
 mean ± 95% t-interval over repetitions; "paired t p" tests 10 orders vs 1 over repetitions.
 Each repetition: one chain of {cfg['n_iter']} swap iterations ({cfg['burn_in']} burn-in),
 {N_ORDERS} orders kept evenly spaced after burn-in, the single-order baseline being the first
