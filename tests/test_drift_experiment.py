@@ -101,12 +101,16 @@ def test_quick_run_tables_are_complete_and_finite(quick):
     df = result["tables"]["results"]
     streams = ["Elec2", "SEA", "Agrawal", "STAGGER", "Hyperplane", "RandomRBFDrift"]
     assert list(dict.fromkeys(df["stream"])) == streams
-    expected = {drift.BASELINE, *drift.PEERS, *drift.OURS_PLAIN}
-    if drift.has_decay():
-        expected |= {*drift.OURS_AUTO, drift.TARGET}
-        assert len(result["tables"]["targets"]) == 4
-    assert set(df["model"]) >= expected
-    assert len(df) == len(streams) * df["model"].nunique()
+    fixed = float(result["tables"]["selection"].set_index("λ")["mean"].idxmin())
+    assert fixed in drift.DECAY_GRID
+    assert list(dict.fromkeys(df["model"])) == drift.learner_names(fixed)
+    assert len(df) == len(streams) * len(drift.learner_names(fixed))
+    assert len(result["tables"]["targets"]) == 4
+    post = result["tables"]["posteriors"]
+    assert len(post) == len(streams) * len(drift.OURS_AUTO)
+    for part in ("mean", "end"):
+        cols = [f"{part} {r:g}" for r in drift.DECAY_GRID]
+        assert np.allclose(post[cols].sum(axis=1), 1.0), part
     num = df[["accuracy", "log loss", "ECE", "records/s"]].to_numpy(float)
     assert np.isfinite(num).all() and (num >= 0).all()
     assert ((df["accuracy"] <= 1) & (df["ECE"] <= 1)).all()
