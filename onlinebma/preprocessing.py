@@ -374,12 +374,9 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
                 continue
             col = numeric_values(X[f])
             c = self._cut_points(f)
-            bins = np.searchsorted(c.array, col, side="left")
-            out[f] = pd.Series(
-                [None if np.isnan(v) else c.names[b] for v, b in zip(col, bins)],
-                index=X.index,
-                dtype=object,
-            )
+            names = np.array([*c.names, None], dtype=object)  # the last one for missing cells
+            bins = np.where(np.isnan(col), len(c.names), np.searchsorted(c.array, col, "left"))
+            out[f] = pd.Series(names[bins], index=X.index, dtype=object)
 
 
 class _Cuts(NamedTuple):
