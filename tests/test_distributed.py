@@ -177,3 +177,18 @@ def test_predict_proba_of_an_untrained_learner_has_no_columns(crx):
         out = distributed.predict_proba(NaiveBayes(), dd.from_pandas(X, npartitions=2))
         assert isinstance(out.compute(), pd.DataFrame)
         assert out.compute().shape == (len(X), 0)
+
+
+def test_scale_out_benchmark_runs_and_checks_its_learners(tmp_path):
+    """The benchmark's smallest run: one process against one Dask worker (one small cluster)."""
+    from experiments import scale_out
+
+    result = scale_out.run(quick=True, out=tmp_path, workers=1, records=20_000)
+    runs = result["tables"]["runs"]
+    assert list(runs["workers"]) == ["one process", 1] * 2
+    assert np.isfinite(runs["seconds"]).all() and (runs["seconds"] > 0).all()
+    text = (tmp_path / "results" / "scale-out.md").read_text()
+    assert "largest difference in predicted probabilities" in text
+    gap = float(text.split("largest difference in predicted probabilities ")[1].split(".\n")[0])
+    assert gap < 1e-9
+    assert (tmp_path / "figures" / "scale-out-speedup.png").exists()
