@@ -2,18 +2,18 @@
 
 import pickle
 
+import dask
+import dask.dataframe as dd
+import distributed as dask_distributed
 import numpy as np
 import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-dask = pytest.importorskip("dask")
-dd = pytest.importorskip("dask.dataframe")
-
-from onlinebma import distributed  # noqa: E402
-from onlinebma.datasets import UCIDataset  # noqa: E402
-from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes  # noqa: E402
+from onlinebma import distributed
+from onlinebma.datasets import UCIDataset
+from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 
 LEARNERS = [NaiveBayes, ModelAveragedNB, BMANB]
 
@@ -74,13 +74,12 @@ def test_fit_continues_from_what_the_model_learned(crx):
 
 
 def test_on_a_local_cluster(crx):
-    distributed_pkg = pytest.importorskip("distributed")
     X, y = crx
     one = BMANB()
     one.learn_many(X, y)
-    with distributed_pkg.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+    with dask_distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                       dashboard_address=None) as cluster, \
-            distributed_pkg.Client(cluster):
+            dask_distributed.Client(cluster):
         model = distributed.fit(BMANB(), _frame(X, y, 5), target="label", split_every=2)
         proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=2)).compute()
     _assert_same(model, one, X)
@@ -179,6 +178,7 @@ def test_predict_proba_of_an_untrained_learner_has_no_columns(crx):
         assert out.compute().shape == (len(X), 0)
 
 
+@pytest.mark.experiments
 def test_scale_out_benchmark_runs_and_checks_its_learners(tmp_path):
     """The benchmark's smallest run: one process against one Dask worker (one small cluster)."""
     from experiments import scale_out
