@@ -74,9 +74,16 @@ import math
 import numpy as np
 from river import base
 
-from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels
+from .records import (
+    NOMINAL,
+    NUMERIC,
+    FeatureKinds,
+    check_label,
+    check_labels,
+    numeric_values,
+)
 from .store import RecordStore
-from .table import Table, canonical_order, to_floats
+from .table import Table, canonical_order
 from .validation import check_int
 
 __all__ = ["BufferRefitClassifier", "Table"]
@@ -199,7 +206,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
                     mapping.setdefault(v, len(mapping))
                 codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
             else:
-                numeric[:, self._numeric_cols[f]] = to_floats(s)
+                numeric[:, self._numeric_cols[f]] = numeric_values(s)
         for label in new_labels:
             self._class_codes.setdefault(label, len(self._class_codes))
         ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
