@@ -60,8 +60,9 @@ The subclass contract
       canonical one, so nothing depends on the order in which features arrived.
     - ``rows`` is encoded by ``table`` (the table the method fitted on, for an eager method):
       same columns, codes in range or ``-1``, NaN for missing floats, ``rows.y is None``.
-    - ``_fit`` may raise ``ValueError`` for a problem with the data; the learner's state is
-      then left as it was.
+    - ``_fit`` may raise ``ValueError`` for a problem with the data: ``fit`` then restores the
+      learner as it was, and a refit at prediction time keeps the previous fit (so ``_fit``
+      changes its own attributes only once everything is computed).
 
     It must not recode the table (no value, class or column maps of its own) and need not
     care about classes absent from it.
