@@ -33,11 +33,11 @@ import math
 import numpy as np
 from river import base
 
-from ..validation import check_real
 from ..records import NOMINAL, FeatureKinds, check_label, check_labels
 from ..stats.gaussian import GaussianMoments
 from ..stats.logmath import log_add, normalize_log
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_real
 
 __all__ = ["BaseNB", "log_sigmoid"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from ..validation import check_choice, check_real
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_choice, check_real
 from .base import BaseNB
 
 __all__ = ["ModelAveragedNB"]
