@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from river import base
 
-from .params import check_int
+from .validation import check_int
 from .records import NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
 
 __all__ = ["MDLDiscretizer", "interval_labels", "mdl_cut_points"]
