@@ -33,8 +33,8 @@ from typing import NamedTuple
 import numpy as np
 from river import base
 
-from .validation import check_int
 from .records import NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
+from .validation import check_int
 
 __all__ = ["MDLDiscretizer", "interval_labels", "mdl_cut_points"]
 
