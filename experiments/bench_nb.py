@@ -66,7 +66,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         "ModelAveragedNB": (ModelAveragedNB, named),
         "BMANB": (BMANB, named),
     }
-    best = {name: 0.0 for name in learners}
+    best = dict.fromkeys(learners, 0.0)
     for _ in progress(range(repeats), desc="streaming runs"):
         for name, (make, records) in learners.items():
             best[name] = max(best[name], _stream_rate(make(), records, labels))
@@ -99,11 +99,12 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         "x CategoricalNB": [min(v) / sk for v in batch_times.values()],
     })
 
+    run_kind = "quick run" if quick else "full run"
     text = f"""# Naive Bayes speed (`python -m experiments {NAME}`)
 
 {__doc__.split(chr(10), 1)[1].strip()}
 
-Machine: {platform.machine()}, Python {platform.python_version()}; {"quick run" if quick else "full run"}.
+Machine: {platform.machine()}, Python {platform.python_version()}; {run_kind}.
 
 ## Streaming: {n_stream:,} records, predict_proba_one + learn_one
 
