@@ -255,7 +255,7 @@ def cv_splits(y, k: int, rng):
 def _time_isa(X, Y, train, test, nominal) -> tuple[list, float, int]:
     import time
 
-    from ..instance_specific import ISA
+    from onlinebma.instance_specific import ISA
 
     start = time.perf_counter()
     model = ISA(nominal_attributes=nominal).fit(X.iloc[train], Y.iloc[train])
@@ -284,8 +284,8 @@ def stream_timing(quick: bool = False):
     import pandas as pd
     from river import evaluate, metrics
 
-    from ..datasets import UCIDataset
-    from ..instance_specific import ISA
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.instance_specific import ISA
 
     n = 60 if quick else 300
     rows = []
@@ -312,8 +312,9 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
 
     import pandas as pd
 
-    from ..datasets import UCIDataset
-    from ..progress import progress
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.progress import progress
+
     from . import _report
 
     if not lbr_available():

@@ -26,8 +26,9 @@ import time
 
 import numpy as np
 
-from ..datasets import UCIDataset, catalog
-from ..progress import progress
+from onlinebma.datasets import UCIDataset, catalog
+from onlinebma.progress import progress
+
 from . import _report
 from .bench_isa import (
     cv_splits,
@@ -82,7 +83,7 @@ def table1_datasets() -> list[str]:
 
 def _discretized(X, Y, fit_rows, numeric):
     """``X`` with numeric columns replaced by MDL interval names fitted on ``fit_rows``."""
-    from ..preprocessing import MDLDiscretizer
+    from onlinebma.preprocessing import MDLDiscretizer
 
     if not numeric:
         return X
@@ -108,8 +109,8 @@ def _one_cv(name: str, run: int, protocol: str, use_weka: bool) -> dict:
 
 
 def _one_cv_body(name: str, run: int, protocol: str, use_weka: bool, tmp: pathlib.Path) -> dict:
-    from ..instance_specific import ISA
-    from ..naive_bayes import NaiveBayes
+    from onlinebma.instance_specific import ISA
+    from onlinebma.naive_bayes import NaiveBayes
 
     ds = UCIDataset(name)
     X, Y = ds.to_frame()

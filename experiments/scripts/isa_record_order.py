@@ -14,8 +14,8 @@ import sys
 
 import numpy as np
 
-from onlinebma.datasets import UCIDataset
 from experiments.bench_isa import cv_splits
+from onlinebma.datasets import UCIDataset
 from onlinebma.instance_specific import ISA
 from onlinebma.naive_bayes import NaiveBayes
 

@@ -33,12 +33,12 @@ import math
 import numpy as np
 from river import base
 
-from ..params import check_real
 from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import log_add, normalize_log
 from ..stats.tables import NominalTable, NumericTable
-from .decay import RateMixture, check_decay
+from ..validation import check_real
+from .decay import Forgetting, check_decay
 from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
 
 __all__ = ["BaseNB", "log_sigmoid"]
@@ -57,7 +57,7 @@ def log_sigmoid(d: float) -> float:
     return d - math.log1p(math.exp(d))
 
 
-class BaseNB(base.MiniBatchClassifier):
+class BaseNB(Forgetting, base.MiniBatchClassifier):
     """Shared statistics, validation and prediction of the naive Bayes family."""
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
@@ -245,38 +245,6 @@ class BaseNB(base.MiniBatchClassifier):
         out._t += other._t
         out._refresh(list(out._tables))
         return out
-
-    # ---------------------------------------------------------------- forgetting
-
-    def _tick(self) -> None:
-        """Multiply every statistic by ``decay`` (step 3 of issue 10's recursion) in O(1):
-        statistics are kept in a unit worth ``decay^k`` records, ``k`` the records since the
-        last renormalisation; renormalise (O(all statistics)) before the unit grows past
-        ``_renormalise_above``."""
-        self._k += 1
-        lam = self.decay
-        self._unit = lam ** -self._k
-        self._scale = lam ** self._k
-        if self._unit > self._renormalise_above:
-            c = self._scale
-            for t in self._tables.values():
-                t.rescale(c)
-            for label in self._class_counts:
-                self._class_counts[label] *= c
-            self._n *= c
-            self._k, self._unit, self._scale = 0, 1.0, 1.0
-
-    def _rate_mixture(self):
-        if self._rates is None:
-            self._rates = RateMixture(self)
-        return self._rates
-
-    def decay_posterior(self) -> dict:
-        """``{decay rate: posterior probability}``: with ``decay="auto"`` the current weights
-        of the grid's members (how fast the stream seems to change), else ``{decay: 1.0}``."""
-        if not self._auto:
-            return {self.decay: 1.0}
-        return self._rate_mixture().posterior()
 
     # -------------------------------------------------------------- predicting
 

@@ -4,9 +4,10 @@ A learner with ``decay`` = λ < 1 multiplies every sufficient statistic by λ af
 learned record, so a record of age ``a`` weighs λ^a: the half-life is ``ln 2 / -ln λ``
 records (:func:`half_life`). ``decay="auto"`` runs one member per rate of :data:`AUTO_GRID`
 and averages their predictions with dynamic-model-averaging weights (Raftery, Kárný & Ettler
-2010): before each record the weights are flattened, ``π_r ∝ π_r^β`` with β =
-:data:`AUTO_FORGETTING`, and after it each is multiplied by its member's predictive
-probability of the true label, ``π_r ∝ π_r p_r(y | x)``.
+2010): at each learned record ``(x, y)`` every weight is multiplied by its member's predictive
+probability of the true label before learning it, ``π_r ∝ π_r p_r(y | x)`` (floored at 1e-300),
+then flattened for the next record, ``π_r ∝ π_r^β`` with β = :data:`AUTO_FORGETTING`.
+:meth:`Forgetting.decay_posterior` returns these weights, the ones the next prediction uses.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "RateMixture", "check_decay", "half_life"]
+__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "Forgetting", "RateMixture", "check_decay", "half_life"]
 
 AUTO_GRID = (1.0, 0.9999, 0.999, 0.99, 0.95)
 """The rates of ``decay="auto"``: half-lives ∞, 6931, 693, 69 and 13.5 records."""
@@ -105,3 +106,38 @@ class RateMixture:
             for f, p in m.feature_posteriors().items():
                 out[f] = out.get(f, 0.0) + w * p
         return out
+
+
+class Forgetting:
+    """What :class:`~onlinebma.naive_bayes.BaseNB` adds for forgetting: the scaled unit's
+    clock and the ``decay="auto"`` mixture."""
+
+    def _tick(self) -> None:
+        """Multiply every statistic by ``decay`` (step 3 of issue 10's recursion) in O(1):
+        statistics are kept in a unit worth ``decay^k`` records, ``k`` the records since the
+        last renormalisation; renormalise (O(all statistics)) before the unit grows past
+        ``_renormalise_above``."""
+        self._k += 1
+        lam = self.decay
+        self._unit = lam ** -self._k
+        self._scale = lam ** self._k
+        if self._unit > self._renormalise_above:
+            c = self._scale
+            for t in self._tables.values():
+                t.rescale(c)
+            for label in self._class_counts:
+                self._class_counts[label] *= c
+            self._n *= c
+            self._k, self._unit, self._scale = 0, 1.0, 1.0
+
+    def _rate_mixture(self):
+        if self._rates is None:
+            self._rates = RateMixture(self)
+        return self._rates
+
+    def decay_posterior(self) -> dict:
+        """``{decay rate: posterior probability}``: with ``decay="auto"`` the current weights
+        of the grid's members (how fast the stream seems to change), else ``{decay: 1.0}``."""
+        if not self._auto:
+            return {self.decay: 1.0}
+        return self._rate_mixture().posterior()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from ..params import check_choice, check_real
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_choice, check_real
 from .base import BaseNB
 from .decay import check_decay
 
@@ -106,6 +106,11 @@ class ModelAveragedNB(BaseNB):
         # both are as of record _last[f] and owe α^(records since) (step 3, applied lazily).
         self._log_ml: dict = {}
         self._last: dict = {}
+        # BDeu without forgetting: per nominal feature, how many values / (value, class) cells
+        # have each count, [{count: cells}, {count: cells}]. A new value changes every cell's
+        # pseudo-count, and the marginal likelihoods are recomputed from these histograms in
+        # O(distinct counts), not O(values) (issue 13, item 9).
+        self._histograms: dict | None = {} if prior == "BDeu" and not self._forgets else None
 
     # -------------------------------------------------------------- parameters
 
@@ -156,6 +161,10 @@ class ModelAveragedNB(BaseNB):
         a0, a1 = a0 * u, a1 * u
         row = table.n_joint.get(v)
         n_vy = row.get(y, 0) if row else 0
+        if self._histograms is not None:
+            h0, h1 = self._histograms.get(f) or self._histograms.setdefault(f, [{}, {}])
+            _count_grows(h0, table.n_value.get(v, 0))
+            _count_grows(h1, n_vy)
         # eq. 8 as a product of sequential predictive probabilities (issue 10, step 1)
         log_ml[0] += math.log((a0 + table.n_value.get(v, 0)) / (r * a0 + table.n))
         log_ml[1] += math.log((a1 + n_vy) / (r * a1 + table.n_class.get(y, 0)))
@@ -168,9 +177,9 @@ class ModelAveragedNB(BaseNB):
             return
         log_ml = self._log_ml[f]
         if self.prior == "BDeu":
-            new = self._nominal_log_ml(table, r)
+            new = self._nominal_log_ml(f, table, r)
             if self._forgets:
-                old = self._nominal_log_ml(table, r - 1)
+                old = self._nominal_log_ml(f, table, r - 1)
                 log_ml[0] += new[0] - old[0]
                 log_ml[1] += new[1] - old[1]
             else:
@@ -188,14 +197,23 @@ class ModelAveragedNB(BaseNB):
         log_ml[0] += shift(table.n)
         log_ml[1] += sum(shift(n) for n in table.n_class.values())
 
-    def _nominal_log_ml(self, table: NominalTable, r: int, n_classes: int | None = None) -> list:
-        """Both marginal likelihoods of a nominal feature from its (decayed) counts (eq. 8),
-        under a domain of ``r`` values and, for BDeu, ``n_classes`` classes."""
+    def _nominal_log_ml(self, f, table: NominalTable, r: int,
+                        n_classes: int | None = None) -> list:
+        """Both marginal likelihoods of nominal feature ``f`` from its (decayed) counts
+        (eq. 8), under a domain of ``r`` values and, for BDeu, ``n_classes`` classes."""
         if self.prior == "K2":
             a0 = a1 = self.alpha
         else:
             q = n_classes or max(len(self._class_counts), 1)
             a0, a1 = self.ess / r, self.ess / (r * q)
+        if self._histograms is not None:
+            h0, h1 = self._histograms.get(f) or self._histograms.setdefault(f, [{}, {}])
+            lg = math.lgamma
+            cells0 = sum(m * (lg(a0 + k) - lg(a0)) for k, m in h0.items())
+            cells1 = sum(m * (lg(a1 + k) - lg(a1)) for k, m in h1.items())
+            ra0, ra1 = r * a0, r * a1
+            return [lg(ra0) - lg(ra0 + table.n) + cells0,
+                    sum(lg(ra1) - lg(ra1 + n) for n in table.n_class.values()) + cells1]
         c = self._scale
         pad = [0] * (r - len(table.n_value))
         no_arc = log_dirichlet_marginal([n * c for n in table.n_value.values()] + pad, a0)
@@ -231,18 +249,43 @@ class ModelAveragedNB(BaseNB):
         for f in nominal:
             t, log_ml = self._tables[f], self._current_log_ml(f)
             r = len(t.n_value)
-            log_ml[1] += self._nominal_log_ml(t, r, q)[1] - self._nominal_log_ml(t, r, q - 1)[1]
+            log_ml[1] += (self._nominal_log_ml(f, t, r, q)[1]
+                          - self._nominal_log_ml(f, t, r, q - 1)[1])
 
     def _refresh(self, features) -> None:
         for f in features:
             t = self._tables[f]
-            self._log_ml[f] = (
-                self._nominal_log_ml(t, len(t.n_value)) if isinstance(t, NominalTable)
-                else self._numeric_log_ml(t)
-            )
+            if isinstance(t, NominalTable):
+                if self._histograms is not None:
+                    self._histograms[f] = [
+                        _histogram(t.n_value.values()),
+                        _histogram(n for row in t.n_joint.values() for n in row.values())]
+                self._log_ml[f] = self._nominal_log_ml(f, t, len(t.n_value))
+            else:
+                self._log_ml[f] = self._numeric_log_ml(t)
 
     def _unit_test_params(self):
         yield {}
         yield {"prior": "BDeu", "ess": 2.0, "inclusion_prior": 0.3}
         yield {"decay": 0.9, "structure_decay": 0.8}
         yield {"decay": "auto"}
+
+
+def _count_grows(histogram: dict, k: int) -> None:
+    """One cell's count goes from ``k`` to ``k + 1`` (``k = 0``: a new cell)."""
+    if k:
+        m = histogram[k] - 1
+        if m:
+            histogram[k] = m
+        else:
+            del histogram[k]
+    histogram[k + 1] = histogram.get(k + 1, 0) + 1
+
+
+def _histogram(counts) -> dict:
+    """``{count: cells}`` of the nonzero counts."""
+    out: dict = {}
+    for k in counts:
+        if k:
+            out[k] = out.get(k, 0) + 1
+    return out
