@@ -145,6 +145,8 @@ def quick(tmp_path_factory):
     return out, drift.run(quick=True, out=out, show=False)
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_quick_run_tables_are_complete_and_finite(quick):
     _, result = quick
     df = result["tables"]["results"]
@@ -166,6 +168,8 @@ def test_quick_run_tables_are_complete_and_finite(quick):
     assert (df.loc[df["stream"] == "Elec2", "records"] == drift.QUICK_ELEC2).all()
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_quick_run_writes_results_and_figures(quick):
     out, result = quick
     text = (out / "results" / "drift.md").read_text()
