@@ -358,7 +358,8 @@ def _rolling_figure(run: Run, window: int, out) -> pathlib.Path:
     _mark_drifts(ax, run.stream)
     ax.set_xlabel("record")
     ax.set_ylabel(f"accuracy over the last {window} records")
-    ax.set_title(f"{run.stream.name}: rolling accuracy (vertical lines: drift points)")
+    marks = " (vertical lines: drift points)" if run.stream.drifts else ""
+    ax.set_title(f"{run.stream.name}: rolling accuracy{marks}")
     fig.legend(*ax.get_legend_handles_labels(), loc="outside right center", fontsize=8)
     return _report.save_figure(fig, NAME, out, f"rolling-{run.stream.name.lower()}")
 
