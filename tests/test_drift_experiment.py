@@ -157,6 +157,9 @@ def test_quick_run_tables_are_complete_and_finite(quick):
     assert list(dict.fromkeys(df["model"])) == drift.learner_names(fixed)
     assert len(df) == len(streams) * len(drift.learner_names(fixed))
     assert len(result["tables"]["targets"]) == 4
+    by_learner = result["tables"]["targets by learner"]
+    assert list(by_learner["model"]) == drift.learner_names(fixed)[5:]
+    assert set(by_learner.filter(like="≥").stack()) <= {"yes", "no"}
     post = result["tables"]["posteriors"]
     assert len(post) == len(streams) * len(drift.OURS_AUTO)
     for part in ("mean", "end"):
