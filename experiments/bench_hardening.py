@@ -30,7 +30,8 @@ NAME = "bench-hardening"
 
 
 def _stream_seconds(records, nominal, refit_every) -> tuple[float, int]:
-    """Seconds to transform then learn every record, and how many cut-point fits it took."""
+    """CPU seconds of this process to transform then learn every record, and how many
+    cut-point fits it took."""
     from onlinebma import preprocessing
 
     fits = 0
@@ -44,11 +45,11 @@ def _stream_seconds(records, nominal, refit_every) -> tuple[float, int]:
     disc = preprocessing.MDLDiscretizer(nominal_attributes=nominal, refit_every=refit_every)
     preprocessing.mdl_cut_points = counted
     try:
-        start = time.perf_counter()
+        start = time.process_time()
         for x, y in records:
             disc.transform_one(x)
             disc.learn_one(x, y)
-        seconds = time.perf_counter() - start
+        seconds = time.process_time() - start
     finally:
         preprocessing.mdl_cut_points = mdl_cut_points
     return seconds, fits
@@ -79,7 +80,7 @@ def streaming(quick: bool):
     for col in ("before: seconds", "after: seconds (best)"):
         table[f"{col.split(':')[0]}: x previous row"] = table[col] / table[col].shift()
     for col in ("after: cut-point fits", "before: cut-point fits"):  # integers, blank if not run
-        table[col] = [None if v != v else int(v) for v in table[col]]
+        table[col] = pd.Series([None if v != v else int(v) for v in table[col]], dtype=object)
     return table
 
 
@@ -137,8 +138,9 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         f"# {NAME}: MDLDiscretizer streamed and in pipelines (issue 13, items 9 and 12)",
         __doc__.split("\n", 1)[1].strip(),
         f"Command: `{cmd}`; {platform.python_implementation()} {platform.python_version()}, "
-        f"numpy {np.__version__}, {platform.machine()}. The machine was shared with other "
-        "developers' jobs: compare the ratios within a row; absolute seconds are noisy. "
+        f"numpy {np.__version__}, {platform.machine()}. Times are CPU seconds of this process "
+        "(`time.process_time`), less sensitive than wall-clock time to the other developers' "
+        "jobs on this shared 2-core machine; still, compare the ratios within a row. "
         "*Before* runs once per size (it is the slow one), *after* is the best of "
         f"{1 if quick else 3}.",
         "## 1. Streaming: transform_one then learn_one per record (adult)",
@@ -157,7 +159,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         f"{int(both['before: cut-point fits']):,}.\n"
         f"- Growth of the time with n (slope of log seconds on log records): "
         f"before {growth_exponent(n, before):.2f}, after {growth_exponent(n, after):.2f} "
-        f"(2 is quadratic; n log n is a little over 1).\n"
+        f"(quadratic cost tends to 2, n log n to a little over 1; costs that do not grow with "
+        f"n pull both below that at these sizes).\n"
         f"- In the pipeline, learn_many scores {pipe['test accuracy'].iloc[0]:.3f}, discretizing "
         f"by hand {pipe['test accuracy'].iloc[1]:.3f}, the old order "
         f"{pipe['test accuracy'].iloc[2]:.3f}."

@@ -2,9 +2,13 @@
 
 import math
 
+import pytest
+
 from experiments import bench_hardening
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_quick_run_writes_finite_tables(tmp_path):
     tables = bench_hardening.run(quick=True, out=tmp_path)["tables"]
     stream, pipe = tables["streaming"], tables["pipeline"]

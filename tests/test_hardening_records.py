@@ -13,6 +13,8 @@ import random
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from onlinebma.mixture import FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
@@ -197,3 +199,42 @@ def test_mdl_discretizer_learn_many_reads_pd_na_as_missing():
     expected = MDLDiscretizer()
     expected.learn_many(pd.DataFrame({"n": [1.0, np.nan, 2.0, 3.0]}), y)
     assert pickle.dumps(disc) == pickle.dumps(expected)
+
+
+# ------------------------------------------- property: random streams with bad records mixed in
+
+_GOOD = st.one_of(st.sampled_from(["a", "b", "c"]),
+                  st.floats(-1e6, 1e6, allow_nan=False).map(lambda v: round(v, 3)))
+_BAD = st.sampled_from([float("inf"), -np.inf, ["unhashable"], {"a": 1}])
+_VALUE = st.one_of(_GOOD, _GOOD, _GOOD, st.sampled_from(list(MISSING.values())), _BAD)
+_RECORD = st.dictionaries(st.sampled_from(["f0", "f1", "f2", "f3"]), _VALUE, max_size=4)
+_LABEL = st.one_of(st.sampled_from(["p", "q", "r"]), st.sampled_from(list(MISSING.values())))
+
+
+def _missing(v) -> bool:
+    """The test's own notion of missing: one of MISSING (NaN compares unequal to itself)."""
+    return any(v is m for m in MISSING.values()) or (isinstance(v, float | np.floating) and v != v)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(_RECORD, _LABEL), min_size=1, max_size=25))
+def test_random_streams_refusals_change_nothing_and_missing_equals_absent(stream):
+    """Each record is learned or refused; a refused one leaves every learner as it was, and an
+    accepted one teaches exactly what the record without its missing values teaches."""
+    makers = [NaiveBayes, BMANB, lambda: FiniteMixture(max_components=2, n_init=1, seed=0),
+              MDLDiscretizer]
+    learners = [make() for make in makers]
+    twins = [make() for make in makers]  # fed the records with missing values left out
+    for x, y in stream:
+        clean = {f: v for f, v in x.items() if not _missing(v)}
+        for model, twin in zip(learners, twins):
+            before = pickle.dumps(model)
+            try:
+                model.learn_one(x, y)
+            except (TypeError, ValueError):
+                assert pickle.dumps(model) == before
+                with pytest.raises((TypeError, ValueError)):
+                    twin.learn_one(clean, y)
+            else:
+                twin.learn_one(clean, y)
+            assert _state(model) == _state(twin)

@@ -10,7 +10,11 @@ import pytest
 
 from onlinebma import datasets
 
-pytest.importorskip("pgmpy")  # load_network needs the optional dependency pgmpy
+
+@pytest.fixture(scope="module")
+def asia():
+    pytest.importorskip("pgmpy")  # reading networks needs the optional dependency pgmpy
+    return datasets.load_network("asia")
 
 
 @pytest.mark.parametrize("name", [
@@ -28,19 +32,21 @@ def test_load_network_accepts_bundled_names_only(name):
         datasets.load_network(name)
 
 
-def test_bundled_networks_load_by_name():
+@pytest.mark.slow  # pgmpy takes seconds to import and to parse even ASIA
+def test_bundled_networks_load_by_name(asia):
     assert datasets.networks() == ("alarm", "asia", "hepar2")
-    assert len(datasets.load_network("asia").nodes()) == 8
+    assert len(asia.nodes()) == 8
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("compressed", [False, True])
-def test_read_network_reads_a_users_own_bif_file(tmp_path, compressed):
+def test_read_network_reads_a_users_own_bif_file(tmp_path, compressed, asia):
     text = gzip.open(datasets.DATA / "asia.bif.gz").read()
     path = tmp_path / ("mine.bif.gz" if compressed else "mine.bif")
     path.write_bytes(gzip.compress(text) if compressed else text)
-    mine = datasets.read_network(path)
-    assert sorted(mine.nodes()) == sorted(datasets.load_network("asia").nodes())
-    assert sorted(datasets.read_network(str(path)).edges()) == sorted(mine.edges())
+    mine = datasets.read_network(str(path) if compressed else path)  # a str or a Path
+    assert sorted(mine.nodes()) == sorted(asia.nodes())
+    assert sorted(mine.edges()) == sorted(asia.edges())
 
 
 def test_read_network_names_a_missing_file(tmp_path):

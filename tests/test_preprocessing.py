@@ -13,7 +13,11 @@ from experiments.bench_isa import weka_available, weka_cut_points, write_arff
 from onlinebma.datasets import UCIDataset
 from onlinebma.preprocessing import MDLDiscretizer, interval_labels, mdl_cut_points
 
-needs_weka = pytest.mark.skipif(not weka_available(), reason="needs java and Weka 3.6.14's jar")
+
+def needs_weka(test):
+    """Compares against Weka itself: marked ``weka``, skipped without Java and Weka's jar."""
+    skip = pytest.mark.skipif(not weka_available(), reason="needs java and Weka 3.6.14's jar")
+    return pytest.mark.weka(skip(test))
 
 
 def _coded(Y):
@@ -120,6 +124,7 @@ def test_bad_input_is_refused_with_a_clear_error(x, y, k, match):
 # ---------------------------------------------------------------- MDLDiscretizer
 
 
+@pytest.mark.slow
 def test_discretizer_passes_river_checks():
     checks.check_estimator(MDLDiscretizer())
 
