@@ -30,7 +30,7 @@ import pathlib
 
 from river.datasets import base
 
-__all__ = ["UCIDataset", "catalog", "load_network", "networks", "read_network"]
+__all__ = ["Elec2", "UCIDataset", "catalog", "load_network", "networks", "read_network"]
 
 DATA = pathlib.Path(__file__).parent / "data"
 
@@ -103,6 +103,22 @@ class UCIDataset(base.FileDataset):
             labels.append(y)
         X = pd.DataFrame.from_records(records, columns=[c for c in header if c != "class"])
         return X, pd.Series(labels, name="class")
+
+
+class Elec2(UCIDataset):
+    """Elec2, the New South Wales electricity market stream (Harries 1999), in time order.
+
+    45,312 half-hourly records, 6 numeric features in [0, 1], label ``"1"``/``"0"``: the price
+    went up/down against the last 24 hours' average. This 6-feature copy (without ``date`` and
+    ``day``) is from the CapyMOA repository (BSD-3-Clause); ``catalog()["electricity"]``.
+
+    >>> ds = Elec2()
+    >>> ds.n_samples, ds.n_features, ds.nominal_attributes
+    (45312, 6, [])
+    """
+
+    def __init__(self):
+        super().__init__("electricity")
 
 
 @functools.cache

@@ -17,9 +17,9 @@ from ..validation import check_choice, check_int, check_real
 from .criteria import CRITERIA, scores
 from .em import (
     Design,
+    EMEngine,
     EMResult,
     Params,
-    Structure,
     one_component,
     run_em,
     seeded_params,
@@ -136,7 +136,7 @@ class MixtureClassifier(BufferRefitClassifier):
         """Fit every K in 1..max_components and keep the best by the criterion."""
         n_classes = len(data.classes)
         design = _design(data, data, data.y, n_classes)
-        s = Structure(design, self._class_parent, self.alpha, VAR_SMOOTHING)
+        s = EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING)
         rng = np.random.default_rng(self.seed)
         hard = self.em == "hard"
         ref = one_component(s)
@@ -171,7 +171,7 @@ class MixtureClassifier(BufferRefitClassifier):
         floor = self.variance_guard * rep(ref.var)
         return floor, (rep(ref.mean), rep(ref.var), rep(ref.active))
 
-    def _warm_tau(self, s: Structure, data: Table, k: int) -> np.ndarray:
+    def _warm_tau(self, s: EMEngine, data: Table, k: int) -> np.ndarray:
         """Responsibilities of the current records under the previous fit with ``k`` components.
 
         Features, values and classes that arrived since then are unknown to it: their factors
@@ -181,7 +181,7 @@ class MixtureClassifier(BufferRefitClassifier):
         rows = fitted.translate(data)
         known = rows.y >= 0
         old = _design(fitted, rows, np.where(known, rows.y, 0), len(fitted.classes))
-        s_old = Structure(old, self._class_parent, alpha, VAR_SMOOTHING, center=center)
+        s_old = EMEngine(old, self._class_parent, alpha, VAR_SMOOTHING, center=center)
         tau = s_old.e_step(params, self.em == "hard")[1]
         tau[~known] = 1.0 / k
         return tau
