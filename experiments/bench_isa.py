@@ -255,7 +255,7 @@ def cv_splits(y, k: int, rng):
 def _time_isa(X, Y, train, test, nominal) -> tuple[list, float, int]:
     import time
 
-    from ..instance_specific import ISA
+    from onlinebma.isa import ISA
 
     start = time.perf_counter()
     model = ISA(nominal_attributes=nominal).fit(X.iloc[train], Y.iloc[train])
@@ -284,8 +284,8 @@ def stream_timing(quick: bool = False):
     import pandas as pd
     from river import evaluate, metrics
 
-    from ..datasets import UCIDataset
-    from ..instance_specific import ISA
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.isa import ISA
 
     n = 60 if quick else 300
     rows = []
@@ -312,8 +312,9 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
 
     import pandas as pd
 
-    from ..datasets import UCIDataset
-    from ..progress import progress
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.progress import progress
+
     from . import _report
 
     if not lbr_available():
@@ -369,7 +370,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
 Command: `python -m experiments {NAME}{" --quick" if quick else ""}` ({elapsed / 60:.1f} min, one run,
 both learners on the same folds of one stratified 10-fold split; {", ".join(f"{k}: first {v} folds" for k, v in plan.items())}).
 
-ISA: `onlinebma.instance_specific.ISA()` (paper settings), `fit` on the training fold, then
+ISA: `onlinebma.isa.ISA()` (paper settings), `fit` on the training fold, then
 `predict_proba_one` per test instance, each call timed with `time.perf_counter`, numpy's BLAS
 limited to one thread (threadpoolctl; Weka's LBR is single-threaded too). LBR: Weka 3.6.14
 `FilteredClassifier` + supervised `Discretize` + `weka.classifiers.lazy.LBR` (defaults), each

@@ -1,7 +1,7 @@
 """ISA Table 1 (Visweswaran & Cooper 2004): error rates of naive Bayes, LBR and ISA by stratified CV.
 
 For every Table 1 dataset that is bundled: naive Bayes (:class:`onlinebma.naive_bayes.NaiveBayes`),
-ISA (:class:`onlinebma.instance_specific.ISA`, the paper's settings) and, where Java and Weka
+ISA (:class:`onlinebma.isa.ISA`, the paper's settings) and, where Java and Weka
 3.6.14 are installed, Weka's LBR behind its supervised ``Discretize`` filter, on the same folds
 of stratified 10-fold cross-validations. Numeric attributes are discretized by Fayyad & Irani's
 MDL rule (equal to Weka's filter) in two ways:
@@ -26,8 +26,9 @@ import time
 
 import numpy as np
 
-from ..datasets import UCIDataset, catalog
-from ..progress import progress
+from onlinebma.datasets import UCIDataset, catalog
+from onlinebma.progress import progress
+
 from . import _report
 from .bench_isa import (
     cv_splits,
@@ -82,7 +83,7 @@ def table1_datasets() -> list[str]:
 
 def _discretized(X, Y, fit_rows, numeric):
     """``X`` with numeric columns replaced by MDL interval names fitted on ``fit_rows``."""
-    from ..preprocessing import MDLDiscretizer
+    from onlinebma.preprocessing import MDLDiscretizer
 
     if not numeric:
         return X
@@ -108,8 +109,8 @@ def _one_cv(name: str, run: int, protocol: str, use_weka: bool) -> dict:
 
 
 def _one_cv_body(name: str, run: int, protocol: str, use_weka: bool, tmp: pathlib.Path) -> dict:
-    from ..instance_specific import ISA
-    from ..naive_bayes import NaiveBayes
+    from onlinebma.isa import ISA
+    from onlinebma.naive_bayes import NaiveBayes
 
     ds = UCIDataset(name)
     X, Y = ds.to_frame()
@@ -279,7 +280,7 @@ def _markdown(main, summary, quick, use_weka, elapsed, table) -> str:
 Command: `python -m experiments {NAME}{' --quick' if quick else ''}` ({elapsed / 60:.1f} min).
 
 Percent error rates. {scale} NB is `onlinebma.naive_bayes.NaiveBayes` (Laplace, alpha = 1);
-ISA is `onlinebma.instance_specific.ISA` with the paper's settings (phase-1 models 100,
+ISA is `onlinebma.isa.ISA` with the paper's settings (phase-1 models 100,
 threshold 0.001, at most 500 models, alpha = 1, full parent coding). {lbr}
 Numeric attributes are discretized by Fayyad & Irani's MDL rule (our `mdl_cut_points`, equal to
 Weka's filter): **per fold** (fitted on the training fold, the paper's stated protocol — main

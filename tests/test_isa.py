@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from river import checks
 
-from onlinebma.instance_specific import ISA
+from onlinebma.isa import ISA
 
 # ------------------------------------------------------------------ brute force
 # Plain Python over records and dicts: eq. 9 record by record, eq. 10 from counts, eq. 8 over
-# every antecedent set. Shares no code with onlinebma.instance_specific.
+# every antecedent set. Shares no code with onlinebma.isa.
 
 MISSING = object()
 
@@ -248,7 +248,7 @@ def test_window_equals_isa_trained_on_the_last_records():
     w2 = _learned(ISA(window=30), records, labels)
     f2 = _learned(ISA(), records[-30:], labels[-30:])
     assert w2.predict_proba_one(TESTS[1]) == pytest.approx(
-        {**{k: 0.0 for k in "uv"}, **f2.predict_proba_one(TESTS[1])}, abs=1e-12)
+        {**dict.fromkeys("uv", 0.0), **f2.predict_proba_one(TESTS[1])}, abs=1e-12)
     # On a stream, predictions between records: with refit_every=1 the cut points too are
     # those of the window at every step.
     streamed = ISA(window=20, refit_every=1)
@@ -276,13 +276,13 @@ def test_scores_are_cached_and_refreshed_when_records_arrive():
 
 @pytest.mark.parametrize("coding", ["full", "indicator"])
 def test_scores_extend_record_by_record_as_records_arrive(coding, monkeypatch):
-    from onlinebma import instance_specific
+    from onlinebma.isa import scorer
 
     records, labels = _random_data(11, n=52, p=5)
     model = _learned(_exhaustive(coding), records[:40], labels[:40])
     model.predict_proba_one(TESTS[0])
     calls = {"full": 0, "tails": 0}
-    full, tails = instance_specific._Records.log_score, instance_specific._Records.log_score_tails
+    full, tails = scorer.Scorer.log_score, scorer.Scorer.log_score_tails
 
     def count_full(self, *a):
         calls["full"] += 1
@@ -292,8 +292,8 @@ def test_scores_extend_record_by_record_as_records_arrive(coding, monkeypatch):
         calls["tails"] += 1
         return tails(self, *a)
 
-    monkeypatch.setattr(instance_specific._Records, "log_score", count_full)
-    monkeypatch.setattr(instance_specific._Records, "log_score_tails", count_tails)
+    monkeypatch.setattr(scorer.Scorer, "log_score", count_full)
+    monkeypatch.setattr(scorer.Scorer, "log_score_tails", count_tails)
     for i in range(40, 52):
         model.learn_one(records[i], labels[i])
         _, models = brute_force(records[: i + 1], labels[: i + 1], TESTS[0], coding)
@@ -306,14 +306,14 @@ def test_scores_extend_record_by_record_as_records_arrive(coding, monkeypatch):
 
 
 def test_many_new_records_are_scored_afresh_not_extended(monkeypatch):
-    from onlinebma import instance_specific
+    from onlinebma.isa import scorer
 
     records, labels = _random_data(12, n=120, p=5)
     model = _learned(ISA(), records[:40], labels[:40])
     model.predict_proba_one(TESTS[0])
     calls = []
-    tails = instance_specific._Records.log_score_tails
-    monkeypatch.setattr(instance_specific._Records, "log_score_tails",
+    tails = scorer.Scorer.log_score_tails
+    monkeypatch.setattr(scorer.Scorer, "log_score_tails",
                         lambda *a: calls.append(a[-1]) or tails(*a))
     model.learn_many(pd.DataFrame(records[40:73]), pd.Series(labels[40:73]))  # 33 > 32
     assert model.predict_proba_one(TESTS[0]) == pytest.approx(
@@ -323,7 +323,7 @@ def test_many_new_records_are_scored_afresh_not_extended(monkeypatch):
     assert model.predict_proba_one(TESTS[0]) == pytest.approx(
         _learned(ISA(), records[:105], labels[:105]).predict_proba_one(TESTS[0]), abs=1e-12)
     assert calls == [73]
-    monkeypatch.setattr(instance_specific, "_MATCH_CELLS", 200)  # several blocks of models
+    monkeypatch.setattr(scorer, "_MATCH_CELLS", 200)  # several blocks of models
     model.learn_one(records[105], labels[105])
     assert model.predict_proba_one(TESTS[0]) == pytest.approx(
         _learned(ISA(), records[:106], labels[:106]).predict_proba_one(TESTS[0]), abs=1e-12)
@@ -433,7 +433,7 @@ def _coded(x, cuts_by_feature):
 
 
 def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monkeypatch):
-    from onlinebma import instance_specific
+    from onlinebma.isa import scorer
     from onlinebma.preprocessing import mdl_cut_points
 
     data = _iris_stream(120)
@@ -442,8 +442,8 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     model.predict_proba_one(test)
     cuts = {f: c.copy() for f, c in zip(model._numeric_cols, model._cuts)}
     full_scorings = []
-    original = instance_specific._Records.log_score
-    monkeypatch.setattr(instance_specific._Records, "log_score",
+    original = scorer.Scorer.log_score
+    monkeypatch.setattr(scorer.Scorer, "log_score",
                         lambda *a: full_scorings.append(a[1]) or original(*a))
     for x, y in data[100:109]:  # 9 records: less than 10% growth, no refit
         model.learn_one(x, y)

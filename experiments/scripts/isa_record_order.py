@@ -14,9 +14,9 @@ import sys
 
 import numpy as np
 
-from onlinebma.datasets import UCIDataset
 from experiments.bench_isa import cv_splits
-from onlinebma.instance_specific import ISA
+from onlinebma.datasets import UCIDataset
+from onlinebma.isa import ISA
 from onlinebma.naive_bayes import NaiveBayes
 
 
