@@ -30,10 +30,10 @@ def _time(fn) -> float:
 def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     import pandas as pd
 
-    from ..datasets import UCIDataset
-    from ..mixture import FAN, FiniteMixture
-    from ..naive_bayes import NaiveBayes
-    from ..progress import progress
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.mixture import FAN, FiniteMixture
+    from onlinebma.naive_bayes import NaiveBayes
+    from onlinebma.progress import progress
 
     repeats = 1 if quick else 3
     rows = []

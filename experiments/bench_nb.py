@@ -51,8 +51,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     from river import naive_bayes as river_nb
     from sklearn.naive_bayes import CategoricalNB
 
-    from ..naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-    from ..progress import progress
+    from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
+    from onlinebma.progress import progress
 
     n_stream, n_batch, repeats = (2_000, 100_000, 2) if quick else (20_000, 1_000_000, 3)
 

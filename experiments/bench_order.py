@@ -33,7 +33,7 @@ def _alarm_frame(n: int, seed: int):
         warnings.simplefilter("ignore")
         from pgmpy.sampling import BayesianModelSampling
 
-        from ..datasets import load_network
+        from onlinebma.datasets import load_network
 
         return BayesianModelSampling(load_network("alarm")).forward_sample(
             size=n, seed=seed, show_progress=False)
@@ -42,8 +42,8 @@ def _alarm_frame(n: int, seed: int):
 def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     import pandas as pd
 
-    from ..order_mcmc import OrderChain, OrderMCMC, OrderModel
-    from ..progress import progress
+    from onlinebma.order_mcmc import OrderChain, OrderMCMC, OrderModel
+    from onlinebma.progress import progress
 
     cfg = QUICK if quick else FULL
     df = _alarm_frame(cfg["records"] + cfg["n_predict_many"], seed=_report.SEED)

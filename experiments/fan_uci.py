@@ -59,7 +59,7 @@ PAPER_TABLE2 = {("FAN", "NB"): ("0.008", "0.0003"), ("FAN", "FM"): ("<< 1e-5", "
 
 def discrete_datasets() -> list[str]:
     """The bundled datasets with no numeric feature."""
-    from ..datasets import catalog
+    from onlinebma.datasets import catalog
 
     return sorted(name for name, info in catalog().items() if info["numeric"] == [])
 
@@ -129,7 +129,7 @@ def cross_validate(name, factories: dict, folds: int, seed_key: int):
     """Out-of-fold predictions of every model: correctness, log p(true class), chosen K, time."""
     from sklearn.model_selection import StratifiedKFold
 
-    from ..datasets import UCIDataset
+    from onlinebma.datasets import UCIDataset
 
     ds = UCIDataset(name)
     X, y = ds.to_frame()
@@ -236,8 +236,8 @@ def _paper_tables():
 
 
 def _factories(max_k: int, n_init: int, **extra):
-    from ..mixture import FAN, FiniteMixture
-    from ..naive_bayes import NaiveBayes
+    from onlinebma.mixture import FAN, FiniteMixture
+    from onlinebma.naive_bayes import NaiveBayes
 
     return {
         "FAN": lambda nominal, fold: FAN(max_components=max_k, n_init=n_init, seed=fold,
@@ -251,7 +251,7 @@ def _factories(max_k: int, n_init: int, **extra):
 def real_data(names, folds, max_k, n_init, show):
     import pandas as pd
 
-    from ..progress import progress
+    from onlinebma.progress import progress
 
     factories = _factories(max_k, n_init)
     results, rows = {}, []
@@ -274,8 +274,8 @@ def real_data(names, folds, max_k, n_init, show):
 def synthetic(seeds, n_train, n_test, max_k, n_init, show):
     import pandas as pd
 
-    from ..mixture import FAN
-    from ..progress import progress
+    from onlinebma.mixture import FAN
+    from onlinebma.progress import progress
 
     rows = []
     for seed in progress(range(seeds), desc=f"{NAME} synthetic", enabled=show):
@@ -302,9 +302,9 @@ def synthetic(seeds, n_train, n_test, max_k, n_init, show):
 def variance_guard(names, guards, folds, max_k, n_init, show):
     import pandas as pd
 
-    from ..mixture import FAN
-    from ..naive_bayes import NaiveBayes
-    from ..progress import progress
+    from onlinebma.mixture import FAN
+    from onlinebma.naive_bayes import NaiveBayes
+    from onlinebma.progress import progress
 
     factories = {"NB": lambda nominal, fold: NaiveBayes(nominal_attributes=nominal)}
     for g in guards:

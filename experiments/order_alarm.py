@@ -24,7 +24,8 @@ import pathlib
 
 import numpy as np
 
-from ..progress import progress
+from onlinebma.progress import progress
+
 from . import _report
 
 NAME = "order-alarm"
@@ -64,7 +65,7 @@ def _alarm_network():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        from ..datasets import load_network
+        from onlinebma.datasets import load_network
 
         return load_network("alarm")
 
@@ -92,7 +93,7 @@ def _alarm(n_records: int, seed: int):
 
 def _uci(name: str):
     """``(codes, names)`` of a bundled UCI dataset, the class as the last column."""
-    from ..datasets import UCIDataset
+    from onlinebma.datasets import UCIDataset
 
     X, y = UCIDataset(name).to_frame()
     cols = [X[c].astype("category").cat.codes.to_numpy(dtype=np.int64) for c in X.columns]
@@ -102,7 +103,7 @@ def _uci(name: str):
 
 def _accuracy(joint, truth):
     """Accuracy of the 10-order average (eq. 11) and of the first order alone."""
-    from ..stats.logmath import logsumexp_np
+    from onlinebma.stats.logmath import logsumexp_np
 
     ten = logsumexp_np(joint, axis=2).argmax(axis=1)
     one = joint[:, :, 0].argmax(axis=1)
@@ -113,7 +114,7 @@ def run_job(job: dict) -> list[dict]:
     """One training set: fit, sample the chain, classify the test records under each setting."""
     from scipy import stats
 
-    from ..order_mcmc import OrderChain, OrderModel
+    from onlinebma.order_mcmc import OrderChain, OrderModel
 
     train, test = job["train"], job["test"]
     model = OrderModel(train, max_parents=MAX_PARENTS, prune_tol=PRUNE_TOL)
