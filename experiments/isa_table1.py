@@ -1,4 +1,4 @@
-"""ISA Table 1 (Visweswaran & Cooper 2004): error rates of naive Bayes, LBR and ISA by stratified CV.
+"""ISA Table 1 (Visweswaran & Cooper 2004): naive Bayes, LBR and ISA errors by stratified CV.
 
 For every Table 1 dataset that is bundled: naive Bayes (:class:`onlinebma.naive_bayes.NaiveBayes`),
 ISA (:class:`onlinebma.isa.ISA`, the paper's settings) and, where Java and Weka
@@ -28,15 +28,10 @@ import numpy as np
 
 from onlinebma.datasets import UCIDataset, catalog
 from onlinebma.progress import progress
+from tests.support.weka import write_arff
 
 from . import _report
-from .bench_isa import (
-    cv_splits,
-    lbr_available,
-    single_threaded_blas,
-    weka_lbr,
-    write_arff,
-)
+from .bench_isa import cv_splits, lbr_available, single_threaded_blas, weka_lbr
 
 NAME = "isa-table1"
 
@@ -171,7 +166,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     results = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(_one_cv, n, r, p, use_weka) for n, r, p in tasks]
-        for fut in progress(concurrent.futures.as_completed(futures), total=len(futures), desc=NAME):
+        done = concurrent.futures.as_completed(futures)
+        for fut in progress(done, total=len(futures), desc=NAME):
             results.append(fut.result())
     elapsed = time.perf_counter() - started
 
@@ -194,7 +190,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
             row[f"trials{tag}"] = len(err["isa"])
             row[f"NB{tag}"] = f"{100 * np.mean(err['nb']):.1f}{_mark(err['isa'], err['nb'])}"
             row[f"LBR{tag}"] = (
-                f"{100 * np.mean(err['lbr']):.1f}{_mark(err['isa'], err['lbr'])}" if err["lbr"] else "n/a"
+                f"{100 * np.mean(err['lbr']):.1f}{_mark(err['isa'], err['lbr'])}"
+                if err["lbr"] else "n/a"
             )
             row[f"ISA{tag}"] = f"{100 * np.mean(err['isa']):.1f}"
             if protocol == "fold":

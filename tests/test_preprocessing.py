@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from onlinebma.datasets import UCIDataset
-from experiments.bench_isa import weka_available, weka_cut_points, write_arff
+from tests.support.weka import weka_available, weka_cut_points, write_arff
 from onlinebma.preprocessing import mdl_cut_points
 
 needs_weka = pytest.mark.skipif(not weka_available(), reason="needs java and Weka 3.6.14's jar")

@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..batch import BatchClassifier, Encoded
 from ..params import check_bool, check_choice, check_int, check_real
+from .cache import ScoreCache
 from .scorer import Scorer
 from .search import phase_one, phase_two
 
 __all__ = ["ISA"]
 
 _CODINGS = ("full", "indicator")
-#: Cached scores are extended record by record when at most this many records were appended
-#: since they were computed; after more, scoring afresh (one sort per model) is cheaper.
-_MAX_EXTENSION = 32
 
 
 class ISA(BatchClassifier):
@@ -40,6 +40,13 @@ class ISA(BatchClassifier):
     phase2_expand
         Phase 2 also scores and queues the children of the models it adds (the paper is silent;
         off by default).
+    margin
+        Models whose log score is more than ``margin`` below the best model's in ``R`` (so whose
+        weight is below ``exp(-margin)`` times the best's) are negligible: counted in ``R`` but
+        not brought up to date as records arrive, not expanded, left out of the average. The
+        prediction then differs from the average over all of ``R`` by at most ``|R| *
+        exp(-margin)`` per class probability (see :mod:`onlinebma.isa.search`). ``None``: no
+        model is negligible (the paper's search exactly).
     window
         Keep only the last ``window`` records (``None``: all).
     refit_every
@@ -76,6 +83,7 @@ class ISA(BatchClassifier):
         max_models: int = 500,
         average: bool = True,
         phase2_expand: bool = False,
+        margin: float | None = 40.0,
         window: int | None = None,
         refit_every: int | None = None,
         nominal_attributes: list | None = None,
@@ -91,6 +99,8 @@ class ISA(BatchClassifier):
         check_real("threshold", threshold, 0.0, strict=False)
         check_bool("average", average)
         check_bool("phase2_expand", phase2_expand)
+        if margin is not None:
+            check_real("margin", margin, 0.0, strict=True)
         super().__init__(window=window, refit_every=refit_every,
                          nominal_attributes=nominal_attributes)
         self.antecedent = antecedent
@@ -100,12 +110,14 @@ class ISA(BatchClassifier):
         self.max_models = max_models
         self.average = average
         self.phase2_expand = phase2_expand
+        self.margin = margin
 
     def _reset(self):
         super()._reset()
         self._cached_for = None  # the Encoded data the caches below belong to
-        self._records = None
-        self._scores: dict = {}
+        self._scorer: Scorer | None = None
+        self._cache: ScoreCache | None = None
+        self._scorer_state = None  # (records learned, cut points) when the scorer was last fed
         self._phase1: dict = {}
 
     @classmethod
@@ -119,76 +131,75 @@ class ISA(BatchClassifier):
     # --------------------------------------------------------------- caches
 
     def _prepared(self, data: Encoded) -> Scorer:
-        if data is not self._cached_for:
-            self._cached_for = data
-            old, recs = self._records, Scorer(data, float(self.alpha))
-            self._records = recs
-            self._phase1 = {}
-            if old is None or recs.n - old.n > _MAX_EXTENSION or not recs.extends(old):
-                # Records left, values or classes changed, or many records arrived: start afresh.
-                self._scores = {}
-            elif self._scores and recs.n > old.n:
-                # Records were only appended: eq. 9 is a sum over records in arrival order, so
-                # every cached score is extended by the new records' terms.
-                keys = list(self._scores)
-                if self.antecedent == "full":
-                    models, xts = keys, None
-                else:
-                    models, xts = [A for A, _ in keys], [self._test_row(recs, k) for k in keys]
-                tails = recs.log_score_tails(models, self.antecedent, xts, old.n)
-                self._scores = {key: self._scores[key] + float(t) for key, t in zip(keys, tails)}
-        return self._records
+        """The scorer of ``data``; when ``data`` is the scorer's records plus new ones in the
+        same coding, the new records are appended and the cached scores kept (extended when
+        the search asks for them). Otherwise — records left the window, a value, class or
+        feature appeared, cut points moved — the scorer is rebuilt and the scores dropped."""
+        if data is self._cached_for:
+            return self._scorer
+        self._cached_for = data
+        self._phase1 = {}
+        old, state = self._scorer, (self._n_learned, [c.copy() for c in self._cuts])
+        appended = (
+            old is not None
+            and data.n - old.n == self._n_learned - self._scorer_state[0]
+            and len(self._cuts) == len(self._scorer_state[1])
+            and all(np.array_equal(a, b) for a, b in zip(self._cuts, self._scorer_state[1]))
+        )
+        if not (appended and old.append(data)):
+            self._scorer = Scorer(data, float(self.alpha))
+            self._cache = ScoreCache(self._scorer, self.antecedent)
+        self._scorer_state = state
+        return self._scorer
 
-    @staticmethod
-    def _test_row(recs: Scorer, key) -> np.ndarray:
-        """A test row with the antecedent values of an indicator-coded score's cache key."""
-        A, values = key
-        xt = np.full(recs.p, -1, dtype=np.int64)
-        xt[list(A)] = values
-        return xt
-
-    def _score(self, recs: Scorer, A: tuple, xt: np.ndarray) -> float:
-        """Log score of M(A), cached (with the indicator coding, per antecedent values)."""
-        key = A if self.antecedent == "full" else (A, tuple(int(xt[j]) for j in A))
-        if key not in self._scores:
-            self._scores[key] = recs.log_score(A, self.antecedent, xt)
-        return self._scores[key]
+    @property
+    def nbytes_(self) -> int:
+        """Bytes held by the stored records in ISA's coding, their bitset index and the cached
+        scores (0 before the first prediction)."""
+        if self._scorer is None:
+            return 0
+        return self._scorer.nbytes + 100 * len(self._cache)  # ~100 bytes per cached score
 
     # --------------------------------------------------------------- search
 
-    def _search(self, recs: Scorer, xt: np.ndarray):
-        """R as ``[(log score, A)]`` and the models' predictions, for one test row."""
+    def _search(self, scorer: Scorer, xt: np.ndarray):
+        """For one test row: R as ``[(log score or bound, A)]``, the models averaged (R less
+        the negligible models, plus phase 2's) with exact scores, their predictions, and the
+        scores as the search saw them."""
         observed = tuple(int(j) for j in np.flatnonzero(xt >= 0))
-
-        def score(A):
-            return self._score(recs, A, xt)
-
+        scores = self._cache.for_instance(xt)
+        margin = math.inf if self.margin is None else float(self.margin)
         if self.antecedent == "full" and observed in self._phase1:
             R, queue, seen = self._phase1[observed]
-            R, queue, seen = list(R), list(queue), set(seen)
         else:
-            R, queue, seen = phase_one(score, observed, self.phase1_models, self.max_models)
+            R, queue, seen = phase_one(scores, observed, self.phase1_models, self.max_models,
+                                       margin)
             if self.antecedent == "full":  # phase 1 depends on the observed features only
-                self._phase1[observed] = (tuple(R), tuple(queue), frozenset(seen))
-        return phase_two(R, queue, seen, score, recs.predictor(xt), observed,
-                         float(self.threshold), self.max_models, self.phase2_expand, recs.K)
+                self._phase1[observed] = (R, queue, seen)
+        best = max(s for s, _ in R)
+        near = [(s, A) for s, A in R if s >= best - margin]
+        averaged, preds = phase_two(near, list(queue), set(seen), scores, observed,
+                                    float(self.threshold), self.max_models - len(R),
+                                    self.phase2_expand, scorer.K)
+        return R, averaged, preds, scores
 
     # ----------------------------------------------------------- prediction
 
-    def _models(self, recs: Scorer, xt: np.ndarray):
-        """The models in R for one test row: antecedent sets, log scores, weights (eq. 8) and
-        their predictions, and ISA's prediction (the weighted average, or the best model's)."""
-        R, preds = self._search(recs, xt)
-        logs = np.array([s for s, _ in R])
-        weights = np.exp(logs - np.logaddexp.reduce(logs))
-        proba = weights @ preds if self.average else preds[int(np.argmax(logs))]  # eq. 8
-        return [A for _, A in R], logs, weights, preds, proba
+    def _proba(self, scorer: Scorer, xt: np.ndarray) -> np.ndarray:
+        """ISA's prediction for one test row: eq. 8 over the models averaged, or the best
+        model's (``average=False``); a distribution over the classes present."""
+        _, averaged, preds, _ = self._search(scorer, xt)
+        logs = np.array([s for s, _ in averaged])
+        if not self.average:
+            return preds[int(np.argmax(logs))]
+        proba = np.exp(logs - np.logaddexp.reduce(logs)) @ preds  # eq. 8
+        return proba / proba.sum()
 
     def _predict_proba(self, data: Encoded, rows: Encoded) -> np.ndarray:
-        recs = self._prepared(data)
+        scorer = self._prepared(data)
         out = np.zeros((rows.n, len(data.classes)))
         for i in range(rows.n):
-            out[i, recs.class_index] = self._models(recs, recs.test_codes(rows.codes[i]))[-1]
+            out[i, scorer.class_index] = self._proba(scorer, scorer.test_codes(rows.codes[i]))
         return out
 
     def explain_one(self, x: dict) -> list[dict]:
@@ -206,7 +217,13 @@ class ISA(BatchClassifier):
         data = self._training_data()
         recs = self._prepared(data)
         xt = recs.test_codes(self._encode_one(x).codes[0])
-        antecedents, logs, weights, preds, _ = self._models(recs, xt)
+        # Every model of R, the negligible ones too, with its exact score and prediction.
+        R, averaged, _, scores = self._search(recs, xt)
+        in_R = {A for _, A in R}
+        antecedents = [A for _, A in R] + [A for _, A in averaged if A not in in_R]
+        logs = np.array(scores.refresh(antecedents))
+        weights = np.exp(logs - np.logaddexp.reduce(logs))
+        preds = scores.predict(antecedents)
         names = data.nominal_features
         n_nominal = len(names) - len(self._cuts)
 

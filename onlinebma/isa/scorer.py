@@ -1,17 +1,22 @@
-"""ISA's scorer: the stored records in ISA's coding, eq. 9 scores and eq. 10 predictions."""
+"""ISA's scorer: the stored records in ISA's coding, eq. 9 scores and eq. 10 predictions.
+
+Values and classes are compacted to those present in the stored records (``r_i`` and the number
+of classes of eq. 10 are those present). A model's score over all records is computed at once
+(:meth:`Scorer.log_score`, grouped cumulative counts); the terms of single records, for scores
+extended as records arrive, and the predictions of models come from the bitset index.
+"""
 
 from __future__ import annotations
-
-import itertools
 
 import numpy as np
 
 from ..batch import Encoded
+from .index import BitsetIndex
 
 __all__ = ["Scorer"]
 
-#: Cells of the (models x records) match matrix built at once when extending scores.
-_MATCH_CELLS = 1 << 22
+#: Elements (models x records x children) scored together by :meth:`Scorer.log_scores`.
+_SCORE_CELLS = 1 << 21
 
 
 def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -32,25 +37,49 @@ def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np
     return counts
 
 
-def _antecedent_mask(models: list, width: int, column=None) -> np.ndarray:
-    """``(len(models), width)`` matrix with ones at the features of each antecedent set (mapped
-    to columns by the array ``column`` when given)."""
-    lengths = np.fromiter(map(len, models), dtype=np.int64, count=len(models))
-    features = np.fromiter(itertools.chain.from_iterable(models), dtype=np.int64,
-                           count=int(lengths.sum()))
-    mask = np.zeros((len(models), width))
-    mask[np.repeat(np.arange(len(models)), lengths),
-         features if column is None else column[features]] = 1.0
-    return mask
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for non-negative integer keys, by numpy's radix sort
+    (used for 16-bit keys) in one or two passes when the keys allow it."""
+    top = int(keys.max(initial=0))
+    if top < 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if top < 1 << 32:  # least significant half first, then the most significant: stable
+        low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+        return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
+    return np.argsort(keys, kind="stable")
+
+
+def _dense(c: np.ndarray, size: int) -> np.ndarray:
+    """Codes ``c`` in ``0..size-1`` renumbered ``0..C-1`` (C = number of distinct codes), in
+    the order of the codes."""
+    if size > 4 * c.size + 1024:
+        return np.unique(c, return_inverse=True)[1].reshape(-1)
+    present = np.bincount(c, minlength=size) > 0
+    return (np.cumsum(present) - 1)[c]
+
+
+def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
+    """``(len(models), len(columns))``: 1 where ``columns[c]`` is an antecedent of the model
+    (``width`` = number of features)."""
+    position = np.full(width, -1, dtype=np.int64)
+    position[columns] = np.arange(columns.size)
+    mask = np.zeros((len(models), columns.size + 1))  # last column: features not in columns
+    for m, A in enumerate(models):
+        mask[m, position[list(A)]] = 1.0
+    return mask[:, :-1]
 
 
 class Scorer:
     """ISA's scorer: the stored records re-coded with the values and classes present in them,
-    the eq. 9 score of a model over them and the eq. 10 predictions of models."""
+    indexed; the eq. 9 score of a model over them and the eq. 10 predictions of models.
+
+    Records can be appended (:meth:`append`) as long as they bring no new value or class.
+    """
 
     def __init__(self, data: Encoded, alpha: float):
         n, p = data.codes.shape
-        self.n, self.p = n, p
+        self.p, self.alpha = p, alpha
+        self.features = data.nominal_features
         # Features in the order of their names, so that neither the search's tie-breaking nor
         # the floating-point sums depend on the order in which features first arrived.
         self.columns = np.array(
@@ -58,42 +87,94 @@ class Scorer:
         )
         codes = data.codes[:, self.columns]
         self.value_maps = []  # per feature: original code -> compact code (-1 = absent)
-        X = np.empty((n, p), dtype=np.int64)
         r = np.zeros(p, dtype=np.int64)
         for j in range(p):
             col = codes[:, j]
             present = np.bincount(col[col >= 0], minlength=data.n_values[self.columns[j]]) > 0
             compact = np.full(len(present) + 1, -1, dtype=np.int64)  # last entry: code -1
             compact[: len(present)][present] = np.arange(int(present.sum()))
-            X[:, j] = compact[col]
             r[j] = int(present.sum())
             self.value_maps.append(compact)
         present = np.bincount(data.y, minlength=len(data.classes)) > 0
         self.class_index = np.flatnonzero(present)  # compact class -> position in data.classes
-        compact_y = np.cumsum(present) - 1
-        self.y = compact_y[data.y].astype(np.int64)
-        self.K = len(self.class_index)
-        self.X, self.r = X, r
+        self.class_map = np.where(present, np.cumsum(present) - 1, -1)
+        self.K, self.r = len(self.class_index), r
         # A child with fewer than two values contributes log(N + alpha) - log(N + alpha) = 0.
         self.informative = np.flatnonzero(r >= 2)
-        self.observed = X >= 0
-        self.has_missing = ~self.observed.all(axis=0)
-        self.onehot = np.eye(self.K)[self.y]  # (n, K), for predictions
-        self.alpha = alpha
-        counts = np.arange(n + 1, dtype=float)
-        self.log_num = np.log(counts + alpha)  # log(N + alpha), eq. 10 numerators
-        # log(N + r alpha) for r = 0 .. max(r_i, K), eq. 10 denominators (row 0 is never used).
-        sizes = np.arange(max(int(r.max(initial=0)), self.K) + 1)[:, None]
-        with np.errstate(divide="ignore"):
-            self.log_den = np.log(counts[None, :] + sizes * alpha)
+        self.has_missing = np.zeros(p, dtype=bool)
+        self.n = 0
+        self._X = np.empty((0, p), dtype=np.int64)
+        self._y = np.empty(0, dtype=np.int64)
+        self.log_num = self.log_den = np.empty((0, 0))
+        self.index = BitsetIndex(r, self.K)
+        self._add(self._compact(data.codes, 0), self.class_map[data.y])
+
+    @property
+    def X(self) -> np.ndarray:
+        """``(n, p)`` compact codes of the stored records, ``-1`` = missing."""
+        return self._X[: self.n]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self._y[: self.n]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: coded records, log tables and the bitset index."""
+        return int(self._X.nbytes + self._y.nbytes + self.log_num.nbytes + self.log_den.nbytes
+                   + self.index.nbytes)
+
+    def _compact(self, codes: np.ndarray, start: int) -> np.ndarray:
+        """Rows ``start:`` of ``codes`` in compact codes (``-2`` for a value not present)."""
+        rows = codes[start:, self.columns]
+        X = np.empty(rows.shape, dtype=np.int64)
+        for j, compact in enumerate(self.value_maps):
+            col = np.where(rows[:, j] < len(compact) - 1, rows[:, j], len(compact) - 1)
+            X[:, j] = np.where(rows[:, j] < 0, -1, np.where(compact[col] < 0, -2, compact[col]))
+        return X
+
+    def append(self, data: Encoded) -> bool:
+        """Add ``data``'s records after the first ``n`` (which must be this scorer's records).
+
+        Returns ``False``, changing nothing, when the new records bring a value, class or
+        feature not present: every record's terms of eq. 10 would change.
+        """
+        if data.nominal_features != self.features:
+            return False
+        X = self._compact(data.codes, self.n)
+        y = data.y[self.n:]
+        known = y < len(self.class_map)
+        y = np.where(known, self.class_map[np.where(known, y, 0)], -1)
+        if (X == -2).any() or (y < 0).any():
+            return False
+        self._add(X, y)
+        return True
+
+    def _add(self, X: np.ndarray, y: np.ndarray):
+        k, n = y.shape[0], self.n
+        if n + k > self._y.shape[0]:  # capacity doubles: amortised O(p) per record
+            cap = max(16, 2 * (n + k))
+            grown = np.empty((cap, self.p), dtype=np.int64)
+            grown[:n] = self.X
+            self._X = grown
+            grown = np.empty(cap, dtype=np.int64)
+            grown[:n] = self.y
+            self._y = grown
+            counts = np.arange(cap + 1, dtype=float)
+            self.log_num = np.log(counts + self.alpha)  # log(N + alpha), eq. 10 numerators
+            # log(N + r alpha) for r = 0 .. max(r_i, K), eq. 10 denominators (row 0 unused).
+            sizes = np.arange(max(int(self.r.max(initial=0)), self.K) + 1)[:, None]
+            with np.errstate(divide="ignore"):
+                self.log_den = np.log(counts[None, :] + sizes * self.alpha)
+        self._X[n: n + k], self._y[n: n + k] = X, y
+        self.has_missing |= (X < 0).any(axis=0)
+        self.index.append(X, y)
+        self.n += k
 
     def test_codes(self, codes_row: np.ndarray) -> np.ndarray:
         """A test row in compact codes; -1 for missing or values absent from the records."""
-        out = np.full(self.p, -1, dtype=np.int64)
-        for j, code in enumerate(codes_row[self.columns]):
-            if 0 <= code < len(self.value_maps[j]) - 1:
-                out[j] = self.value_maps[j][code]
-        return out
+        out = self._compact(codes_row[None, :], 0)[0]
+        return np.where(out < 0, -1, out)
 
     # ------------------------------------------------------------- eq. 9
 
@@ -108,161 +189,119 @@ class Scorer:
             else:  # equal to the test value, different, missing
                 v, card = np.where(col < 0, 2, (col != xt[j]).astype(np.int64)), 3
             if size * card >= 2**62:
-                c = np.unique(c, return_inverse=True)[1].reshape(-1)
+                c = _dense(c, size)
                 size = int(c.max()) + 1
             c = c * card + v
             size *= card
-        return np.unique(c, return_inverse=True)[1].reshape(-1)
+        return _dense(c, size)
 
     def log_score(self, A: tuple, coding: str, xt: np.ndarray) -> float:
         """Log of the conditional prequential score of M(A) over the records (eq. 9)."""
-        n, K = self.n, self.K
-        c = self.configurations(A, coding, xt)
-        n_configs = int(c.max()) + 1 if n else 1
+        return float(self.log_scores([A], coding, [xt])[0])
+
+    def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
+        """:meth:`log_score` of several models, computed together (``xts[m]``: the row model
+        ``m``'s indicator coding is taken against; unused with the full coding)."""
+        per_pass = max(1, _SCORE_CELLS // max(self.n * max(self.informative.size, 1), 1))
+        return np.concatenate([
+            self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass])
+            for lo in range(0, len(models), per_pass)
+        ])
+
+    def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
+        n, K, M = self.n, self.K, len(models)
+        # Configuration of record t under model m: group m * n + c (configurations < n).
+        c = np.concatenate([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
+        c += np.repeat(np.arange(M, dtype=np.int64) * n, n)
         # Class given parents: earlier counts N_{c,k} of the record's configuration (eq. 10).
-        order = np.argsort(c, kind="stable")
-        prior = np.empty((K, n), dtype=np.int32)
-        prior[:, order] = _grouped_prefix(c[order], self.y[order], K)
+        y = np.tile(self.y, M)
+        order = _stable_order(c)
+        prior = np.empty((K, M * n), dtype=np.int32)
+        prior[:, order] = _grouped_prefix(c[order], y[order], K)
         logq = self.log_num[prior] - self.log_den[K][prior.sum(axis=0)]
-        children = np.setdiff1d(self.informative, np.asarray(A, dtype=np.int64))
-        if children.size:
-            logq += self._children_terms(children, c, n_configs, prior)
-        own = logq[self.y, np.arange(n)]
+        if self.informative.size:
+            logq += self._children_terms(models, c, prior, y)
+        own = logq[y, np.arange(M * n)]
         top = logq.max(axis=0)
-        norm = top + np.log(np.exp(logq - top).sum(axis=0))
-        return float(np.sum(own - norm))
+        terms = own - (top + np.log(np.exp(logq - top).sum(axis=0)))
+        return terms.reshape(M, n).sum(axis=1)
 
-    def extends(self, old: Scorer) -> bool:
-        """Whether these records are ``old``'s records, in the same coding, plus new ones."""
-        return (
-            self.n >= old.n
-            and self.p == old.p
-            and np.array_equal(self.columns, old.columns)
-            and np.array_equal(self.r, old.r)
-            and np.array_equal(self.class_index, old.class_index)
-            and np.array_equal(self.X[: old.n], old.X)
-            and np.array_equal(self.y[: old.n], old.y)
-        )
-
-    def log_score_tails(self, models: list, coding: str, xts, start: int) -> np.ndarray:
-        """The terms of eq. 9 for the records from ``start`` on, summed, for several models.
-
-        ``models`` are antecedent sets and ``xts`` the test rows they were scored for (only
-        the indicator coding reads them). Records are taken one at a time, models together.
-        """
-        chosen = _antecedent_mask(models, self.p)
-        if coding == "full":  # same configuration = same values (or both missing) on A
-            size = chosen.sum(axis=1)[:, None]
-        else:
-            configs = np.array([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
-        total = np.zeros(len(models))
-        block = max(1, _MATCH_CELLS // max(self.n, 1))  # models per pass: bounded memory
-        for lo in range(0, len(models), block):
-            part = slice(lo, lo + block)
-            for t in range(start, self.n):
-                if coding == "full":
-                    match = chosen[part] @ (self.X[:t] == self.X[t]).T == size[part]
-                else:
-                    match = configs[part, :t] == configs[part, t : t + 1]
-                total[part] += self._record_terms(t, match.astype(float), chosen[part])
-        return total
-
-    def _record_terms(self, t: int, match: np.ndarray, chosen: np.ndarray) -> np.ndarray:
+    def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
         """``log P(z_t | x_t, records before t, M)`` (eq. 9-10) for several models at once.
 
-        ``match[m, s]`` is 1 where earlier record ``s`` is in record ``t``'s parent configuration
-        under model ``m``; ``chosen[m, j]`` is 1 for the antecedent features of model ``m``.
+        ``values[m]`` are the values model ``m``'s configurations are coded against (with the
+        full coding, record ``t``'s own).
         """
-        K, alpha = self.K, self.alpha
-        Y = self.onehot[:t]
-        n_k = match @ Y  # N_{c,k}
-        logq = np.log(n_k + alpha) - np.log(n_k.sum(axis=1, keepdims=True) + K * alpha)
-        kids = self.informative[self.X[t, self.informative] >= 0]  # missing children skipped
-        if kids.size:
-            rows, width = self.X[:t, kids], kids.size
-            equal = (rows == self.X[t, kids]).astype(float)
-            shape = (len(match), K, width)
-            n_x = (match @ (Y[:, :, None] * equal[:, None, :]).reshape(t, K * width)).reshape(shape)
-            if self.has_missing[kids].any():
-                observed = (rows >= 0).astype(float)
-                n_o = (match @ (Y[:, :, None] * observed[:, None, :]).reshape(t, K * width))
-                n_o = n_o.reshape(shape)
-            else:
-                n_o = n_k[:, :, None]
-            terms = np.log(n_x + alpha) - np.log(n_o + self.r[kids] * alpha)
-            terms *= 1.0 - chosen[:, None, kids]  # antecedent features are parents, not children
-            logq += terms.sum(axis=2)
+        logq = self._class_logs(models, values, self.X[t], t)
         top = logq.max(axis=1)
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
-    def _children_terms(self, children, c, n_configs, prior) -> np.ndarray:
-        """Sum over the children of log P(x_i | z, parents), ``(K, n)`` (eq. 10)."""
-        n, K = self.n, self.K
-        values = self.X[:, children].T.reshape(-1)  # child-major: element e = (child, record)
-        seen = np.flatnonzero(values >= 0)  # missing children are skipped
-        values = values[seen]
-        record, child = seen % n, seen // n
-        group = child * n_configs + c[record]
-        key = group * (int(self.r.max(initial=0)) + 1) + values
-        order = np.argsort(key, kind="stable")
-        rec = record[order]
+    def _children_terms(self, models, c, prior, y) -> np.ndarray:
+        """Sum over the children of log P(x_i | z, parents), ``(K, M n)`` for the records of
+        ``M`` models at once (``c``, ``prior``, ``y``: per model and record) (eq. 10)."""
+        n, K, M = self.n, self.K, len(models)
+        kids = self.informative
+        f = kids.size
+        # Element (model, child, record) for each observed child that is not an antecedent.
+        child_of = np.ones((M, f), dtype=bool)
+        position = np.full(self.p, f, dtype=np.int64)
+        position[kids] = np.arange(f)
+        for m, A in enumerate(models):
+            child_of[m, position[list(A)][position[list(A)] < f]] = False
+        values = self.X[:, kids].T  # (f, n)
+        keep = child_of[:, :, None] & (values >= 0)[None, :, :]  # missing children skipped
+        elem = np.flatnonzero(keep)
+        model, rest = np.divmod(elem, f * n)
+        child, record = np.divmod(rest, n)
+        row = model * n + record  # position in the (K, M n) output
+        value = values[child, record]
+        group = c[row] * f + child  # configuration and child
+        key = group * (int(self.r.max(initial=0)) + 1) + value
+        order = _stable_order(key)
+        rec = row[order]
         # Numerators: earlier records with the same configuration, child value and class.
-        terms = self.log_num[_grouped_prefix(key[order], self.y[rec], K)]
-        out = np.empty((K, n))
+        terms = self.log_num[_grouped_prefix(key[order], y[rec], K)]
+        out = np.empty((K, M * n))
         for k in range(K):
-            out[k] = np.bincount(rec, weights=terms[k], minlength=n)
+            out[k] = np.bincount(rec, weights=terms[k], minlength=M * n)
         # Denominators: earlier records with the configuration and class and x_i observed. For
         # a child never missing that count is the class term's N_{c,k}, for every record.
-        r = self.r[children]
-        incomplete = self.has_missing[children]
-        for size in np.unique(r[~incomplete]):
-            out -= np.count_nonzero(r[~incomplete] == size) * self.log_den[size][prior]
-        if incomplete.any():
-            pick = np.flatnonzero(incomplete[child])
+        r = self.r[kids]
+        complete = ~self.has_missing[kids]
+        for size in np.unique(r[complete]):
+            counted = (child_of[:, complete & (r == size)]).sum(axis=1)  # per model
+            out -= np.repeat(counted, n)[None, :] * self.log_den[size][prior]
+        if not complete.all():
+            pick = np.flatnonzero(~complete[child])
             grp = group[pick]
-            order = np.argsort(grp, kind="stable")
-            rec = record[pick][order]
-            totals = _grouped_prefix(grp[order], self.y[rec], K)
+            order = _stable_order(grp)
+            rec = row[pick][order]
+            totals = _grouped_prefix(grp[order], y[rec], K)
             terms = self.log_den[r[child[pick][order]][None, :], totals]
             for k in range(K):
-                out[k] -= np.bincount(rec, weights=terms[k], minlength=n)
+                out[k] -= np.bincount(rec, weights=terms[k], minlength=M * n)
         return out
 
     # ------------------------------------------------------ predictions
 
-    def predictor(self, xt: np.ndarray):
-        """``predict(models) -> (len(models), K)`` class distributions of the models M(A) for
-        the test row ``xt`` (compact codes), all models at once."""
-        obs = np.flatnonzero(xt >= 0)
-        n, K, width = self.n, self.K, obs.size
-        equal = (self.X[:, obs] == xt[obs]).astype(float)  # (n, |obs|)
-        # Per record, class indicator times "child i equals the test value" (or "is observed").
-        class_equal = (self.onehot[:, :, None] * equal[:, None, :]).reshape(n, K * width)
-        incomplete = bool(self.has_missing[obs].any())
-        if incomplete:
-            observed = self.observed[:, obs].astype(float)
-            class_observed = (self.onehot[:, :, None] * observed[:, None, :]).reshape(n, K * width)
-        column = np.full(self.p, -1, dtype=np.int64)
-        column[obs] = np.arange(width)
-        r_alpha = self.r[obs][None, None, :] * self.alpha
-        alpha = self.alpha
+    def predict(self, models: list, values: list, xt: np.ndarray) -> np.ndarray:
+        """``(len(models), K)`` class distributions of the models for the test row ``xt``
+        (compact codes), from all stored records (eq. 10)."""
+        logq = self._class_logs(models, values, xt, self.n)
+        p = np.exp(logq - logq.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
 
-        def predict(models) -> np.ndarray:
-            chosen = _antecedent_mask(models, width, column)
-            # A record is in the test instance's configuration when it matches every antecedent.
-            match = (chosen @ equal.T == chosen.sum(axis=1)[:, None]).astype(float)
-            n_k = match @ self.onehot  # N_{a,k}
-            shape = (len(models), K, width)
-            n_x = (match @ class_equal).reshape(shape)  # N_{a,k,i,x_i}
-            if incomplete:
-                n_o = (match @ class_observed).reshape(shape)  # N_{a,k,i}
-            else:
-                n_o = n_k[:, :, None]
-            terms = np.log(n_x + alpha) - np.log(n_o + r_alpha)  # eq. 10, children
-            terms *= 1.0 - chosen[:, None, :]  # antecedent features are parents, not children
-            logp = np.log(n_k + alpha) + terms.sum(axis=2)  # eq. 10, class given A
-            logp -= logp.max(axis=1, keepdims=True)
-            p = np.exp(logp)
-            return p / p.sum(axis=1, keepdims=True)
-
-        return predict
+    def _class_logs(self, models, values, query, m) -> np.ndarray:
+        """``(M, K)``: log P(z = k, observed children of ``query`` | parents) + const, from the
+        first ``m`` records (eq. 10); unobserved and one-valued children are skipped."""
+        K, alpha = self.K, self.alpha
+        sets = self.index.config_sets(models, values, query, m)
+        kids = self.informative[query[self.informative] >= 0]
+        n_k, n_x, n_o = self.index.counts(sets, query, kids, self.has_missing[kids])
+        logq = np.log(n_k + alpha) - np.log(n_k.sum(axis=1, keepdims=True) + K * alpha)
+        if kids.size:
+            terms = np.log(n_x + alpha) - np.log(n_o + self.r[kids] * alpha)
+            # Antecedent features are parents, not children.
+            terms *= 1.0 - _antecedent_mask(models, kids, self.p)[:, None, :]
+            logq += terms.sum(axis=2)
+        return logq

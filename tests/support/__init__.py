@@ -1,0 +1,1 @@
+"""Helpers shared by the tests (and by the experiments of a checkout)."""
