@@ -27,9 +27,10 @@ import numpy as np
 
 from tests.support.weka import WEKA_JAR, weka_available, write_arff
 
+from ._cv import cv_splits
+
 __all__ = [
-    "cv_splits", "lbr_available", "nominal_stream", "run", "single_threaded_blas",
-    "stratified_folds", "stream_curve", "weka_lbr",
+    "lbr_available", "nominal_stream", "run", "single_threaded_blas", "stream_curve", "weka_lbr",
 ]
 
 NAME = "bench-isa"
@@ -136,31 +137,6 @@ def weka_lbr(pairs) -> list[dict]:
             r["predicted"].append(int(parts[3]))
             r["seconds"].append(int(parts[4]) / 1e9)
     return results
-
-
-def stratified_folds(y, k: int, rng) -> np.ndarray:
-    """Fold number of every record: each class dealt evenly over ``k`` folds in random order."""
-    y = np.asarray(y)
-    folds = np.empty(len(y), dtype=int)
-    offset = 0
-    for label in sorted(set(y.tolist()), key=str):
-        idx = rng.permutation(np.flatnonzero(y == label))
-        folds[idx] = (offset + np.arange(idx.size)) % k
-        offset += idx.size
-    return folds
-
-
-def cv_splits(y, k: int, rng):
-    """``(training rows, test rows)`` of each fold of a stratified ``k``-fold cross-validation.
-
-    The training rows come in random order, as Weka's ``Instances.trainCV`` shuffles them (the
-    paper ran Weka's cross-validation): ISA's eq. 9 score depends on the order of the records,
-    and several UCI files (promoters, lung-cancer, primary-tumor, iris, tic-tac-toe) are sorted
-    by class.
-    """
-    folds = stratified_folds(y, k, rng)
-    for f in range(k):
-        yield rng.permutation(np.flatnonzero(folds != f)), np.flatnonzero(folds == f)
 
 
 def _time_isa(X, Y, train, test, nominal) -> tuple[list, float, int]:

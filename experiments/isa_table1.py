@@ -31,7 +31,8 @@ from onlinebma.progress import progress
 from tests.support.weka import write_arff
 
 from . import _report
-from .bench_isa import cv_splits, lbr_available, single_threaded_blas, weka_lbr
+from ._cv import cv_splits
+from .bench_isa import lbr_available, single_threaded_blas, weka_lbr
 
 NAME = "isa-table1"
 

@@ -6,8 +6,9 @@ import math
 
 import numpy as np
 
-from ..batch import BatchClassifier, Encoded
-from ..params import check_bool, check_choice, check_int, check_real
+from ..batch import BufferRefitClassifier
+from ..table import Table
+from ..validation import check_bool, check_choice, check_int, check_real
 from .cache import ScoreCache
 from .scorer import Scorer
 from .search import phase_one, phase_two
@@ -17,7 +18,7 @@ __all__ = ["ISA"]
 _CODINGS = ("full", "indicator")
 
 
-class ISA(BatchClassifier):
+class ISA(BufferRefitClassifier):
     """Lazy instance-specific Bayesian model averaging (Visweswaran & Cooper 2004).
 
     Parameters
@@ -130,21 +131,22 @@ class ISA(BatchClassifier):
 
     # --------------------------------------------------------------- caches
 
-    def _prepared(self, data: Encoded) -> Scorer:
-        """The scorer of ``data``; when ``data`` is the scorer's records plus new ones in the
-        same coding, the new records are appended and the cached scores kept (extended when
-        the search asks for them). Otherwise — records left the window, a value, class or
-        feature appeared, cut points moved — the scorer is rebuilt and the scores dropped."""
+    def _prepared(self, data: Table) -> Scorer:
+        """The scorer of the adapter's table ``data``; when ``data`` is the scorer's records
+        plus new ones in the same coding, the new records are appended and the cached scores
+        kept (extended when the search asks for them). Otherwise — records left the window, a
+        value, class or feature appeared, cut points moved — the scorer is rebuilt and the
+        scores dropped (the last resort: every record's terms of eq. 9 changed)."""
         if data is self._cached_for:
             return self._scorer
         self._cached_for = data
         self._phase1 = {}
-        old, state = self._scorer, (self._n_learned, [c.copy() for c in self._cuts])
+        old, state = self._scorer, (self._n_learned, data.cuts)
         appended = (
             old is not None
             and data.n - old.n == self._n_learned - self._scorer_state[0]
-            and len(self._cuts) == len(self._scorer_state[1])
-            and all(np.array_equal(a, b) for a, b in zip(self._cuts, self._scorer_state[1]))
+            and len(data.cuts) == len(self._scorer_state[1])
+            and all(np.array_equal(a, b) for a, b in zip(data.cuts, self._scorer_state[1]))
         )
         if not (appended and old.append(data)):
             self._scorer = Scorer(data, float(self.alpha))
@@ -195,12 +197,10 @@ class ISA(BatchClassifier):
         proba = np.exp(logs - np.logaddexp.reduce(logs)) @ preds  # eq. 8
         return proba / proba.sum()
 
-    def _predict_proba(self, data: Encoded, rows: Encoded) -> np.ndarray:
+    def _predict_proba(self, data: Table, rows: Table) -> np.ndarray:
         scorer = self._prepared(data)
-        out = np.zeros((rows.n, len(data.classes)))
-        for i in range(rows.n):
-            out[i, scorer.class_index] = self._proba(scorer, scorer.test_codes(rows.codes[i]))
-        return out
+        codes = rows.codes.astype(np.int64)  # -1: missing, or a value absent from the records
+        return np.array([self._proba(scorer, xt) for xt in codes]).reshape(rows.n, scorer.K)
 
     def explain_one(self, x: dict) -> list[dict]:
         """The models ISA averaged for ``x``, most weighty first.
@@ -212,11 +212,9 @@ class ISA(BatchClassifier):
         """
         if self._store.end == self._store.start:
             return []
-        from ..preprocessing import interval_labels
-
         data = self._training_data()
         recs = self._prepared(data)
-        xt = recs.test_codes(self._encode_one(x).codes[0])
+        xt = self._encode_one(x).codes[0].astype(np.int64)
         # Every model of R, the negligible ones too, with its exact score and prediction.
         R, averaged, _, scores = self._search(recs, xt)
         in_R = {A for _, A in R}
@@ -224,23 +222,13 @@ class ISA(BatchClassifier):
         logs = np.array(scores.refresh(antecedents))
         weights = np.exp(logs - np.logaddexp.reduce(logs))
         preds = scores.predict(antecedents)
-        names = data.nominal_features
-        n_nominal = len(names) - len(self._cuts)
-
-        def value(j):
-            if j < n_nominal:
-                return x[names[j]]
-            cuts = self._cuts[j - n_nominal]
-            where = np.searchsorted(cuts, float(x[names[j]]), side="left")
-            return interval_labels(cuts)[int(where)]
-
-        labels = [data.classes[k] for k in recs.class_index]
+        names, values = data.nominal_features, data.values  # values: interval names for numbers
         out = [
             {
-                "antecedent": {names[j]: value(j) for j in recs.columns[list(A)]},
+                "antecedent": {names[j]: values[j][xt[j]] for j in A},
                 "weight": float(w),
                 "log_score": float(s),
-                "proba": {label: float(q) for label, q in zip(labels, p)},
+                "proba": {label: float(q) for label, q in zip(data.classes, p)},
             }
             for A, s, w, p in zip(antecedents, logs, weights, preds)
         ]

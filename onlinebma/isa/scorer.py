@@ -1,16 +1,18 @@
 """ISA's scorer: the stored records in ISA's coding, eq. 9 scores and eq. 10 predictions.
 
-Values and classes are compacted to those present in the stored records (``r_i`` and the number
-of classes of eq. 10 are those present). A model's score over all records is computed at once
-(:meth:`Scorer.log_score`, grouped cumulative counts); the terms of single records, for scores
-extended as records arrive, and the predictions of models come from the bitset index.
+The records are the adapter's canonical table (:mod:`onlinebma.table`): values and classes
+compacted to those present in the stored records, so ``r_i`` and the number of classes of
+eq. 10 are those present, as the paper's method wants. A model's score over all records is
+computed at once (:meth:`Scorer.log_score`, grouped cumulative counts); the terms of single
+records, for scores extended as records arrive, and the predictions of models come from the
+bitset index.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..batch import Encoded
+from ..table import Table
 from .index import BitsetIndex
 
 __all__ = ["Scorer"]
@@ -70,48 +72,30 @@ def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarra
 
 
 class Scorer:
-    """ISA's scorer: the stored records re-coded with the values and classes present in them,
-    indexed; the eq. 9 score of a model over them and the eq. 10 predictions of models.
+    """ISA's scorer: the stored records (a canonical table's codes), indexed; the eq. 9 score
+    of a model over them and the eq. 10 predictions of models.
 
     Records can be appended (:meth:`append`) as long as they bring no new value or class.
     """
 
-    def __init__(self, data: Encoded, alpha: float):
-        n, p = data.codes.shape
-        self.p, self.alpha = p, alpha
-        self.features = data.nominal_features
-        # Features in the order of their names, so that neither the search's tie-breaking nor
-        # the floating-point sums depend on the order in which features first arrived.
-        self.columns = np.array(
-            sorted(range(p), key=lambda j: (str(data.nominal_features[j]), j)), dtype=np.int64
-        )
-        codes = data.codes[:, self.columns]
-        self.value_maps = []  # per feature: original code -> compact code (-1 = absent)
-        r = np.zeros(p, dtype=np.int64)
-        for j in range(p):
-            col = codes[:, j]
-            present = np.bincount(col[col >= 0], minlength=data.n_values[self.columns[j]]) > 0
-            compact = np.full(len(present) + 1, -1, dtype=np.int64)  # last entry: code -1
-            compact[: len(present)][present] = np.arange(int(present.sum()))
-            r[j] = int(present.sum())
-            self.value_maps.append(compact)
-        present = np.bincount(data.y, minlength=len(data.classes)) > 0
-        self.class_index = np.flatnonzero(present)  # compact class -> position in data.classes
-        self.class_map = np.where(present, np.cumsum(present) - 1, -1)
-        self.K, self.r = len(self.class_index), r
+    def __init__(self, table: Table, alpha: float):
+        self.p, self.alpha = table.codes.shape[1], alpha
+        self.features, self.classes = table.nominal_features, table.classes
+        self.r = np.asarray(table.n_values, dtype=np.int64)
+        self.K = len(table.classes)
         # A child with fewer than two values contributes log(N + alpha) - log(N + alpha) = 0.
-        self.informative = np.flatnonzero(r >= 2)
-        self.has_missing = np.zeros(p, dtype=bool)
+        self.informative = np.flatnonzero(self.r >= 2)
+        self.has_missing = np.zeros(self.p, dtype=bool)
         self.n = 0
-        self._X = np.empty((0, p), dtype=np.int64)
+        self._X = np.empty((0, self.p), dtype=np.int64)
         self._y = np.empty(0, dtype=np.int64)
         self.log_num = self.log_den = np.empty((0, 0))
-        self.index = BitsetIndex(r, self.K)
-        self._add(self._compact(data.codes, 0), self.class_map[data.y])
+        self.index = BitsetIndex(self.r, self.K)
+        self._add(table.codes, table.y)
 
     @property
     def X(self) -> np.ndarray:
-        """``(n, p)`` compact codes of the stored records, ``-1`` = missing."""
+        """``(n, p)`` codes of the stored records (the table's), ``-1`` = missing."""
         return self._X[: self.n]
 
     @property
@@ -124,30 +108,15 @@ class Scorer:
         return int(self._X.nbytes + self._y.nbytes + self.log_num.nbytes + self.log_den.nbytes
                    + self.index.nbytes)
 
-    def _compact(self, codes: np.ndarray, start: int) -> np.ndarray:
-        """Rows ``start:`` of ``codes`` in compact codes (``-2`` for a value not present)."""
-        rows = codes[start:, self.columns]
-        X = np.empty(rows.shape, dtype=np.int64)
-        for j, compact in enumerate(self.value_maps):
-            col = np.where(rows[:, j] < len(compact) - 1, rows[:, j], len(compact) - 1)
-            X[:, j] = np.where(rows[:, j] < 0, -1, np.where(compact[col] < 0, -2, compact[col]))
-        return X
-
-    def append(self, data: Encoded) -> bool:
-        """Add ``data``'s records after the first ``n`` (which must be this scorer's records).
-
-        Returns ``False``, changing nothing, when the new records bring a value, class or
-        feature not present: every record's terms of eq. 10 would change.
-        """
-        if data.nominal_features != self.features:
+    def append(self, table: Table) -> bool:
+        """Add ``table``'s records after the first ``n``, which must be this scorer's records
+        (the caller checks that none left). Returns ``False``, changing nothing, when the table
+        has another feature, value or class than this scorer's: every record's terms of
+        eq. 10 would change."""
+        if (table.nominal_features != self.features or table.classes != self.classes
+                or tuple(self.r) != tuple(table.n_values)):
             return False
-        X = self._compact(data.codes, self.n)
-        y = data.y[self.n:]
-        known = y < len(self.class_map)
-        y = np.where(known, self.class_map[np.where(known, y, 0)], -1)
-        if (X == -2).any() or (y < 0).any():
-            return False
-        self._add(X, y)
+        self._add(table.codes[self.n:], table.y[self.n:])
         return True
 
     def _add(self, X: np.ndarray, y: np.ndarray):
@@ -168,13 +137,8 @@ class Scorer:
                 self.log_den = np.log(counts[None, :] + sizes * self.alpha)
         self._X[n: n + k], self._y[n: n + k] = X, y
         self.has_missing |= (X < 0).any(axis=0)
-        self.index.append(X, y)
+        self.index.append(self._X[n: n + k], self._y[n: n + k])
         self.n += k
-
-    def test_codes(self, codes_row: np.ndarray) -> np.ndarray:
-        """A test row in compact codes; -1 for missing or values absent from the records."""
-        out = self._compact(codes_row[None, :], 0)[0]
-        return np.where(out < 0, -1, out)
 
     # ------------------------------------------------------------- eq. 9
 

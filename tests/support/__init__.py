@@ -1,1 +1,1 @@
-"""Helpers shared by the tests (and by the experiments of a checkout)."""
+"""Helpers shared by the tests and the reproductions of a checkout (not installed)."""
