@@ -352,7 +352,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         raise RuntimeError(
             "bench-isa compares with Weka: it needs java, javac (a JDK) and Weka 3.6.14's jar"
         )
-    plan = {"house-votes-84": 2} if quick else {"house-votes-84": 10, "soybean": 3}
+    plan = {"house-votes-84": 2} if quick else {"house-votes-84": 10, "soybean": 2}
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="bench-isa-") as folder:  # Weka's folds
         table = pd.DataFrame(_folds(plan, pathlib.Path(folder), progress, _report))
