@@ -40,17 +40,31 @@ Where the paper is silent (see also ``docs/isa.md``):
 - ``average=False`` (model selection, the paper's ablation) runs the same search and predicts
   with the highest-scoring model in ``R``.
 
-Speed. The scores are computed for all stored records at once (grouped cumulative counts of
-the class per parent configuration, child value and class), and with ``antecedent="full"`` the
-score of ``M(A)`` depends on which features are in ``A`` only, so scores — and the whole of
-phase 1, which depends on nothing else but the set of observed features — are cached across
-test instances. When records are only appended, cached scores are extended by the new records'
-terms of eq. 9; any other change of the stored records (window eviction, new values or
-classes, moved cut points) recomputes them. Phase 2 needs the prediction of a queued model only
-while the bound ``|g(R ∪ {M}) - g(R)| <= s_M / (W + s_M)`` (``s_M`` its score, ``W`` the total
-score of ``R``) exceeds the threshold, so most queued models are never evaluated; the
-predictions of many models come from a few matrix products (limit numpy's BLAS to one thread
-on a busy machine: see ``docs/isa.md``).
+Speed (see also :mod:`.search`, :mod:`.cache`, :mod:`.index`):
+
+- A model's score over all stored records is computed at once (grouped cumulative counts of
+  the class per parent configuration, child value and class; several models per pass). With
+  ``antecedent="full"`` the score of ``M(A)`` depends on which features are in ``A`` only, so
+  scores — and the whole of phase 1, which depends on nothing else but the set of observed
+  features — are cached across test instances.
+- An index of the stored records (packed bitsets per feature value, missing value and class)
+  gives every count of eq. 10 as popcounts: the predictions of the models for a test instance,
+  and the eq. 9 term of a new record for the models whose scores are extended. Appending a
+  record to it costs O(p), whatever the number of stored records.
+- When records are appended, cached scores become upper bounds (the terms of eq. 9 are log
+  probabilities, at most 0); the search extends a score by the new records' terms only when it
+  needs it exactly. ``margin``: a model more than ``margin`` nats behind the best in ``R`` is
+  negligible — not brought up to date, not expanded, left out of the average (documented
+  tolerance ``|R| exp(-margin)`` per class probability). Any other change of the stored
+  records (window eviction, new values or classes, moved cut points) drops the scores: every
+  record's terms changed.
+- Phase 2 needs the prediction of a queued model only while the bound
+  ``|g(R ∪ {M}) - g(R)| <= s_M / (W + s_M)`` (``s_M`` its score, ``W`` the total score of
+  ``R``) exceeds the threshold, so most queued models are never evaluated.
+
+Classes. ISA predicts over the classes present in the stored records; the adapter gives a
+known class that is absent (it left the window) its documented share (see
+:mod:`onlinebma.batch`), as for every batch method.
 
 Numeric features are discretized by Fayyad & Irani's MDL rule fitted on the stored records
 (the adapter does it; see :mod:`onlinebma.batch`). The cut points are refitted by the adapter's
@@ -68,9 +82,10 @@ References
 Visweswaran, S. and Cooper, G. F. (2004). Instance-specific Bayesian model averaging for
 classification. *Advances in Neural Information Processing Systems 17*.
 
-Modules: :mod:`.scorer` (the stored records in ISA's coding, eq. 9 and eq. 10),
-:mod:`.search` (the two phases of §3.4) and :mod:`.classifier` (the River classifier, its
-caches and ``explain_one``).
+Modules: :mod:`.scorer` (eq. 9 and eq. 10 over the adapter's canonical table), :mod:`.index`
+(the bitset index of the stored records), :mod:`.cache` (scores kept across test instances and
+extended as records arrive), :mod:`.search` (the two phases of §3.4) and :mod:`.classifier` (the
+River classifier and ``explain_one``).
 """
 
 from .classifier import ISA

@@ -115,7 +115,7 @@ class ISA(BufferRefitClassifier):
 
     def _reset(self):
         super()._reset()
-        self._cached_for = None  # the Encoded data the caches below belong to
+        self._cached_for = None  # the table the caches below belong to
         self._scorer: Scorer | None = None
         self._cache: ScoreCache | None = None
         self._scorer_state = None  # (records learned, cut points) when the scorer was last fed
