@@ -37,6 +37,7 @@ class ScoreCache:
         self.coding = coding
         self.entries: dict = {}
         self.hot: set = set()  # keys averaged by recent searches
+        self.hot_at = 0  # records when the hot keys were last brought up to date
 
     def __len__(self):
         return len(self.entries)
@@ -46,11 +47,11 @@ class ScoreCache:
 
     def for_instance(self, xt: np.ndarray) -> _InstanceScores:
         """The scores the search of test row ``xt`` (compact codes) asks for."""
-        if self.hot:  # most of them will be asked for: extend them in one pass
-            n = self.scorer.n
+        n = self.scorer.n
+        if self.hot and n != self.hot_at:  # most will be asked for: extend them in one pass
             self.refresh([k for k in self.hot if k in self.entries and
                           n - self.entries[k][1] <= FRESH_RECORDS + FRESH_FRACTION * n])
-            self.hot = set()
+            self.hot, self.hot_at = set(), n
         return _InstanceScores(self, xt)
 
     def refresh(self, keys: list) -> list:
@@ -91,9 +92,7 @@ class ScoreCache:
         for t in range(entries[0][1], sc.n):
             while active < len(keys) and entries[active][1] <= t:
                 active += 1
-            row = sc.X[t]
-            values = ([tuple(row[list(A)]) for A in models[:active]] if coded is None
-                      else coded[:active])
+            values = None if coded is None else coded[:active]  # None: record t's own
             terms = sc.record_terms(models[:active], values, t)
             for entry, term in zip(entries[:active], terms.tolist()):
                 entry[0] += term
@@ -125,6 +124,6 @@ class _InstanceScores:
 
     def predict(self, models: list) -> np.ndarray:
         """The models' class distributions for the instance; they are marked hot."""
-        xt = self.xt
-        self.cache.hot.update(self.cache.key(A, xt) for A in models)
-        return self.cache.scorer.predict(models, [tuple(xt[list(A)]) for A in models], xt)
+        cache = self.cache
+        cache.hot.update(cache.key(A, self.xt) for A in models)
+        return cache.scorer.predict(models, None, self.xt)

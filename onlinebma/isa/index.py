@@ -70,30 +70,37 @@ class BitsetIndex:
             mask[-1] = np.uint64((1 << (m % 64)) - 1)
         return words, mask
 
-    def config_sets(self, models: list, values: list, query: np.ndarray, m: int) -> np.ndarray:
+    def config_sets(self, models: list, values, query: np.ndarray, m: int) -> np.ndarray:
         """``(len(models), words)`` sets of the records before ``m`` in ``query``'s parent
         configuration under each model.
 
         ``models[i]`` is an antecedent set and ``values[i]`` the values its configurations are
-        coded against: for a feature of ``A``, a record is in ``query``'s configuration when both
-        miss the value, or both equal the coded value, or (indicator coding) both have a value
-        and neither equals it. With the full coding pass ``query``'s own values.
+        coded against (``values=None``: ``query``'s own, as with the full coding): for a
+        feature of ``A``, a record is in ``query``'s configuration when both miss the value, or
+        both equal the coded value, or (indicator coding) both have a value and neither equals
+        it.
         """
         words, mask = self._prefix(m)
+        p = self.r.size
         width = max(max(map(len, models), default=0), 1)
-        rows = np.full((len(models), width), self.all_row, dtype=np.int64)
-        other = np.zeros(rows.shape, dtype=bool)  # has a value, and not the coded one
-        for i, (A, vals) in enumerate(zip(models, values)):
-            for pos, (j, v) in enumerate(zip(A, vals)):
-                q = query[j]
-                rows[i, pos] = self.missing_row[j] if q < 0 else self.offset[j] + v
-                other[i, pos] = 0 <= q != v
+        # Antecedents padded with column p, which reads the set of all records.
+        cols = np.array([A + (p,) * (width - len(A)) for A in models], dtype=np.int64)
+        cols = cols.reshape(len(models), width)
+        q = np.append(query, 0)[cols]
+        offset = np.append(self.offset, self.all_row)[cols]
+        missing = np.append(self.missing_row, self.all_row)[cols]
+        if values is None:
+            rows = np.where(q < 0, missing, offset + np.maximum(q, 0))
+            return np.bitwise_and.reduce(self.bits[rows, :words], axis=1) & mask
+        v = np.array([tuple(vals) + (0,) * (width - len(vals)) for vals in values],
+                     dtype=np.int64).reshape(cols.shape)
+        rows = np.where(q < 0, missing, offset + v)
         sets = self.bits[rows, :words]
+        other = (q >= 0) & (q != v)  # has a value, and not the coded one
         if other.any():  # every record, less those with the coded value and those missing it
-            missing = self.bits[self.missing_row[np.asarray(
-                [[A[pos] if pos < len(A) else 0 for pos in range(width)] for A in models])], :words]
             sets = np.where(other[:, :, None],
-                            self.bits[self.all_row, :words] & ~(sets | missing), sets)
+                            self.bits[self.all_row, :words] & ~(sets | self.bits[missing, :words]),
+                            sets)
         return np.bitwise_and.reduce(sets, axis=1) & mask
 
     def counts(self, sets: np.ndarray, query: np.ndarray, children: np.ndarray,

@@ -63,11 +63,12 @@ def _dense(c: np.ndarray, size: int) -> np.ndarray:
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
     """``(len(models), len(columns))``: 1 where ``columns[c]`` is an antecedent of the model
     (``width`` = number of features)."""
-    position = np.full(width, -1, dtype=np.int64)
+    position = np.full(width + 1, columns.size, dtype=np.int64)  # last: not among columns
     position[columns] = np.arange(columns.size)
-    mask = np.zeros((len(models), columns.size + 1))  # last column: features not in columns
-    for m, A in enumerate(models):
-        mask[m, position[list(A)]] = 1.0
+    size = max(max(map(len, models), default=0), 1)
+    padded = np.array([A + (width,) * (size - len(A)) for A in models], dtype=np.int64)
+    mask = np.zeros((len(models), columns.size + 1))
+    np.put_along_axis(mask, position[padded.reshape(len(models), size)], 1.0, axis=1)
     return mask[:, :-1]
 
 
@@ -193,8 +194,8 @@ class Scorer:
     def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
         """``log P(z_t | x_t, records before t, M)`` (eq. 9-10) for several models at once.
 
-        ``values[m]`` are the values model ``m``'s configurations are coded against (with the
-        full coding, record ``t``'s own).
+        ``values[m]`` are the values model ``m``'s configurations are coded against (``None``:
+        record ``t``'s own, as with the full coding).
         """
         logq = self._class_logs(models, values, self.X[t], t)
         top = logq.max(axis=1)
