@@ -60,8 +60,9 @@ The subclass contract
       canonical one, so nothing depends on the order in which features arrived.
     - ``rows`` is encoded by ``table`` (the table the method fitted on, for an eager method):
       same columns, codes in range or ``-1``, NaN for missing floats, ``rows.y is None``.
-    - ``_fit`` may raise ``ValueError`` for a problem with the data; the learner's state is
-      then left as it was.
+    - ``_fit`` may raise ``ValueError`` for a problem with the data: ``fit`` then restores the
+      learner as it was, and a refit at prediction time keeps the previous fit (so ``_fit``
+      changes its own attributes only once everything is computed).
 
     It must not recode the table (no value, class or column maps of its own) and need not
     care about classes absent from it.
@@ -74,9 +75,16 @@ import math
 import numpy as np
 from river import base
 
-from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels
+from .records import (
+    NOMINAL,
+    NUMERIC,
+    FeatureKinds,
+    check_label,
+    check_labels,
+    numeric_values,
+)
 from .store import RecordStore
-from .table import Table, canonical_order, to_floats
+from .table import Table, canonical_order
 from .validation import check_int
 
 __all__ = ["BufferRefitClassifier", "Table"]
@@ -199,7 +207,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
                     mapping.setdefault(v, len(mapping))
                 codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
             else:
-                numeric[:, self._numeric_cols[f]] = to_floats(s)
+                numeric[:, self._numeric_cols[f]] = numeric_values(s)
         for label in new_labels:
             self._class_codes.setdefault(label, len(self._class_codes))
         ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
