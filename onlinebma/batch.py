@@ -110,7 +110,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     _discrete = False
     _lazy = False
-    _share_absent_classes = True  # False only in _ZeroForAbsentClasses (transitional)
 
     def __init__(self, window: int | None = None, refit_every: int | None = None,
                  nominal_attributes: list | None = None):
@@ -311,8 +310,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         _, _, y = self._store.view()
         counts = np.bincount(y, minlength=k)
         share = (counts[absent] + 1.0) / (len(y) + k)
-        if not self._share_absent_classes:
-            share[:] = 0.0
         out = np.empty((proba.shape[0], k))
         out[:, absent] = share
         out[:, cols] = proba * (1.0 - share.sum())
@@ -376,11 +373,3 @@ def _unique_labels(labels):
                 raise TypeError(f"the label y={label!r} in row {row} is not hashable "
                                 f"({type(label).__name__})") from None
         raise
-
-
-class _ZeroForAbsentClasses(BufferRefitClassifier):
-    """Transitional base of ISA only: classes absent from the table get probability 0 (the
-    behaviour tests/test_isa.py still pins). ISA moves to :class:`BufferRefitClassifier`, and
-    so to the documented policy, together with its tests (issue 11)."""
-
-    _share_absent_classes = False

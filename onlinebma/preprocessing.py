@@ -222,7 +222,10 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     ``learn_many(X, y)`` with the same frame, so when ``learn_many`` receives the frame the
     last ``transform_many`` call received, it learns it and rewrites that call's output in place
     (numeric columns only) before the learner behind reads it. Otherwise the whole first batch
-    would fall in ``"(-inf, inf)"`` and the learner would learn nothing from its numbers.
+    would fall in ``"(-inf, inf)"`` and the learner would learn nothing from its numbers. (Inside
+    a ``TransformerUnion``, which joins copies of its parts' outputs, the rewrite cannot reach
+    the joined frame: there, ``learn_many`` the discretizer on a first batch before the
+    pipeline.)
 
     Put it in front of the discrete learners (ISA, FAN, order MCMC, naive Bayes over
     categories), so that they receive interval names, as the papers' protocol does. The learners

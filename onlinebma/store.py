@@ -18,7 +18,7 @@ class RecordStore:
     def __init__(self):
         self.codes = np.empty((16, 0), dtype=np.int32)
         self.numeric = np.empty((16, 0), dtype=np.float64)
-        self.y = np.empty(16, dtype=np.int32)
+        self.y = np.zeros(16, dtype=np.int32)
         self.start = 0
         self.end = 0
 
@@ -42,7 +42,7 @@ class RecordStore:
         new_cap = max(16, 2 * (n + k)) if n + k > cap // 2 else cap
         codes = np.full((new_cap, self.codes.shape[1]), -1, dtype=np.int32)
         numeric = np.full((new_cap, self.numeric.shape[1]), np.nan)
-        y = np.empty(new_cap, dtype=np.int32)
+        y = np.zeros(new_cap, dtype=np.int32)
         codes[:n], numeric[:n], y[:n] = self.codes[live], self.numeric[live], self.y[live]
         self.codes, self.numeric, self.y = codes, numeric, y
         self.start, self.end = 0, n

@@ -174,7 +174,7 @@ def _policy_stream(n=60, seed=3):
 
 
 def _policy_models():
-    from onlinebma.instance_specific import ISA
+    from onlinebma.isa import ISA
     from onlinebma.mixture import FAN, FiniteMixture
     from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
 
@@ -183,10 +183,7 @@ def _policy_models():
         (FiniteMixture, {"max_components": 1}),
         (FixedOrderBMA, {"order": ("class",), "max_parents": 1}),
         (OrderMCMC, {"n_orders": 2, "burn_in": 20, "n_iter": 60, "seed": 1, "max_parents": 1}),
-        # ISA still gives absent classes 0 (tests/test_isa.py pins it) until the isa helper
-        # moves it to the policy with its tests; then this marker goes (strict: it will fail).
-        pytest.param(ISA, {}, marks=pytest.mark.xfail(
-            strict=True, reason="ISA is still based on _ZeroForAbsentClasses")),
+        (ISA, {}),
     ]
 
 
@@ -248,7 +245,7 @@ def test_a_refused_fit_keeps_the_fitted_model(make):
     """Issue 13, item 6: fit(X, y[:5]) raises and the previous fit is still there."""
     import pickle
 
-    from onlinebma.instance_specific import ISA
+    from onlinebma.isa import ISA
     from onlinebma.mixture import FAN
 
     model = {"FAN": lambda: FAN(max_components=2, seed=0), "ISA": ISA,
