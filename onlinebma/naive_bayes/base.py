@@ -284,14 +284,22 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         return [s + log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
                 for s, y in zip(scores, classes)]
 
-    def _numeric_term(self, f, t: NumericTable, x: float, classes):
-        lw0, lw1 = self._log_weights(f, t)
+    def _densities(self, f, t: NumericTable, x: float, classes):
+        """``(log p(x) without the arc, [log p(x | y) for y in classes])``, or ``None`` to
+        skip the feature."""
         density = self._log_density
         none = density(t, t.marginal, x)
         if none is None:
             return None
         by_class = t.by_class
-        arc = [density(t, by_class.get(y), x) for y in classes]
+        return none, [density(t, by_class.get(y), x) for y in classes]
+
+    def _numeric_term(self, f, t: NumericTable, x: float, classes):
+        densities = self._densities(f, t, x, classes)
+        if densities is None:
+            return None
+        none, arc = densities
+        lw0, lw1 = self._log_weights(f, t)
         if lw0 == _NEG_INF:
             return arc
         none += lw0
