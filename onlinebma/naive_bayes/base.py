@@ -36,7 +36,7 @@ from river import base
 from ..params import check_real
 from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
-from ..stats.logmath import log_add, normalize_log
+from ..stats.logmath import normalize_log
 from ..stats.tables import NominalTable, NumericTable
 from .decay import Forgetting, check_decay
 from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
@@ -303,7 +303,12 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         if lw0 == _NEG_INF:
             return arc
         none += lw0
-        return [log_add(none, lw1 + a) for a in arc]
+        exp, log1p = math.exp, math.log1p
+        out = []
+        for a in arc:  # log_add(none, lw1 + a), inlined: this runs per (feature, class)
+            b = lw1 + a
+            out.append(none + log1p(exp(b - none)) if none >= b else b + log1p(exp(none - b)))
+        return out
 
     def joint_log_likelihood(self, x: dict) -> dict:
         """Unnormalised ``log P(y, x)`` for every label seen (``{}`` before learning); with

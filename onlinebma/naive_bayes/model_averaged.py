@@ -160,12 +160,19 @@ class ModelAveragedNB(BaseNB):
     def _densities(self, f, t: NumericTable, x: float, classes):
         if self._forgets:  # the moments' unit changes every record: nothing to cache
             return super()._densities(f, t, x, classes)
-        at = student_t_log_density
-        cached = self._cached_t
+        e = self._t_cache.get(f)
+        if e is None:
+            e = self._t_cache[f] = [None, {}]
+        marginal = e[0]
+        if marginal is None:
+            marginal = e[0] = self._t_params(t.marginal)
+        at, params, cached, by_class = student_t_log_density, self._t_params, e[1], t.by_class
         arc = []
         for y in classes:
-            marginal, by = cached(f, t, y)
-            arc.append(at(by, x))
+            p = cached.get(y)
+            if p is None:
+                p = cached[y] = params(by_class.get(y))
+            arc.append(at(p, x))
         return at(marginal, x), arc
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
