@@ -93,7 +93,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
 
     widths = (5, 100) if quick else (5, 20, 100, 500)
     classes = (2,) if quick else (2, 10)
-    budget = 20_000 if quick else 200_000
+    budget = 20_000 if quick else 60_000
     tables = {}
     for kind in progress(("nominal", "numeric"), desc="grids"):
         tables[kind] = pd.DataFrame(_cells(kind, widths, classes, budget))
