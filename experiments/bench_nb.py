@@ -58,7 +58,7 @@ def categorical_stream(n: int, n_features: int = 20, n_values: int = 4, seed: in
     return X, y
 
 
-def _stream_rate(model, records, labels) -> float:
+def stream_rate(model, records, labels) -> float:
     """Records per second of CPU time (robust to other processes on a shared machine)."""
     start = time.process_time()
     for x, y in zip(records, labels):
@@ -108,11 +108,11 @@ def forgetting_speed(n: int, repeats: int):
     for (name, lam), make in progress(makers.items(), desc="forgetting, cold runs"):
         for v, ((records, labels), _) in streams.items():
             models[name, lam, v] = model = make()
-            cold[name, lam, v] = _stream_rate(model, records, labels)
+            cold[name, lam, v] = stream_rate(model, records, labels)
     for _ in progress(range(repeats), desc="forgetting, warm runs"):
         for key, model in models.items():
             records, labels = streams[key[2]][1]
-            warm[key] = max(warm.get(key, 0.0), _stream_rate(copy.deepcopy(model), records,
+            warm[key] = max(warm.get(key, 0.0), stream_rate(copy.deepcopy(model), records,
                                                              labels))
     rows = []
     for name, lam in makers:
@@ -236,7 +236,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     best = dict.fromkeys(learners, 0.0)
     for _ in progress(range(repeats), desc="streaming runs"):
         for name, (make, records) in learners.items():
-            best[name] = max(best[name], _stream_rate(make(), records, labels))
+            best[name] = max(best[name], stream_rate(make(), records, labels))
     base = best["River MultinomialNB (one-hot)"]
     streaming = pd.DataFrame({
         "learner": list(best),

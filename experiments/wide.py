@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import pathlib
 import statistics
-import time
 
 import numpy as np
 
 from ._report import markdown_table, pyplot, rng, save_figure, write_results
+from .bench_nb import stream_rate
 
 NAME = "wide"
 
@@ -48,14 +48,6 @@ def numeric_stream(n, n_features, n_classes, seed=0):
     return [{f"z{j}": v for j, v in enumerate(row)} for row in X.tolist()], [int(v) for v in y]
 
 
-def _rate(model, records, labels) -> float:
-    start = time.process_time()
-    for x, y in zip(records, labels):
-        model.predict_proba_one(x)
-        model.learn_one(x, y)
-    return len(labels) / (time.process_time() - start)
-
-
 def _cells(kind, widths, classes, budget):
     from river import naive_bayes as river_nb
 
@@ -77,7 +69,7 @@ def _cells(kind, widths, classes, budget):
             rates = {name: [] for name in learners}
             for _ in range(3):
                 for name, (make, records) in learners.items():
-                    rates[name].append(_rate(make(), records, labels))
+                    rates[name].append(stream_rate(make(), records, labels))
             base = statistics.median(rates[peer])
             for name in ("ModelAveragedNB", "BMANB"):
                 rows.append({"features": n_features, "classes": n_classes, "learner": name,

@@ -144,35 +144,28 @@ class ModelAveragedNB(BaseNB):
         c = self._scale  # moments in records, not in the scaled unit
         return self._ng.predictive_params(m.n * c, m.mean, m.m2 * c)
 
-    def _cached_t(self, f, t: NumericTable, y) -> tuple:
-        """The cached ``(marginal, class y)`` Student-t constants of ``f`` (no forgetting)."""
+    def _t_entry(self, f, t: NumericTable) -> tuple:
+        """``(marginal constants, {class: constants})`` of ``f``'s cache (no forgetting)."""
         e = self._t_cache.get(f)
         if e is None:
             e = self._t_cache[f] = [None, {}]
         marginal = e[0]
         if marginal is None:
             marginal = e[0] = self._t_params(t.marginal)
-        by = e[1].get(y)
-        if by is None:
-            by = e[1][y] = self._t_params(t.by_class.get(y))
-        return marginal, by
+        return marginal, e[1]
+
+    def _class_t(self, cached: dict, t: NumericTable, y) -> tuple:
+        p = cached.get(y)
+        if p is None:
+            p = cached[y] = self._t_params(t.by_class.get(y))
+        return p
 
     def _densities(self, f, t: NumericTable, x: float, classes):
         if self._forgets:  # the moments' unit changes every record: nothing to cache
             return super()._densities(f, t, x, classes)
-        e = self._t_cache.get(f)
-        if e is None:
-            e = self._t_cache[f] = [None, {}]
-        marginal = e[0]
-        if marginal is None:
-            marginal = e[0] = self._t_params(t.marginal)
-        at, params, cached, by_class = student_t_log_density, self._t_params, e[1], t.by_class
-        arc = []
-        for y in classes:
-            p = cached.get(y)
-            if p is None:
-                p = cached[y] = params(by_class.get(y))
-            arc.append(at(p, x))
+        marginal, cached = self._t_entry(f, t)
+        at = student_t_log_density
+        arc = [at(cached.get(y) or self._class_t(cached, t, y), x) for y in classes]
         return at(marginal, x), arc
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
@@ -274,12 +267,11 @@ class ModelAveragedNB(BaseNB):
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
         log_ml = self._current_log_ml(f)
         if not self._forgets:
-            marginal, by = self._cached_t(f, table, y)
+            marginal, cached = self._t_entry(f, table)
             log_ml[0] += student_t_log_density(marginal, x)
-            log_ml[1] += student_t_log_density(by, x)
-            e = self._t_cache[f]  # this record changes the marginal and class y only
-            e[0] = None
-            del e[1][y]
+            log_ml[1] += student_t_log_density(self._class_t(cached, table, y), x)
+            self._t_cache[f][0] = None  # this record changes the marginal and class y only
+            del cached[y]
             return
         c = self._scale  # moments in records, not in the scaled unit
         m = table.marginal
