@@ -276,7 +276,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
 
 {__doc__.split(chr(10), 1)[1].strip()}
 
-Machine: {platform.machine()}, Python {platform.python_version()}; {run_kind}.
+Machine: {platform.machine()}, Python {platform.python_version()}; {run_kind}. The machine was
+shared with other developers' jobs: absolute speeds are noisy, compare the ratios.
 
 ## Streaming: {n_stream:,} records, predict_proba_one + learn_one
 
