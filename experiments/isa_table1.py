@@ -1,7 +1,7 @@
-"""ISA Table 1 (Visweswaran & Cooper 2004): error rates of naive Bayes, LBR and ISA by stratified CV.
+"""ISA Table 1 (Visweswaran & Cooper 2004): naive Bayes, LBR and ISA errors by stratified CV.
 
 For every Table 1 dataset that is bundled: naive Bayes (:class:`onlinebma.naive_bayes.NaiveBayes`),
-ISA (:class:`onlinebma.instance_specific.ISA`, the paper's settings) and, where Java and Weka
+ISA (:class:`onlinebma.isa.ISA`, the paper's settings) and, where Java and Weka
 3.6.14 are installed, Weka's LBR behind its supervised ``Discretize`` filter, on the same folds
 of stratified 10-fold cross-validations. Numeric attributes are discretized by Fayyad & Irani's
 MDL rule (equal to Weka's filter) in two ways:
@@ -28,15 +28,11 @@ import numpy as np
 
 from onlinebma.datasets import UCIDataset, catalog
 from onlinebma.progress import progress
+from tests.support.weka import write_arff
 
 from . import _report
-from .bench_isa import (
-    cv_splits,
-    lbr_available,
-    single_threaded_blas,
-    weka_lbr,
-    write_arff,
-)
+from ._cv import cv_splits
+from .bench_isa import lbr_available, single_threaded_blas, weka_lbr
 
 NAME = "isa-table1"
 
@@ -109,7 +105,7 @@ def _one_cv(name: str, run: int, protocol: str, use_weka: bool) -> dict:
 
 
 def _one_cv_body(name: str, run: int, protocol: str, use_weka: bool, tmp: pathlib.Path) -> dict:
-    from onlinebma.instance_specific import ISA
+    from onlinebma.isa import ISA
     from onlinebma.naive_bayes import NaiveBayes
 
     ds = UCIDataset(name)
@@ -171,7 +167,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     results = []
     with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
         futures = [pool.submit(_one_cv, n, r, p, use_weka) for n, r, p in tasks]
-        for fut in progress(concurrent.futures.as_completed(futures), total=len(futures), desc=NAME):
+        done = concurrent.futures.as_completed(futures)
+        for fut in progress(done, total=len(futures), desc=NAME):
             results.append(fut.result())
     elapsed = time.perf_counter() - started
 
@@ -194,7 +191,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
             row[f"trials{tag}"] = len(err["isa"])
             row[f"NB{tag}"] = f"{100 * np.mean(err['nb']):.1f}{_mark(err['isa'], err['nb'])}"
             row[f"LBR{tag}"] = (
-                f"{100 * np.mean(err['lbr']):.1f}{_mark(err['isa'], err['lbr'])}" if err["lbr"] else "n/a"
+                f"{100 * np.mean(err['lbr']):.1f}{_mark(err['isa'], err['lbr'])}"
+                if err["lbr"] else "n/a"
             )
             row[f"ISA{tag}"] = f"{100 * np.mean(err['isa']):.1f}"
             if protocol == "fold":
@@ -280,7 +278,7 @@ def _markdown(main, summary, quick, use_weka, elapsed, table) -> str:
 Command: `python -m experiments {NAME}{' --quick' if quick else ''}` ({elapsed / 60:.1f} min).
 
 Percent error rates. {scale} NB is `onlinebma.naive_bayes.NaiveBayes` (Laplace, alpha = 1);
-ISA is `onlinebma.instance_specific.ISA` with the paper's settings (phase-1 models 100,
+ISA is `onlinebma.isa.ISA` with the paper's settings (phase-1 models 100,
 threshold 0.001, at most 500 models, alpha = 1, full parent coding). {lbr}
 Numeric attributes are discretized by Fayyad & Irani's MDL rule (our `mdl_cut_points`, equal to
 Weka's filter): **per fold** (fitted on the training fold, the paper's stated protocol — main

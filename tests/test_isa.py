@@ -1,4 +1,4 @@
-"""ISA against an independent brute force, its search choices, streaming behaviour and River checks."""
+"""ISA against an independent brute force, its search, streaming behaviour and River checks."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ import pandas as pd
 import pytest
 from river import checks
 
-from onlinebma.instance_specific import ISA
+from onlinebma.isa import ISA
 
 # ------------------------------------------------------------------ brute force
 # Plain Python over records and dicts: eq. 9 record by record, eq. 10 from counts, eq. 8 over
-# every antecedent set. Shares no code with onlinebma.instance_specific.
+# every antecedent set. Shares no code with onlinebma.isa.
 
 MISSING = object()
 
@@ -38,7 +38,8 @@ def _class_logs(x, A, config, classes, features, r, counts, alpha, skip=()):
     n_c, n_ck, n_x, n_o = counts
     out = {}
     for k in classes:
-        lp = math.log((n_ck.get((config, k), 0) + alpha) / (n_c.get(config, 0) + len(classes) * alpha))
+        lp = math.log((n_ck.get((config, k), 0) + alpha)
+                      / (n_c.get(config, 0) + len(classes) * alpha))
         for f in features:
             if f in A or f in skip or f not in x:
                 continue
@@ -175,7 +176,8 @@ def test_record_order_changes_the_score_only_as_eq_9_implies():
         recs = [records[i] for i in order]
         labs = [labels[i] for i in order]
         _, models = brute_force(recs, labs, test)
-        explained = {tuple(sorted(m["antecedent"])): m for m in _learned(_exhaustive("full"), recs, labs).explain_one(test)}
+        model = _learned(_exhaustive("full"), recs, labs)
+        explained = {tuple(sorted(m["antecedent"])): m for m in model.explain_one(test)}
         for A, (score, proba) in models.items():
             assert explained[A]["log_score"] == pytest.approx(score, abs=1e-9)
             assert explained[A]["proba"] == pytest.approx(proba, abs=1e-12)
@@ -189,7 +191,7 @@ def test_record_order_changes_the_score_only_as_eq_9_implies():
 def test_phase_two_expands_children_of_the_models_it_adds():
     records, labels = _random_data(4, n=60, p=6, missing=0.0)
     test = TESTS[0]
-    kw = dict(phase1_models=2, max_models=30, threshold=0.0)
+    kw = {"phase1_models": 2, "max_models": 30, "threshold": 0.0}
     expanding = _learned(ISA(phase2_expand=True, **kw), records, labels)
     fixed = _learned(ISA(phase2_expand=False, **kw), records, labels)
     R_exp = [tuple(sorted(m["antecedent"])) for m in expanding.explain_one(test)]
@@ -233,6 +235,15 @@ def test_phase_two_stops_at_the_threshold_and_at_max_models():
     assert len(capped.explain_one(test)) == 7
 
 
+def _with_absent_classes(own: dict, known, n_stored: int) -> dict:
+    """The adapter's class policy: a known class with no stored record gets 1 / (n + K), the
+    classes present share the rest in the model's proportions."""
+    share = 1.0 / (n_stored + len(known))
+    absent = [k for k in known if k not in own]
+    return {**dict.fromkeys(absent, share),
+            **{k: v * (1.0 - share * len(absent)) for k, v in own.items()}}
+
+
 def test_window_equals_isa_trained_on_the_last_records():
     rng = np.random.default_rng(0)
     records, labels = _random_data(6, n=80, p=4)
@@ -243,12 +254,12 @@ def test_window_equals_isa_trained_on_the_last_records():
     fresh = _learned(ISA(), records[-20:], labels[-20:])
     for test in TESTS[:2] + [{**TESTS[0], "num": 0.3}]:
         a, b = windowed.predict_proba_one(test), fresh.predict_proba_one(test)
-        assert {k: v for k, v in a.items() if k in b} == pytest.approx(b, abs=1e-12)
-        assert all(v == 0.0 for k, v in a.items() if k not in b)
+        assert set(b) == {"w"} and set(a) == set("uvw")
+        assert a == pytest.approx(_with_absent_classes(b, "uvw", 20), abs=1e-12)
     w2 = _learned(ISA(window=30), records, labels)
     f2 = _learned(ISA(), records[-30:], labels[-30:])
     assert w2.predict_proba_one(TESTS[1]) == pytest.approx(
-        {**{k: 0.0 for k in "uv"}, **f2.predict_proba_one(TESTS[1])}, abs=1e-12)
+        _with_absent_classes(f2.predict_proba_one(TESTS[1]), "uvw", 30), abs=1e-12)
     # On a stream, predictions between records: with refit_every=1 the cut points too are
     # those of the window at every step.
     streamed = ISA(window=20, refit_every=1)
@@ -259,74 +270,142 @@ def test_window_equals_isa_trained_on_the_last_records():
             start = max(0, i + 1 - 20)
             fresh = _learned(ISA(), records[start: i + 1], labels[start: i + 1])
             a, b = streamed.predict_proba_one(TESTS[0]), fresh.predict_proba_one(TESTS[0])
-            assert {k: v for k, v in a.items() if k in b} == pytest.approx(b, abs=1e-12)
+            assert a == pytest.approx(_with_absent_classes(b, "uvw", 20), abs=1e-12)
 
 
 def test_scores_are_cached_and_refreshed_when_records_arrive():
     records, labels = _random_data(7, n=60, p=5)
     model = _learned(ISA(), records[:59], labels[:59])
     model.predict_proba_one(TESTS[0])
-    n_scores = len(model._scores)
+    n_scores = len(model._cache)
     model.predict_proba_one({**TESTS[0], "f0": "v0"})  # same observed features: phase 1 reused
-    assert len(model._scores) >= n_scores and len(model._phase1) == 1
+    assert len(model._cache) >= n_scores and len(model._phase1) == 1
     model.learn_one(records[59], labels[59])
     fresh = _learned(ISA(), records, labels)
-    assert model.predict_proba_one(TESTS[0]) == pytest.approx(fresh.predict_proba_one(TESTS[0]), abs=1e-12)
+    assert model.predict_proba_one(TESTS[0]) == pytest.approx(
+        fresh.predict_proba_one(TESTS[0]), abs=1e-12)
+
+
+def _spy_fresh_scorings(monkeypatch):
+    """Record every model scored from all records (not extended): ``[(A, was cached)]``."""
+    from onlinebma.isa import cache
+
+    calls = []
+    original = cache.ScoreCache.refresh
+
+    def refresh(self, keys):
+        n = self.scorer.n
+        for k in keys:
+            entry = self.entries.get(k)
+            if entry is None or n - entry[1] > cache.FRESH_RECORDS + cache.FRESH_FRACTION * n:
+                calls.append((k, entry is not None))
+        return original(self, keys)
+
+    monkeypatch.setattr(cache.ScoreCache, "refresh", refresh)
+    return calls
 
 
 @pytest.mark.parametrize("coding", ["full", "indicator"])
 def test_scores_extend_record_by_record_as_records_arrive(coding, monkeypatch):
-    from onlinebma import instance_specific
-
     records, labels = _random_data(11, n=52, p=5)
     model = _learned(_exhaustive(coding), records[:40], labels[:40])
     model.predict_proba_one(TESTS[0])
-    calls = {"full": 0, "tails": 0}
-    full, tails = instance_specific._Records.log_score, instance_specific._Records.log_score_tails
-
-    def count_full(self, *a):
-        calls["full"] += 1
-        return full(self, *a)
-
-    def count_tails(self, *a):
-        calls["tails"] += 1
-        return tails(self, *a)
-
-    monkeypatch.setattr(instance_specific._Records, "log_score", count_full)
-    monkeypatch.setattr(instance_specific._Records, "log_score_tails", count_tails)
+    fresh = _spy_fresh_scorings(monkeypatch)
     for i in range(40, 52):
         model.learn_one(records[i], labels[i])
         _, models = brute_force(records[: i + 1], labels[: i + 1], TESTS[0], coding)
         explained = model.explain_one(TESTS[0])
         assert len(explained) == 2 ** len(TESTS[0])  # every antecedent set of its features
         for m in explained:
-            assert m["log_score"] == pytest.approx(models[tuple(sorted(m["antecedent"]))][0], abs=1e-9)
-    # One batched extension per new record; no score computed from scratch.
-    assert calls == {"full": 0, "tails": 12}
+            A = tuple(sorted(m["antecedent"]))
+            assert m["log_score"] == pytest.approx(models[A][0], abs=1e-9)
+    assert fresh == []  # every score was extended by the new records' terms, none recomputed
 
 
-def test_many_new_records_are_scored_afresh_not_extended(monkeypatch):
-    from onlinebma import instance_specific
+@pytest.mark.parametrize("coding", ["full", "indicator"])
+@pytest.mark.parametrize("k", [1, 32, 33, 500])
+def test_a_prediction_after_k_appended_records_equals_a_fresh_models(coding, k):
+    records, labels = _random_data(12, n=60 + k, p=5)
+    model = _learned(ISA(antecedent=coding), records[:60], labels[:60])
+    for test in TESTS[:2]:
+        model.predict_proba_one(test)  # caches built on the first 60 records
+    model.learn_many(pd.DataFrame(records[60:]), pd.Series(labels[60:]))
+    fresh = _learned(ISA(antecedent=coding), records, labels)
+    for test in TESTS:
+        assert model.predict_proba_one(test) == pytest.approx(
+            fresh.predict_proba_one(test), abs=1e-9)
 
-    records, labels = _random_data(12, n=120, p=5)
-    model = _learned(ISA(), records[:40], labels[:40])
+
+def test_no_cliff_cached_scores_are_extended_after_many_new_records(monkeypatch):
+    # Today's cliff was 33 new records: scores were then dropped and computed afresh. Cached
+    # scores are now extended record by record whenever that is cheaper than scoring afresh,
+    # however many arrived (beyond FRESH_RECORDS + FRESH_FRACTION * n, scoring afresh is).
+    from onlinebma.isa import cache
+
+    records, labels = _random_data(13, n=400, p=5)
+    model = _learned(ISA(), records[:200], labels[:200])
     model.predict_proba_one(TESTS[0])
-    calls = []
-    tails = instance_specific._Records.log_score_tails
-    monkeypatch.setattr(instance_specific._Records, "log_score_tails",
-                        lambda *a: calls.append(a[-1]) or tails(*a))
-    model.learn_many(pd.DataFrame(records[40:73]), pd.Series(labels[40:73]))  # 33 > 32
-    assert model.predict_proba_one(TESTS[0]) == pytest.approx(
-        _learned(ISA(), records[:73], labels[:73]).predict_proba_one(TESTS[0]), abs=1e-12)
-    assert calls == []
-    model.learn_many(pd.DataFrame(records[73:105]), pd.Series(labels[73:105]))  # 32: extended
-    assert model.predict_proba_one(TESTS[0]) == pytest.approx(
-        _learned(ISA(), records[:105], labels[:105]).predict_proba_one(TESTS[0]), abs=1e-12)
-    assert calls == [73]
-    monkeypatch.setattr(instance_specific, "_MATCH_CELLS", 200)  # several blocks of models
-    model.learn_one(records[105], labels[105])
-    assert model.predict_proba_one(TESTS[0]) == pytest.approx(
-        _learned(ISA(), records[:106], labels[:106]).predict_proba_one(TESTS[0]), abs=1e-12)
+    assert 33 <= cache.FRESH_RECORDS + cache.FRESH_FRACTION * 233
+    fresh = _spy_fresh_scorings(monkeypatch)
+    model.learn_many(pd.DataFrame(records[200:233]), pd.Series(labels[200:233]))
+    got = model.predict_proba_one(TESTS[0])
+    assert not any(was_cached for _, was_cached in fresh)
+    assert got == pytest.approx(
+        _learned(ISA(), records[:233], labels[:233]).predict_proba_one(TESTS[0]), abs=1e-9)
+
+
+def test_margin_changes_predictions_by_less_than_it_implies():
+    # Negligible models (more than `margin` nats behind the best in R) are left out of the
+    # average: each has less than exp(-margin) of the best's weight, so a prediction moves by
+    # at most |R| exp(-margin) (R has at most max_models models).
+    records, labels = _random_data(14, n=400, p=6)
+    tests = records[300:330] + TESTS
+    for margin in (6.0, 12.0):
+        cut = _learned(ISA(margin=margin, phase1_models=30, max_models=60), records[:300],
+                       labels[:300])
+        exact = _learned(ISA(margin=None, phase1_models=30, max_models=60), records[:300],
+                         labels[:300])
+        negligible = 0
+        for i, test in enumerate(tests):
+            if i == 10:  # and on a stream, with scores left stale
+                for x, y in zip(records[300:400], labels[300:400]):
+                    cut.learn_one(x, y)
+                    exact.learn_one(x, y)
+                    cut.predict_proba_one(TESTS[0])
+            a, b = cut.predict_proba_one(test), exact.predict_proba_one(test)
+            assert max(abs(a[k] - b[k]) for k in b) <= 60 * math.exp(-margin)
+            scores = [m["log_score"] for m in exact.explain_one(test)]
+            negligible += sum(s < max(scores) - margin for s in scores)
+        assert negligible > 0  # the margin was used
+
+
+def test_probabilities_are_distributions_with_one_class_and_defaults():
+    # issue 13, item 11: ISA() once returned 1.0000000000000004 when one class had been seen.
+    rng = random.Random(0)
+    model = ISA()
+    for _ in range(60):
+        x = {f"f{j}": rng.choice("abc") for j in range(8)}
+        model.learn_one(x, "only")
+        proba = model.predict_proba_one({f"f{j}": rng.choice("abc") for j in range(8)})
+        assert proba == {"only": 1.0}
+    records, labels = _random_data(15, n=80, p=6)
+    model = _learned(ISA(), records, labels)
+    for test in TESTS + records[:20]:
+        proba = model.predict_proba_one(test)
+        assert all(0.0 <= v <= 1.0 for v in proba.values())
+        assert abs(sum(proba.values()) - 1.0) <= 1e-9
+
+
+def test_the_index_stays_bounded_with_a_window():
+    records, labels = _random_data(16, n=600, p=5)
+    model = ISA(window=50)
+    sizes = []
+    for i, (x, y) in enumerate(zip(records, labels)):
+        model.learn_one(x, y)
+        if i % 100 == 99:
+            model.predict_proba_one(TESTS[0])
+            sizes.append(model.nbytes_)
+    assert max(sizes[1:]) <= sizes[0]  # records beyond the window are not kept
 
 
 def test_pandas_fit_matches_learning_one_by_one():
@@ -381,11 +460,14 @@ def test_bad_parameters_are_refused(kw):
         ISA(**kw)
 
 
+@pytest.mark.slow
 def test_river_estimator_checks():
     # check_estimator clones the model it is given: pass the small search of _unit_test_params.
     checks.check_estimator(ISA(**next(ISA._unit_test_params())))
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_isa_table1_quick_smoke(tmp_path):
     from experiments import isa_table1
 
@@ -400,7 +482,7 @@ def test_isa_table1_quick_smoke(tmp_path):
 
 
 def test_cv_splits_are_stratified_partitions_with_shuffled_training_rows():
-    from experiments.bench_isa import cv_splits
+    from experiments._cv import cv_splits
 
     y = np.array(["a"] * 53 + ["b"] * 53)  # sorted by class, like promoters
     splits = list(cv_splits(y, 10, np.random.default_rng(0)))
@@ -433,7 +515,6 @@ def _coded(x, cuts_by_feature):
 
 
 def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monkeypatch):
-    from onlinebma import instance_specific
     from onlinebma.preprocessing import mdl_cut_points
 
     data = _iris_stream(120)
@@ -441,15 +522,13 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     test = data[-1][0]
     model.predict_proba_one(test)
     cuts = {f: c.copy() for f, c in zip(model._numeric_cols, model._cuts)}
-    full_scorings = []
-    original = instance_specific._Records.log_score
-    monkeypatch.setattr(instance_specific._Records, "log_score",
-                        lambda *a: full_scorings.append(a[1]) or original(*a))
+    fresh = _spy_fresh_scorings(monkeypatch)
     for x, y in data[100:109]:  # 9 records: less than 10% growth, no refit
         model.learn_one(x, y)
         model.predict_proba_one(test)
     assert model.n_fits_ == 1
-    assert full_scorings == []  # every cached score was extended by the new records' terms
+    # Every cached score was extended by the new records' terms (new models may be scored).
+    assert not any(was_cached for _, was_cached in fresh)
     monkeypatch.undo()
     assert all(np.array_equal(cuts[f], c) for f, c in zip(model._numeric_cols, model._cuts))
     # Predictions = ISA on the records coded with the frozen cut points; extended scores =
@@ -457,8 +536,8 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     coded = _learned(ISA(), [_coded(x, cuts) for x, _ in data[:109]], [y for _, y in data[:109]])
     assert model.predict_proba_one(test) == pytest.approx(
         coded.predict_proba_one(_coded(test, cuts)), abs=1e-12)
-    recs = model._records
-    for A, score in list(model._scores.items())[:20]:
+    recs, keys = model._scorer, list(model._cache.entries)[:20]
+    for A, score in zip(keys, model._cache.refresh(keys)):
         assert score == pytest.approx(recs.log_score(A, "full", None), abs=1e-9)
     model.learn_one(*data[109])  # the 10th new record: the next prediction refits
     model.predict_proba_one(test)
@@ -481,3 +560,21 @@ def test_a_new_numeric_feature_refits_the_cut_points_at_once():
     model.learn_one({**data[50][0], "extra": 1.5}, data[50][1])
     proba = model.predict_proba_one({**data[0][0], "extra": 1.5})
     assert model.n_fits_ == 2 and len(model._cuts) == 5 and sum(proba.values()) == pytest.approx(1)
+
+
+@pytest.mark.weka
+def test_the_weka_timing_helper_is_built_in_a_private_temporary_folder():
+    # issue 13, item 14: never run a Java class from a fixed, shared path under /tmp.
+    import os
+    import stat
+    import tempfile
+
+    from experiments import bench_isa
+
+    if not bench_isa.lbr_available():
+        pytest.skip("needs java, javac and Weka's jar")
+    folder = bench_isa._compiled_helper()
+    assert (folder / "TimedLBR.class").exists()
+    assert str(folder.parent) == tempfile.gettempdir()
+    assert folder.name != "onlinebma-weka-helper" and folder.name.startswith("onlinebma-weka-")
+    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700  # mkdtemp: this user only

@@ -6,7 +6,7 @@ print the weight naive Bayes (A = {}) gets in eq. 8, the share of weight by ante
 how many predictions stay below 0.6 for either class; then the error of one full 10-fold CV in
 both orders (``--indicator`` adds ISA with ``antecedent="indicator"``, in file order: slow).
 
-Run: ``python -m experiments.scripts.isa_record_order [--indicator]`` (about a minute without the flag).
+Run: ``python -m experiments.scripts.isa_record_order [--indicator]`` (a minute without the flag).
 """
 
 import collections
@@ -14,9 +14,9 @@ import sys
 
 import numpy as np
 
-from experiments.bench_isa import cv_splits
+from experiments._cv import cv_splits
 from onlinebma.datasets import UCIDataset
-from onlinebma.instance_specific import ISA
+from onlinebma.isa import ISA
 from onlinebma.naive_bayes import NaiveBayes
 
 

@@ -33,11 +33,11 @@ import math
 import numpy as np
 from river import base
 
-from ..params import check_real
 from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_real
 from .decay import Forgetting, check_decay
 from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
 

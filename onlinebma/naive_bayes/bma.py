@@ -5,8 +5,8 @@ from __future__ import annotations
 import math
 from array import array
 
-from ..params import check_real
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_real
 from .naive import NaiveBayes
 
 __all__ = ["BMANB"]

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import math
 
-from ..params import check_choice, check_real
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_choice, check_real
 from .base import BaseNB
 from .decay import check_decay
 

@@ -1,0 +1,272 @@
+"""ISA's scorer: the stored records in ISA's coding, eq. 9 scores and eq. 10 predictions.
+
+The records are the adapter's canonical table (:mod:`onlinebma.table`): values and classes
+compacted to those present in the stored records, so ``r_i`` and the number of classes of
+eq. 10 are those present, as the paper's method wants. A model's score over all records is
+computed at once (:meth:`Scorer.log_score`, grouped cumulative counts); the terms of single
+records, for scores extended as records arrive, and the predictions of models come from the
+bitset index.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..table import Table
+from .index import BitsetIndex
+
+__all__ = ["Scorer"]
+
+#: Elements (models x records x children) scored together by :meth:`Scorer.log_scores`.
+_SCORE_CELLS = 1 << 21
+
+
+def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
+    """Class counts of the *earlier* elements of each group, for elements sorted by group key.
+
+    Returns a ``(n_classes, len(keys))`` int32 array (class-major, so that the cumulative sum
+    runs along contiguous memory).
+    """
+    size = keys.size
+    counts = np.zeros((n_classes, size), dtype=np.int32)
+    counts[classes, np.arange(size)] = 1
+    np.cumsum(counts, axis=1, out=counts)
+    counts[classes, np.arange(size)] -= 1  # exclusive of the element itself
+    if size:
+        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+        lengths = np.diff(np.append(starts, size))
+        counts -= np.repeat(counts[:, starts], lengths, axis=1)
+    return counts
+
+
+def _stable_order(keys: np.ndarray) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for non-negative integer keys, by numpy's radix sort
+    (used for 16-bit keys) in one or two passes when the keys allow it."""
+    top = int(keys.max(initial=0))
+    if top < 1 << 16:
+        return np.argsort(keys.astype(np.uint16), kind="stable")
+    if top < 1 << 32:  # least significant half first, then the most significant: stable
+        low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
+        return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
+    return np.argsort(keys, kind="stable")
+
+
+def _dense(c: np.ndarray, size: int) -> np.ndarray:
+    """Codes ``c`` in ``0..size-1`` renumbered ``0..C-1`` (C = number of distinct codes), in
+    the order of the codes."""
+    if size > 4 * c.size + 1024:
+        return np.unique(c, return_inverse=True)[1].reshape(-1)
+    present = np.bincount(c, minlength=size) > 0
+    return (np.cumsum(present) - 1)[c]
+
+
+def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
+    """``(len(models), len(columns))``: 1 where ``columns[c]`` is an antecedent of the model
+    (``width`` = number of features)."""
+    position = np.full(width + 1, columns.size, dtype=np.int64)  # last: not among columns
+    position[columns] = np.arange(columns.size)
+    size = max(max(map(len, models), default=0), 1)
+    padded = np.array([A + (width,) * (size - len(A)) for A in models], dtype=np.int64)
+    mask = np.zeros((len(models), columns.size + 1))
+    np.put_along_axis(mask, position[padded.reshape(len(models), size)], 1.0, axis=1)
+    return mask[:, :-1]
+
+
+class Scorer:
+    """ISA's scorer: the stored records (a canonical table's codes), indexed; the eq. 9 score
+    of a model over them and the eq. 10 predictions of models.
+
+    Records can be appended (:meth:`append`) as long as they bring no new value or class.
+    """
+
+    def __init__(self, table: Table, alpha: float):
+        self.p, self.alpha = table.codes.shape[1], alpha
+        self.features, self.classes = table.nominal_features, table.classes
+        self.r = np.asarray(table.n_values, dtype=np.int64)
+        self.K = len(table.classes)
+        # A child with fewer than two values contributes log(N + alpha) - log(N + alpha) = 0.
+        self.informative = np.flatnonzero(self.r >= 2)
+        self.has_missing = np.zeros(self.p, dtype=bool)
+        self.n = 0
+        self._X = np.empty((0, self.p), dtype=np.int64)
+        self._y = np.empty(0, dtype=np.int64)
+        self.log_num = self.log_den = np.empty((0, 0))
+        self.index = BitsetIndex(self.r, self.K)
+        self._add(table.codes, table.y)
+
+    @property
+    def X(self) -> np.ndarray:
+        """``(n, p)`` codes of the stored records (the table's), ``-1`` = missing."""
+        return self._X[: self.n]
+
+    @property
+    def y(self) -> np.ndarray:
+        return self._y[: self.n]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held: coded records, log tables and the bitset index."""
+        return int(self._X.nbytes + self._y.nbytes + self.log_num.nbytes + self.log_den.nbytes
+                   + self.index.nbytes)
+
+    def append(self, table: Table) -> bool:
+        """Add ``table``'s records after the first ``n``, which must be this scorer's records
+        (the caller checks that none left). Returns ``False``, changing nothing, when the table
+        has another feature, value or class than this scorer's: every record's terms of
+        eq. 10 would change."""
+        if (table.nominal_features != self.features or table.classes != self.classes
+                or tuple(self.r) != tuple(table.n_values)):
+            return False
+        self._add(table.codes[self.n:], table.y[self.n:])
+        return True
+
+    def _add(self, X: np.ndarray, y: np.ndarray):
+        k, n = y.shape[0], self.n
+        if n + k > self._y.shape[0]:  # capacity doubles: amortised O(p) per record
+            cap = max(16, 2 * (n + k))
+            grown = np.empty((cap, self.p), dtype=np.int64)
+            grown[:n] = self.X
+            self._X = grown
+            grown = np.empty(cap, dtype=np.int64)
+            grown[:n] = self.y
+            self._y = grown
+            counts = np.arange(cap + 1, dtype=float)
+            self.log_num = np.log(counts + self.alpha)  # log(N + alpha), eq. 10 numerators
+            # log(N + r alpha) for r = 0 .. max(r_i, K), eq. 10 denominators (row 0 unused).
+            sizes = np.arange(max(int(self.r.max(initial=0)), self.K) + 1)[:, None]
+            with np.errstate(divide="ignore"):
+                self.log_den = np.log(counts[None, :] + sizes * self.alpha)
+        self._X[n: n + k], self._y[n: n + k] = X, y
+        self.has_missing |= (X < 0).any(axis=0)
+        self.index.append(self._X[n: n + k], self._y[n: n + k])
+        self.n += k
+
+    # ------------------------------------------------------------- eq. 9
+
+    def configurations(self, A: tuple, coding: str, xt: np.ndarray) -> np.ndarray:
+        """Parent configuration of every record under antecedent set ``A``, as ``0..C-1``."""
+        c = np.zeros(self.n, dtype=np.int64)
+        size = 1
+        for j in A:
+            col = self.X[:, j]
+            if coding == "full":
+                v, card = np.where(col < 0, self.r[j], col), int(self.r[j]) + 1
+            else:  # equal to the test value, different, missing
+                v, card = np.where(col < 0, 2, (col != xt[j]).astype(np.int64)), 3
+            if size * card >= 2**62:
+                c = _dense(c, size)
+                size = int(c.max()) + 1
+            c = c * card + v
+            size *= card
+        return _dense(c, size)
+
+    def log_score(self, A: tuple, coding: str, xt: np.ndarray) -> float:
+        """Log of the conditional prequential score of M(A) over the records (eq. 9)."""
+        return float(self.log_scores([A], coding, [xt])[0])
+
+    def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
+        """:meth:`log_score` of several models, computed together (``xts[m]``: the row model
+        ``m``'s indicator coding is taken against; unused with the full coding)."""
+        per_pass = max(1, _SCORE_CELLS // max(self.n * max(self.informative.size, 1), 1))
+        return np.concatenate([
+            self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass])
+            for lo in range(0, len(models), per_pass)
+        ])
+
+    def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
+        n, K, M = self.n, self.K, len(models)
+        # Configuration of record t under model m: group m * n + c (configurations < n).
+        c = np.concatenate([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
+        c += np.repeat(np.arange(M, dtype=np.int64) * n, n)
+        # Class given parents: earlier counts N_{c,k} of the record's configuration (eq. 10).
+        y = np.tile(self.y, M)
+        order = _stable_order(c)
+        prior = np.empty((K, M * n), dtype=np.int32)
+        prior[:, order] = _grouped_prefix(c[order], y[order], K)
+        logq = self.log_num[prior] - self.log_den[K][prior.sum(axis=0)]
+        if self.informative.size:
+            logq += self._children_terms(models, c, prior, y)
+        own = logq[y, np.arange(M * n)]
+        top = logq.max(axis=0)
+        terms = own - (top + np.log(np.exp(logq - top).sum(axis=0)))
+        return terms.reshape(M, n).sum(axis=1)
+
+    def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
+        """``log P(z_t | x_t, records before t, M)`` (eq. 9-10) for several models at once.
+
+        ``values[m]`` are the values model ``m``'s configurations are coded against (``None``:
+        record ``t``'s own, as with the full coding).
+        """
+        logq = self._class_logs(models, values, self.X[t], t)
+        top = logq.max(axis=1)
+        return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
+
+    def _children_terms(self, models, c, prior, y) -> np.ndarray:
+        """Sum over the children of log P(x_i | z, parents), ``(K, M n)`` for the records of
+        ``M`` models at once (``c``, ``prior``, ``y``: per model and record) (eq. 10)."""
+        n, K, M = self.n, self.K, len(models)
+        kids = self.informative
+        f = kids.size
+        # Element (model, child, record) for each observed child that is not an antecedent.
+        child_of = np.ones((M, f), dtype=bool)
+        position = np.full(self.p, f, dtype=np.int64)
+        position[kids] = np.arange(f)
+        for m, A in enumerate(models):
+            child_of[m, position[list(A)][position[list(A)] < f]] = False
+        values = self.X[:, kids].T  # (f, n)
+        keep = child_of[:, :, None] & (values >= 0)[None, :, :]  # missing children skipped
+        elem = np.flatnonzero(keep)
+        model, rest = np.divmod(elem, f * n)
+        child, record = np.divmod(rest, n)
+        row = model * n + record  # position in the (K, M n) output
+        value = values[child, record]
+        group = c[row] * f + child  # configuration and child
+        key = group * (int(self.r.max(initial=0)) + 1) + value
+        order = _stable_order(key)
+        rec = row[order]
+        # Numerators: earlier records with the same configuration, child value and class.
+        terms = self.log_num[_grouped_prefix(key[order], y[rec], K)]
+        out = np.empty((K, M * n))
+        for k in range(K):
+            out[k] = np.bincount(rec, weights=terms[k], minlength=M * n)
+        # Denominators: earlier records with the configuration and class and x_i observed. For
+        # a child never missing that count is the class term's N_{c,k}, for every record.
+        r = self.r[kids]
+        complete = ~self.has_missing[kids]
+        for size in np.unique(r[complete]):
+            counted = (child_of[:, complete & (r == size)]).sum(axis=1)  # per model
+            out -= np.repeat(counted, n)[None, :] * self.log_den[size][prior]
+        if not complete.all():
+            pick = np.flatnonzero(~complete[child])
+            grp = group[pick]
+            order = _stable_order(grp)
+            rec = row[pick][order]
+            totals = _grouped_prefix(grp[order], y[rec], K)
+            terms = self.log_den[r[child[pick][order]][None, :], totals]
+            for k in range(K):
+                out[k] -= np.bincount(rec, weights=terms[k], minlength=M * n)
+        return out
+
+    # ------------------------------------------------------ predictions
+
+    def predict(self, models: list, values: list, xt: np.ndarray) -> np.ndarray:
+        """``(len(models), K)`` class distributions of the models for the test row ``xt``
+        (compact codes), from all stored records (eq. 10)."""
+        logq = self._class_logs(models, values, xt, self.n)
+        p = np.exp(logq - logq.max(axis=1, keepdims=True))
+        return p / p.sum(axis=1, keepdims=True)
+
+    def _class_logs(self, models, values, query, m) -> np.ndarray:
+        """``(M, K)``: log P(z = k, observed children of ``query`` | parents) + const, from the
+        first ``m`` records (eq. 10); unobserved and one-valued children are skipped."""
+        K, alpha = self.K, self.alpha
+        sets = self.index.config_sets(models, values, query, m)
+        kids = self.informative[query[self.informative] >= 0]
+        n_k, n_x, n_o = self.index.counts(sets, query, kids, self.has_missing[kids])
+        logq = np.log(n_k + alpha) - np.log(n_k.sum(axis=1, keepdims=True) + K * alpha)
+        if kids.size:
+            terms = np.log(n_x + alpha) - np.log(n_o + self.r[kids] * alpha)
+            # Antecedent features are parents, not children.
+            terms *= 1.0 - _antecedent_mask(models, kids, self.p)[:, None, :]
+            logq += terms.sum(axis=2)
+        return logq
