@@ -547,3 +547,17 @@ def test_a_million_records_with_decay_stay_finite_and_equal_fresh_computation():
     assert math.isfinite(ma._log_ml["z"][0]) and math.isfinite(log_bf)
     assert math.isclose(got, 1 / (1 + math.exp(-log_bf)), rel_tol=1e-9)
     assert abs((ma._log_ml["z"][1] - ma._log_ml["z"][0]) - log_bf) < 1e-6 * abs(log_bf)
+
+
+@pytest.mark.parametrize("model", [NaiveBayes(decay=0.8), BMANB(decay=0.8, gamma=1.02),
+                                   ModelAveragedNB(decay=0.8, structure_decay=0.7),
+                                   ModelAveragedNB(decay="auto")], ids=repr)
+def test_predict_proba_many_equals_one_with_forgetting(model):
+    rows = drifting(120, 4, 2, seed=4)
+    for x, y in rows:
+        model.learn_one(x, y)
+    X = pd.DataFrame(QUERIES[:2] + [x for x, _ in rows[:20]])
+    many = model.predict_proba_many(X)
+    for i, (_, row) in enumerate(X.iterrows()):
+        one = model.predict_proba_one(row.to_dict())
+        assert_close(one, many.iloc[i].to_dict())

@@ -104,3 +104,25 @@ def test_bdeu_cost_is_linear_in_a_features_distinct_values(monkeypatch):
     arc = sum(ml([t.n_joint[v].get(y, 0) for v in t.n_value], 1 / (r * q)) for y in range(q))
     assert math.isclose(model._log_ml["id"][0], no_arc, rel_tol=1e-10)
     assert math.isclose(model._log_ml["id"][1], arc, rel_tol=1e-10)
+
+
+def test_cached_student_t_constants_are_derived_state_only():
+    """Issue 17: ModelAveragedNB caches per-(feature, class) Student-t constants; predictions
+    equal the uncached formula and predicting never changes the pickled state."""
+    from onlinebma.stats import NormalGammaPrior
+
+    rng = np.random.default_rng(4)
+    model, ng = ModelAveragedNB(), NormalGammaPrior()
+    for _ in range(300):
+        y = int(rng.integers(3))
+        model.learn_one({"z": float(rng.normal(y)), "w": float(rng.normal())}, y)
+        before = pickle.dumps(model)
+        q = {"z": float(rng.normal()), "w": 2.0}
+        got = model.joint_log_likelihood(q)
+        assert pickle.dumps(model) == before
+    t = model._tables["z"]
+    for y in got:
+        m = t.by_class[y]
+        fresh = ng.log_predictive(q["z"], m.n, m.mean, m.m2)
+        assert model._t_cache["z"][1][y] == ng.predictive_params(m.n, m.mean, m.m2)
+        assert math.isclose(model._log_density(t, m, q["z"]), fresh, rel_tol=1e-15)

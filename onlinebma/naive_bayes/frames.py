@@ -20,7 +20,7 @@ def prepare_frame(kinds, X, y):
 
     Returns ``(columns, new_kinds, labels)``: ``columns`` maps each column with an observed
     value to ``(kind, values, present)`` (numeric values as a float array, NaN where missing;
-    nominal values as an object array), ``labels`` is an object Series.
+    nominal values as the column's own array), ``labels`` is an object Series.
     """
     import pandas as pd
 
@@ -36,7 +36,7 @@ def prepare_frame(kinds, X, y):
         s = X[f]
         present = s.notna().to_numpy()
         if kind == NOMINAL:
-            columns[f] = (kind, s.to_numpy(dtype=object), present)
+            columns[f] = (kind, s.to_numpy(), present)  # integer codes stay integers
             continue
         values = np.full(len(s), np.nan)
         values[present] = s[present].to_numpy(dtype=float)

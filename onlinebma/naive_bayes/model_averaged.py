@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from ..stats.dirichlet import log_dirichlet_marginal
-from ..stats.gaussian import GaussianMoments, NormalGammaPrior
+from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
 from .base import BaseNB
@@ -111,6 +111,12 @@ class ModelAveragedNB(BaseNB):
         # pseudo-count, and the marginal likelihoods are recomputed from these histograms in
         # O(distinct counts), not O(values) (issue 13, item 9).
         self._histograms: dict | None = {} if prior == "BDeu" and not self._forgets else None
+        # Without forgetting: per numeric feature, the Student-t predictive's constants
+        # [marginal, {class: ...}] (NormalGammaPrior.predictive_params), recomputed only for
+        # the moments a learned record changed, so a prediction needs no lgamma (issue 17).
+        # Derived state: not pickled.
+        self._t_cache: dict = {}
+        self._prior_t = self._ng.predictive_params(0, 0.0, 0.0)
 
     # -------------------------------------------------------------- parameters
 
@@ -126,6 +132,41 @@ class ModelAveragedNB(BaseNB):
             return self._prior_log_odds + self.structure_decay ** (self._t - self._last[f]) * (
                 arc - no_arc)
         return self._prior_log_odds + arc - no_arc  # eq. 8 and the structure prior
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_t_cache"] = {}
+        return state
+
+    def _t_params(self, m: GaussianMoments | None) -> tuple:
+        if m is None:
+            return self._prior_t
+        c = self._scale  # moments in records, not in the scaled unit
+        return self._ng.predictive_params(m.n * c, m.mean, m.m2 * c)
+
+    def _t_entry(self, f, t: NumericTable) -> tuple:
+        """``(marginal constants, {class: constants})`` of ``f``'s cache (no forgetting)."""
+        e = self._t_cache.get(f)
+        if e is None:
+            e = self._t_cache[f] = [None, {}]
+        marginal = e[0]
+        if marginal is None:
+            marginal = e[0] = self._t_params(t.marginal)
+        return marginal, e[1]
+
+    def _class_t(self, cached: dict, t: NumericTable, y) -> tuple:
+        p = cached.get(y)
+        if p is None:
+            p = cached[y] = self._t_params(t.by_class.get(y))
+        return p
+
+    def _densities(self, f, t: NumericTable, x: float, classes):
+        if self._forgets:  # the moments' unit changes every record: nothing to cache
+            return super()._densities(f, t, x, classes)
+        marginal, cached = self._t_entry(f, t)
+        at = student_t_log_density
+        arc = [at(cached.get(y) or self._class_t(cached, t, y), x) for y in classes]
+        return at(marginal, x), arc
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
@@ -225,6 +266,13 @@ class ModelAveragedNB(BaseNB):
 
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
         log_ml = self._current_log_ml(f)
+        if not self._forgets:
+            marginal, cached = self._t_entry(f, table)
+            log_ml[0] += student_t_log_density(marginal, x)
+            log_ml[1] += student_t_log_density(self._class_t(cached, table, y), x)
+            self._t_cache[f][0] = None  # this record changes the marginal and class y only
+            del cached[y]
+            return
         c = self._scale  # moments in records, not in the scaled unit
         m = table.marginal
         log_ml[0] += self._ng.log_predictive(x, m.n * c, m.mean, m.m2 * c)
@@ -263,6 +311,7 @@ class ModelAveragedNB(BaseNB):
                 self._log_ml[f] = self._nominal_log_ml(f, t, len(t.n_value))
             else:
                 self._log_ml[f] = self._numeric_log_ml(t)
+                self._t_cache.pop(f, None)
 
     def _unit_test_params(self):
         yield {}

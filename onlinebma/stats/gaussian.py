@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GaussianMoments", "MAX_ABS_VALUE", "NormalGammaPrior", "check_magnitude"]
+__all__ = ["GaussianMoments", "MAX_ABS_VALUE", "NormalGammaPrior", "check_magnitude",
+           "student_t_log_density"]
 
 MAX_ABS_VALUE = 1e100
 """The largest absolute numeric value a learner accepts in training. Squares of differences
@@ -181,11 +182,13 @@ class NormalGammaPrior:
             - 0.5 * n * _LOG_2PI
         )
 
-    def log_predictive(self, x, n: float, mean: float, m2: float):
-        """Log Student-t posterior predictive density of ``x`` (a float or a numpy array).
+    def predictive_params(self, n: float, mean: float, m2: float) -> tuple:
+        """``(location, nu scale^2, log normaliser, power)`` of the Student-t predictive after
+        ``n`` observations: what :func:`student_t_log_density` needs. Learners cache it per
+        (feature, class) and recompute it only when those moments change.
 
         Degrees of freedom ``nu = 2 a_n``, so ``(nu + 1) / 2 = a_n + 1/2``; the posterior is
-        inlined because this runs for every numeric feature of every record.
+        inlined because this runs for every numeric feature of every learned record.
         """
         k0 = self.kappa0
         kappa_n = k0 + n
@@ -193,20 +196,28 @@ class NormalGammaPrior:
         d = mean - self.mu0
         b_n = self.b0 + 0.5 * m2 + k0 * n * d * d / (2.0 * kappa_n)
         nu_scale2 = 2.0 * b_n * (kappa_n + 1.0) / kappa_n  # nu * scale^2
-        z = x - (k0 * self.mu0 + n * mean) / kappa_n
-        if isinstance(x, float):
+        log_norm = (math.lgamma(a_n + 0.5) - math.lgamma(a_n)
+                    - 0.5 * (_LOG_PI + math.log(nu_scale2)))
+        return (k0 * self.mu0 + n * mean) / kappa_n, nu_scale2, log_norm, a_n + 0.5
+
+    def log_predictive(self, x, n: float, mean: float, m2: float):
+        """Log Student-t posterior predictive density of ``x`` (a float or a numpy array)."""
+        return student_t_log_density(self.predictive_params(n, mean, m2), x)
+
+
+def student_t_log_density(params: tuple, x):
+    """Log density at ``x`` (a float or a numpy array) of the Student t described by
+    :meth:`NormalGammaPrior.predictive_params`."""
+    loc, nu_scale2, log_norm, power = params
+    z = x - loc
+    if isinstance(x, float):
+        u = z * z / nu_scale2
+        # log1p(u) = log(u) to double precision once u > 1e17; past float range it is
+        # 2 log|z| - log(nu scale^2), which stays finite.
+        tail = math.log1p(u) if u != math.inf else 2.0 * math.log(abs(z)) - math.log(nu_scale2)
+    else:
+        with np.errstate(over="ignore", divide="ignore"):
             u = z * z / nu_scale2
-            # log1p(u) = log(u) to double precision once u > 1e17; past float range it is
-            # 2 log|z| - log(nu scale^2), which stays finite.
-            tail = math.log1p(u) if u != math.inf else 2.0 * math.log(abs(z)) - math.log(nu_scale2)
-        else:
-            with np.errstate(over="ignore", divide="ignore"):
-                u = z * z / nu_scale2
-                tail = np.where(np.isinf(u), 2.0 * np.log(np.abs(z)) - math.log(nu_scale2),
-                                np.log1p(u))
-        return (
-            math.lgamma(a_n + 0.5)
-            - math.lgamma(a_n)
-            - 0.5 * (_LOG_PI + math.log(nu_scale2))
-            - (a_n + 0.5) * tail
-        )
+            tail = np.where(np.isinf(u), 2.0 * np.log(np.abs(z)) - math.log(nu_scale2),
+                            np.log1p(u))
+    return log_norm - power * tail
