@@ -229,3 +229,16 @@ def test_extreme_numeric_values_keep_scores_finite(learner):
         assert math.isclose(sum(p.values()), 1.0)
         many = model.predict_proba_many(pd.DataFrame([q]))
         assert np.isfinite(many.to_numpy()).all()
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, ModelAveragedNB, BMANB])
+def test_predict_proba_many_reads_pd_na_in_an_object_column_as_missing(cls):
+    """A numeric object column holding pd.NA predicts as if the value were absent."""
+    X = pd.DataFrame({"a": pd.Series([1.0, 2.0, pd.NA, 4.0], dtype=object),
+                      "b": ["x", "y", "x", "y"]})
+    y = pd.Series([0, 1, 0, 1])
+    model = cls()
+    model.learn_many(X, y)
+    got = model.predict_proba_many(X)
+    one = model.predict_proba_one({"b": "x"})
+    assert got.iloc[2].to_dict() == pytest.approx(one, abs=1e-12)

@@ -33,7 +33,7 @@ import math
 import numpy as np
 from river import base
 
-from ..records import NOMINAL, FeatureKinds, check_label
+from ..records import NOMINAL, FeatureKinds, check_label, numeric_values
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.tables import NominalTable, NumericTable
@@ -370,7 +370,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
                 rows[present] = codes
                 jll += terms[rows]
             else:
-                jll += self._numeric_term_np(f, t, col.astype(float), classes)
+                jll += self._numeric_term_np(f, t, numeric_values(X[f]), classes)
         # Normalise after subtracting each row's maximum: a row of huge scores (a far
         # outlier) then still sums to 1, which log-sum-exp rounding could not promise.
         p = np.exp(jll - jll.max(axis=1, keepdims=True))
