@@ -561,3 +561,22 @@ def test_predict_proba_many_equals_one_with_forgetting(model):
     for i, (_, row) in enumerate(X.iterrows()):
         one = model.predict_proba_one(row.to_dict())
         assert_close(one, many.iloc[i].to_dict())
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, ModelAveragedNB, BMANB])
+def test_auto_reuses_the_members_predictions_only_for_the_same_unchanged_record(cls):
+    """Progressive validation (predict x, learn x) gives exactly what learning alone gives,
+    and a record changed between the prediction and the learning is read afresh."""
+    rng = random.Random(3)
+    records = [({"a": rng.choice("uvw"), "b": rng.gauss(0, 1)}, rng.choice("pq"))
+               for _ in range(300)]
+    validated, learned_only = cls(decay="auto"), cls(decay="auto")
+    for i, (x, y) in enumerate(records):
+        validated.predict_proba_one(x)
+        if i % 7 == 0:
+            x["a"] = "w"  # changed after the prediction, before learning
+        validated.learn_one(x, y)
+        learned_only.learn_one(dict(x), y)
+    assert validated.decay_posterior() == learned_only.decay_posterior()
+    assert validated.predict_proba_one({"a": "u"}) == learned_only.predict_proba_one({"a": "u"})
+    assert pickle.dumps(validated) == pickle.dumps(learned_only)

@@ -56,12 +56,28 @@ class RateMixture:
     def __init__(self, owner):
         self.members = [owner.clone({"decay": rate}) for rate in AUTO_GRID]
         self.log_weights = [-math.log(len(AUTO_GRID))] * len(AUTO_GRID)
+        # The members' predictions of the last record asked for: progressive validation
+        # predicts a record and then learns the same record, whose update needs exactly these
+        # predictions. Reused only for the same, unchanged dict; any learning clears them.
+        self._last = None
+
+    def __getstate__(self):  # the cache is not state: pickles and clones leave it out
+        return {**self.__dict__, "_last": None}
+
+    def _member_probas(self, x: dict) -> list:
+        last = self._last
+        if last is not None and last[0] is x and last[1] == x:
+            return last[2]
+        probas = [m.predict_proba_one(x) for m in self.members]
+        self._last = (x, dict(x), probas)
+        return probas
 
     def posterior(self) -> dict:
         return {rate: math.exp(lw) for rate, lw in zip(AUTO_GRID, self.log_weights)}
 
     def learn_one(self, x: dict, y) -> None:
-        probas = [m.predict_proba_one(x) for m in self.members]
+        probas = self._member_probas(x)
+        self._last = None
         # Validate through the first member before changing anything (every member reads
         # records alike): a refused record leaves the mixture as it was.
         first = self.members[0]
@@ -81,9 +97,9 @@ class RateMixture:
 
     def predict_proba_one(self, x: dict) -> dict:
         out: dict = {}
-        for m, lw in zip(self.members, self.log_weights):
+        for proba, lw in zip(self._member_probas(x), self.log_weights):
             w = math.exp(lw)
-            for label, p in m.predict_proba_one(x).items():
+            for label, p in proba.items():
                 out[label] = out.get(label, 0.0) + w * p
         total = sum(out.values())
         return {label: p / total for label, p in out.items()}
