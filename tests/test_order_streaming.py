@@ -48,6 +48,22 @@ def test_scores_equal_batch_after_every_record(max_parents, seed):
             np.testing.assert_allclose(s.log_score(i), batch.log_score[i], rtol=0, atol=1e-9)
 
 
+@pytest.mark.parametrize("order", [[4, 0, 1, 2, 3], [1, 3, 4, 2, 0], [2, 4, 0, 3, 1]])
+def test_order_restricted_scores_equal_batch(order):
+    codes = _stream(7, m=50)
+    s = StreamingScores(codes.shape[1], 2, 1.0, order=order)
+    pos = {v: p for p, v in enumerate(order)}
+    for t in range(len(codes)):
+        s.add(codes[t])
+        batch = _batch_scores(codes[:t + 1], 2, 1.0)
+        for i in range(codes.shape[1]):
+            allowed = [z for z, par in enumerate(batch.parents[i])
+                       if all(v == 5 or pos[v] < pos[i] for v in par)]
+            np.testing.assert_array_equal(s.candidates[i], allowed)
+            np.testing.assert_array_equal(s.parents[i], batch.parents[i][allowed])
+            np.testing.assert_allclose(s.log_score(i), batch.log_score[i][allowed], atol=1e-9)
+
+
 def test_remove_is_the_batch_fit_of_the_window():
     codes = _stream(3, m=80)
     s = StreamingScores(codes.shape[1], 2, 1.0)

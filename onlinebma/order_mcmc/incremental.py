@@ -70,27 +70,39 @@ class StreamingScores:
     True
     """
 
-    def __init__(self, n: int, max_parents: int = 3, alpha: float = 1.0, n_values=None):
+    def __init__(self, n: int, max_parents: int = 3, alpha: float = 1.0, n_values=None,
+                 order=None):
         self.n = n = int(n)
         self.max_parents = k = max(0, min(int(max_parents), n - 1))
         self.alpha = float(alpha)
         combos, sizes, _ = _candidate_sets(n - 1, k)
-        self.parents = []
-        for i in range(n):
-            others = np.append(np.delete(np.arange(n), i), n)
-            self.parents.append(others[combos])
-        self._par = np.vstack(self.parents)  # (F, width) every family, node-major
-        self._node = np.repeat(np.arange(n), len(combos))
-        self._start = np.arange(n + 1) * len(combos)  # node i: families _start[i]:_start[i+1]
         log_prior = -math.log(n) - np.array([math.log(math.comb(n, int(z))) for z in sizes])
-        self._prior = np.tile(log_prior, n)  # eq. 13
+        pos = None
+        if order is not None:
+            pos = np.empty(n + 1, dtype=np.int64)
+            pos[np.asarray(order, dtype=np.int64)] = np.arange(n)
+            pos[n] = -1
+        self.parents, self.candidates, prior = [], [], []
+        for i in range(n):
+            par = np.append(np.delete(np.arange(n), i), n)[combos]
+            keep = np.arange(len(par)) if pos is None else \
+                np.flatnonzero(pos[par].max(axis=1) < pos[i])
+            self.parents.append(par[keep])
+            self.candidates.append(keep)
+            prior.append(log_prior[keep])  # eq. 13
+        sizes_ = [len(c) for c in self.candidates]
+        self._par = np.vstack(self.parents)  # (F, width) every family, node-major
+        self._node = np.repeat(np.arange(n), sizes_)
+        self._start = np.concatenate([[0], np.cumsum(sizes_)])  # node i: _start[i]:_start[i+1]
+        self._prior = np.concatenate(prior)
         self._cell_part = np.zeros(len(self._par))  # sum_jk lgamma(a + N_ijk) - lgamma(a)
         self._config_part = np.zeros(len(self._par))  # sum_j lgamma(r a) - lgamma(r a + N_ij)
         self._value_counts = [np.zeros(0, dtype=np.int64) for _ in range(n)]
         self._card = np.ones(n)  # observed values per node (1 while none), as floats
         self.n_records = 0
         room = np.ones(n, np.int64) if n_values is None else np.maximum(1, np.asarray(n_values))
-        self._room = np.append(room, 0).astype(np.int64)  # dummy: radix 1 = room + 1
+        self._room = np.append(room, 1).astype(np.int64)  # the dummy node: one value, 0
+        self._has_missing = np.zeros(n + 1, dtype=bool)
         self._layout()
         self._cells = np.zeros(int(self._cell_off[-1]), dtype=np.int32)
         self._configs = np.zeros(int(self._conf_off[-1]), dtype=np.int32)
@@ -100,57 +112,73 @@ class StreamingScores:
     def _layout(self):
         """Offsets and strides of the dense tables for the current room per node.
 
-        A parent's digit is its code + 1 (0: missing); the last parent varies fastest;
-        family ``f``'s cell is ``cell_off[f] + config * room[i] + value``.
+        A parent's digit is its code, or ``room`` for a missing value (a slot that exists
+        once the node has been missing); the last parent varies fastest; family ``f``'s
+        cell is ``cell_off[f] + config * room[i] + value``.
         """
-        radix = self._room + 1
-        radix[self.n] = 1
-        rad = radix[self._par]
-        self._stride = np.ones_like(rad)
+        rad = (self._room + self._has_missing)[self._par]
+        stride = np.ones_like(rad)
         for j in range(rad.shape[1] - 2, -1, -1):
-            self._stride[:, j] = self._stride[:, j + 1] * rad[:, j + 1]
+            stride[:, j] = stride[:, j + 1] * rad[:, j + 1]
+        self._stride = stride
+        self._stride_cols = [np.ascontiguousarray(stride[:, j]) for j in range(rad.shape[1])]
+        self._par_cols = [np.ascontiguousarray(self._par[:, j]) for j in range(rad.shape[1])]
         q = rad.prod(axis=1)
         self._conf_off = np.concatenate([[0], np.cumsum(q)])
         self._cell_off = np.concatenate([[0], np.cumsum(q * self._room[self._node])])
+        self._conf_start = self._conf_off[:-1]
+        self._cell_start = self._cell_off[:-1]
 
     def _grow(self, row):
-        """Make room for the codes of ``row``; move the counts to the new layout."""
-        room0, stride0, conf0, cell0 = self._room.copy(), self._stride, self._conf_off, \
-            self._cell_off
-        self._room = np.maximum(self._room, np.append(np.asarray(row) + 1, 0))
+        """Make room for the codes and missing values of ``row``; move the counts over.
+
+        Only the families with a grown node (as child or parent) are re-indexed; the others'
+        tables are copied block by block.
+        """
+        room0, miss0 = self._room.copy(), self._has_missing.copy()
+        stride0, conf0, cell0 = self._stride, self._conf_off, self._cell_off
+        self._room[:-1] = np.maximum(self._room[:-1], row + 1)
+        self._has_missing[:-1] |= row < 0
         self._layout()
-        fam = np.repeat(np.arange(len(self._par)), np.diff(conf0))  # of each old config
-        local = np.arange(int(conf0[-1])) - conf0[fam]
-        digits = (local[:, None] // stride0[fam]) % (room0[self._par[fam]] + 1)
-        new_local = (digits * self._stride[fam]).sum(axis=1)
+        grown = (self._room != room0) | (self._has_missing != miss0)
+        hit = grown[self._node] | grown[self._par].any(axis=1)
         configs = np.zeros(int(self._conf_off[-1]), dtype=self._configs.dtype)
-        configs[self._conf_off[fam] + new_local] = self._configs
-        del digits, local
-        cfam = np.repeat(np.arange(len(self._par)), np.diff(cell0))  # of each old cell
-        r0, r1 = room0[self._node[cfam]], self._room[self._node[cfam]]
-        at = np.arange(int(cell0[-1])) - cell0[cfam]
-        old_conf = conf0[cfam] + at // r0
-        new_cells = self._cell_off[cfam] + new_local[old_conf] * r1 + at % r0
         cells = np.zeros(int(self._cell_off[-1]), dtype=self._cells.dtype)
-        cells[new_cells] = self._cells
+        edges = np.flatnonzero(np.diff(np.concatenate([[True], hit, [True]]).astype(np.int8)))
+        for lo, hi in zip(edges[::2], edges[1::2]):  # runs of families not hit: plain copies
+            configs[self._conf_off[lo]:self._conf_off[hi]] = self._configs[conf0[lo]:conf0[hi]]
+            cells[self._cell_off[lo]:self._cell_off[hi]] = self._cells[cell0[lo]:cell0[hi]]
+        fams = np.flatnonzero(hit)
+        fam, local = _expand(fams, conf0)  # every configuration of the hit families
+        par = self._par[fam]
+        digits = (local[:, None] // stride0[fam]) % (room0 + miss0)[par]
+        digits = np.where(digits >= room0[par], self._room[par], digits)  # the missing slot
+        new_local = (digits * self._stride[fam]).sum(axis=1)
+        del digits, par
+        configs[self._conf_off[fam] + new_local] = self._configs[conf0[fam] + local]
+        where = np.zeros(len(self._par) + 1, dtype=np.int64)  # first config of each hit family
+        where[fams] = np.concatenate([[0], np.cumsum(np.diff(conf0)[fams])[:-1]])
+        cfam, at = _expand(fams, cell0)
+        r0, r1 = room0[self._node[cfam]], self._room[self._node[cfam]]
+        new_conf = new_local[where[cfam] + at // r0]
+        cells[self._cell_off[cfam] + new_conf * r1 + at % r0] = self._cells[cell0[cfam] + at]
         self._cells, self._configs = cells, configs
 
     # --------------------------------------------------------------- updates
 
     def _index(self, row):
         """Families to update (child observed) and their configuration and cell indices."""
-        digits = np.append(row + 1, 0)
-        observed = row >= 0
-        if observed.all():
-            fams = slice(None)
-            node = self._node
-        else:
-            fams = np.flatnonzero(observed[self._node])
-            node = self._node[fams]
-        local = (digits[self._par[fams]] * self._stride[fams]).sum(axis=1)
-        conf = self._conf_off[:-1][fams] + local
-        cell = self._cell_off[:-1][fams] + local * self._room[node] + row[node]
-        return fams, node, conf, cell
+        digits = np.append(np.where(row >= 0, row, self._room[:-1]), 0)
+        local = digits[self._par_cols[0]] * self._stride_cols[0]
+        for par, stride in zip(self._par_cols[1:], self._stride_cols[1:]):
+            local += digits[par] * stride
+        node = self._node
+        conf = self._conf_start + local
+        cell = self._cell_start + local * self._room[node] + row[node]
+        if (row < 0).any():
+            fams = np.flatnonzero((row >= 0)[node])
+            return fams, node[fams], conf[fams], cell[fams]
+        return slice(None), node, conf, cell
 
     def add(self, row) -> None:
         """Count one record (``n`` integer codes, ``-1`` = missing)."""
@@ -163,9 +191,9 @@ class StreamingScores:
     def _update(self, row, sign):
         if row.shape != (self.n,):
             raise ValueError(f"a record must have {self.n} codes, got shape {row.shape}")
-        if (row >= self._room[:-1]).any():
+        if (row >= self._room[:-1]).any() or (~self._has_missing[:-1] & (row < 0)).any():
             if sign < 0:
-                raise ValueError("cannot remove a record with values never counted")
+                raise ValueError("cannot remove a record that was never counted")
             self._grow(row)
         fams, node, conf, cell = self._index(row)
         r = self._r().copy()
@@ -221,25 +249,33 @@ class StreamingScores:
         """``(a + N_ijk) / (r_i a + N_ij)`` of each row under each given set of node ``i``.
 
         ``sets`` indexes ``parents[i]``; ``rows`` is ``(m, n)`` codes, every code used
-        (node ``i`` and the sets' parents) observed. Returns ``(m, len(sets))``.
+        (node ``i`` and the sets' parents) observed; a code never counted has count 0.
+        Returns ``(m, len(sets))``.
         """
         rows = np.asarray(rows, dtype=np.int64)
         fams = self._start[i] + np.asarray(sets, dtype=np.int64)
-        digits = np.hstack([rows + 1, np.zeros((len(rows), 1), np.int64)])
+        par = self._par[fams]
+        padded = np.hstack([rows, np.zeros((len(rows), 1), np.int64)])
+        codes = padded[:, par]  # (m, s, width)
+        inside = (codes < self._room[par]).all(axis=2)
+        local = (np.where(codes < self._room[par], codes, 0) * self._stride[fams]).sum(axis=2)
         known = rows[:, i] < self._room[i]
         value = np.where(known, rows[:, i], 0)
-        par = self._par[fams]
-        local = (digits[:, par] * self._stride[fams]).sum(axis=2)  # (m, s)
-        limit = np.append(self._room[:-1], np.iinfo(np.int64).max)  # the dummy always fits
-        inside = (rows[:, np.minimum(par, self.n - 1)] < limit[par]).all(axis=2)
-        local = np.where(inside, local, 0)
         conf = self._conf_off[fams] + local
         cell = self._cell_off[fams] + local * self._room[i] + value[:, None]
         n_cell = np.where(inside & known[:, None], self._cells[cell], 0)
         n_conf = np.where(inside, self._configs[conf], 0)
-        return (self.alpha + n_cell) / (self._r()[i] * self.alpha + n_conf)
+        return (self.alpha + n_cell) / (self._card[i] * self.alpha + n_conf)
 
     @property
     def n_cells(self) -> int:
         """Size of the count tables (cells plus configurations)."""
         return len(self._cells) + len(self._configs)
+
+
+def _expand(fams, offsets):
+    """``(family, index within the family)`` of every entry of the given families' blocks."""
+    sizes = np.diff(offsets)[fams]
+    fam = np.repeat(fams, sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return fam, np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
