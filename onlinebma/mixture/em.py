@@ -48,10 +48,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..stats.logmath import logsumexp_np
+from ..stats.numerics import LOG_2PI
 
-__all__ = ["Design", "Params", "EMResult", "run_em", "one_component", "seeded_params"]
+__all__ = ["Design", "EMEngine", "EMResult", "Params", "one_component", "run_em", "seeded_params"]
 
-_LOG_2PI = math.log(2.0 * math.pi)
 
 
 @dataclass
@@ -108,8 +108,8 @@ class EMResult:
     n_iter: int = 0
 
 
-class Structure:
-    """Which model the engine runs: FAN (``class_parent=True``) or FM (``False``), on which data.
+class EMEngine:
+    """The EM engine for one model on one data set: FAN (``class_parent=True``) or FM (``False``).
 
     Holds what does not change during EM: the design, ``alpha``, the one-hot blocks, the
     features' marginal Gaussians (with ``eps``, the naive Bayes variance smoothing) and the
@@ -158,7 +158,7 @@ class Structure:
             self.xr = xc
         self.xr2 = self.xr * self.xr
 
-    def without_records(self) -> Structure:
+    def without_records(self) -> EMEngine:
         """A copy that keeps what prediction needs and drops the training arrays (memory)."""
         import copy
 
@@ -212,7 +212,7 @@ class Structure:
         """
         mu = p.mean - ref
         inv = np.where(p.active, 1.0 / p.var, 0.0)
-        a = -0.5 * (_LOG_2PI + np.log(p.var) + mu * mu * inv)
+        a = -0.5 * (LOG_2PI + np.log(p.var) + mu * mu * inv)
         if jitter:
             a = a - 0.5 * self.eps * inv
         return np.where(p.active, a, 0.0), mu * inv, -0.5 * inv
@@ -307,7 +307,7 @@ class Structure:
     # ------------------------------------------------------------ objective
 
     def log_prior(self, p: Params) -> float:
-        """``alpha * sum(log theta)`` over every multinomial (the Dirichlet term of the objective)."""
+        """``alpha * sum(log theta)`` over every multinomial (the objective's Dirichlet term)."""
         a = self.alpha
         if a == 0:
             return 0.0
@@ -331,7 +331,7 @@ class Structure:
         return float(data + self.log_prior(p)), tau
 
 
-def one_component(s: Structure) -> Params:
+def one_component(s: EMEngine) -> Params:
     """The one-component fit: naive Bayes for FAN, the "no structure" model for FM.
 
     It is the closed-form M step with every responsibility 1, and the reference of the variance
@@ -340,7 +340,7 @@ def one_component(s: Structure) -> Params:
     return s.m_step(np.ones((s.d.n, 1)), 0.0, None)
 
 
-def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
+def seeded_params(s: EMEngine, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
     """Starting parameters: component ``k`` centred on training record ``seeds[k]``.
 
     Nominal tables put half their mass on the seed's value and half on the one-component
@@ -352,7 +352,8 @@ def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -
     onehot_seed = d.onehot[seeds]  # (K, R)
     theta_ref = np.exp(ref.log_theta)  # (cells_ref, R): per class (FAN) or one row (FM)
     rep = np.repeat(theta_ref, k, axis=0)  # cell c*K + k gets its class's (FAN) row
-    seed_rows = np.tile(onehot_seed, (c, 1)) if s.class_parent else onehot_seed  # seed k -> cells *K+k
+    # seed k -> cells c*K + k
+    seed_rows = np.tile(onehot_seed, (c, 1)) if s.class_parent else onehot_seed
     # A seed with a missing value keeps the reference distribution for that feature.
     has_seed = s.block_totals(seed_rows) > 0
     theta = np.where(has_seed, 0.5 * rep + 0.5 * seed_rows, rep)
@@ -369,7 +370,7 @@ def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -
     return Params(np.full(k, -math.log(k)), log_class, log_theta, mean, var, active)
 
 
-def run_em(s: Structure, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
+def run_em(s: EMEngine, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
            floor, fallback: tuple) -> EMResult:
     """EM (or classification EM) from responsibilities ``tau0`` until it stalls.
 
