@@ -105,3 +105,18 @@ def test_size_bounded_by_the_candidate_sets_not_the_records():
     for row in codes[100:]:
         s.add(row)
     assert abs(len(pickle.dumps(s)) - size_100) <= 8  # the record count's own bytes
+
+
+def test_add_many_equals_adding_one_by_one():
+    codes = _stream(8, m=70)
+    one = StreamingScores(codes.shape[1], 2, 1.0, order=[2, 0, 4, 1, 3])
+    many = StreamingScores(codes.shape[1], 2, 1.0, order=[2, 0, 4, 1, 3])
+    for row in codes[:30]:
+        one.add(row)
+    many.add_many(codes[:30])
+    for row in codes[30:]:
+        one.add(row)
+    many.add_many(codes[30:])
+    for i in range(codes.shape[1]):
+        np.testing.assert_allclose(many.log_score(i), one.log_score(i), atol=1e-9)
+        np.testing.assert_array_equal(many.cards(), one.cards())

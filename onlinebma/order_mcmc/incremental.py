@@ -129,7 +129,7 @@ class StreamingScores:
         self._conf_start = self._conf_off[:-1]
         self._cell_start = self._cell_off[:-1]
 
-    def _grow(self, row):
+    def _grow(self, row, missing=None):
         """Make room for the codes and missing values of ``row``; move the counts over.
 
         Only the families with a grown node (as child or parent) are re-indexed; the others'
@@ -138,9 +138,11 @@ class StreamingScores:
         room0, miss0 = self._room.copy(), self._has_missing.copy()
         stride0, conf0, cell0 = self._stride, self._conf_off, self._cell_off
         self._room[:-1] = np.maximum(self._room[:-1], row + 1)
-        self._has_missing[:-1] |= row < 0
+        self._has_missing[:-1] |= (row < 0) if missing is None else missing
         self._layout()
         grown = (self._room != room0) | (self._has_missing != miss0)
+        if not grown.any():
+            return
         hit = grown[self._node] | grown[self._par].any(axis=1)
         configs = np.zeros(int(self._conf_off[-1]), dtype=self._configs.dtype)
         cells = np.zeros(int(self._cell_off[-1]), dtype=self._cells.dtype)
@@ -219,6 +221,38 @@ class StreamingScores:
         self.n_records += sign
         for i in changed:
             self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
+            self._rescore_configs(i)
+
+    def add_many(self, rows) -> None:
+        """Count many records at once (vectorised; the scores are then recomputed exactly
+        from the counts, so the result equals adding them one by one)."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
+        if not len(rows):
+            return
+        self._grow(rows.max(axis=0), (rows < 0).any(axis=0))
+        digits = np.hstack([np.where(rows >= 0, rows, self._room[:-1]),
+                            np.zeros((len(rows), 1), np.int64)])
+        step = max(1, (1 << 22) // len(rows))
+        for lo in range(0, len(self._par), step):
+            fams = np.arange(lo, min(lo + step, len(self._par)))
+            node = self._node[fams]
+            local = (digits[:, self._par[fams]] * self._stride[fams]).sum(axis=2)  # (m, f)
+            child = rows[:, node]
+            ok = child >= 0
+            np.add.at(self._configs, (self._conf_start[fams] + local)[ok], 1)
+            np.add.at(self._cells, (self._cell_start[fams] + local * self._room[node]
+                                    + child)[ok], 1)
+        for i in range(self.n):
+            col = rows[:, i]
+            counts = np.bincount(col[col >= 0], minlength=int(self._room[i]))
+            vc = self._value_counts[i]
+            self._value_counts[i] = counts + np.append(vc, np.zeros(len(counts) - len(vc), int))
+            self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
+        self.n_records += len(rows)
+        cell_terms = gammaln(self.alpha + self._cells) - gammaln(self.alpha)
+        self._cell_part = np.add.reduceat(cell_terms, self._cell_start) if len(cell_terms) \
+            else self._cell_part
+        for i in range(self.n):
             self._rescore_configs(i)
 
     def _r(self) -> np.ndarray:
