@@ -120,3 +120,102 @@ def test_add_many_equals_adding_one_by_one():
     for i in range(codes.shape[1]):
         np.testing.assert_allclose(many.log_score(i), one.log_score(i), atol=1e-9)
         np.testing.assert_array_equal(many.cards(), one.cards())
+
+
+# ------------------------------------------------- FixedOrderBMA: streamed = batch, per record
+
+def _records(seed, m=45, p_missing=0.2):
+    """Dict records with dependent features, missing values, a third class arriving late and
+    a feature ("e") first seen mid-stream."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in range(m):
+        y = rng.choice(["a", "b", "c"] if t > m // 3 else ["a", "b"])
+        x = {"s": str(rng.choice(["x", "y"] if y == "a" else ["y", "z"])),
+             "w": str(rng.choice(["lo", "hi"])),
+             "t": str(rng.choice(["p", "q", "r"])) if y != "b" else "p"}
+        if t > m // 2:
+            x["e"] = str(rng.choice(["u", "v"]))
+        out.append(({f: v for f, v in x.items() if rng.random() > p_missing}, y))
+    return out
+
+
+QUERIES = [{"s": "x", "w": "lo", "t": "p"}, {"s": "z"}, {}, {"w": "hi", "t": "r", "e": "u"},
+           {"s": "y", "t": "q", "e": "v", "w": "lo"}]
+
+
+@pytest.mark.parametrize("order", [("class",), ("s", "class", "w"), ("w", "t", "s", "class"),
+                                   ("e", "t", "class")])
+@pytest.mark.parametrize("max_parents", [1, 3])
+def test_fixed_order_streamed_equals_the_batch_fit_after_every_record(order, max_parents):
+    from onlinebma.order_mcmc import FixedOrderBMA
+
+    stream = _records(hash(order) % 1000 + max_parents)
+    live = FixedOrderBMA(order=order, max_parents=max_parents, prune_tol=0.0)
+    for t, (x, y) in enumerate(stream, 1):
+        live.learn_one(x, y)
+        if any(v not in {f for x_, _ in stream[:t] for f in x_} | {"class"} for v in order):
+            continue  # an order naming a feature not seen yet: both refuse to predict
+        batch = FixedOrderBMA(order=order, max_parents=max_parents, prune_tol=0.0,
+                              window=10**9, refit_every=1)
+        for x_, y_ in stream[:t]:
+            batch.learn_one(x_, y_)
+        for q in QUERIES:
+            got, want = live.predict_proba_one(q), batch.predict_proba_one(q)
+            assert got.keys() == want.keys()
+            for c in want:
+                assert got[c] == pytest.approx(want[c], abs=1e-9)
+        assert live.log_evidence_ == pytest.approx(batch.log_evidence_, abs=1e-9)
+        assert live.orders_ == batch.orders_
+    assert live.n_fits_ <= 3  # rebuilt only for new features, never refitted per record
+
+
+def test_fixed_order_stream_state_does_not_grow_with_the_records():
+    from onlinebma.order_mcmc import FixedOrderBMA
+
+    stream = _records(11, m=400, p_missing=0.1)
+    model = FixedOrderBMA(max_parents=2)
+    sizes = []
+    for t, (x, y) in enumerate(stream, 1):
+        model.learn_one(x, y)
+        model.predict_proba_one(x)
+        if t in (250, 400):
+            sizes.append(len(pickle.dumps(model._live.scores)))
+    assert abs(sizes[1] - sizes[0]) <= 16
+
+
+# ------------------------------------------------------------------- issue 13, items 4 and 13
+
+@pytest.mark.parametrize("params", [{}, {"window": 40}, {"mcmc": True}])
+def test_a_feature_named_like_the_class_node_is_refused_at_learn_time(params):
+    import pandas as pd
+
+    from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
+
+    params = dict(params)
+    model = (OrderMCMC(n_orders=2, burn_in=0, n_iter=20, seed=0) if params.pop("mcmc", False)
+             else FixedOrderBMA(**params))
+    stream = _records(5, m=20)
+    for x, y in stream:
+        model.learn_one(x, y)
+    model.predict_proba_one(stream[0][0])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="class_name"):
+        model.learn_one({"s": "x", "class": "a"}, "a")
+    with pytest.raises(ValueError, match="class_name"):
+        model.learn_many(pd.DataFrame({"s": ["x"], "class": ["a"]}), pd.Series(["a"]))
+    assert pickle.dumps(model) == before
+    model.learn_one({"s": "x"}, "a")  # the learner keeps learning and predicting
+    assert sum(model.predict_proba_one({"s": "x"}).values()) == pytest.approx(1.0)
+
+
+def test_fixed_order_default_order_and_a_bare_string_refused():
+    from onlinebma.order_mcmc import FixedOrderBMA
+
+    model = FixedOrderBMA()
+    for x, y in _records(6, m=15):
+        model.learn_one(x, y)
+    assert model.orders_[0][0] == "class"
+    assert list(model.orders_[0][1:]) == sorted(model.orders_[0][1:])
+    with pytest.raises(TypeError, match="string"):
+        FixedOrderBMA(order="class")

@@ -100,6 +100,7 @@ class StreamingScores:
         self._value_counts = [np.zeros(0, dtype=np.int64) for _ in range(n)]
         self._card = np.ones(n)  # observed values per node (1 while none), as floats
         self.n_records = 0
+        self.version = 0  # changes with every update (for caches of the scores)
         room = np.ones(n, np.int64) if n_values is None else np.maximum(1, np.asarray(n_values))
         self._room = np.append(room, 1).astype(np.int64)  # the dummy node: one value, 0
         self._has_missing = np.zeros(n + 1, dtype=bool)
@@ -191,6 +192,7 @@ class StreamingScores:
         self._update(np.asarray(row, dtype=np.int64), -1)
 
     def _update(self, row, sign):
+        self.version += 1
         if row.shape != (self.n,):
             raise ValueError(f"a record must have {self.n} codes, got shape {row.shape}")
         if (row >= self._room[:-1]).any() or (~self._has_missing[:-1] & (row < 0)).any():
@@ -229,6 +231,7 @@ class StreamingScores:
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
         if not len(rows):
             return
+        self.version += 1
         self._grow(rows.max(axis=0), (rows < 0).any(axis=0))
         digits = np.hstack([np.where(rows >= 0, rows, self._room[:-1]),
                             np.zeros((len(rows), 1), np.int64)])
