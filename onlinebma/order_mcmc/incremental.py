@@ -78,6 +78,7 @@ class StreamingScores:
         combos, sizes, _ = _candidate_sets(n - 1, k)
         log_prior = -math.log(n) - np.array([math.log(math.comb(n, int(z))) for z in sizes])
         pos = None
+        self.order = None if order is None else np.asarray(order, dtype=np.int64)
         if order is not None:
             pos = np.empty(n + 1, dtype=np.int64)
             pos[np.asarray(order, dtype=np.int64)] = np.arange(n)
@@ -289,20 +290,43 @@ class StreamingScores:
         (node ``i`` and the sets' parents) observed; a code never counted has count 0.
         Returns ``(m, len(sets))``.
         """
+        return self.predictive_flat(self._start[i] + np.asarray(sets, dtype=np.int64), rows)
+
+    def predictive_flat(self, fams, rows) -> np.ndarray:
+        """:meth:`predictive` for families of any nodes, by flat index (node ``i``'s sets
+        are ``family_start[i]`` onwards): ``(m, len(fams))``."""
         rows = np.asarray(rows, dtype=np.int64)
-        fams = self._start[i] + np.asarray(sets, dtype=np.int64)
-        par = self._par[fams]
-        padded = np.hstack([rows, np.zeros((len(rows), 1), np.int64)])
-        codes = padded[:, par]  # (m, s, width)
-        inside = (codes < self._room[par]).all(axis=2)
-        local = (np.where(codes < self._room[par], codes, 0) * self._stride[fams]).sum(axis=2)
-        known = rows[:, i] < self._room[i]
-        value = np.where(known, rows[:, i], 0)
-        conf = self._conf_off[fams] + local
-        cell = self._cell_off[fams] + local * self._room[i] + value[:, None]
-        n_cell = np.where(inside & known[:, None], self._cells[cell], 0)
-        n_conf = np.where(inside, self._configs[conf], 0)
-        return (self.alpha + n_cell) / (self._card[i] * self.alpha + n_conf)
+        par, node = self._par[fams], self._node[fams]
+        digits = np.hstack([rows, np.zeros((len(rows), 1), np.int64)])
+        outside = digits >= self._room  # codes never counted
+        if outside.any():
+            out_par = outside[:, par].any(axis=2)
+            digits = np.where(outside, 0, digits)
+        local = digits[:, par[:, 0]] * self._stride[fams, 0]
+        for j in range(1, par.shape[1]):
+            local += digits[:, par[:, j]] * self._stride[fams, j]
+        n_conf = self._configs[self._conf_off[fams] + local]
+        n_cell = self._cells[self._cell_off[fams] + local * self._room[node] + digits[:, node]]
+        if outside.any():
+            n_conf = np.where(out_par, 0, n_conf)
+            n_cell = np.where(out_par | outside[:, node], 0, n_cell)
+        return (self.alpha + n_cell) / (self._card[node] * self.alpha + n_conf)
+
+    @property
+    def family_start(self) -> np.ndarray:
+        """Node ``i``'s families are ``family_start[i]:family_start[i + 1]`` (flat index)."""
+        return self._start
+
+    def log_weights(self) -> list:
+        """Per node: ``log w_i(Z)``, the scores normalised over all of the node's sets
+        (eq. 9's weights when every set is allowed, as with the ``order`` given)."""
+        flat = self._prior + self._cell_part + self._config_part
+        starts = self._start[:-1]
+        top = np.maximum.reduceat(flat, starts)
+        shifted = flat - np.repeat(top, np.diff(self._start))
+        norm = np.log(np.add.reduceat(np.exp(shifted), starts))
+        lw = shifted - np.repeat(norm, np.diff(self._start))
+        return np.split(lw, self._start[1:-1])
 
     @property
     def n_cells(self) -> int:

@@ -23,7 +23,7 @@ import numpy as np
 
 from ..table import to_floats
 from .incremental import StreamingScores
-from .order_model import OrderModel, set_masks
+from .order_model import _DROPPED, OrderModel, set_masks
 
 __all__ = ["LiveState", "StreamingOrderModel"]
 
@@ -37,6 +37,9 @@ class _LiveTables:
         self.scores = scores
         self.parents = scores.parents
         self._cache = (None, None)
+
+    def __getstate__(self):
+        return {**self.__dict__, "_cache": (None, None)}
 
     @property
     def log_score(self) -> list:
@@ -71,6 +74,44 @@ class StreamingOrderModel(OrderModel):
 
     def _theta_at(self, i, idx, columns):
         return self.scores.predictive(i, idx, columns[:-1].T).T
+
+    def log_joint(self, rows, log_weights: list, class_node=None) -> np.ndarray:
+        """:meth:`OrderModel.log_joint` in one vectorised pass over the families of every
+        node (rows without dropped nodes; the others take the general path)."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if (rows == _DROPPED).any():
+            return super().log_joint(rows, log_weights, class_node)
+        fams, w, seg = self._flat_weights(log_weights)
+        theta = self.scores.predictive_flat(fams, rows)  # (m, F)
+        f = np.add.reduceat(theta[:, :, None] * w[None], seg, axis=1)  # (m, n, T)
+        return np.log(f).sum(axis=1)
+
+    def _flat_weights(self, log_weights):
+        """Families worth evaluating (prediction-time pruning, as :meth:`_node_weights`),
+        their weights ``(F, T)`` and where each node's families start; cached per weights."""
+        hit = self._weight_cache.get("flat")
+        if hit is not None and hit[0] is log_weights:
+            return hit[1]
+        w = np.exp(np.stack([np.concatenate(lw) for lw in log_weights], axis=1))
+        start = self.scores.family_start
+        sizes = np.repeat(np.diff(start), np.diff(start))
+        fams = np.flatnonzero(w.max(axis=1) >= self.prune_tol / sizes)
+        node = self.scores._node[fams]
+        seg = np.flatnonzero(np.diff(np.concatenate([[-1], node])))
+        value = (fams, w[fams], seg)
+        self._weight_cache["flat"] = (log_weights, value)
+        return value
+
+    def log_weights(self, order) -> list:
+        if self.scores.order is not None and np.array_equal(order, self.scores.order):
+            return self.scores.log_weights()  # every kept set is allowed: one vectorised pass
+        return super().log_weights(order)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_weight_cache"] = {}  # caches are rebuilt on demand, never pickled
+        state["_theta"] = {}
+        return state
 
 
 class LiveState:
