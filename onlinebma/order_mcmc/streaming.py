@@ -118,10 +118,11 @@ class LiveState:
     """Streaming scores and model of one classifier's buffer (module docstring).
 
     ``order`` lists node names (the class as ``class_name``); unlisted features follow in
-    canonical order, and the class, if unlisted, comes last.
+    canonical order, and the class, if unlisted, comes last. ``restrict``: score only the
+    parent sets that order allows (one order averaged), or every candidate set (orders sampled).
     """
 
-    def __init__(self, clf, order):
+    def __init__(self, clf, order, restrict: bool = True):
         self.columns = (tuple(clf._nominal_cols), tuple(clf._numeric_cols))
         self.names = self.columns[0] + self.columns[1] + (clf.class_name,)
         unknown = [v for v in order if v not in self.names]
@@ -139,7 +140,8 @@ class LiveState:
         codes, numeric, y = clf._store.view()
         rows = self._node_rows(clf, codes, numeric, y)
         self.scores = StreamingScores(len(self.names), clf.max_parents, clf.alpha,
-                                      n_values=rows.max(axis=0, initial=0) + 1, order=self.order)
+                                      n_values=rows.max(axis=0, initial=0) + 1,
+                                      order=self.order if restrict else None)
         self.scores.add_many(rows)
         self.model = StreamingOrderModel(self.scores, clf.prune_tol)
 
