@@ -305,19 +305,19 @@ class OrderMCMC(OrderAveragingClassifier):
         live = self._live
         names = live.names
         index = {v: k for k, v in enumerate(names)}
+        if self._rng is None:
+            seed = self.seed
+            if isinstance(seed, int) and not isinstance(seed, bool):
+                seed = [seed, 0]  # as the first fit of the batch path
+            self._rng = np.random.default_rng(seed)
         if self._chain is None:
-            order = list(range(len(names)))  # the class last; the chain moves it
+            order = self._rng.permutation(len(names))  # as the batch chain starts
             kept, since = [], 0
         else:
             previous, kept, since = self._chain
             order = [index[v] for v in previous if v in index]
             order += [k for k in range(len(names)) if k not in order]  # new features last
             kept = [o for o in kept if set(o) == set(names)]
-        if self._rng is None:
-            seed = self.seed
-            if isinstance(seed, int) and not isinstance(seed, bool):
-                seed = [seed, 0]
-            self._rng = np.random.default_rng(seed)
         chain = OrderChain(live.model, self._rng, init_order=np.array(order))
         if self._full_pending:
             trace, new_kept = chain.run(self.n_iter, self.burn_in, self.n_orders, self.progress)
