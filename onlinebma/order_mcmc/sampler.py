@@ -318,6 +318,7 @@ class OrderMCMC(OrderAveragingClassifier):
             order = [index[v] for v in previous if v in index]
             order += [k for k in range(len(names)) if k not in order]  # new features last
             kept = [o for o in kept if set(o) == set(names)]
+        live.model.prune()  # the batch tables' pruning, on the current scores
         chain = OrderChain(live.model, self._rng, init_order=np.array(order))
         if self._full_pending:
             trace, new_kept = chain.run(self.n_iter, self.burn_in, self.n_orders, self.progress)

@@ -24,6 +24,7 @@ import numpy as np
 from ..table import to_floats
 from .incremental import StreamingScores
 from .order_model import _DROPPED, OrderModel, set_masks
+from .scores import _candidate_sets, _prune
 
 __all__ = ["LiveState", "StreamingOrderModel"]
 
@@ -36,6 +37,7 @@ class _LiveTables:
     def __init__(self, scores: StreamingScores):
         self.scores = scores
         self.parents = scores.parents
+        self.keep = None  # per node: sets kept by the score pruning (None: all)
         self._cache = (None, None)
 
     def __getstate__(self):
@@ -46,6 +48,8 @@ class _LiveTables:
         version, scores = self._cache
         if version != self.scores.version:
             scores = [self.scores.log_score(i) for i in range(self.scores.n)]
+            if self.keep is not None:
+                scores = [np.where(k, x, -np.inf) for k, x in zip(self.keep, scores)]
             self._cache = (self.scores.version, scores)
         return scores
 
@@ -72,34 +76,64 @@ class StreamingOrderModel(OrderModel):
     def cards(self) -> np.ndarray:
         return self.scores.cards()
 
+    def prune(self) -> None:
+        """Drop, until the next call, the parent sets that the batch score tables prune on
+        the current scores (a set dominated by a subset; the bound of
+        :mod:`~onlinebma.order_mcmc.scores`: every per-node sum within a relative
+        ``prune_tol``). Only the candidate sets of all orders are pruned this way, and the
+        counts of every set are kept, so a set can come back at the next call."""
+        if self.scores.order is not None or self.prune_tol <= 0:
+            return
+        _, sizes, subsets = _candidate_sets(self.n - 1, self.scores.max_parents)
+        self.tables.keep = None
+        self.tables._cache = (None, None)
+        scores = self.tables.log_score
+        self.tables.keep = [_prune(x, sizes, subsets, self.prune_tol) for x in scores]
+        self.tables._cache = (None, None)
+
     def _theta_at(self, i, idx, columns):
         return self.scores.predictive(i, idx, columns[:-1].T).T
 
     def log_joint(self, rows, log_weights: list, class_node=None) -> np.ndarray:
         """:meth:`OrderModel.log_joint` in one vectorised pass over the families of every
-        node (rows without dropped nodes; the others take the general path)."""
+        node (rows without dropped nodes; the others take the general path). Families
+        without the class are evaluated once per distinct row with the class ignored."""
         rows = np.asarray(rows, dtype=np.int64)
         if (rows == _DROPPED).any():
             return super().log_joint(rows, log_weights, class_node)
-        fams, w, seg = self._flat_weights(log_weights)
-        theta = self.scores.predictive_flat(fams, rows)  # (m, F)
-        f = np.add.reduceat(theta[:, :, None] * w[None], seg, axis=1)  # (m, n, T)
-        return np.log(f).sum(axis=1)
+        fams, w, seg, has_class = self._flat_weights(log_weights, class_node)
+        theta = np.empty((len(rows), len(fams)))
+        if class_node is None or has_class.all():
+            theta[:] = self.scores.predictive_flat(fams, rows)
+        else:
+            theta[:, has_class] = self.scores.predictive_flat(fams[has_class], rows)
+            collapsed = rows.copy()
+            collapsed[:, class_node] = 0
+            uniq, inverse = np.unique(collapsed, axis=0, return_inverse=True)
+            free = self.scores.predictive_flat(fams[~has_class], uniq)
+            theta[:, ~has_class] = free[inverse.ravel()]
+        out = np.zeros((len(rows), w.shape[1]))
+        for lo, hi in zip(seg, np.append(seg[1:], len(fams))):  # eq. 9, node by node
+            out += np.log(theta[:, lo:hi] @ w[lo:hi])
+        return out
 
-    def _flat_weights(self, log_weights):
+    def _flat_weights(self, log_weights, class_node):
         """Families worth evaluating (prediction-time pruning, as :meth:`_node_weights`),
-        their weights ``(F, T)`` and where each node's families start; cached per weights."""
+        their weights ``(F, T)``, where each node's families start and which contain the
+        class node; cached per weights."""
         hit = self._weight_cache.get("flat")
-        if hit is not None and hit[0] is log_weights:
-            return hit[1]
+        if hit is not None and hit[0] is log_weights and hit[1] == class_node:
+            return hit[2]
         w = np.exp(np.stack([np.concatenate(lw) for lw in log_weights], axis=1))
         start = self.scores.family_start
         sizes = np.repeat(np.diff(start), np.diff(start))
         fams = np.flatnonzero(w.max(axis=1) >= self.prune_tol / sizes)
         node = self.scores._node[fams]
         seg = np.flatnonzero(np.diff(np.concatenate([[-1], node])))
-        value = (fams, w[fams], seg)
-        self._weight_cache["flat"] = (log_weights, value)
+        par = self.scores._par[fams]
+        has_class = (par == class_node).any(axis=1) | (node == class_node)
+        value = (fams, w[fams], seg, has_class)
+        self._weight_cache["flat"] = (log_weights, class_node, value)
         return value
 
     def log_weights(self, order) -> list:
