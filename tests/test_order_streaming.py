@@ -219,3 +219,16 @@ def test_fixed_order_default_order_and_a_bare_string_refused():
     assert list(model.orders_[0][1:]) == sorted(model.orders_[0][1:])
     with pytest.raises(TypeError, match="string"):
         FixedOrderBMA(order="class")
+
+
+def test_add_many_in_small_batches_equals_the_batch_tables():
+    codes = _stream(9, m=90)
+    s = StreamingScores(codes.shape[1], 3, 0.8)
+    s.add_many(codes[:40])  # the rebuild path (counts first)
+    for lo in range(40, 90, 3):  # the per-cell path (few records, repeats within a batch)
+        s.add_many(np.vstack([codes[lo:lo + 3], codes[lo:lo + 1]]))
+    rows = np.vstack([codes[:40]] + [np.vstack([codes[lo:lo + 3], codes[lo:lo + 1]])
+                                     for lo in range(40, 90, 3)])
+    batch = _batch_scores(rows, 3, 0.8)
+    for i in range(codes.shape[1]):
+        np.testing.assert_allclose(s.log_score(i), batch.log_score[i], atol=1e-9)

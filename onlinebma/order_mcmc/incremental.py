@@ -227,13 +227,27 @@ class StreamingScores:
             self._rescore_configs(i)
 
     def add_many(self, rows) -> None:
-        """Count many records at once (vectorised; the scores are then recomputed exactly
-        from the counts, so the result equals adding them one by one)."""
+        """Count many records at once, vectorised; equal to adding them one by one.
+
+        A few records: each family's score gains ``lgamma(a + N_new) - lgamma(a + N_old)``
+        over the cells the records touch (and the like over configurations). Many records
+        (more record-family pairs than cells, as in a rebuild): the counts are taken first and
+        every score is recomputed from them.
+        """
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
         if not len(rows):
             return
         self.version += 1
         self._grow(rows.max(axis=0), (rows < 0).any(axis=0))
+        card0 = self._card.copy()
+        for i in range(self.n):
+            col = rows[:, i]
+            counts = np.bincount(col[col >= 0], minlength=int(self._room[i]))
+            vc = self._value_counts[i]
+            self._value_counts[i] = counts + np.append(vc, np.zeros(len(counts) - len(vc), int))
+            self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
+        self.n_records += len(rows)
+        full = len(rows) * len(self._par) > self.n_cells
         digits = np.hstack([np.where(rows >= 0, rows, self._room[:-1]),
                             np.zeros((len(rows), 1), np.int64)])
         step = max(1, (1 << 22) // len(rows))
@@ -243,20 +257,20 @@ class StreamingScores:
             local = (digits[:, self._par[fams]] * self._stride[fams]).sum(axis=2)  # (m, f)
             child = rows[:, node]
             ok = child >= 0
-            np.add.at(self._configs, (self._conf_start[fams] + local)[ok], 1)
-            np.add.at(self._cells, (self._cell_start[fams] + local * self._room[node]
-                                    + child)[ok], 1)
-        for i in range(self.n):
-            col = rows[:, i]
-            counts = np.bincount(col[col >= 0], minlength=int(self._room[i]))
-            vc = self._value_counts[i]
-            self._value_counts[i] = counts + np.append(vc, np.zeros(len(counts) - len(vc), int))
-            self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
-        self.n_records += len(rows)
-        cell_terms = gammaln(self.alpha + self._cells) - gammaln(self.alpha)
-        self._cell_part = np.add.reduceat(cell_terms, self._cell_start) if len(cell_terms) \
-            else self._cell_part
-        for i in range(self.n):
+            conf = (self._conf_start[fams] + local)[ok]
+            cell = (self._cell_start[fams] + local * self._room[node] + child)[ok]
+            if full:
+                np.add.at(self._configs, conf, 1)
+                np.add.at(self._cells, cell, 1)
+                continue
+            fam = np.broadcast_to(fams, ok.shape)[ok]
+            ra = self._card[self._node[fam]] * self.alpha
+            self._config_part -= _bump(self._configs, conf, fam, ra, len(self._par))
+            self._cell_part += _bump(self._cells, cell, fam, self.alpha, len(self._par))
+        if full:
+            cell_terms = gammaln(self.alpha + self._cells) - gammaln(self.alpha)
+            self._cell_part = np.add.reduceat(cell_terms, self._cell_start)
+        for i in range(self.n) if full else np.flatnonzero(self._card != card0):
             self._rescore_configs(i)
 
     def _r(self) -> np.ndarray:
@@ -278,6 +292,17 @@ class StreamingScores:
         """``log S(X_i; Z)`` of every candidate set of node ``i`` (a new array)."""
         sl = slice(self._start[i], self._start[i + 1])
         return self._prior[sl] + self._cell_part[sl] + self._config_part[sl]
+
+    def uncounted_to_missing(self, rows) -> np.ndarray:
+        """``rows`` with every code of a value not counted (yet) set to ``-1``."""
+        rows = np.array(rows, dtype=np.int64)
+        for i in range(self.n):
+            counts = self._value_counts[i]
+            col = rows[:, i]
+            ok = (col >= 0) & (col < len(counts))
+            ok[ok] = counts[col[ok]] > 0
+            rows[~ok, i] = -1
+        return rows
 
     def cards(self) -> np.ndarray:
         """Number of observed values of each node (1 for a node never observed)."""
@@ -340,3 +365,14 @@ def _expand(fams, offsets):
     fam = np.repeat(fams, sizes)
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
     return fam, np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+
+
+def _bump(counts, index, fam, base, n_families):
+    """Add one to ``counts[index]`` (repeats allowed); return, per family, the sum of
+    ``lgamma(base + N_new) - lgamma(base + N_old)`` over the entries touched."""
+    u, first, k = np.unique(index, return_index=True, return_counts=True)
+    old = counts[u].astype(np.float64)
+    counts[u] += k.astype(counts.dtype)
+    b = base[first] if np.ndim(base) else base
+    delta = gammaln(b + old + k) - gammaln(b + old)
+    return np.bincount(fam[first], weights=delta, minlength=n_families)

@@ -180,8 +180,9 @@ class OrderMCMC(OrderAveragingClassifier):
         learned so far, so on a stationary stream (where that posterior settles) the chain's
         states follow it. The kept orders are the last ``n_orders`` states sampled every
         ``10 * iterations_per_record`` iterations (until there are any, the current state).
-        Between refits, predictions use the kept orders' weights of the last refit and the
-        current counts, so a class seen since the last refit is predicted at once.
+        Records are counted at each refit in one vectorised step; between refits,
+        predictions use the state of the last refit, and a class seen since then gets the
+        adapter's share for classes absent from the fitted data, ``(m_k + 1) / (n + K)``.
         ``fit`` (pandas) and :meth:`run_full_chain` run the full chain (``burn_in``,
         ``n_iter``) from the current order instead.
 
@@ -261,6 +262,7 @@ class OrderMCMC(OrderAveragingClassifier):
         self._chain = None  # (order as names, kept orders as names, iterations since a keep)
         self.__dict__.setdefault("_full_pending", False)  # fit(), run_full_chain(): full chain
         self._rng = None  # the chain's generator, made from ``seed`` at the first refit
+        self._pending = 0  # records learned since the last refit, not counted yet
 
     def learn_one(self, x: dict, y) -> None:
         super().learn_one(x, y)
@@ -271,11 +273,12 @@ class OrderMCMC(OrderAveragingClassifier):
         self._after_learning(len(X))
 
     def _after_learning(self, k: int):
+        # Records are counted at the next refit, in one vectorised step (at most MAX_GAP).
         if self._streaming and self._live is not None:
             if self._live.current(self):
-                self._live.learn_last(self, k)
+                self._pending += k
             else:
-                self._live = None  # rebuilt from the stored records at the next refit
+                self._live, self._pending = None, 0  # rebuilt at the next refit
 
     def fit(self, X, y):
         self._full_pending = True
@@ -302,6 +305,9 @@ class OrderMCMC(OrderAveragingClassifier):
             return super()._refit()
         if self._live is None:
             self._live = LiveState(self, (), restrict=False)
+        elif self._pending:
+            self._live.learn_last(self, self._pending)
+        self._pending = 0
         live = self._live
         names = live.names
         index = {v: k for k, v in enumerate(names)}
@@ -381,6 +387,12 @@ class OrderMCMC(OrderAveragingClassifier):
         return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
 
     def _class_proba(self, rows):
+        """Over ``classes_``: a class not counted yet (learned since the last refit) gets the
+        adapter's share for classes absent from the fitted data."""
+        from types import SimpleNamespace
+
         model = self._live.model
-        return np.exp(model.class_log_proba(rows, self._weights, model.n - 1,
-                                            self.max_missing_configs))
+        proba = np.exp(model.class_log_proba(rows, self._weights, model.n - 1,
+                                             self.max_missing_configs))
+        counted = SimpleNamespace(classes=self.classes_[:proba.shape[1]])
+        return self._expand_classes(counted, proba)

@@ -221,7 +221,7 @@ class LiveState:
         for k, f in enumerate(self.columns[1]):
             if f in values:
                 row[0, len(self.columns[0]) + k] = _bins(np.array([values[f]]), self.cuts[k])[0]
-        return row
+        return self.scores.uncounted_to_missing(row)
 
     def encode_frame(self, clf, X) -> np.ndarray:
         """A pandas DataFrame to predict as node codes."""
@@ -234,7 +234,7 @@ class LiveState:
         for k, f in enumerate(self.columns[1]):
             if f in X.columns:
                 rows[:, len(self.columns[0]) + k] = _bins(to_floats(X[f]), self.cuts[k])
-        return rows
+        return self.scores.uncounted_to_missing(rows)
 
     def class_proba(self, rows, max_missing_configs) -> np.ndarray:
         """``P(class | row, D, order)`` over the class codes: ``(m, K)``."""
