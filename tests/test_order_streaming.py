@@ -232,3 +232,31 @@ def test_add_many_in_small_batches_equals_the_batch_tables():
     batch = _batch_scores(rows, 3, 0.8)
     for i in range(codes.shape[1]):
         np.testing.assert_allclose(s.log_score(i), batch.log_score[i], atol=1e-9)
+
+
+def test_numeric_stream_equals_the_batch_fit_whenever_the_cut_points_are_refitted():
+    """Numeric features are cut on the stored records (MDL) at the adapter's growth points;
+    there, the streamed model equals the batch fit on the records learned so far."""
+    from river.datasets import Phishing
+
+    from onlinebma.order_mcmc import FixedOrderBMA
+
+    stream = [({**x, "tag": "even" if t % 2 else "odd"}, y)
+              for t, (x, y) in zip(range(160), Phishing())]
+    live = FixedOrderBMA(max_parents=2)
+    checked = 0
+    for t, (x, y) in enumerate(stream, 1):
+        live.learn_one(x, y)
+        p = live.predict_proba_one(stream[0][0])
+        if live._live.n_at_cuts != t or t < 20:
+            continue
+        batch = FixedOrderBMA(max_parents=2, window=10**9, refit_every=1)
+        for x_, y_ in stream[:t]:
+            batch.learn_one(x_, y_)
+        for q in (stream[0][0], stream[5][0], {"tag": "odd"}):
+            got, want = live.predict_proba_one(q), batch.predict_proba_one(q)
+            for c in want:
+                assert got[c] == pytest.approx(want[c], abs=1e-9)
+        assert live.orders_ == batch.orders_
+        checked += 1
+    assert checked >= 5 and sum(p.values()) == pytest.approx(1.0)

@@ -11,10 +11,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
-from ..table import canonical_order
 from ..validation import check_bool, check_int, check_real
 from .order_model import OrderModel
-from .streaming import LiveState
+from .streaming import LiveState, resolve_order
 
 __all__ = ["FixedOrderBMA", "OrderAveragingClassifier"]
 
@@ -192,16 +191,7 @@ class FixedOrderBMA(OrderAveragingClassifier):
         yield {"max_parents": 1}
 
     def _choose_orders(self, model, names):
-        unknown = [v for v in self._listed if v not in names]
-        if unknown:
-            raise ValueError(f"order names {unknown!r}, which are neither features seen in the "
-                             f"training data nor the class {self.class_name!r}")
-        listed = list(self._listed)
-        rest = canonical_order(v for v in names[:-1] if v not in listed)
-        if names[-1] not in listed:
-            rest.append(names[-1])
-        index = {v: k for k, v in enumerate(names)}
-        order = np.array([index[v] for v in listed + rest])
+        order = resolve_order(self._listed, names)
         return [order], {"log_evidence_": model.log_evidence(order)}
 
     # ------------------------------------------------------------- streaming

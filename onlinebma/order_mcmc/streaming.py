@@ -21,12 +21,12 @@ import math
 
 import numpy as np
 
-from ..table import to_floats
+from ..table import canonical_order, to_floats
 from .incremental import StreamingScores
 from .order_model import _DROPPED, OrderModel, set_masks
 from .scores import _candidate_sets, _prune
 
-__all__ = ["LiveState", "StreamingOrderModel"]
+__all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
 
 _GROWTH = 0.1  # numeric cut points are refitted once the store has grown by 10%
 
@@ -159,16 +159,7 @@ class LiveState:
     def __init__(self, clf, order, restrict: bool = True):
         self.columns = (tuple(clf._nominal_cols), tuple(clf._numeric_cols))
         self.names = self.columns[0] + self.columns[1] + (clf.class_name,)
-        unknown = [v for v in order if v not in self.names]
-        if unknown:
-            raise ValueError(f"order names {unknown!r}, which are neither features seen in the "
-                             f"training data nor the class {clf.class_name!r}")
-        listed = list(order)
-        rest = [v for v in self.names[:-1] if v not in listed]
-        if clf.class_name not in listed:
-            rest.append(clf.class_name)
-        index = {v: k for k, v in enumerate(self.names)}
-        self.order = np.array([index[v] for v in listed + rest], dtype=np.int64)
+        self.order = resolve_order(order, self.names)
         self.cuts = clf._fit_cuts() if self.columns[1] else []
         self.n_at_cuts = clf._n_learned
         codes, numeric, y = clf._store.view()
@@ -241,6 +232,21 @@ class LiveState:
         weights = self.model.log_weights(self.order)
         return np.exp(self.model.class_log_proba(rows, [weights], self.scores.n - 1,
                                                  max_missing_configs))
+
+
+def resolve_order(listed, names) -> np.ndarray:
+    """Node indices of the order that lists ``listed`` first, then the other features in
+    canonical order, then the class (``names[-1]``) if it is not listed."""
+    unknown = [v for v in listed if v not in names]
+    if unknown:
+        raise ValueError(f"order names {unknown!r}, which are neither features seen in the "
+                         f"training data nor the class {names[-1]!r}")
+    listed = list(listed)
+    rest = canonical_order(v for v in names[:-1] if v not in listed)
+    if names[-1] not in listed:
+        rest.append(names[-1])
+    index = {v: k for k, v in enumerate(names)}
+    return np.array([index[v] for v in listed + rest], dtype=np.int64)
 
 
 def _bins(values: np.ndarray, cuts) -> np.ndarray:
