@@ -247,7 +247,9 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     n = QUICK_N if quick else None
     budget = BUDGET["quick" if quick else "full"]
     cache = None if quick else REPO / "build" / NAME
+    load = [os.getloadavg()[0]]
     rows = measure(learners, STREAMS, ("before", "after"), n, budget, cache=cache, show=show)
+    load.append(os.getloadavg()[0])
     df = pd.DataFrame(rows)
     long_rows = []
     for name, stream, seconds in () if quick else LONG_BEFORE:
@@ -268,9 +270,10 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         "a subprocess), `after` this checkout; each run is its own subprocess, one after the "
         f"other, stopped after {budget:g} s (`records` says how far it got, `complete` "
         "whether it reached the end). The machine has 2 cores shared with other developers' "
-        "jobs (load average about 5 during these runs): compare ratios within the table, "
-        "not absolute times. `pickled KiB` is `len(pickle.dumps(model))` at the end (it "
-        "includes the adapter's stored records). Finished before-runs are cached under "
+        f"jobs (1-minute load average {load[0]:.1f} at the start of this run, {load[1]:.1f} "
+        "at its end): compare ratios within the table, not absolute times. `pickled KiB` "
+        "is `len(pickle.dumps(model))` at the end (it includes the adapter's stored "
+        "records). Finished before-runs are cached under "
         f"build/{NAME}/ by their parameters (they depend only on {BEFORE_REV}).",
         "",
         _report.markdown_table(df, floatfmt=".3f"),
