@@ -252,10 +252,6 @@ class OrderMCMC(OrderAveragingClassifier):
 
     # ------------------------------------------------------------- streaming
 
-    @property
-    def _streaming(self) -> bool:
-        return self.window is None
-
     def _reset(self):
         super()._reset()
         self._live = None
@@ -263,14 +259,6 @@ class OrderMCMC(OrderAveragingClassifier):
         self.__dict__.setdefault("_full_pending", False)  # fit(), run_full_chain(): full chain
         self._rng = None  # the chain's generator, made from ``seed`` at the first refit
         self._pending = 0  # records learned since the last refit, not counted yet
-
-    def learn_one(self, x: dict, y) -> None:
-        super().learn_one(x, y)
-        self._after_learning(1)
-
-    def learn_many(self, X, y) -> None:
-        super().learn_many(X, y)
-        self._after_learning(len(X))
 
     def _after_learning(self, k: int):
         # Records are counted at the next refit, in one vectorised step (at most MAX_GAP).
