@@ -27,12 +27,36 @@ def _time(fn) -> float:
     return time.perf_counter() - start
 
 
+def _timed_fits(X, y, nominal, repeats: int):
+    """Wall-clock seconds of every repeat of NB, FAN and FM on ``X, y``, and the fitted models."""
+    from onlinebma.mixture import FAN, FiniteMixture
+    from onlinebma.naive_bayes import NaiveBayes
+
+    times = {"NB": [], "FAN": [], "FM": []}
+    fitted = {}
+
+    def nb():
+        NaiveBayes(nominal_attributes=nominal).learn_many(X, y)
+
+    def fan():
+        fitted["FAN"] = FAN(max_components=5, criterion="icl", n_init=3, seed=0,
+                            nominal_attributes=nominal).fit(X, y)
+
+    def fm():
+        fitted["FM"] = FiniteMixture(max_components=5, criterion="icl", n_init=3, seed=0,
+                                     nominal_attributes=nominal).fit(X, y)
+
+    for _ in range(repeats):
+        times["NB"].append(_time(nb))
+        times["FAN"].append(_time(fan))
+        times["FM"].append(_time(fm))
+    return times, fitted
+
+
 def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     import pandas as pd
 
     from onlinebma.datasets import UCIDataset
-    from onlinebma.mixture import FAN, FiniteMixture
-    from onlinebma.naive_bayes import NaiveBayes
     from onlinebma.progress import progress
 
     repeats = 1 if quick else 3
@@ -43,25 +67,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         X, y = ds.to_frame()
         if limit is not None:
             X, y = X.iloc[:limit], y.iloc[:limit]
-        nominal = ds.nominal_attributes
-        times = {"NB": [], "FAN": [], "FM": []}
-        fitted = {}
-
-        def nb():
-            NaiveBayes(nominal_attributes=nominal).learn_many(X, y)
-
-        def fan():
-            fitted["FAN"] = FAN(max_components=5, criterion="icl", n_init=3, seed=0,
-                                nominal_attributes=nominal).fit(X, y)
-
-        def fm():
-            fitted["FM"] = FiniteMixture(max_components=5, criterion="icl", n_init=3, seed=0,
-                                         nominal_attributes=nominal).fit(X, y)
-
-        for _ in range(repeats):
-            times["NB"].append(_time(nb))
-            times["FAN"].append(_time(fan))
-            times["FM"].append(_time(fm))
+        times, fitted = _timed_fits(X, y, ds.nominal_attributes, repeats)
         t = {k: min(v) for k, v in times.items()}
         iters = {k: sum(len(h) for h in m.objective_.values()) for k, m in fitted.items()}
         rows.append({

@@ -101,7 +101,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
             small.predict_proba(Xt)
             rows.append(("same, fitted on 25 records: predict_proba per record (ms)",
                          1000 * (time.perf_counter() - t0) / len(Xt)))
-    rows.append(("process peak RSS (MB)", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024))
+    peak_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    rows.append(("process peak RSS (MB)", peak_rss))
     table = pd.DataFrame(rows, columns=["measure", "value"])
     table["target"] = [TARGETS.get(m, np.nan) for m in table["measure"]]
     peak_mb = max(table.loc[table.measure.str.contains("memory|RSS"), "value"])

@@ -68,8 +68,9 @@ METHODS = ["BMANB", "NaiveBayes", "ModelAveragedNB", "LogisticRegression", "Line
 PAPER_COLUMN = {"BMANB": ("BMA", 0), "NaiveBayes": ("NB", 1), "LogisticRegression": ("LR", 2),
                 "LinearSVC": ("SVM", 3)}
 
-FULL = dict(outer=10, inner=3, gammas=GAMMAS, cb=CB_GRID)
-QUICK = dict(outer=3, inner=2, gammas=[0.5, 1.0, 1.5], cb=[0.1, 10], datasets=["iris", "labor"])
+FULL = {"outer": 10, "inner": 3, "gammas": GAMMAS, "cb": CB_GRID}
+QUICK = {"outer": 3, "inner": 2, "gammas": [0.5, 1.0, 1.5], "cb": [0.1, 10],
+         "datasets": ["iris", "labor"]}
 
 
 def table2_datasets() -> list[str]:

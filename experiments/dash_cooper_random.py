@@ -28,14 +28,14 @@ NAME = "dash-cooper-random"
 
 #: The paper's settings (§4.2); ``values`` is the setting the test varies.
 PAPER_TESTS = {
-    "nodes": dict(vary="N", values=[5, 10, 20, 40, 80, 100, 150, 200, 500],
-                  N=None, N_r=200, N_test=100, N_k=5, trials=500),
-    "records": dict(vary="N_r", values=[25, 50, 100, 200, 800, 2000, 3200, 12800],
-                    N=200, N_r=None, N_test=100, N_k=5, trials=200),
-    "density": dict(vary="N_k", values=list(range(1, 11)) + [20, 40, 60, 80, 100, 150, 200],
-                    N=200, N_r=200, N_test=100, N_k=None, trials=500),
-    "worst-case": dict(vary="N_r", values=[25, 50, 100, 200, 800, 2000, 3200, 12800],
-                       N=5, N_r=None, N_test=100, N_k=5, trials=1000),
+    "nodes": {"vary": "N", "values": [5, 10, 20, 40, 80, 100, 150, 200, 500],
+                  "N": None, "N_r": 200, "N_test": 100, "N_k": 5, "trials": 500},
+    "records": {"vary": "N_r", "values": [25, 50, 100, 200, 800, 2000, 3200, 12800],
+                    "N": 200, "N_r": None, "N_test": 100, "N_k": 5, "trials": 200},
+    "density": {"vary": "N_k", "values": list(range(1, 11)) + [20, 40, 60, 80, 100, 150, 200],
+                    "N": 200, "N_r": 200, "N_test": 100, "N_k": None, "trials": 500},
+    "worst-case": {"vary": "N_r", "values": [25, 50, 100, 200, 800, 2000, 3200, 12800],
+                       "N": 5, "N_r": None, "N_test": 100, "N_k": 5, "trials": 1000},
 }
 
 #: Our full run: the paper's grids, fewer trials (to finish in < 30 min on 2 shared cores).

@@ -27,6 +27,8 @@ import warnings
 
 import numpy as np
 
+from tests.support.fan import fan_conditional_entropy, known_fan, sample_fan
+
 from ._report import (
     markdown_table,
     mcnemar,
@@ -64,49 +66,6 @@ def discrete_datasets() -> list[str]:
     return sorted(name for name, info in catalog().items() if info["numeric"] == [])
 
 
-# ------------------------------------------------------------------ known FAN (§5.1.1)
-
-
-def known_fan(gen: np.random.Generator, n_classes=2, k=3, n_features=8, r=4):
-    """A random FAN with ``k`` components: ``(p(C), p(H), theta (p, C, K, r))``.
-
-    Mixing proportions (0.3, 0.3, 0.4) for k=3 (equal otherwise); each ``p(X_i | c, h)`` is
-    drawn from a Dirichlet(0.5), so components differ clearly.
-    """
-    prior = gen.dirichlet(np.full(n_classes, 5.0))
-    weights = np.array([0.3, 0.3, 0.4]) if k == 3 else np.full(k, 1.0 / k)
-    theta = gen.dirichlet(np.full(r, 0.5), size=(n_features, n_classes, k))
-    return prior, weights, theta
-
-
-def sample_fan(model, n: int, gen: np.random.Generator):
-    """``n`` records from a FAN: ``(X DataFrame, y Series, value codes (n, p), class codes)``."""
-    import pandas as pd
-
-    prior, weights, theta = model
-    p = theta.shape[0]
-    y = gen.choice(len(prior), size=n, p=prior)
-    h = gen.choice(len(weights), size=n, p=weights)
-    cdf = np.cumsum(theta[:, y, h].transpose(1, 0, 2), axis=2)  # (n, p, r)
-    x = (gen.random((n, p, 1)) > cdf).sum(axis=2)
-    X = pd.DataFrame({f"x{i}": [f"v{v}" for v in x[:, i]] for i in range(p)})
-    return X, pd.Series([f"c{c}" for c in y]), x, y
-
-
-def fan_conditional_entropy(model, x: np.ndarray, y: np.ndarray) -> float:
-    """Eq. 13 under the generating FAN itself (eq. 12 evaluated directly)."""
-    from scipy.special import logsumexp
-
-    prior, weights, theta = model
-    log_theta = np.log(theta)
-    s = np.zeros((x.shape[0], len(prior), len(weights)))
-    for i in range(x.shape[1]):
-        s += log_theta[i][:, :, x[:, i]].transpose(2, 0, 1)
-    joint = np.log(prior)[None] + logsumexp(s + np.log(weights)[None, None], axis=2)
-    post = joint - logsumexp(joint, axis=1, keepdims=True)
-    return float(-post[np.arange(len(y)), y].mean())
-
-
 # ------------------------------------------------------------------ cross-validation
 
 
@@ -116,7 +75,8 @@ PROBABILITY_FLOOR = float(np.finfo(float).eps)
 
 
 def _log_true(proba, y) -> np.ndarray:
-    """log p(true class) per row (floored); NaN where the class was absent from the training fold."""
+    """log p(true class) per row (floored); NaN where the class was absent from the training
+    fold."""
     cols = proba.columns.get_indexer(y)
     out = np.full(len(y), np.nan)
     ok = cols >= 0
@@ -142,7 +102,7 @@ def cross_validate(name, factories: dict, folds: int, seed_key: int):
     correct = {m: np.zeros(len(y), dtype=bool) for m in factories}
     logp = {m: np.full(len(y), np.nan) for m in factories}
     ks = {m: [] for m in factories}
-    seconds = {m: 0.0 for m in factories}
+    seconds = dict.fromkeys(factories, 0.0)
     with warnings.catch_warnings():
         # The pooled rare stratum may still have fewer members than folds; sklearn says so.
         warnings.filterwarnings("ignore", "The least populated class", UserWarning)
@@ -194,7 +154,7 @@ def _summaries(results: dict):
             t, p = paired_t_test(lb[keep], la[keep])  # > 0: a has the lower entropy
             diff = lb[keep].mean() - la[keep].mean()
             if abs(diff) < 1e-9:  # FAN with one component is NB up to rounding: a tie
-                diff = 0.0
+                diff = t = 0.0  # (the t statistic of rounding noise is noise too)
             d_ce.append(diff)
             t_ce.append(t if np.isfinite(t) else 0.0)
             for level in ce:
@@ -324,7 +284,8 @@ def variance_guard(names, guards, folds, max_k, n_init, show):
 def _figure(per_db, out):
     plt = pyplot()
     fig, axes = plt.subplots(1, 2, figsize=(9, 4.2))
-    for ax, col, label in [(axes[0], "acc", "accuracy"), (axes[1], "CE", "conditional entropy (nats)")]:
+    panels = [(axes[0], "acc", "accuracy"), (axes[1], "CE", "conditional entropy (nats)")]
+    for ax, col, label in panels:
         x, y = per_db[f"NB {col}"], per_db[f"FAN {col}"]
         ax.scatter(x, y, s=18)
         for name, xi, yi in zip(per_db["dataset"], x, y):
@@ -367,12 +328,13 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     start = time.perf_counter()
     if quick:
         names, folds, max_k, n_init = ["house-votes-84", "zoo", "post-operative"], 3, 3, 1
-        syn = dict(seeds=2, n_train=1000, n_test=1000, max_k=4, n_init=1)
+        syn = {"seeds": 2, "n_train": 1000, "n_test": 1000, "max_k": 4, "n_init": 1}
         guard_names, guards = ["iris"], (0.0, 0.01)
     else:
         names, folds, max_k, n_init = discrete_datasets(), 10, 8, 3
-        syn = dict(seeds=10, n_train=5000, n_test=5000, max_k=5, n_init=3)
-        guard_names, guards = ["iris", "wine", "glass", "pima", "ionosphere", "sonar"], (0.0, 1e-3, 1e-2, 1e-1)
+        syn = {"seeds": 10, "n_train": 5000, "n_test": 5000, "max_k": 5, "n_init": 3}
+        guard_names = ["iris", "wine", "glass", "pima", "ionosphere", "sonar"]
+        guards = (0.0, 1e-3, 1e-2, 1e-1)
     results, per_db = real_data(names, folds, max_k, n_init, show)
     wins, table2 = _summaries(results)
     paper = _paper_tables()
@@ -381,7 +343,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     _figure(per_db, out)
     _guard_figure(guard, out)
     cmd = f"python -m experiments {NAME}" + (" --quick" if quick else "")
-    guard_wide = guard.pivot(index="dataset", columns="model", values=["accuracy", "CE", "K (median)"])
+    guard_wide = guard.pivot(index="dataset", columns="model",
+                             values=["accuracy", "CE", "K (median)"])
     models = list(dict.fromkeys(guard["model"]))
     guard_wide = guard_wide[[(v, m) for m in models for v in ("accuracy", "CE", "K (median)")]]
     guard_wide.columns = [f"{m} {v}" for v, m in guard_wide.columns]
@@ -400,7 +363,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         markdown_table(per_db, floatfmt=".4g"),
         "![FAN vs NB](../figures/fan-uci-scatter.png)",
         "## Win/loss counts (ours)",
-        "A/B = datasets where A beat B / B beat A; ties (same accuracy, e.g. FAN chose one component "
+        "A/B = datasets where A beat B / B beat A; ties (same accuracy, e.g. FAN chose one "
+        "component "
         "in every fold) are not counted. Accuracy: McNemar's exact test on the pooled out-of-fold "
         "predictions; entropy: paired t-test on per-record log losses.",
         markdown_table(wins),
@@ -414,9 +378,11 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         "or the donors' hold-out split; ours are the bundled discrete datasets only.",
         markdown_table(paper),
         "## Synthetic data from a known 3-component FAN (ours; cf. §5.1.1)",
-        f"{syn['seeds']} seeds; {syn['n_train']} training and {syn['n_test']} test records from a FAN "
+        f"{syn['seeds']} seeds; {syn['n_train']} training and {syn['n_test']} test records "
+        f"from a FAN "
         "with 2 classes, 8 features of 4 values, 3 components (weights 0.3/0.3/0.4, tables from "
-        f"Dirichlet(0.5)); FAN with `max_components={syn['max_k']}`, `n_init={syn['n_init']}`. The paper "
+        f"Dirichlet(0.5)); FAN with `max_components={syn['max_k']}`, "
+        f"`n_init={syn['n_init']}`. The paper "
         "reports ICL best and BIC second on its synthetic data, AIC worst.",
         markdown_table(syn_summary, floatfmt=".2f"),
         markdown_table(per_seed, floatfmt=".4f"),

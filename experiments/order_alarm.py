@@ -110,14 +110,27 @@ def _accuracy(joint, truth):
     return float(np.mean(ten == truth)), float(np.mean(one == truth))
 
 
+def _recode(rows: np.ndarray, maps: list) -> np.ndarray:
+    """Rows in the training coding (``maps`` of :func:`onlinebma.table.compact_codes`); values
+    absent from the training set become missing (-1)."""
+    out = np.full(rows.shape, -1, dtype=np.int64)
+    for j, mapping in enumerate(maps):
+        col = rows[:, j]
+        ok = (col >= 0) & (col < len(mapping))
+        out[ok, j] = mapping[col[ok]]
+    return out
+
+
 def run_job(job: dict) -> list[dict]:
     """One training set: fit, sample the chain, classify the test records under each setting."""
     from scipy import stats
 
     from onlinebma.order_mcmc import OrderChain, OrderModel
+    from onlinebma.table import compact_codes
 
     train, test = job["train"], job["test"]
-    model = OrderModel(train, max_parents=MAX_PARENTS, prune_tol=PRUNE_TOL)
+    train, cards, maps = compact_codes(train)  # values present in the training set
+    model = OrderModel(train, max_parents=MAX_PARENTS, prune_tol=PRUNE_TOL, cards=cards)
     chain = OrderChain(model, seed=job["seed"])
     trace, kept = chain.run(job["n_iter"], job["burn_in"], N_ORDERS)
     weights = [model.log_weights(o) for o in kept]
@@ -128,7 +141,7 @@ def run_job(job: dict) -> list[dict]:
     rows = []
     gen = np.random.default_rng(job["seed"] + [7])
     for cls_name, c in job["classes"]:
-        coded = model.encode_rows(test)
+        coded = _recode(test, maps)
         truth = coded[:, c].copy()
         settings = [0.0] + (list(MISSING) if job["missing"] else [])
         for frac in settings:

@@ -176,7 +176,7 @@ def _figures(df, curves, out):
                              sharey=True, layout="constrained")
     for ax, model in zip(axes, POSTERIOR_MODELS):
         sub = curves[curves["model"] == model]
-        for f, g in sub.groupby("feature"):
+        for _f, g in sub.groupby("feature"):
             rel = bool(g["relevant"].iloc[0])
             ax.plot(g["records"], g["posterior"], color="C3" if rel else "0.6",
                     lw=1.2 if rel else 0.7, label=None)

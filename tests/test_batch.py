@@ -7,10 +7,10 @@ import pandas as pd
 import pytest
 from river import checks
 
-from onlinebma.batch import BatchClassifier
+from onlinebma.batch import BufferRefitClassifier
 
 
-class ClassCounts(BatchClassifier):
+class ClassCounts(BufferRefitClassifier):
     """Smoothed class frequencies of the fitted records: the smallest eager model."""
 
     def _fit(self, data):
@@ -20,7 +20,7 @@ class ClassCounts(BatchClassifier):
         return np.tile(self.counts_ / self.counts_.sum(), (rows.n, 1))
 
 
-class LazyCounts(BatchClassifier):
+class LazyCounts(BufferRefitClassifier):
     """The same, lazily from the store."""
 
     _lazy = True
@@ -30,6 +30,7 @@ class LazyCounts(BatchClassifier):
         return np.tile(c / c.sum(), (rows.n, 1))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", [ClassCounts(), ClassCounts(window=30), LazyCounts()])
 def test_river_estimator_checks(model):
     checks.check_estimator(model)
@@ -66,8 +67,7 @@ def test_window_keeps_the_last_records_in_order():
     for i in range(12):
         model.learn_one({"i": str(i)}, i % 2)
     data = model.data_
-    values = {code: v for v, code in model._value_codes[0].items()}
-    assert [values[c] for c in data.codes[:, 0]] == [str(i) for i in range(7, 12)]
+    assert [data.values[0][c] for c in data.codes[:, 0]] == [str(i) for i in range(7, 12)]
 
 
 def test_default_refit_policy_grows_geometrically():
@@ -132,7 +132,8 @@ def test_bad_frame_is_refused_and_leaves_the_model_unchanged():
     model.learn_many(pd.DataFrame({"size": [1.0, 2.0]}), pd.Series(["a", "b"]))
     before = model.data_
     with pytest.raises(ValueError, match="infinite"):
-        model.learn_many(pd.DataFrame({"size": [1.0, np.inf], "new": ["u", "v"]}), pd.Series(["a", "b"]))
+        model.learn_many(pd.DataFrame({"size": [1.0, np.inf], "new": ["u", "v"]}),
+                         pd.Series(["a", "b"]))
     with pytest.raises(ValueError, match="missing"):
         model.learn_many(pd.DataFrame({"size": [1.0, 2.0]}), pd.Series(["a", None]))
     after = model.data_
@@ -155,3 +156,70 @@ def test_unseen_values_and_late_features_are_skipped_at_prediction():
     model.predict_proba_one({"c": "g", "late": 2.0})
     rows = seen[-1]
     assert rows.codes.tolist() == [[-1]] and rows.numeric.shape == (1, 0)
+
+
+# ------------------------------------------------------- classes absent from the table
+
+
+def _policy_stream(n=60, seed=3):
+    """Class "c" only among the first 10 records; "a" and "b" throughout."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for i in range(n):
+        y = "c" if i < 10 and i % 2 else str(rng.choice(["a", "b"]))
+        x = {"sky": str(rng.choice(["sun", "rain"] if y == "a" else ["rain", "fog"])),
+             "temp": float(rng.normal(20.0 if y == "a" else 15.0, 3.0))}
+        out.append((x, y))
+    return out
+
+
+def _policy_models():
+    from onlinebma.instance_specific import ISA
+    from onlinebma.mixture import FAN, FiniteMixture
+    from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
+
+    return [
+        (FAN, {"max_components": 1}),
+        (FiniteMixture, {"max_components": 1}),
+        (FixedOrderBMA, {"order": ("class",), "max_parents": 1}),
+        (OrderMCMC, {"n_orders": 2, "burn_in": 20, "n_iter": 60, "seed": 1, "max_parents": 1}),
+        # ISA still gives absent classes 0 (tests/test_isa.py pins it) until the isa helper
+        # moves it to the policy with its tests; then this marker goes (strict: it will fail).
+        pytest.param(ISA, {}, marks=pytest.mark.xfail(
+            strict=True, reason="ISA is still based on _ZeroForAbsentClasses")),
+    ]
+
+
+@pytest.mark.parametrize("cls, params", _policy_models(),
+                         ids=["FAN", "FiniteMixture", "FixedOrderBMA", "OrderMCMC", "ISA"])
+def test_classes_absent_from_the_window_get_the_documented_share(cls, params):
+    """Every batch method: a known class without a record in the table gets
+    (m_k + 1) / (n + K); the table's classes share the rest in the model's proportions."""
+    window = 30
+    stream = _policy_stream()
+    model = cls(window=window, refit_every=10**6, **params)
+    for x, y in stream:
+        model.learn_one(x, y)
+    test = {"sky": "rain", "temp": 17.0}
+    got = model.predict_proba_one(test)  # the first (and only) fit: on the last 30 records
+    kept = stream[-window:]
+    assert "c" not in {y for _, y in kept} and set(model.classes_) == {"a", "b", "c"}
+    fresh = cls(**params).fit(pd.DataFrame([x for x, _ in kept]), pd.Series([y for _, y in kept]))
+    own = fresh.predict_proba_one(test)  # the same model, fitted on the window alone
+    assert set(got) == {"a", "b", "c"} and sum(got.values()) == pytest.approx(1.0, abs=1e-12)
+    assert got["c"] == pytest.approx(1 / (window + 3), abs=1e-12)
+    for label in ("a", "b"):
+        assert got[label] == pytest.approx(own[label] * (1 - 1 / (window + 3)), abs=1e-9)
+    frame = model.predict_proba(pd.DataFrame([test, test]))
+    assert list(frame.columns) == list(model.classes_)
+    np.testing.assert_allclose(frame.iloc[0].to_numpy(), [got[k] for k in frame.columns])
+    if cls.__name__ != "ISA":
+        # A class that arrived after an eager model's fit: m_d = 1 among the stored records.
+        model.learn_one({"sky": "sun", "temp": 30.0}, "d")
+        after = model.predict_proba_one(test)
+        assert model.n_fits_ == 1 and set(after) == {"a", "b", "c", "d"}
+        assert after["d"] == pytest.approx(2 / (window + 4), abs=1e-12)
+        assert after["c"] == pytest.approx(1 / (window + 4), abs=1e-12)
+        rest = 1 - 3 / (window + 4)
+        assert after["a"] / rest == pytest.approx(own["a"], abs=1e-9)
+        assert sum(after.values()) == pytest.approx(1.0, abs=1e-12)

@@ -22,8 +22,8 @@ def test_demo_reports_finite_metrics_for_the_three_learners():
 
 
 def test_demo_command_line_prints_the_table():
-    out = subprocess.run([sys.executable, "-m", "onlinebma", "demo", "--limit", "300", "--no-progress"],
-                         capture_output=True, text=True, check=True).stdout
+    command = [sys.executable, "-m", "onlinebma", "demo", "--limit", "300", "--no-progress"]
+    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     assert "ModelAveragedNB" in out and "records/s" in out
 
 

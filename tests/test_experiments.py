@@ -188,6 +188,8 @@ def quick_runs(tmp_path_factory):
     return out, {name: cli.load(name).run(quick=True, out=out, show=False) for name in MINE}
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 @pytest.mark.parametrize("name", MINE)
 def test_quick_run_writes_results_and_figures(quick_runs, name):
     out, results = quick_runs
@@ -199,6 +201,8 @@ def test_quick_run_writes_results_and_figures(quick_runs, name):
         assert fig.name in text
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_quick_dash_cooper_random(quick_runs):
     from experiments.dash_cooper_random import QUICK_TESTS
 
@@ -211,6 +215,8 @@ def test_quick_dash_cooper_random(quick_runs):
         assert df[["R_MAP", "R_MA"]].stack().between(0, 1).all()
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_quick_dash_cooper_networks(quick_runs):
     from experiments.dash_cooper_networks import PAPER_TARGETS, QUICK_RECORDS
 
@@ -221,6 +227,8 @@ def test_quick_dash_cooper_networks(quick_runs):
         _finite_numbers(df)
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_quick_bma_nb_uci(quick_runs):
     from experiments.bma_nb_uci import METHODS, PAPER_TABLE2, QUICK
 
@@ -241,6 +249,8 @@ def test_bma_nb_uci_finds_the_bundled_table2_datasets():
     assert len(names) == 16
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_quick_streams(quick_runs):
     from experiments.streams import OURS, PEERS, POSTERIOR_MODELS, streams
 

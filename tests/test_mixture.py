@@ -12,9 +12,9 @@ import pytest
 from river import checks
 
 from onlinebma.datasets import UCIDataset
-from experiments.fan_uci import fan_conditional_entropy, known_fan, sample_fan
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import NaiveBayes
+from tests.support.fan import fan_conditional_entropy, known_fan, sample_fan
 
 MODELS = (FAN, FiniteMixture)
 
@@ -76,6 +76,7 @@ def test_variance_guard_binds_and_floors_component_variances():
 # -------------------------------------------------------- selection on a known FAN
 
 
+@pytest.mark.slow
 def test_bic_and_icl_find_the_three_components_of_a_known_fan():
     """5,000 records from a FAN with 3 components, 4 seeds: BIC and ICL select 3 in at least 3
     (observed: 4 of 4 here; the fan-uci experiment's synthetic table runs 10 other seeds),
@@ -91,7 +92,8 @@ def test_bic_and_icl_find_the_three_components_of_a_known_fan():
             best = max(model.criteria_, key=lambda k: model.criteria_[k][crit])
             selected[crit] += best == 3
         proba = model.predict_proba(Xt)
-        learned = -np.log(proba.to_numpy()[np.arange(len(yt)), proba.columns.get_indexer(yt)]).mean()
+        true = proba.to_numpy()[np.arange(len(yt)), proba.columns.get_indexer(yt)]
+        learned = -np.log(true).mean()
         assert learned - fan_conditional_entropy(truth, xt, yt_codes) < 0.01
     assert selected["bic"] >= 3 and selected["icl"] >= 3, selected
 
@@ -166,7 +168,7 @@ def test_predictions_follow_eq_11_and_12_and_sum_out_missing_values(model_cls):
             assert got.iloc[i][c] == pytest.approx(p, abs=1e-9)
     # A missing value is summed out, not imputed: p(c, x without a) = sum_v p(c, x, a=v).
     x = {f: v for f, v in X.iloc[7].items() if f != "a" and v == v and v is not None}
-    summed = {c: 0.0 for c in model.classes_}
+    summed = dict.fromkeys(model.classes_, 0.0)
     for v in model.value_probabilities_["a"]:
         for c, p in _brute_force_joint(model, {**x, "a": v}).items():
             summed[c] += p
@@ -196,8 +198,8 @@ def test_pandas_fit_forgets_history_and_seeded_fits_repeat(model_cls):
     X, y = mixed_data(n=300, seed=6)
     fresh = model_cls(max_components=3, seed=3).fit(X[150:], y[150:])
     reused = model_cls(max_components=3, seed=3).fit(X[:150], y[:150]).fit(X[150:], y[150:])
-    np.testing.assert_allclose(fresh.predict_proba(X).to_numpy(), reused.predict_proba(X).to_numpy(),
-                               atol=1e-12)
+    np.testing.assert_allclose(fresh.predict_proba(X).to_numpy(),
+                               reused.predict_proba(X).to_numpy(), atol=1e-12)
     assert fresh.scores_ == reused.scores_
 
 
@@ -205,7 +207,8 @@ def test_stream_refits_warm_start_from_the_previous_fit():
     """A refit starts each K from the previous fit (n_init=1: the only run), so EM needs fewer
     M steps than a cold start on the same records."""
     X, y = mixed_data(n=600, seed=7)
-    records = [{f: v for f, v in x.items() if v == v and v is not None} for x in X.to_dict("records")]
+    records = [{f: v for f, v in x.items() if v == v and v is not None}
+               for x in X.to_dict("records")]
     model = FAN(max_components=4, n_init=1, seed=0, refit_every=300, tol=1e-8)
     for x, label in zip(records[:300], y[:300]):
         model.learn_one(x, label)
@@ -246,6 +249,7 @@ def test_bad_records_leave_the_model_unchanged():
 # ------------------------------------------------------------------ River's checks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model_cls", MODELS)
 def test_river_estimator_checks(model_cls):
     # No check is skipped (_unit_test_skips is empty); every _unit_test_params set is checked.
@@ -258,6 +262,8 @@ def test_river_estimator_checks(model_cls):
 # ------------------------------------------------------------------ experiments
 
 
+@pytest.mark.slow
+@pytest.mark.experiments
 def test_fan_uci_quick(tmp_path):
     from experiments import fan_uci
 
@@ -271,6 +277,7 @@ def test_fan_uci_quick(tmp_path):
     assert {"FAN acc", "NB acc", "FM acc", "FAN CE", "NB CE", "FM CE"} <= set(per_db.columns)
 
 
+@pytest.mark.experiments
 def test_bench_fan_quick(tmp_path):
     from experiments import bench_fan
 

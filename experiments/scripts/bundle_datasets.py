@@ -1,11 +1,11 @@
 """Copy the UCI CSVs and BIF networks from ../shared into the package, gzipped, with a catalog.
 
-Run from the repository root: ``python -m experiments.scripts.bundle_datasets [SHARED_DIR]``. The manifest
-counts each file's numeric columns (as the source package typed them) but does not name them;
-integer-coded nominal columns (votes, ratings) also parse as numbers. So a column is numeric
-when every non-empty cell parses as a float and it is among the manifest's count of such
-columns with the most distinct values. The class column is always nominal. The catalog keeps
-each file's provenance from shared/datasets/manifest.json.
+Run from the repository root: ``python -m experiments.scripts.bundle_datasets [SHARED_DIR]``.
+The manifest counts each file's numeric columns (as the source package typed them) but does
+not name them; integer-coded nominal columns (votes, ratings) also parse as numbers. So a
+column is numeric when every non-empty cell parses as a float and it is among the manifest's
+count of such columns with the most distinct values. The class column is always nominal. The
+catalog keeps each file's provenance from shared/datasets/manifest.json.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@
 Both fit the hidden variable by EM or classification EM (:mod:`~onlinebma.mixture.em`) and
 choose its number of values by BIC, AIC, Cheeseman–Stutz or ICL
 (:mod:`~onlinebma.mixture.criteria`). They are River classifiers through the shared batch
-adapter (:class:`onlinebma.batch.BatchClassifier`) and have pandas ``fit``/``predict_proba``.
+adapter (:class:`onlinebma.batch.BufferRefitClassifier`) and have pandas ``fit``/``predict_proba``.
 """
 
 from .fan import FAN

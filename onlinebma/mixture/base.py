@@ -7,16 +7,13 @@ progress display, the fitted attributes — is here.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-
 import numpy as np
 
-from ..batch import BatchClassifier, Encoded
-from ..naive_bayes.naive import VAR_SMOOTHING
-from ..params import check_choice, check_int, check_real
+from ..batch import BufferRefitClassifier, Table
 from ..progress import progress as progress_bar
 from ..stats.logmath import logsumexp_np
+from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
+from ..validation import check_choice, check_int, check_real
 from .criteria import CRITERIA, scores
 from .em import (
     Design,
@@ -66,42 +63,21 @@ PARAMETERS_DOC = """max_components
         Features to treat as nominal even when their values are numbers."""
 
 
-def _one_blas_thread():
-    """Limit BLAS to one thread while fitting, when threadpoolctl (a scikit-learn dependency)
-    is installed. EM's matrix products are tall and thin (records x values, records x
-    components); on a busy machine BLAS threads cost far more than they save (measured on the
-    2-core development machine: 350 ms vs 9 ms for one expected-count product on adult)."""
-    controller = _blas_controller()
-    if controller is None:  # pragma: no cover - threadpoolctl comes with scikit-learn
-        return contextlib.nullcontext()
-    return controller.limit(limits=1, user_api="blas")
+def _design(table: Table, rows: Table, y, n_classes: int) -> Design:
+    """``rows`` (coded by ``table``) in the EM engine's layout: one one-hot column per value
+    present in ``table``; features without any value present have no columns."""
+    r = np.asarray(table.n_values, dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(r)[:-1]]).astype(np.int64)
+    onehot = np.zeros((rows.n, int(r.sum())))
+    observed, feats = np.nonzero(rows.codes >= 0)
+    onehot[observed, offsets[feats] + rows.codes[observed, feats]] = 1.0
+    used = r[r > 0]
+    obs = ~np.isnan(rows.numeric)
+    return Design(onehot=onehot, x=np.where(obs, rows.numeric, 0.0), obs=obs, y=y,
+                  block=np.repeat(np.arange(len(used)), used), r=used, n_classes=n_classes)
 
 
-@functools.lru_cache(maxsize=1)
-def _blas_controller():
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover
-        return None
-    return ThreadpoolController()
-
-
-class _ColumnMap:
-    """Where every nominal (feature, code) goes in the one-hot matrix, vectorised."""
-
-    def __init__(self, maps: list):
-        self.maps = maps
-        self.n_values = np.array([m.shape[0] for m in maps], dtype=np.int64)
-        self.offsets = np.concatenate([[0], np.cumsum(self.n_values)[:-1]]).astype(np.int64)
-        self.flat = np.concatenate(maps) if maps else np.zeros(0, dtype=np.int64)
-        sizes = np.array([int((m >= 0).sum()) for m in maps], dtype=np.int64)
-        used = sizes > 0  # features with no value in training have no columns
-        self.r = sizes[used]
-        self.block = np.repeat(np.arange(int(used.sum())), self.r)
-        self.n_columns = int(sizes.sum())
-
-
-class MixtureClassifier(BatchClassifier):
+class MixtureClassifier(BufferRefitClassifier):
     """Base of :class:`~onlinebma.mixture.FAN` and :class:`~onlinebma.mixture.FiniteMixture`."""
 
     _class_parent: bool = True  # FAN: features depend on (class, component); FM: on the component
@@ -147,50 +123,19 @@ class MixtureClassifier(BatchClassifier):
 
     def _reset(self):
         super()._reset()
-        self._model = None  # (structure, params, column maps) of the selected fit
+        self._model = None  # (structure, params, table) of the selected fit
         self._warm = {}  # K -> what _warm_tau needs of the last fit with K components
-
-    # --------------------------------------------------------------- encoding
-
-    @staticmethod
-    def _column_maps(codes: np.ndarray, n_values) -> _ColumnMap:
-        """Per nominal feature, the one-hot column of each code (-1: value absent from training)."""
-        maps, start = [], 0
-        for j, nv in enumerate(n_values):
-            col = codes[:, j]
-            seen = np.bincount(col[col >= 0], minlength=nv)[:nv] > 0
-            m = np.full(nv, -1, dtype=np.int64)
-            m[seen] = start + np.arange(int(seen.sum()))
-            start += int(seen.sum())
-            maps.append(m)
-        return _ColumnMap(maps)
-
-    @staticmethod
-    def _design(codes, numeric, y, cmap: _ColumnMap, n_classes) -> Design:
-        n = codes.shape[0]
-        onehot = np.zeros((n, cmap.n_columns))
-        p = len(cmap.maps)
-        if p:
-            c = codes[:, :p].astype(np.int64)
-            ok = (c >= 0) & (c < cmap.n_values)
-            cols = np.where(ok, cmap.flat[np.where(ok, cmap.offsets + c, 0)], -1)
-            rows, feats = np.nonzero(cols >= 0)
-            onehot[rows, cols[rows, feats]] = 1.0
-        obs = ~np.isnan(numeric)
-        return Design(onehot=onehot, x=np.where(obs, numeric, 0.0), obs=obs, y=y,
-                      block=cmap.block, r=cmap.r, n_classes=n_classes)
 
     # ---------------------------------------------------------------- fitting
 
-    def _fit(self, data: Encoded) -> None:
-        with _one_blas_thread():
+    def _fit(self, data: Table) -> None:
+        with single_blas_thread():
             self._select(data)
 
-    def _select(self, data: Encoded) -> None:
+    def _select(self, data: Table) -> None:
         """Fit every K in 1..max_components and keep the best by the criterion."""
-        maps = self._column_maps(data.codes, data.n_values)
         n_classes = len(data.classes)
-        design = self._design(data.codes, data.numeric, data.y, maps, n_classes)
+        design = _design(data, data, data.y, n_classes)
         s = Structure(design, self._class_parent, self.alpha, VAR_SMOOTHING)
         rng = np.random.default_rng(self.seed)
         hard = self.em == "hard"
@@ -217,11 +162,8 @@ class MixtureClassifier(BatchClassifier):
         self.criteria_ = table
         self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
         self.n_components_ = max(self.scores_, key=lambda k: (self.scores_[k], -k))
-        self._model = (s.without_records(), best[self.n_components_].params, maps)
-        self._warm = {
-            k: (fit.params, maps, data.numeric.shape[1], n_classes, s.alpha, s.center)
-            for k, fit in best.items() if k > 1
-        }
+        self._model = (s.without_records(), best[self.n_components_].params, data)
+        self._warm = {k: (fit.params, data, s.alpha, s.center) for k, fit in best.items() if k > 1}
 
     def _guard(self, ref: Params, k: int):
         """Variance floor and empty-cell Gaussians of a K-component model (from the K=1 fit)."""
@@ -229,16 +171,16 @@ class MixtureClassifier(BatchClassifier):
         floor = self.variance_guard * rep(ref.var)
         return floor, (rep(ref.mean), rep(ref.var), rep(ref.active))
 
-    def _warm_tau(self, s: Structure, data: Encoded, k: int) -> np.ndarray:
+    def _warm_tau(self, s: Structure, data: Table, k: int) -> np.ndarray:
         """Responsibilities of the current records under the previous fit with ``k`` components.
 
         Features, values and classes that arrived since then are unknown to it: their factors
         are skipped, and records of a new class start with equal responsibilities.
         """
-        params, maps, q_old, c_old, alpha, center = self._warm[k]
-        y = data.y
-        known = y < c_old
-        old = self._design(data.codes, data.numeric[:, :q_old], np.where(known, y, 0), maps, c_old)
+        params, fitted, alpha, center = self._warm[k]
+        rows = fitted.translate(data)
+        known = rows.y >= 0
+        old = _design(fitted, rows, np.where(known, rows.y, 0), len(fitted.classes))
         s_old = Structure(old, self._class_parent, alpha, VAR_SMOOTHING, center=center)
         tau = s_old.e_step(params, self.em == "hard")[1]
         tau[~known] = 1.0 / k
@@ -246,15 +188,15 @@ class MixtureClassifier(BatchClassifier):
 
     # ------------------------------------------------------------- predicting
 
-    def _predict_proba(self, data: Encoded, rows: Encoded) -> np.ndarray:
+    def _predict_proba(self, data: Table, rows: Table) -> np.ndarray:
         if rows.n > 1000:
-            with _one_blas_thread():
+            with single_blas_thread():
                 return self._predict_rows(rows)
         return self._predict_rows(rows)
 
-    def _predict_rows(self, rows: Encoded) -> np.ndarray:
-        s, p, maps = self._model
-        design = self._design(rows.codes, rows.numeric, None, maps, len(rows.classes))
+    def _predict_rows(self, rows: Table) -> np.ndarray:
+        s, p, table = self._model
+        design = _design(table, rows, None, len(table.classes))
         log_joint = s.log_joint_classes(p, design)
         return np.exp(log_joint - logsumexp_np(log_joint, axis=1, keepdims=True))
 
@@ -291,18 +233,16 @@ class MixtureClassifier(BatchClassifier):
 
         FAN: a ``(C, K)`` array ``p(value | class, component)``; FM: ``(K,)`` ``p(value | h)``.
         """
-        s, p, cmap = self._fitted()
+        _, p, table = self._fitted()
         theta = np.exp(p.log_theta)
         out = {}
-        names = self._fitted_data.nominal_features
-        values = [{code: v for v, code in vc.items()} for vc in self._value_codes]
-        for j, m in enumerate(cmap.maps):
-            feature = {}
-            for code in np.flatnonzero(m >= 0):
-                col = theta[:, m[code]]
-                feature[values[j][int(code)]] = col.reshape(-1, p.k) if self._class_parent else col
-            if feature:
-                out[names[j]] = feature
+        start = 0
+        for name, values in zip(table.nominal_features, table.values):
+            cols = theta[:, start:start + len(values)].T
+            start += len(values)
+            if values:
+                out[name] = {v: col.reshape(-1, p.k) if self._class_parent else col
+                             for v, col in zip(values, cols)}
         return out
 
     def _unit_test_params(self):

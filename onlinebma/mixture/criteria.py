@@ -85,6 +85,7 @@ def _cheeseman_stutz_gap(s: Structure, p: Params, tau: np.ndarray, log_n: float)
     for i in range(d.r.shape[0]):
         block = counts[:, starts[i]:starts[i + 1]]
         marginal += float(log_dirichlet_marginal_np(block, a).sum())
-    complete = float(nk @ p.log_weights + (class_counts * log_class).sum() + (counts * p.log_theta).sum())
+    complete = float(nk @ p.log_weights + (class_counts * log_class).sum()
+                     + (counts * p.log_theta).sum())
     gauss = int(p.active.sum()) if p.active.size else 0  # Gaussian factors (2 parameters each)
     return marginal - complete - gauss * log_n

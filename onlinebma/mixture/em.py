@@ -307,7 +307,7 @@ class Structure:
     # ------------------------------------------------------------ objective
 
     def log_prior(self, p: Params) -> float:
-        """``alpha * sum(log theta)`` over every multinomial (the Dirichlet term of the objective)."""
+        """``alpha * sum(log theta)`` over every multinomial (the objective's Dirichlet term)."""
         a = self.alpha
         if a == 0:
             return 0.0
@@ -352,7 +352,8 @@ def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -
     onehot_seed = d.onehot[seeds]  # (K, R)
     theta_ref = np.exp(ref.log_theta)  # (cells_ref, R): per class (FAN) or one row (FM)
     rep = np.repeat(theta_ref, k, axis=0)  # cell c*K + k gets its class's (FAN) row
-    seed_rows = np.tile(onehot_seed, (c, 1)) if s.class_parent else onehot_seed  # seed k -> cells *K+k
+    # seed k -> cells c*K + k
+    seed_rows = np.tile(onehot_seed, (c, 1)) if s.class_parent else onehot_seed
     # A seed with a missing value keeps the reference distribution for that feature.
     has_seed = s.block_totals(seed_rows) > 0
     theta = np.where(has_seed, 0.5 * rep + 0.5 * seed_rows, rep)

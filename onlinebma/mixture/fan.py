@@ -8,7 +8,7 @@ __all__ = ["FAN"]
 
 
 class FAN(MixtureClassifier):
-    __doc__ = """Finite-mixture-augmented naive Bayes (Monti & Cooper 1999, eq. 12).
+    __doc__ = f"""Finite-mixture-augmented naive Bayes (Monti & Cooper 1999, eq. 12).
 
     ``p(C, X) = p(C) sum_k p(h_k) prod_i p(X_i | C, h_k)``: a hidden variable ``H`` with ``K``
     values is a second parent of every feature, modelling the dependences among features that
@@ -20,7 +20,7 @@ class FAN(MixtureClassifier):
 
     The model is fitted by EM on all stored records for every K in ``1..max_components``, and
     the K with the best ``criterion`` is kept (``n_components_``, ``scores_``). As a River
-    learner it refits from its buffer (see :class:`onlinebma.batch.BatchClassifier`),
+    learner it refits from its buffer (see :class:`onlinebma.batch.BufferRefitClassifier`),
     warm-starting each K from the previous fit; ``fit(X, y)`` forgets earlier records and
     their fit.
 
@@ -66,7 +66,7 @@ class FAN(MixtureClassifier):
     >>> model.predict_one({{"sky": "sunny", "temp": 28.0}})
     'beach'
 
-    """.format(PARAMETERS_DOC=PARAMETERS_DOC)
+    """
 
     _class_parent = True
 

@@ -8,7 +8,7 @@ __all__ = ["FiniteMixture"]
 
 
 class FiniteMixture(MixtureClassifier):
-    __doc__ = """Finite-mixture classifier (Monti & Cooper 1999, eq. 11).
+    __doc__ = f"""Finite-mixture classifier (Monti & Cooper 1999, eq. 11).
 
     ``p(C, X) = sum_k p(h_k) p(C | h_k) prod_i p(X_i | h_k)``: the class is one more child of
     the hidden variable ``H``, so the mixture models the joint distribution of class and
@@ -39,7 +39,7 @@ class FiniteMixture(MixtureClassifier):
     >>> model.class_given_component_.shape == (model.n_components_, 2)
     True
 
-    """.format(PARAMETERS_DOC=PARAMETERS_DOC)
+    """
 
     _class_parent = False
 

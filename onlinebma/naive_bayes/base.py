@@ -33,7 +33,7 @@ import math
 import numpy as np
 from river import base
 
-from ..params import check_real
+from ..validation import check_real
 from ..records import NOMINAL, FeatureKinds, check_label, check_labels
 from ..stats.gaussian import GaussianMoments
 from ..stats.logmath import log_add, normalize_log

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from array import array
 
-from ..params import check_real
+from ..validation import check_real
 from ..stats.tables import NominalTable
 from .naive import NaiveBayes
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from ..params import check_choice, check_real
+from ..validation import check_choice, check_real
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.tables import NominalTable, NumericTable

@@ -6,11 +6,13 @@
   move (Hwang & Zhang 2005).
 
 Modules: :mod:`~onlinebma.order_mcmc.scores` (parent-set score tables),
-:mod:`~onlinebma.order_mcmc.fixed_order` (exact fixed-order averaging, prediction) and
-:mod:`~onlinebma.order_mcmc.sampler` (the chain over orders).
+:mod:`~onlinebma.order_mcmc.order_model` (exact fixed-order averaging and prediction, array
+level), :mod:`~onlinebma.order_mcmc.fixed_order` (the River/pandas classifiers' shell and
+:class:`FixedOrderBMA`) and :mod:`~onlinebma.order_mcmc.sampler` (the chain over orders).
 """
 
-from .fixed_order import FixedOrderBMA, OrderModel
+from .fixed_order import FixedOrderBMA
+from .order_model import OrderModel
 from .sampler import OrderChain, OrderMCMC
 
 __all__ = ["FixedOrderBMA", "OrderChain", "OrderMCMC", "OrderModel"]

@@ -17,9 +17,10 @@ import math
 
 import numpy as np
 
-from ..params import check_int
 from ..progress import progress
-from .fixed_order import OrderAveragingClassifier, OrderModel
+from ..validation import check_int
+from .fixed_order import OrderAveragingClassifier
+from .order_model import OrderModel
 
 __all__ = ["OrderChain", "OrderMCMC"]
 
@@ -160,7 +161,7 @@ class OrderMCMC(OrderAveragingClassifier):
     progress
         Show the progress of the score tables and of the chain.
     window, refit_every, nominal_attributes
-        See :class:`onlinebma.batch.BatchClassifier`.
+        See :class:`onlinebma.batch.BufferRefitClassifier`.
 
     Attributes
     ----------

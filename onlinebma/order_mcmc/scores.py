@@ -1,8 +1,9 @@
 """Parent-set score tables: every allowed family of every node scored once per fit.
 
-A *node* is a feature or the class. Training data are the compact integer codes of
-:func:`compact_codes` (``-1`` = missing). For node ``i`` and a candidate parent set ``Z``
-(``|Z| <= max_parents``, any other nodes) the table holds ``log S(X_i; Z)``, the log of::
+A *node* is a feature or the class. Training data are integer codes ``0..r_i - 1`` of the
+nodes (``-1`` = missing), the columns of the adapter's canonical table. For node ``i`` and a
+candidate parent set ``Z`` (``|Z| <= max_parents``, any other nodes) the table holds
+``log S(X_i; Z)``, the log of::
 
     rho(X_i | Z) * prod_j Gamma(r_i a) / Gamma(r_i a + N_ij) * prod_k Gamma(a + N_ijk) / Gamma(a)
 
@@ -37,34 +38,10 @@ from scipy.special import gammaln
 
 from ..progress import progress
 
-__all__ = ["ScoreTables", "compact_codes", "config_offsets", "family_index"]
+__all__ = ["ScoreTables", "config_offsets", "family_index"]
 
 #: Largest number of cells (or rows x sets) handled in one vectorised chunk.
 _CHUNK = 1 << 22
-
-
-def compact_codes(codes: np.ndarray):
-    """Recode each column to ``0..r-1`` over the values present; return codes, cards, maps.
-
-    ``maps[j]`` sends an original code to its compact code (``-1``: absent from the data, so
-    treated as missing). A column without any observed value gets ``r = 1``.
-
-    >>> c, r, maps = compact_codes(np.array([[3, -1], [0, -1], [3, -1]]))
-    >>> c.tolist(), r.tolist(), maps[0].tolist()
-    ([[1, -1], [0, -1], [1, -1]], [2, 1], [0, -1, -1, 1])
-    """
-    codes = np.asarray(codes)
-    out = np.full(codes.shape, -1, dtype=np.int64)
-    cards, maps = [], []
-    for j in range(codes.shape[1]):
-        col = codes[:, j]
-        seen = col >= 0
-        present = np.bincount(col[seen], minlength=1) > 0
-        mapping = np.where(present, np.cumsum(present) - 1, -1)
-        out[seen, j] = mapping[col[seen]]
-        cards.append(max(1, int(present.sum())))
-        maps.append(mapping)
-    return out, np.array(cards, dtype=np.int64), maps
 
 
 def config_offsets(parents: np.ndarray, radix: np.ndarray) -> np.ndarray:
@@ -98,7 +75,7 @@ class ScoreTables:
     Parameters
     ----------
     codes
-        ``(M, n)`` compact codes (:func:`compact_codes`), ``-1`` = missing.
+        ``(M, n)`` codes ``0..r_i - 1``, ``-1`` = missing.
     cards
         ``(n,)`` number of values ``r_i`` of each node.
     max_parents, alpha, prune_tol

@@ -5,17 +5,16 @@
   scalar and vectorised.
 - :mod:`~onlinebma.stats.gaussian` — streaming Gaussian moments, the Normal–Gamma marginal
   likelihood and the Student-t predictive.
-- :mod:`~onlinebma.stats.contingency` — vectorised count tables from integer-coded records
-  (batch learners).
+- :mod:`~onlinebma.stats.numerics` — Gaussian constants, the sigmoid of log odds and the
+  single-thread BLAS context shared by several learners.
 """
 
-from .dirichlet import bdeu_alpha, log_dirichlet_marginal, log_dirichlet_marginal_np
+from .dirichlet import log_dirichlet_marginal, log_dirichlet_marginal_np
 from .gaussian import GaussianMoments, NormalGammaPrior
 from .logmath import log_add, logsumexp, logsumexp_np, normalize_log
 
 __all__ = [
     "GaussianMoments",
-    "bdeu_alpha",
     "NormalGammaPrior",
     "log_add",
     "log_dirichlet_marginal",

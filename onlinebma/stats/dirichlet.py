@@ -18,12 +18,7 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-__all__ = ["bdeu_alpha", "log_dirichlet_marginal", "log_dirichlet_marginal_np"]
-
-
-def bdeu_alpha(ess: float, n_states: int, n_configs: int) -> float:
-    """The BDeu pseudo-count of one cell, ``ess / (q r)``."""
-    return ess / (n_states * n_configs)
+__all__ = ["log_dirichlet_marginal", "log_dirichlet_marginal_np"]
 
 
 def log_dirichlet_marginal(counts, alpha: float) -> float:
