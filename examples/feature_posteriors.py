@@ -27,10 +27,11 @@ for i, (x, y) in enumerate(stream.take(n), 1):
 
 for name, snaps in history.items():
     last = snaps[-1]
-    relevant = [f for f in features[:7]]
+    relevant = features[:7]
     print(f"{name}: after {n} records, P(used) of the 7 segments:",
           [round(last[f], 2) for f in relevant],
-          "| largest P(used) among the 17 irrelevant:", round(max(last[f] for f in features[7:]), 3))
+          "| largest P(used) among the 17 irrelevant:",
+          round(max(last[f] for f in features[7:]), 3))
 
 try:
     import matplotlib

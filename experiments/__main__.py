@@ -74,7 +74,7 @@ def main(argv=None) -> int:
                         help=f"output directory (default: {FULL_OUT} for full runs, "
                         f"{QUICK_OUT} for --quick)")
     parser.add_argument("--list", action="store_true", help="list the experiments and exit")
-    args = parser.parse_args(argv)
+    args, _ = parser.parse_known_args(argv)
     if args.list:
         for name, doc in experiments().items():
             print(f"{name:24s} {doc}")
@@ -85,9 +85,15 @@ def main(argv=None) -> int:
         mod = load(args.name)
     except ValueError as exc:
         parser.error(str(exc))
+    # An experiment may take options of its own: a dict ARGUMENTS {flag: argparse kwargs}.
+    options = getattr(mod, "ARGUMENTS", {})
+    for flag, kwargs in options.items():
+        parser.add_argument(flag, **kwargs)
+    args = parser.parse_args(argv)
+    own = {flag.lstrip("-").replace("-", "_") for flag in options}
     out = args.out or (QUICK_OUT if args.quick else FULL_OUT)
     start = time.perf_counter()
-    result = mod.run(quick=args.quick, out=out)
+    result = mod.run(quick=args.quick, out=out, **{k: getattr(args, k) for k in own})
     tables = (result or {}).get("tables", {})
     print(
         f"{args.name}: {len(tables)} table(s) written under {out}/results and "

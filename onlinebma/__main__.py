@@ -1,4 +1,4 @@
-"""``python -m onlinebma demo``: progressive validation of the naive Bayes family on a bundled stream.
+"""``python -m onlinebma demo``: progressive validation of the naive Bayes family on a stream.
 
 Each learner predicts every record before learning it (River's progressive validation), over
 the bundled ``adult`` census data by default (32,561 records, 14 features, 6 numeric). The
@@ -52,7 +52,8 @@ def demo(dataset: str = "adult", limit: int | None = None, progress_bar: bool = 
 
 
 def _print_table(rows: list[dict], dataset: str, n: int) -> None:
-    print(f"\nProgressive validation on {dataset} ({n:,} records): predict, then learn, each record.\n")
+    print(f"\nProgressive validation on {dataset} ({n:,} records): "
+          f"predict, then learn, each record.\n")
     cols = ["learner", "accuracy", "log loss", "records/s", "features used (P > 0.5)"]
     print(f"{cols[0]:<16} {cols[1]:>9} {cols[2]:>9} {cols[3]:>10} {cols[4]:>24}")
     for r in rows:
@@ -62,7 +63,8 @@ def _print_table(rows: list[dict], dataset: str, n: int) -> None:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m onlinebma", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m onlinebma",
+                                     description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
     d = sub.add_parser("demo", help="progressive validation of the naive Bayes family")
     d.add_argument("--dataset", default="adult", help="a bundled dataset (default: adult)")

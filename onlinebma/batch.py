@@ -31,7 +31,8 @@ and pandas' batch interface with one mechanism:
 
 Classes absent from the table
     A method predicts over the table's classes; the adapter then expands the prediction to
-    every label the learner knows (:attr:`~BufferRefitClassifier.classes_`). A known class
+    every label the learner knows (:attr:`~BufferRefitClassifier.classes_`; the one expansion
+    is ``_expand_classes``). A known class
     with no record in the table — it left the window, or arrived after an eager model's last
     fit — gets the share ``p_k = (m_k + 1) / (n + K)``, with ``m_k`` its count among the
     records stored now, ``n`` the number of stored records and ``K = len(classes_)``; the
@@ -59,8 +60,9 @@ The subclass contract
       canonical one, so nothing depends on the order in which features arrived.
     - ``rows`` is encoded by ``table`` (the table the method fitted on, for an eager method):
       same columns, codes in range or ``-1``, NaN for missing floats, ``rows.y is None``.
-    - ``_fit`` may raise ``ValueError`` for a problem with the data; the learner's state is
-      then left as it was.
+    - ``_fit`` may raise ``ValueError`` for a problem with the data: ``fit`` then restores the
+      learner as it was, and a refit at prediction time keeps the previous fit (so ``_fit``
+      changes its own attributes only once everything is computed).
 
     It must not recode the table (no value, class or column maps of its own) and need not
     care about classes absent from it.
@@ -73,62 +75,21 @@ import math
 import numpy as np
 from river import base
 
-from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels
-from .table import Table, canonical_order, to_floats
+from .records import (
+    NOMINAL,
+    NUMERIC,
+    FeatureKinds,
+    check_label,
+    check_labels,
+    numeric_values,
+)
+from .store import RecordStore
+from .table import Table, canonical_order
 from .validation import check_int
 
 __all__ = ["BufferRefitClassifier", "Table"]
 
 _GROWTH = 0.1  # default refit policy: refit once the store has grown by 10%
-
-
-class _Store:
-    """Growable arrays of coded records in arrival order, with an optional window."""
-
-    def __init__(self):
-        self.codes = np.empty((16, 0), dtype=np.int32)
-        self.numeric = np.empty((16, 0), dtype=np.float64)
-        self.y = np.empty(16, dtype=np.int32)
-        self.start = 0
-        self.end = 0
-
-    def __len__(self):
-        return self.end - self.start
-
-    def add_columns(self, n_nominal: int, n_numeric: int):
-        if n_nominal:
-            pad = np.full((self.codes.shape[0], n_nominal), -1, dtype=np.int32)
-            self.codes = np.hstack([self.codes, pad])
-        if n_numeric:
-            pad = np.full((self.numeric.shape[0], n_numeric), np.nan)
-            self.numeric = np.hstack([self.numeric, pad])
-
-    def _reserve(self, k: int):
-        cap = self.y.shape[0]
-        if self.end + k <= cap:
-            return
-        live = slice(self.start, self.end)
-        n = len(self)
-        new_cap = max(16, 2 * (n + k)) if n + k > cap // 2 else cap
-        codes = np.full((new_cap, self.codes.shape[1]), -1, dtype=np.int32)
-        numeric = np.full((new_cap, self.numeric.shape[1]), np.nan)
-        y = np.empty(new_cap, dtype=np.int32)
-        codes[:n], numeric[:n], y[:n] = self.codes[live], self.numeric[live], self.y[live]
-        self.codes, self.numeric, self.y = codes, numeric, y
-        self.start, self.end = 0, n
-
-    def append(self, codes: np.ndarray, numeric: np.ndarray, y: np.ndarray, window):
-        k = y.shape[0]
-        self._reserve(k)
-        rows = slice(self.end, self.end + k)
-        self.codes[rows], self.numeric[rows], self.y[rows] = codes, numeric, y
-        self.end += k
-        if window is not None and len(self) > window:
-            self.start = self.end - window
-
-    def view(self):
-        live = slice(self.start, self.end)
-        return self.codes[live], self.numeric[live], self.y[live]
 
 
 class BufferRefitClassifier(base.MiniBatchClassifier):
@@ -170,7 +131,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         self._numeric_cols: dict = {}  # feature -> store column of numeric, canonical order
         self._value_codes: list = []  # per store column of codes: {value: code}
         self._class_codes: dict = {}
-        self._store = _Store()
+        self._store = RecordStore()
         self._n_learned = 0  # records ever learned (drives refits and caches)
         self._n_learned_at_fit = 0
         self._n_learned_at_data = 0  # lazy models: records learned when _fitted_data was built
@@ -229,7 +190,9 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         labels = pd.Series(y).reset_index(drop=True)
         check_labels(labels)
+        new_labels = _unique_labels(labels)
         kinds, new_kinds = self._kinds.split_frame(X)  # validates everything first
+        # Validated: from here on nothing can fail.
         self._kinds.commit(new_kinds)
         self._add_features(new_kinds)
         n = len(X)
@@ -244,19 +207,28 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
                     mapping.setdefault(v, len(mapping))
                 codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
             else:
-                numeric[:, self._numeric_cols[f]] = to_floats(s)
-        for label in pd.unique(labels):
+                numeric[:, self._numeric_cols[f]] = numeric_values(s)
+        for label in new_labels:
             self._class_codes.setdefault(label, len(self._class_codes))
         ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
         self._store.append(codes, numeric, ycodes, self.window)
         self._n_learned += n
 
     def fit(self, X, y):
-        """Fit on exactly the records of ``X`` and ``y`` (pandas), forgetting any earlier ones."""
-        self._reset()
-        self.learn_many(X, y)
-        if not self._lazy:
-            self._refit()
+        """Fit on exactly the records of ``X`` and ``y`` (pandas), forgetting any earlier ones.
+
+        If the records are refused (or the fit fails), the learner is left as it was.
+        """
+        saved = self.__dict__.copy()  # _reset rebinds, never mutates, what it replaces
+        try:
+            self._reset()
+            self.learn_many(X, y)
+            if not self._lazy:
+                self._refit()
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(saved)
+            raise
         return self
 
     def _add_features(self, new_kinds: dict):
@@ -388,6 +360,22 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     def _predict_proba(self, data: Table, rows: Table) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
+
+
+def _unique_labels(labels):
+    """The distinct labels of a Series, in order of appearance; an unhashable one is refused."""
+    import pandas as pd
+
+    try:
+        return pd.unique(labels)
+    except TypeError:
+        for row, label in enumerate(labels):
+            try:
+                hash(label)
+            except TypeError:
+                raise TypeError(f"the label y={label!r} in row {row} is not hashable "
+                                f"({type(label).__name__})") from None
+        raise
 
 
 class _ZeroForAbsentClasses(BufferRefitClassifier):

@@ -77,7 +77,8 @@ import math
 
 import numpy as np
 
-from .batch import Table as Encoded, _ZeroForAbsentClasses as BatchClassifier
+from .batch import Table as Encoded
+from .batch import _ZeroForAbsentClasses as BatchClassifier
 from .validation import check_bool, check_choice, check_int, check_real
 
 __all__ = ["ISA"]

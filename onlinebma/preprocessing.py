@@ -25,16 +25,21 @@ In a River pipeline, in front of a discrete learner:
 
 from __future__ import annotations
 
+import bisect
 import math
+import weakref
+from typing import NamedTuple
 
 import numpy as np
 from river import base
 
-from .records import NUMERIC, FeatureKinds, check_label, check_labels
+from .records import NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
+from .validation import check_int
 
 __all__ = ["MDLDiscretizer", "interval_labels", "mdl_cut_points"]
 
 _LOG2 = math.log(2.0)
+_GROWTH = 0.1  # default refit policy of MDLDiscretizer: once a feature's values grew by 10%
 
 
 def _x_log_x(v: np.ndarray) -> np.ndarray:
@@ -125,7 +130,9 @@ def mdl_cut_points(x: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     y = np.asarray(y)
     if x.ndim != 1 or y.shape != x.shape:
-        raise ValueError(f"x and y must be 1-d arrays of one length, got shapes {x.shape} and {y.shape}")
+        raise ValueError(
+            f"x and y must be 1-d arrays of one length, got shapes {x.shape} and {y.shape}"
+        )
     if not isinstance(n_classes, (int, np.integer)) or n_classes < 1:
         raise ValueError(f"n_classes must be a positive integer, got {n_classes!r}")
     if y.size and (y.dtype.kind not in "iu" or y.min() < 0 or y.max() >= n_classes):
@@ -192,10 +199,30 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
 
     ``learn_one`` / ``learn_many`` store the numeric values with their labels; the cut points
     of a feature (:func:`mdl_cut_points`, equal to Weka's supervised ``Discretize``) are
-    recomputed when ``transform_one`` needs them after new data arrived. ``transform_one``
-    replaces every numeric value by the name of its interval, such as ``"(-inf, 5.55]"``, and
-    leaves nominal features alone; missing values stay missing. A numeric feature never seen in
-    training falls in the single bin ``"(-inf, inf)"``.
+    computed when ``transform_one`` / ``transform_many`` need them, and **refitted by a
+    policy**, as :class:`onlinebma.batch.BatchClassifier` refits its models: once the feature's
+    learned values have grown by 10% since its cut points were last computed (by default), or
+    by ``refit_every`` values. A stream of n records then costs O(log n) refits of O(n log n)
+    each, O(n log n) in all, where recomputing at every transform cost O(n² log n). After a
+    refit the cut points are exactly those of every value learned so far.
+
+    ``transform_one`` replaces every numeric value by the name of its interval, such as
+    ``"(-inf, 5.55]"``, and leaves nominal features alone; missing values stay missing. A
+    numeric feature never seen in training falls in the single bin ``"(-inf, inf)"``. Interval
+    names are stable between refits and change only when a refit moves the cut points (so
+    O(log n) times over a stream); a learner behind the discretizer then sees new category
+    names, and the old ones stop occurring. For names that never move, ``fit`` the discretizer
+    on training data and use ``transform_one`` / ``transform_many`` outside a pipeline.
+
+    **In a River pipeline** (``MDLDiscretizer() | learner``), ``learn_one`` transforms each
+    record with the cut points learned before it (River transforms, then lets the transformer
+    learn), as in progressive validation. ``learn_many`` discretizes the batch it is given with
+    cut points that include that batch, as fitting on a training set then transforming it
+    does: River's ``Pipeline.learn_many`` calls ``transform_many(X)`` and then
+    ``learn_many(X, y)`` with the same frame, so when ``learn_many`` receives the frame the
+    last ``transform_many`` call received, it learns it and rewrites that call's output in place
+    (numeric columns only) before the learner behind reads it. Otherwise the whole first batch
+    would fall in ``"(-inf, inf)"`` and the learner would learn nothing from its numbers.
 
     Put it in front of the discrete learners (ISA, FAN, order MCMC, naive Bayes over
     categories), so that they receive interval names, as the papers' protocol does. The learners
@@ -206,11 +233,17 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     ----------
     nominal_attributes
         Features that are nominal even when their values are numbers (left alone).
+    refit_every
+        Recompute a feature's cut points once this many of its values were learned since they
+        were last computed; ``None`` (default): once they have grown by 10%. ``refit_every=1``
+        recomputes them whenever new values arrived (exact at every transform, quadratic on a
+        stream).
 
     Attributes
     ----------
     cut_points_
-        ``{feature: np.ndarray}`` of the current cut points (computed on access).
+        ``{feature: np.ndarray}`` of the cut points ``transform_one`` uses (refitting what
+        is due).
 
     Examples
     --------
@@ -224,13 +257,22 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     {'petal length': '(4.75, inf)', 'sepal width': None}
     """
 
-    def __init__(self, nominal_attributes: list | None = None):
+    def __init__(self, nominal_attributes: list | None = None, refit_every: int | None = None):
+        if refit_every is not None:
+            check_int("refit_every", refit_every, 1)
         self.nominal_attributes = nominal_attributes
+        self.refit_every = refit_every
         self._kinds = FeatureKinds(nominal_attributes)
         self._classes: dict = {}
         self._values: dict = {}  # numeric feature -> list of observed values
         self._labels: dict = {}  # numeric feature -> list of class codes, aligned
-        self._cuts: dict = {}  # numeric feature -> (n values when computed, cut points)
+        self._cuts: dict = {}  # numeric feature -> _Cuts of its last fit
+
+    def __getstate__(self):
+        # The pipeline bookkeeping of transform_many (weak references) is not model state.
+        state = self.__dict__.copy()
+        state.pop("_last_transform", None)
+        return state
 
     def learn_one(self, x: dict, y) -> None:
         check_label(y)
@@ -242,7 +284,12 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
             self._labels.setdefault(f, []).append(code)
 
     def learn_many(self, X, y) -> None:
-        """Learn a pandas DataFrame (missing = NaN/None) with its labels."""
+        """Learn a pandas DataFrame (missing = NaN/None/``pd.NA``) with its labels.
+
+        When ``X`` is the frame the last :meth:`transform_many` call received (as in River's
+        ``Pipeline.learn_many``), that call's output is rewritten with the cut points refitted
+        on this batch too (see the class docstring).
+        """
         import pandas as pd
 
         if len(X) != len(y):
@@ -257,10 +304,15 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
         for f, kind in kinds.items():
             if kind != NUMERIC:
                 continue
-            col = pd.to_numeric(X[f].reset_index(drop=True), errors="coerce").to_numpy(dtype=float)
+            col = numeric_values(X[f])
             present = ~np.isnan(col)
             self._values.setdefault(f, []).extend(col[present].tolist())
             self._labels.setdefault(f, []).extend(codes[present].tolist())
+        last = self.__dict__.pop("_last_transform", None)
+        if last is not None and last[0]() is X:
+            out = last[1]()
+            if out is not None:
+                self._transform_numeric(X, out)
 
     def fit(self, X, y):
         """Fit on exactly the records of ``X`` and ``y`` (pandas), forgetting earlier ones."""
@@ -269,51 +321,69 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
         self.__dict__.update(fresh.__dict__)
         return self
 
-    def _cut_points(self, f) -> np.ndarray:
+    def _refit_due(self, n_at_fit: int, n: int) -> bool:
+        new = n - n_at_fit
+        if new <= 0:
+            return False
+        if self.refit_every is not None:
+            return new >= self.refit_every
+        return new >= max(1, math.ceil(_GROWTH * n_at_fit))
+
+    def _cut_points(self, f) -> _Cuts:
         values = self._values.get(f, ())
         cached = self._cuts.get(f)
-        if cached is None or cached[0] != len(values):
+        if cached is None or self._refit_due(cached.n, len(values)):
             cuts = mdl_cut_points(
                 np.asarray(values, dtype=float),
                 np.asarray(self._labels.get(f, ()), dtype=np.int64),
                 max(1, len(self._classes)),
             )
-            cached = self._cuts[f] = (len(values), cuts, interval_labels(cuts))
+            cached = self._cuts[f] = _Cuts(len(values), cuts, cuts.tolist(), interval_labels(cuts))
         return cached
 
     @property
     def cut_points_(self) -> dict:
-        return {f: self._cut_points(f)[1] for f in self._values}
-
-    def _label(self, f, v) -> str:
-        _, cuts, names = self._cut_points(f)
-        return names[int(np.searchsorted(cuts, v, side="left"))] if cuts.size else names[0]
+        return {f: self._cut_points(f).array for f in self._values}
 
     def transform_one(self, x: dict) -> dict:
         numeric, _, _ = self._kinds.split(x)  # validation only: transforming learns nothing
         out = dict(x)
         for f, v in numeric:
-            out[f] = self._label(f, v)
+            c = self._cut_points(f)
+            out[f] = c.names[bisect.bisect_left(c.cuts, v)]  # = np.searchsorted(side="left")
         return out
 
     def transform_many(self, X):
         """Transform a pandas DataFrame; missing cells stay missing."""
+        self._kinds.split_frame(X, learning=False)  # validation only
+        out = X.copy()
+        self._transform_numeric(X, out)
+        self._last_transform = (weakref.ref(X), weakref.ref(out))
+        return out
+
+    def _transform_numeric(self, X, out) -> None:
+        """Write the interval names of ``X``'s numeric columns into ``out``."""
         import pandas as pd
 
-        kinds, _ = self._kinds.split_frame(X, learning=False)
-        out = X.copy()
+        named = self._kinds.nominal_attributes
         for f in X.columns:
-            if kinds.get(f) != NUMERIC:
-                if f not in self._kinds.kind and X[f].dtype.kind in "iuf":
-                    kinds[f] = NUMERIC  # numeric feature never seen in training
-                else:
-                    continue
-            col = pd.to_numeric(X[f], errors="coerce").to_numpy(dtype=float)
-            _, cuts, names = self._cut_points(f)
-            bins = np.searchsorted(cuts, col, side="left")
-            out[f] = pd.Series(
-                [None if np.isnan(v) else names[b] for v, b in zip(col, bins)],
-                index=X.index,
-                dtype=object,
-            )
-        return out
+            kind = self._kinds.kind.get(f)
+            if kind is None and X[f].dtype.kind in "iuf" and f not in named:
+                kind = NUMERIC  # a numeric feature never seen in training
+            if kind != NUMERIC:
+                continue
+            col = numeric_values(X[f])
+            c = self._cut_points(f)
+            names = np.array([*c.names, None], dtype=object)  # the last one for missing cells
+            bins = np.where(np.isnan(col), len(c.names), np.searchsorted(c.array, col, "left"))
+            out[f] = pd.Series(names[bins], index=X.index, dtype=object)
+
+
+class _Cuts(NamedTuple):
+    """A feature's cut points as last fitted: on ``n`` values, as an array and a list, and
+    the names of the intervals."""
+
+    n: int
+    array: np.ndarray
+    cuts: list
+    names: list

@@ -2,41 +2,66 @@
 
 Every learner in the package reads records the same way:
 
-- A feature absent from ``x``, ``None`` or a float NaN is **missing**; it is skipped (documented
-  behaviour, never an error).
+- A feature absent from ``x``, or whose value is ``None``, a NaN of any float type (Python,
+  ``np.float64``, ``np.float32``, ...), ``pd.NA`` or ``pd.NaT`` is **missing**; it is skipped
+  (documented behaviour, never an error), whatever the feature's kind, also under
+  ``nominal_attributes`` (a NaN is never a category), and a missing value gives a new feature no
+  kind.
 - A feature named in ``nominal_attributes`` is nominal whatever its values. Otherwise a
   feature whose first observed value is a number (``int``/``float``/numpy scalar, not
   ``bool``) is **numeric**; any other value makes it **nominal**. A feature keeps its kind:
   a string arriving for a numeric feature, or a number for a nominal one not named in
   ``nominal_attributes``, is a ``TypeError``.
 - Nominal values must be hashable (``TypeError``); numeric values must be finite
-  (``ValueError``). The label must not be ``None``/NaN (``ValueError``) and must be hashable.
+  (``ValueError``). The label must not be missing (any of the above: ``ValueError``) and must be
+  hashable (``TypeError``).
 
-:class:`FeatureKinds` validates a whole record *before* anything is changed, so that a refused
-record leaves the learner exactly as it was.
+:class:`FeatureKinds` validates a whole record (or a whole DataFrame) *before* anything is
+changed, so that a refused record leaves the learner exactly as it was; :func:`numeric_values`
+reads a validated numeric column of a DataFrame as floats, every missing value as NaN.
 """
 
 from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 import numpy as np
 
-__all__ = ["FeatureKinds", "check_label", "check_labels", "is_missing"]
+__all__ = ["FeatureKinds", "check_label", "check_labels", "numeric_values"]
 
 NOMINAL = 0
 NUMERIC = 1
-_PLAIN_NUMBERS = (int, float)
 
 
-def is_missing(value) -> bool:
-    """``None`` or NaN.
+def _is_missing(value) -> bool:
+    """``None``, NaN of any float type, ``pd.NA``, ``pd.NaT`` or a numpy ``NaT``.
 
-    >>> is_missing(None), is_missing(float("nan")), is_missing(0.0), is_missing("")
-    (True, True, False, False)
+    >>> import numpy as np, pandas as pd
+    >>> [_is_missing(v) for v in (None, float("nan"), np.float32("nan"), pd.NA, pd.NaT)]
+    [True, True, True, True, True]
+    >>> [_is_missing(v) for v in (0.0, "", "nan", np.float32(1), False, ("a",))]
+    [False, False, False, False, False, False]
     """
-    return value is None or (isinstance(value, float) and value != value)
+    t = type(value)
+    if t is str or t is int:
+        return False
+    if t is float:
+        return value != value
+    return value is None or _is_missing_other(value)
+
+
+def _is_missing_other(value) -> bool:
+    """:func:`_is_missing` for values other than None and plain str/int/float: plain Python
+    comparisons only (``NaN != NaN``), no numpy call, for the per-record path."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None:  # a numpy scalar: NaN of any precision, complex NaN, NaT
+        return dtype.kind in "fcmM" and getattr(value, "ndim", 1) == 0 and bool(value != value)
+    if isinstance(value, numbers.Number):  # float subclasses, complex, Decimal
+        return value != value
+    pd = sys.modules.get("pandas")  # pd.NA and pd.NaT exist only if pandas was imported
+    return pd is not None and (value is pd.NA or value is pd.NaT)
 
 
 def _is_number(value) -> bool:
@@ -53,9 +78,19 @@ def _is_number(value) -> bool:
 
 
 def check_label(y) -> None:
-    """Refuse a missing or unhashable label with a clear error."""
-    if y is None or (isinstance(y, float) and y != y):
-        raise ValueError("the label y is missing (None or NaN); every learned record needs one")
+    """Refuse a missing or unhashable label with a clear error.
+
+    >>> import numpy as np
+    >>> check_label(np.float32("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: the label y=np.float32(nan) is missing (None, NaN, pd.NA or NaT); ...
+    """
+    if _is_missing(y):
+        raise ValueError(
+            f"the label y={y!r} is missing (None, NaN, pd.NA or NaT); "
+            f"every learned record needs one"
+        )
     try:
         hash(y)
     except TypeError:
@@ -66,7 +101,8 @@ class FeatureKinds:
     """The kind (nominal or numeric) of every feature seen so far.
 
     >>> kinds = FeatureKinds(nominal_attributes=["zip"])
-    >>> numeric, nominal, new = kinds.split({"age": 31, "zip": 15213, "colour": "red", "note": None})
+    >>> record = {"age": 31, "zip": 15213, "colour": "red", "note": None}
+    >>> numeric, nominal, new = kinds.split(record)
     >>> numeric, nominal
     ([('age', 31.0)], [('zip', 15213), ('colour', 'red')])
     >>> kinds.commit(new)
@@ -94,8 +130,11 @@ class FeatureKinds:
         numeric, nominal, new = [], [], {}
         for f, v in x.items():
             t = type(v)
-            if v is None or (t is float and v != v):
-                continue
+            if t is float:
+                if v != v:
+                    continue  # NaN: missing
+            elif t is not str and (v is None or (t is not int and _is_missing_other(v))):
+                continue  # None, a numpy NaN or NaT, pd.NA, pd.NaT: missing
             k = kind.get(f)
             if k is None:
                 k = new.get(f)
@@ -109,8 +148,6 @@ class FeatureKinds:
                             f"feature {f!r} is numeric but got {v!r} ({t.__name__})"
                         )
                     v = float(v)
-                    if v != v:
-                        continue  # a numpy NaN: missing
                 if v == math.inf or v == -math.inf:
                     raise ValueError(f"feature {f!r} has an infinite value {v!r}")
                 numeric.append((f, v))
@@ -187,11 +224,30 @@ def _hashable_or_raise(f, values):
         try:
             hash(v)
         except TypeError:
-            raise TypeError(f"feature {f!r} has an unhashable value {v!r} ({type(v).__name__})") from None
+            raise TypeError(
+                f"feature {f!r} has an unhashable value {v!r} ({type(v).__name__})"
+            ) from None
         yield v
 
 
 def check_labels(y) -> None:
-    """Refuse a label Series with missing values."""
-    if y.isna().any():
-        raise ValueError("the label y is missing (None or NaN) in some rows")
+    """Refuse a label Series with missing values (None, NaN, ``pd.NA``, ``NaT``), naming a row."""
+    missing = y.isna().to_numpy()
+    if missing.any():
+        row = y.index[int(np.argmax(missing))]
+        raise ValueError(
+            f"the label y is missing (None, NaN, pd.NA or NaT) in {int(missing.sum())} row(s), "
+            f"the first at index {row!r}; every learned record needs one"
+        )
+
+
+def numeric_values(column) -> np.ndarray:
+    """A numeric column of a DataFrame (validated by :meth:`FeatureKinds.split_frame`) as a
+    float64 array, every missing value (None, NaN, ``pd.NA``, ``NaT``) as NaN: also for object
+    columns and pandas' nullable dtypes, where ``to_numpy().astype(float)`` fails on ``pd.NA``.
+
+    >>> import pandas as pd
+    >>> numeric_values(pd.Series([1, pd.NA, None, 2.5], dtype=object))
+    array([1. , nan, nan, 2.5])
+    """
+    return column.to_numpy(dtype=float, na_value=np.nan)

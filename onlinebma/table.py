@@ -33,7 +33,9 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-__all__ = ["MISSING", "Table", "canonical_order", "compact_codes", "to_floats"]
+from .records import numeric_values
+
+__all__ = ["MISSING", "Table", "canonical_order", "compact_codes"]
 
 #: The code of a missing value, and of a value absent from the table's records.
 MISSING = -1
@@ -79,13 +81,6 @@ def compact_codes(codes: np.ndarray):
         cards.append(max(1, int((mapping >= 0).sum())))
         maps.append(mapping.astype(np.int64))
     return out, np.array(cards, dtype=np.int64), maps
-
-
-def to_floats(s) -> np.ndarray:
-    """A pandas column as floats, missing (None/NaN) as NaN."""
-    if s.dtype.kind in "iuf":
-        return s.to_numpy(dtype=float, na_value=np.nan)
-    return np.array([np.nan if v is None or v != v else float(v) for v in s], dtype=float)
 
 
 @dataclass(frozen=True, eq=False)
@@ -233,10 +228,10 @@ class Table:
                 codes[:, j] = mapped.to_numpy(dtype=np.int64).astype(np.int32)
         for k, f in enumerate(self.discretized_features):
             if f in X.columns:
-                codes[:, p_nom + k] = self._bin_codes(k, to_floats(X[f]))
+                codes[:, p_nom + k] = self._bin_codes(k, numeric_values(X[f]))
         for j, f in enumerate(self.numeric_features):
             if f in X.columns:
-                numeric[:, j] = to_floats(X[f])
+                numeric[:, j] = numeric_values(X[f])
         return self._rows(codes, numeric)
 
     def translate(self, other: Table) -> Table:

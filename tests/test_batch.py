@@ -223,3 +223,43 @@ def test_classes_absent_from_the_window_get_the_documented_share(cls, params):
         rest = 1 - 3 / (window + 4)
         assert after["a"] / rest == pytest.approx(own["a"], abs=1e-9)
         assert sum(after.values()) == pytest.approx(1.0, abs=1e-12)
+
+
+# ------------------------------------------------------- refusals leave the learner as it was
+
+
+def test_learn_many_with_an_unhashable_label_changes_nothing():
+    """Issue 13, item 5: the whole batch is checked before anything changes."""
+    import pickle
+
+    model = ClassCounts()
+    model.learn_many(pd.DataFrame({"size": [1.0, 2.0]}), pd.Series(["a", "b"]))
+    before = pickle.dumps(model)
+    X = pd.DataFrame({"size": [1.0, 2.0], "colour": ["r", "g"]})
+    with pytest.raises(TypeError, match="label"):
+        model.learn_many(X, pd.Series(["a", ["unhashable"]]))
+    assert pickle.dumps(model) == before
+    model.learn_many(pd.DataFrame({"colour": [3.5, 4.5]}), pd.Series(["a", "b"]))  # still new
+    assert "colour" in model.data_.numeric_features
+
+
+@pytest.mark.parametrize("make", ["FAN", "ISA", "ClassCounts"])
+def test_a_refused_fit_keeps_the_fitted_model(make):
+    """Issue 13, item 6: fit(X, y[:5]) raises and the previous fit is still there."""
+    import pickle
+
+    from onlinebma.instance_specific import ISA
+    from onlinebma.mixture import FAN
+
+    model = {"FAN": lambda: FAN(max_components=2, seed=0), "ISA": ISA,
+             "ClassCounts": ClassCounts}[make]()
+    rows = list(_stream(30))
+    X = pd.DataFrame([x for x, _ in rows])
+    y = pd.Series([label for _, label in rows])
+    model.fit(X, y)
+    proba = model.predict_proba_one(rows[0][0])
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="rows"):
+        model.fit(X, y[:5])
+    assert pickle.dumps(model) == before
+    assert model.predict_proba_one(rows[0][0]) == proba

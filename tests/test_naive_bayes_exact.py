@@ -42,7 +42,8 @@ def make_data(n, n_nominal, n_numeric=0, n_classes=3, missing=0.1, seed=0):
 
 
 def observed(x):
-    return {f: v for f, v in x.items() if v is not None and not (isinstance(v, float) and math.isnan(v))}
+    return {f: v for f, v in x.items()
+            if v is not None and not (isinstance(v, float) and math.isnan(v))}
 
 
 class Summary:
@@ -53,7 +54,8 @@ class Summary:
         self.n = len(rows)
         self.class_count = {c: sum(1 for _, y in rows if y == c) for c in self.classes}
         self.features = list(dict.fromkeys(f for x, _ in rows for f in observed(x)))
-        self.pairs = {f: [(observed(x)[f], y) for x, y in rows if f in observed(x)] for f in self.features}
+        self.pairs = {f: [(observed(x)[f], y) for x, y in rows if f in observed(x)]
+                      for f in self.features}
 
     def is_numeric(self, f):
         return isinstance(self.pairs[f][0][0], float)
@@ -94,8 +96,9 @@ def ng_predictive(x, values, p):
     return float(sps.t.logpdf(x, df=2 * an, loc=mun, scale=scale))
 
 
-def brute_force_ma(rows, x_test, prior="K2", alpha=1.0, ess=1.0, pi=0.5, ng=NormalGammaPrior()):
+def brute_force_ma(rows, x_test, prior="K2", alpha=1.0, ess=1.0, pi=0.5, ng=None):
     """Eq. 7 of Dash & Cooper: sum over all 2^N structures. Returns (proba, inclusion probs)."""
+    ng = ng or NormalGammaPrior()
     s = Summary(rows)
     C = len(s.classes)
     per_feature = {}  # f -> {False: (log ML, log theta(y) list), True: ...}
@@ -117,7 +120,8 @@ def brute_force_ma(rows, x_test, prior="K2", alpha=1.0, ess=1.0, pi=0.5, ng=Norm
             r = len(dom)
             a0, a1 = (alpha, alpha) if prior == "K2" else (ess / r, ess / (r * C))
             nv = [sum(1 for v, _ in pairs if v == d) for d in dom]
-            nvy = {c: [sum(1 for v, y in pairs if v == d and y == c) for d in dom] for c in s.classes}
+            nvy = {c: [sum(1 for v, y in pairs if v == d and y == c) for d in dom]
+                   for c in s.classes}
             ml0 = lgamma_ml(nv, a0)
             ml1 = sum(lgamma_ml(nvy[c], a1) for c in s.classes)
             if f in xo and xo[f] in dom:
@@ -132,14 +136,16 @@ def brute_force_ma(rows, x_test, prior="K2", alpha=1.0, ess=1.0, pi=0.5, ng=Norm
     for arcs in itertools.product([False, True], repeat=len(s.features)):
         log_ps = sum(math.log(pi) if a else math.log(1 - pi) for a in arcs)
         log_ml = sum(per_feature[f][a][0] for f, a in zip(s.features, arcs))
-        pred = [log_prior_y[k] + sum(per_feature[f][a][1][k] for f, a in zip(s.features, arcs)) for k in range(C)]
+        pred = [log_prior_y[k] + sum(per_feature[f][a][1][k] for f, a in zip(s.features, arcs))
+                for k in range(C)]
         terms.append([log_ps + log_ml + p for p in pred])
         weights.append((arcs, log_ps + log_ml))
     scores = logsumexp(np.array(terms), axis=0)
     proba = dict(zip(s.classes, np.exp(scores - logsumexp(scores))))
     lw = np.array([w for _, w in weights])
     post = np.exp(lw - logsumexp(lw))
-    incl = {f: float(sum(p for (arcs, _), p in zip(weights, post) if arcs[i])) for i, f in enumerate(s.features)}
+    incl = {f: float(sum(p for (arcs, _), p in zip(weights, post) if arcs[i]))
+            for i, f in enumerate(s.features)}
     return proba, incl
 
 
@@ -171,11 +177,13 @@ def brute_force_bma(rows, x_test, gamma=1.0, alpha=1.0):
             M = len(dom)
             n_y = {c: sum(1 for _, y in pairs if y == c) for c in s.classes}
 
-            def p0(v):
-                return math.log((sum(1 for w, _ in pairs if w == v) + alpha) / (len(pairs) + alpha * M))
+            def p0(v, pairs=pairs, M=M):
+                n_v = sum(1 for w, _ in pairs if w == v)
+                return math.log((n_v + alpha) / (len(pairs) + alpha * M))
 
-            def p1(v, c):
-                return math.log((sum(1 for w, y in pairs if w == v and y == c) + alpha) / (n_y[c] + alpha * M))
+            def p1(v, c, pairs=pairs, M=M, n_y=n_y):
+                n_vy = sum(1 for w, y in pairs if w == v and y == c)
+                return math.log((n_vy + alpha) / (n_y[c] + alpha * M))
 
             l0 = [p0(v) for v, _ in pairs]
             l1 = [p1(v, y) for v, y in pairs]
@@ -224,7 +232,8 @@ def assert_close_dicts(a, b, tol=1e-9):
     (6, 2, "K2", 0.5, 2),
     (5, 2, "BDeu", 0.7, 3),
 ])
-def test_model_averaged_nb_equals_enumeration_of_all_structures(n_nominal, n_numeric, prior, pi, seed):
+def test_model_averaged_nb_equals_enumeration_of_all_structures(n_nominal, n_numeric, prior, pi,
+                                                                seed):
     rows = make_data(60, n_nominal, n_numeric, seed=seed)
     model = ModelAveragedNB(prior=prior, ess=2.0, inclusion_prior=pi)
     for x, y in rows:
@@ -264,14 +273,16 @@ def test_naive_bayes_matches_sklearn_categorical_nb():
         for row, label in zip(X, y):
             ours.learn_one({f"f{j}": f"v{v}" for j, v in enumerate(row)}, int(label))
         classes = sorted(set(y.tolist()))
-        prior = np.array([(np.sum(y == c) + alpha) / (len(y) + alpha * len(classes)) for c in classes])
+        prior = np.array([(np.sum(y == c) + alpha) / (len(y) + alpha * len(classes))
+                          for c in classes])
         sk = CategoricalNB(alpha=alpha, class_prior=prior).fit(X, y)
         for j in range(X.shape[1]):
             t = ours._tables[f"f{j}"]
             r = len(t.n_value)
-            ours_log = np.array([[math.log((alpha + t.n_joint.get(f"v{v}", {}).get(c, 0)) / (alpha * r + t.n_class[c]))
+            ours_log = np.array([[math.log((alpha + t.n_joint.get(f"v{v}", {}).get(c, 0))
+                                           / (alpha * r + t.n_class[c]))
                                   for v in range(4)] for c in classes])
             np.testing.assert_allclose(ours_log, sk.feature_log_prob_[j], rtol=0, atol=1e-12)
-        got = np.array([[ours.predict_proba_one({f"f{j}": f"v{v}" for j, v in enumerate(row)})[c] for c in classes]
-                        for row in X[:50]])
+        got = np.array([[ours.predict_proba_one({f"f{j}": f"v{v}" for j, v in enumerate(row)})[c]
+                         for c in classes] for row in X[:50]])
         np.testing.assert_allclose(got, sk.predict_proba(X[:50]), rtol=0, atol=1e-12)

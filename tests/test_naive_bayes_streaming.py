@@ -108,7 +108,8 @@ def test_bmanb_incremental_sums_equal_recomputation():
     model._refresh(list(model._tables))
     for f, (sums, odds) in incremental.items():
         assert all(math.isclose(a, b, rel_tol=1e-9) for a, b in zip(sums[:2], model._sums[f][:2]))
-        assert math.isclose(odds, model._arc_log_odds(f, model._tables[f]), rel_tol=1e-9, abs_tol=1e-9)
+        assert math.isclose(odds, model._arc_log_odds(f, model._tables[f]), rel_tol=1e-9,
+                            abs_tol=1e-9)
 
 
 @pytest.mark.parametrize("learner", [NaiveBayes(), ModelAveragedNB(), BMANB()], ids=repr)

@@ -2,15 +2,22 @@
 
 from __future__ import annotations
 
+import pickle
+
 import numpy as np
 import pandas as pd
 import pytest
+from river import checks
 
-from onlinebma.datasets import UCIDataset
 from experiments.bench_isa import weka_available, weka_cut_points, write_arff
-from onlinebma.preprocessing import mdl_cut_points
+from onlinebma.datasets import UCIDataset
+from onlinebma.preprocessing import MDLDiscretizer, interval_labels, mdl_cut_points
 
-needs_weka = pytest.mark.skipif(not weka_available(), reason="needs java and Weka 3.6.14's jar")
+
+def needs_weka(test):
+    """Compares against Weka itself: marked ``weka``, skipped without Java and Weka's jar."""
+    skip = pytest.mark.skipif(not weka_available(), reason="needs java and Weka 3.6.14's jar")
+    return pytest.mark.weka(skip(test))
 
 
 def _coded(Y):
@@ -28,7 +35,8 @@ def test_iris_cut_points_match_weka_3_6_14_numbers_from_the_issue():
         "petal width": [0.8, 1.75],
     }
     for col, cuts in expected.items():
-        np.testing.assert_allclose(mdl_cut_points(X[col].to_numpy(float), y, 3), cuts, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(mdl_cut_points(X[col].to_numpy(float), y, 3), cuts,
+                                   rtol=0, atol=1e-12)
 
 
 def _compare_with_weka(X, Y, numeric, tmp_path, classes=None):
@@ -115,11 +123,8 @@ def test_bad_input_is_refused_with_a_clear_error(x, y, k, match):
 
 # ---------------------------------------------------------------- MDLDiscretizer
 
-from river import checks
 
-from onlinebma.preprocessing import MDLDiscretizer, interval_labels
-
-
+@pytest.mark.slow
 def test_discretizer_passes_river_checks():
     checks.check_estimator(MDLDiscretizer())
 
@@ -181,3 +186,79 @@ def test_discretizer_refuses_bad_records_and_stays_unchanged():
     with pytest.raises(ValueError, match="infinite"):
         disc.learn_many(pd.DataFrame({"a": [1.0, np.inf]}), pd.Series(["a", "b"]))
     assert (dict(disc._values), dict(disc._kinds.kind)) == before
+
+
+# ------------------------------------- issue 13: refit policy (item 9) and pipelines (item 12)
+
+def _stream(n, seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    a = rng.normal(y, 1.0)
+    return [({"a": float(v), "b": "u"}, int(c)) for v, c in zip(a, y)]
+
+
+def test_streamed_cut_points_are_refitted_by_the_documented_policy():
+    """Cut points are recomputed only once a feature's values grew by 10% since the last fit
+    (item 9: recomputing them at every transform made streaming quadratic), and then equal
+    the cut points of every value learned so far."""
+    data = _stream(3000)
+    disc = MDLDiscretizer()
+    fits = []
+    for i, (x, y) in enumerate(data, 1):
+        before = disc._cuts.get("a")
+        disc.learn_one(x, y)
+        disc.transform_one(x)
+        if disc._cuts["a"] is not before:
+            fits.append(i)
+    assert len(fits) < 100  # O(log n) refits, not one per record
+    for prev, cur in zip(fits, fits[1:]):
+        assert cur == prev + max(1, -(-prev // 10))  # the first record at >= 10% growth
+    n = fits[-1]
+    xs = np.array([x["a"] for x, _ in data[:n]])
+    ys = np.array([y for _, y in data[:n]])
+    np.testing.assert_array_equal(disc.cut_points_["a"], mdl_cut_points(xs, ys, 2))
+
+
+def test_refit_every_one_recomputes_at_every_transform():
+    data = _stream(300)
+    disc = MDLDiscretizer(refit_every=1)
+    for i, (x, y) in enumerate(data, 1):
+        disc.learn_one(x, y)
+        xs = np.array([r["a"] for r, _ in data[:i]])
+        ys = np.array([c for _, c in data[:i]])
+        np.testing.assert_array_equal(disc.cut_points_["a"], mdl_cut_points(xs, ys, 2))
+
+
+@pytest.mark.parametrize("bad", [0, -1, 1.5, "10", True])
+def test_refit_every_is_validated(bad):
+    with pytest.raises((TypeError, ValueError), match="refit_every"):
+        MDLDiscretizer(refit_every=bad)
+
+
+def test_in_a_pipeline_learn_many_discretizes_the_batch_with_cut_points_learned_from_it():
+    """Item 12: River's Pipeline.learn_many transforms a batch before the discretizer learns
+    it, so every value became "(-inf, inf)" and the learner behind learned nothing."""
+    from onlinebma.naive_bayes import NaiveBayes
+
+    X, Y = UCIDataset("iris").to_frame()
+    order = np.random.default_rng(1).permutation(len(X))
+    X, Y = X.iloc[order].reset_index(drop=True), Y.iloc[order].reset_index(drop=True)
+    train, test = slice(0, 100), slice(100, None)
+    piped = MDLDiscretizer() | NaiveBayes()
+    piped.learn_many(X[train], Y[train])
+    by_hand = MDLDiscretizer().fit(X[train], Y[train])
+    nb = NaiveBayes()
+    nb.learn_many(by_hand.transform_many(X[train]), Y[train])
+    pd.testing.assert_frame_equal(piped.predict_proba_many(X[test]),
+                                  nb.predict_proba_many(by_hand.transform_many(X[test])))
+    assert (piped.predict_many(X[test]) == Y[test]).mean() > 0.85
+
+
+def test_a_transformed_frame_is_rewritten_only_for_the_batch_learned_right_after():
+    X, Y = UCIDataset("iris").to_frame()
+    disc = MDLDiscretizer()
+    kept = disc.transform_many(X)
+    other = X.copy()
+    disc.learn_many(other, Y)  # another frame object: the earlier output is left alone
+    assert set(kept["petal length"]) == {"(-inf, inf)"}
+    pickle.dumps(disc)  # what the pipeline bookkeeping holds is not part of the state

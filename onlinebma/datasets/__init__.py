@@ -30,12 +30,12 @@ import pathlib
 
 from river.datasets import base
 
-__all__ = ["UCIDataset", "catalog", "load_network"]
+__all__ = ["Elec2", "UCIDataset", "catalog", "load_network", "networks", "read_network"]
 
 DATA = pathlib.Path(__file__).parent / "data"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def catalog() -> dict:
     """``{name: {"rows", "features", "classes", "numeric", "source", "used_in"}}``."""
     return json.loads((DATA / "catalog.json").read_text())
@@ -105,14 +105,62 @@ class UCIDataset(base.FileDataset):
         return X, pd.Series(labels, name="class")
 
 
-def load_network(name: str):
-    """A bundled Bayesian network (``"alarm"``, ``"hepar2"``, ``"asia"``) as a pgmpy model.
+class Elec2(UCIDataset):
+    """Elec2, the New South Wales electricity market stream (Harries 1999), in time order.
 
-    Needs the optional dependency pgmpy (``pip install onlinebma[experiments]``).
+    45,312 half-hourly records, 6 numeric features in [0, 1], label ``"1"``/``"0"``: the price
+    went up/down against the last 24 hours' average. This 6-feature copy (without ``date`` and
+    ``day``) is from the CapyMOA repository (BSD-3-Clause); ``catalog()["electricity"]``.
+
+    >>> ds = Elec2()
+    >>> ds.n_samples, ds.n_features, ds.nominal_attributes
+    (45312, 6, [])
     """
+
+    def __init__(self):
+        super().__init__("electricity")
+
+
+@functools.cache
+def networks() -> tuple[str, ...]:
+    """Names of the bundled Bayesian networks, for :func:`load_network`.
+
+    >>> networks()
+    ('alarm', 'asia', 'hepar2')
+    """
+    return tuple(sorted(p.name[: -len(".bif.gz")] for p in DATA.glob("*.bif.gz")))
+
+
+def load_network(name: str):
+    """A bundled Bayesian network (one of :func:`networks`: ``"alarm"``, ``"hepar2"``,
+    ``"asia"``) as a pgmpy model.
+
+    Only the bundled names are accepted, never a path; read a network file of your own with
+    :func:`read_network`. Needs the optional dependency pgmpy
+    (``pip install onlinebma[experiments]``).
+    """
+    if not isinstance(name, str) or name not in networks():
+        raise ValueError(f"unknown network {name!r}; bundled networks: {', '.join(networks())}"
+                         f" (read a file of your own with read_network(path))")
+    return _read_bif(DATA / f"{name}.bif.gz")
+
+
+def read_network(path):
+    """A Bayesian network from a BIF file of your own (plain, or gzipped if its name ends in
+    ``.gz``) as a pgmpy model. Needs the optional dependency pgmpy.
+
+    The file is read as given (any path the process can read), so pass only paths you trust;
+    :func:`load_network` reads the bundled networks by name.
+    """
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no network file {str(path)!r}")
+    return _read_bif(path)
+
+
+def _read_bif(path: pathlib.Path):
     from pgmpy.readwrite import BIFReader
 
-    path = DATA / f"{name}.bif.gz"
-    if not path.exists():
-        raise ValueError(f"unknown network {name!r}; available: alarm, hepar2, asia")
-    return BIFReader(string=gzip.open(path).read().decode()).get_model()
+    opener = gzip.open if path.name.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        return BIFReader(string=f.read().decode()).get_model()

@@ -31,7 +31,7 @@ from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
 from ..validation import check_choice, check_int, check_real
 from .averaging import Evidence
 from .criteria import CRITERIA, scores
-from .em import Design, EMResult, Params, Structure, one_component, run_em
+from .em import Design, EMEngine, EMResult, Params, one_component, run_em
 from .starts import seeded_params, split_start
 
 __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
@@ -208,7 +208,7 @@ class MixtureClassifier(BufferRefitClassifier):
     def _fit_candidates(self, data: Table):
         """EM for every K on ``data`` (module docstring); sets the fitted attributes."""
         n_classes = len(data.classes)
-        s = Structure(_design(data, data, data.y, n_classes), self._class_parent, self.alpha,
+        s = EMEngine(_design(data, data, data.y, n_classes), self._class_parent, self.alpha,
                       VAR_SMOOTHING)
         seed = None if self.seed is None else [self.seed, self._n_em_fits]
         rng = np.random.default_rng(seed)
@@ -257,7 +257,7 @@ class MixtureClassifier(BufferRefitClassifier):
         rows = fitted.translate(data)
         unknown = rows.y < 0
         design = _design(fitted, rows, np.where(unknown, 0, rows.y), len(fitted.classes))
-        s = Structure(design, self._class_parent, self.alpha, VAR_SMOOTHING,
+        s = EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING,
                       coords=(s_prev.center, s_prev.scale))
         return s, unknown
 

@@ -29,14 +29,14 @@ import numpy as np
 
 from ..stats.dirichlet import log_dirichlet_marginal_np
 from ..stats.logmath import logsumexp_np
-from .em import Params, Structure
+from .em import EMEngine, Params
 
 __all__ = ["CRITERIA", "n_free_parameters", "scores"]
 
 CRITERIA = ("bic", "aic", "cs", "icl")
 
 
-def n_free_parameters(s: Structure, p: Params) -> int:
+def n_free_parameters(s: EMEngine, p: Params) -> int:
     """Free parameters of the model (formulas in the module docstring)."""
     c, k = s.d.n_classes, p.k
     nominal = int((s.d.r - 1).sum())
@@ -46,7 +46,7 @@ def n_free_parameters(s: Structure, p: Params) -> int:
     return (k - 1) + k * (c - 1) + k * nominal + 2 * k * gauss
 
 
-def scores(s: Structure, p: Params) -> dict:
+def scores(s: EMEngine, p: Params) -> dict:
     """``{"loglik", "n_params", "bic", "aic", "icl", "cs"}`` of parameters ``p`` on the data."""
     n = s.d.n
     joint = s.joint(p, jitter=False)
@@ -67,7 +67,7 @@ def scores(s: Structure, p: Params) -> dict:
     }
 
 
-def _cheeseman_stutz_gap(s: Structure, p: Params, tau: np.ndarray, log_n: float) -> float:
+def _cheeseman_stutz_gap(s: EMEngine, p: Params, tau: np.ndarray, log_n: float) -> float:
     """``log p(D' | M) - log p(D' | theta)`` for the data completed with ``tau``."""
     d, a = s.d, s.alpha
     counts = s.counts(s.spread(tau))  # expected counts per cell and value, (cells, R)

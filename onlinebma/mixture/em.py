@@ -56,7 +56,7 @@ from scipy import sparse
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import LOG_2PI
 
-__all__ = ["Design", "Params", "EMResult", "Structure", "X_MAX", "Z_MAX", "gaussian_log_density",
+__all__ = ["Design", "Params", "EMResult", "EMEngine", "X_MAX", "Z_MAX", "gaussian_log_density",
            "one_component", "run_em"]
 
 #: Scaled values are clipped here, so that sums of squares over any number of records below
@@ -152,7 +152,7 @@ def coordinates(x: np.ndarray, obs: np.ndarray) -> tuple:
     return center, scale
 
 
-class Structure:
+class EMEngine:
     """Which model the engine runs: FAN (``class_parent=True``) or FM (``False``), on which data.
 
     Holds what does not change during EM: the design, ``alpha``, the one-hot blocks, the
@@ -192,7 +192,7 @@ class Structure:
         # log p in original units = log p in scaled units - log(scale), per observed value.
         self.log_jacobian = float(w @ np.log(self.scale))
 
-    def without_records(self) -> Structure:
+    def without_records(self) -> EMEngine:
         """A copy that keeps what prediction needs and drops the training arrays (memory)."""
         import copy
 
@@ -358,7 +358,7 @@ class Structure:
         return float(data + self.log_prior(p)), tau
 
 
-def one_component(s: Structure) -> Params:
+def one_component(s: EMEngine) -> Params:
     """The one-component fit: naive Bayes for FAN, the "no structure" model for FM.
 
     It is the closed-form M step with every responsibility 1, and the reference of the variance
@@ -367,7 +367,7 @@ def one_component(s: Structure) -> Params:
     return s.m_step(np.ones((s.d.n, 1)), 0.0, None)
 
 
-def run_em(s: Structure, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
+def run_em(s: EMEngine, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
            floor, fallback: tuple) -> EMResult:
     """EM (or classification EM) from responsibilities ``tau0`` until it stalls.
 

@@ -6,7 +6,7 @@
   heaviest component split in two — the records it explains worse than its median record go to
   the new component. Deterministic, so a stream's fits do not depend on the seed through it.
 - A refit starts each K from the responsibilities of today's records under the previous fit
-  with the same ``K`` (``MixtureClassifier._warm_tau``), so EM continues where it stopped.
+  with the same ``K`` (``MixtureClassifier._fit_candidates``), so EM continues where it stopped.
 
 Every start is turned into responsibilities ``(n, K)``; EM begins with an M step from them.
 """
@@ -18,12 +18,12 @@ import math
 import numpy as np
 from scipy import sparse
 
-from .em import Params, Structure
+from .em import EMEngine, Params
 
 __all__ = ["seeded_params", "split_start"]
 
 
-def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
+def seeded_params(s: EMEngine, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
     """Starting parameters: component ``k`` centred on training record ``seeds[k]``.
 
     Nominal tables put half their mass on the seed's value and half on the one-component
@@ -55,7 +55,7 @@ def seeded_params(s: Structure, k: int, seeds: np.ndarray, ref: Params, floor) -
     return Params(np.full(k, -math.log(k)), log_class, log_theta, mean, var, active)
 
 
-def split_start(s: Structure, smaller: Params, hard: bool) -> np.ndarray:
+def split_start(s: EMEngine, smaller: Params, hard: bool) -> np.ndarray:
     """Responsibilities ``(n, K)`` that split the heaviest component of a ``K - 1`` fit."""
     joint = s.joint(smaller, jitter=False)
     best = joint.argmax(axis=1)

@@ -33,11 +33,13 @@ import math
 import numpy as np
 from river import base
 
-from ..validation import check_real
-from ..records import NOMINAL, FeatureKinds, check_label, check_labels
-from ..stats.gaussian import GaussianMoments
+from ..records import NOMINAL, FeatureKinds, check_label
+from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import log_add, normalize_log
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_real
+from .decay import Forgetting, check_decay
+from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
 
 __all__ = ["BaseNB", "log_sigmoid"]
 
@@ -55,21 +57,39 @@ def log_sigmoid(d: float) -> float:
     return d - math.log1p(math.exp(d))
 
 
-class BaseNB(base.MiniBatchClassifier):
+class BaseNB(Forgetting, base.MiniBatchClassifier):
     """Shared statistics, validation and prediction of the naive Bayes family."""
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
     # per-record path a call to _pseudo_counts.
     _cell_prior_varies = False
 
-    def __init__(self, alpha: float = 1.0, nominal_attributes: list | None = None):
+    # Renormalise the scaled unit of a forgetting learner once a record weighs this much in
+    # it (counts stay below ~1e41 / (1 - decay): far from overflow, see MAX_ABS_VALUE).
+    _renormalise_above = 2.0 ** 128
+
+    def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
+                 nominal_attributes: list | None = None):
         check_real("alpha", alpha, 0.0, strict=True)
+        check_decay("decay", decay, auto=True)
         self.alpha = alpha
+        self.decay = decay
         self.nominal_attributes = nominal_attributes
         self._kinds = FeatureKinds(nominal_attributes)
         self._tables: dict = {}  # feature -> NominalTable | NumericTable
-        self._class_counts: dict = {}  # label -> number of records
-        self._n = 0
+        self._class_counts: dict = {}  # label -> weight of its records, scaled unit
+        self._n = 0  # weight of all records, scaled unit
+        self._t = 0  # records learned
+        # decay="auto": a mixture of members with fixed rates, made at the first record.
+        self._auto = decay == "auto"
+        self._rates = None
+        # Forgetting: a record weighs _unit in the stored statistics, and a stored statistic
+        # is worth _scale times as much in records (_unit * _scale = 1). Ints without
+        # forgetting, so decay=1.0 computes exactly what it did before forgetting existed.
+        self._forgets = not self._auto and decay != 1
+        self._k = 0
+        self._unit = 1
+        self._scale = 1
 
     @property
     def _multiclass(self):
@@ -92,7 +112,10 @@ class BaseNB(base.MiniBatchClassifier):
         return log_sigmoid(-d), log_sigmoid(d)
 
     def feature_posteriors(self) -> dict:
-        """``{feature: P(feature used | data)}``, current after every record."""
+        """``{feature: P(feature used | data)}``, current after every record (with
+        ``decay="auto"``, averaged over the rates with :meth:`decay_posterior`)."""
+        if self._auto:
+            return self._rate_mixture().feature_posteriors()
         return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x: float):
@@ -120,11 +143,18 @@ class BaseNB(base.MiniBatchClassifier):
     # ---------------------------------------------------------------- learning
 
     def learn_one(self, x: dict, y) -> None:
+        if self._auto:
+            self._rate_mixture().learn_one(x, y)
+            return
         check_label(y)
         numeric, nominal, new = self._kinds.split(x)
+        for f, v in numeric:
+            if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
+                check_magnitude(f, v)
         # Validated: from here on nothing can fail, so a refused record changes nothing.
         self._kinds.commit(new)
         tables = self._tables
+        w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
         for pairs, table_type, learned in (
             (nominal, NominalTable, self._learned_nominal),
             (numeric, NumericTable, self._learned_numeric),
@@ -134,48 +164,55 @@ class BaseNB(base.MiniBatchClassifier):
                 if t is None:
                     t = tables[f] = table_type()
                 learned(f, t, v, y)
-                t.update(v, y)
-        self._n += 1
+                t.update(v, y, w)
+        self._n += w
         if y in self._class_counts:
-            self._class_counts[y] += 1
+            self._class_counts[y] += w
         else:
-            self._class_counts[y] = 1
+            self._class_counts[y] = w
             self._new_class(y)
+        self._t += 1
+        if self._forgets:
+            self._tick()
 
     def learn_many(self, X, y) -> None:
-        """Learn a pandas DataFrame (NaN/None = missing) and its labels, vectorised per column."""
-        import pandas as pd
+        """Learn a pandas DataFrame (NaN/None = missing) and its labels.
 
-        if len(X) != len(y):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-        y = pd.Series(np.asarray(y, dtype=object))
-        check_labels(y)
-        for label in y:
-            check_label(label)
-        kinds, new = self._kinds.split_frame(X)
+        Without forgetting, vectorised per column; with it (``decay`` or ``structure_decay``
+        below 1, or ``"auto"``), row by row in order, equal to ``learn_one`` on each row. The
+        whole batch is validated before anything changes.
+        """
+        columns, new, labels = prepare_frame(self._kinds, X, y)
+        if self._auto or self._forgets:  # rows validate as their columns did: none fails
+            for x, label in zip(records_of(columns, len(labels)), labels):
+                self.learn_one(x, label)
+            return
         self._kinds.commit(new)
-        labels, ycodes = _factorize(y)
-        for f, kind in kinds.items():
-            col = X[f].to_numpy()
+        names, ycodes = factorize(labels)
+        for f, (kind, values, present) in columns.items():
             t = self._tables.get(f)
             if kind == NOMINAL:
                 t = t if t is not None else self._tables.setdefault(f, NominalTable())
-                t.merge(_nominal_counts(col, ycodes, labels))
+                t.merge(nominal_counts(values, present, ycodes, names))
             else:
                 t = t if t is not None else self._tables.setdefault(f, NumericTable())
-                t.merge(_numeric_moments(col.astype(float), ycodes, labels))
-        counts = np.bincount(ycodes, minlength=len(labels))
-        new_classes = [lab for lab in labels if lab not in self._class_counts]
-        for label, c in zip(labels, counts):
+                t.merge(numeric_moments(values, present, ycodes, names))
+        counts = np.bincount(ycodes, minlength=len(names))
+        new_classes = [lab for lab in names if lab not in self._class_counts]
+        for label, c in zip(names, counts):
             self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
-        self._n += len(y)
-        self._refresh(list(kinds) if not new_classes else list(self._tables))
+        self._n += len(labels)
+        self._t += len(labels)
+        self._refresh(list(columns) if not new_classes else list(self._tables))
 
     def merge(self, other: BaseNB) -> BaseNB:
         """A new learner equal to one trained on both learners' streams.
 
         Both must be the same class with the same hyperparameters; sufficient statistics
         add up. The result's labels are ordered as first seen by ``self``, then ``other``.
+        Learners that forget are refused: their statistics weigh records by age on two
+        unrelated clocks, and the posterior over structures is a recursion over one ordered
+        stream, not a function of summed statistics.
         """
         if type(other) is not type(self):
             raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
@@ -183,6 +220,12 @@ class BaseNB(base.MiniBatchClassifier):
             raise ValueError(
                 f"cannot merge learners with different hyperparameters: "
                 f"{self._get_params()} vs {other._get_params()}"
+            )
+        if self._auto or self._forgets:
+            raise ValueError(
+                "cannot merge learners that forget (decay or structure_decay other than 1.0): "
+                "records of two streams have no common age; train one learner on the "
+                "interleaved stream instead"
             )
         for f, k in other._kinds.kind.items():
             mine = self._kinds.kind.get(f)
@@ -199,6 +242,7 @@ class BaseNB(base.MiniBatchClassifier):
         for label, c in other._class_counts.items():
             out._class_counts[label] = out._class_counts.get(label, 0) + c
         out._n += other._n
+        out._t += other._t
         out._refresh(list(out._tables))
         return out
 
@@ -206,8 +250,8 @@ class BaseNB(base.MiniBatchClassifier):
 
     def _log_prior(self) -> dict:
         """log P(y) = log((N_y + alpha) / (N + alpha |classes|))."""
-        norm = math.log(self._n + self.alpha * len(self._class_counts))
-        a = self.alpha
+        a = self.alpha * self._unit  # pseudo-counts in the counts' scaled unit
+        norm = math.log(self._n + a * len(self._class_counts))
         return {y: math.log(c + a) - norm for y, c in self._class_counts.items()}
 
     def _add_nominal(self, scores: list, f, t: NominalTable, v, classes) -> list:
@@ -221,6 +265,8 @@ class BaseNB(base.MiniBatchClassifier):
         d = self._arc_log_odds(f, t)
         r = len(t.n_value)
         a0, a1 = self._pseudo_counts(r) if self._cell_prior_varies else (self.alpha, self.alpha)
+        u = self._unit  # pseudo-counts in the counts' scaled unit
+        a0, a1 = a0 * u, a1 * u
         row = t.n_joint[v]
         n_class = t.n_class
         log = math.log
@@ -252,7 +298,10 @@ class BaseNB(base.MiniBatchClassifier):
         return [log_add(none, lw1 + a) for a in arc]
 
     def joint_log_likelihood(self, x: dict) -> dict:
-        """Unnormalised ``log P(y, x)`` for every label seen (``{}`` before learning)."""
+        """Unnormalised ``log P(y, x)`` for every label seen (``{}`` before learning); with
+        ``decay="auto"``, the log of the rate-averaged ``P(y | x)``."""
+        if self._auto:
+            return self._rate_mixture().joint_log_likelihood(x)
         if not self._class_counts:
             return {}
         numeric, nominal, _ = self._kinds.split(x)
@@ -275,12 +324,16 @@ class BaseNB(base.MiniBatchClassifier):
         return dict(zip(classes, scores))
 
     def predict_proba_one(self, x: dict) -> dict:
+        if self._auto:
+            return self._rate_mixture().predict_proba_one(x)
         return normalize_log(self.joint_log_likelihood(x))
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows, vectorised per column."""
         import pandas as pd
 
+        if self._auto:
+            return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
             return pd.DataFrame(index=X.index)
         kinds, _ = self._kinds.split_frame(X, learning=False)
@@ -305,8 +358,11 @@ class BaseNB(base.MiniBatchClassifier):
                 jll += terms[rows]
             else:
                 jll += self._numeric_term_np(f, t, col.astype(float), classes)
-        log_norm = np.logaddexp.reduce(jll, axis=1, keepdims=True)
-        return pd.DataFrame(np.exp(jll - log_norm), columns=classes, index=X.index)
+        # Normalise after subtracting each row's maximum: a row of huge scores (a far
+        # outlier) then still sums to 1, which log-sum-exp rounding could not promise.
+        p = np.exp(jll - jll.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return pd.DataFrame(p, columns=classes, index=X.index)
 
     def _numeric_term_np(self, f, t: NumericTable, x: np.ndarray, classes) -> np.ndarray:
         out = np.zeros((len(x), len(classes)))
@@ -321,42 +377,3 @@ class BaseNB(base.MiniBatchClassifier):
             arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
         out[present] = arc
         return out
-
-
-def _factorize(y):
-    """Labels in order of first appearance and the code of each row."""
-    import pandas as pd
-
-    codes, uniques = pd.factorize(y)
-    return list(uniques), codes
-
-
-def _nominal_counts(col, ycodes, labels) -> NominalTable:
-    """A :class:`NominalTable` of one column, counted with one ``bincount``."""
-    import pandas as pd
-
-    present = pd.notna(col)
-    vcodes, values = pd.factorize(col[present])
-    k = len(labels)
-    counts = np.bincount(vcodes * k + ycodes[present], minlength=len(values) * k)
-    t = NominalTable()
-    for i, j in zip(*np.nonzero(counts.reshape(len(values), k))):
-        t.update(values[i], labels[j], int(counts[i * k + j]))
-    return t
-
-
-def _numeric_moments(col, ycodes, labels) -> NumericTable:
-    """A :class:`NumericTable` of one column: per-class moments by two-pass bincounts."""
-    present = ~np.isnan(col)
-    x, yc = col[present], ycodes[present]
-    k = len(labels)
-    n = np.bincount(yc, minlength=k)
-    mean = np.bincount(yc, weights=x, minlength=k) / np.maximum(n, 1)
-    m2 = np.bincount(yc, weights=(x - mean[yc]) ** 2, minlength=k)
-    t = NumericTable()
-    for j in np.nonzero(n)[0]:
-        t.by_class[labels[j]] = GaussianMoments(int(n[j]), float(mean[j]), float(m2[j]))
-    if len(x):
-        mu = float(x.mean())
-        t.marginal = GaussianMoments(len(x), mu, float(((x - mu) ** 2).sum()))
-    return t

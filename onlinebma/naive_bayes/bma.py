@@ -1,12 +1,12 @@
-"""BMA-NB: averaging over all feature subsets with plug-in likelihoods (Wu, Sanner & Oliveira 2015)."""
+"""BMA-NB: averaging over feature subsets with plug-in likelihoods (Wu, Sanner & Oliveira 2015)."""
 
 from __future__ import annotations
 
 import math
 from array import array
 
+from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_real
-from ..stats.tables import NominalTable
 from .naive import NaiveBayes
 
 __all__ = ["BMANB"]
@@ -28,6 +28,16 @@ def _steps(a: float) -> array:
     if table is None:
         table = _STEPS[a] = array("d", (_xlog(n + 1, a) - _xlog(n, a) for n in range(_STEP_CAP)))
     return table
+
+
+def _plugin_log_odds(table: NominalTable, a: float, c: float) -> float:
+    """Eq. 14 from the counts times ``c``, O(values x classes): sum_vy N_vy log((N_vy + a)
+    / (N_y + a M)) - sum_v N_v log((N_v + a) / (N + a M))."""
+    am = a * len(table.n_value)
+    n = table.n * c
+    out = n * math.log(n + am) - sum(_xlog(k * c, am) for k in table.n_class.values())
+    out -= sum(_xlog(k * c, a) for k in table.n_value.values())
+    return out + sum(_xlog(k * c, a) for row in table.n_joint.values() for k in row.values())
 
 
 class BMANB(NaiveBayes):
@@ -54,6 +64,9 @@ class BMANB(NaiveBayes):
         cross-validation.
     alpha
         Laplace/Dirichlet pseudo-count (eq. 14) and class-prior pseudo-count.
+    decay
+        λ in (0, 1] or ``"auto"``, as for :class:`~onlinebma.naive_bayes.NaiveBayes`: the
+        plug-in likelihoods and β = Γ^(N_k + 1) are computed from the decayed counts.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
 
@@ -72,9 +85,9 @@ class BMANB(NaiveBayes):
 
     """
 
-    def __init__(self, gamma: float = 1.0, alpha: float = 1.0,
+    def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None):
-        super().__init__(alpha=alpha, nominal_attributes=nominal_attributes)
+        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes)
         check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)
@@ -84,6 +97,8 @@ class BMANB(NaiveBayes):
         self._sums: dict = {}
 
     def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
+        if self._forgets:  # every count changes with each record: no sums to keep
+            return
         a = self.alpha
         sums = self._sums.get(f)
         if sums is None:
@@ -120,12 +135,15 @@ class BMANB(NaiveBayes):
     def _arc_log_odds(self, f, table) -> float:
         """log P(f_k = 1 | D) - log P(f_k = 0 | D), from eq. 11 with β = Γ^(N+1):
         sum_i log P(x_ik | y_i) - sum_i log P(x_ik) - (N + 1) log Γ, plug-in estimates."""
-        n = table.n
-        sums = self._sums.get(f)
-        if sums is None:  # numeric: Gaussians from the moments
+        c = self._scale  # counts in records, not in the scaled unit
+        n = table.n * c
+        if isinstance(table, NumericTable):  # Gaussians from the moments
             loglik = self._log_likelihood
             with_class = sum(loglik(table, m) for m in table.by_class.values())
-            return with_class - loglik(table, table.marginal) - (n + 1) * self._log_gamma
+            return c * (with_class - loglik(table, table.marginal)) - (n + 1) * self._log_gamma
+        if self._forgets:
+            return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
+        sums = self._sums[f]
         # nominal, eq. 14: sum_vy N_vy log((N_vy + a) / (N_y + a M))
         #                  - sum_v N_v log((N_v + a) / (N + a M))
         m = len(table.n_value)
@@ -137,3 +155,5 @@ class BMANB(NaiveBayes):
     def _unit_test_params(self):
         yield {}
         yield {"gamma": 1.2, "alpha": 0.5}
+        yield {"decay": 0.9}
+        yield {"decay": "auto"}

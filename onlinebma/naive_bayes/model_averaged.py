@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import math
 
-from ..validation import check_choice, check_real
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_choice, check_real
 from .base import BaseNB
+from .decay import check_decay
 
 __all__ = ["ModelAveragedNB"]
 
@@ -48,6 +49,15 @@ class ModelAveragedNB(BaseNB):
     normal_gamma
         :class:`~onlinebma.stats.NormalGammaPrior` of numeric features (``None``: its
         defaults, suited to features of roughly unit scale).
+    decay
+        λ in (0, 1]: every count and moment is multiplied by λ after each learned record, so
+        a record of age ``a`` weighs λ^a (half-life ``ln 2 / -ln λ`` records). ``"auto"``
+        averages learners over a grid of rates (see :mod:`onlinebma.naive_bayes.decay` and
+        :meth:`decay_posterior`). 1.0: no forgetting.
+    structure_decay
+        α in (0, 1]: after each record the posterior over structures is flattened towards
+        the prior, ``π ∝ π^α π0^(1-α)``, i.e. every arc's log odds ``L ← α L + (1-α) L0``.
+        1.0: no forgetting.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
 
@@ -73,8 +83,12 @@ class ModelAveragedNB(BaseNB):
 
     def __init__(self, alpha: float = 1.0, prior: str = "K2", ess: float = 1.0,
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
+                 decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None):
-        super().__init__(alpha=alpha, nominal_attributes=nominal_attributes)
+        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes)
+        check_decay("structure_decay", structure_decay, auto=False)
+        self.structure_decay = structure_decay
+        self._forgets = self._forgets or (not self._auto and structure_decay != 1)
         check_choice("prior", prior, ("K2", "BDeu"))
         check_real("ess", ess, 0.0, strict=True)
         check_real("inclusion_prior", inclusion_prior, 0.0, strict=True, high=1.0, strict_high=True)
@@ -87,7 +101,16 @@ class ModelAveragedNB(BaseNB):
         self.normal_gamma = normal_gamma
         self._ng = normal_gamma or NormalGammaPrior()
         self._prior_log_odds = math.log(inclusion_prior) - math.log1p(-inclusion_prior)
-        self._log_ml: dict = {}  # feature -> [log P(D_f | no arc), log P(D_f | arc)], eq. 8
+        # feature -> [log P(D_f | no arc), log P(D_f | arc)] (eq. 8), kept as sums of the
+        # records' predictive log probabilities (issue 10, step 1). With structure_decay α < 1
+        # both are as of record _last[f] and owe α^(records since) (step 3, applied lazily).
+        self._log_ml: dict = {}
+        self._last: dict = {}
+        # BDeu without forgetting: per nominal feature, how many values / (value, class) cells
+        # have each count, [{count: cells}, {count: cells}]. A new value changes every cell's
+        # pseudo-count, and the marginal likelihoods are recomputed from these histograms in
+        # O(distinct counts), not O(values) (issue 13, item 9).
+        self._histograms: dict | None = {} if prior == "BDeu" and not self._forgets else None
 
     # -------------------------------------------------------------- parameters
 
@@ -99,68 +122,114 @@ class ModelAveragedNB(BaseNB):
 
     def _arc_log_odds(self, f, table) -> float:
         no_arc, arc = self._log_ml[f]
+        if self.structure_decay != 1:  # the flattening owed since the feature was last seen
+            return self._prior_log_odds + self.structure_decay ** (self._t - self._last[f]) * (
+                arc - no_arc)
         return self._prior_log_odds + arc - no_arc  # eq. 8 and the structure prior
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
             return self._ng.log_predictive(x, 0, 0.0, 0.0)
-        return self._ng.log_predictive(x, moments.n, moments.mean, moments.m2)
+        c = self._scale  # moments in records, not in the scaled unit
+        return self._ng.log_predictive(x, moments.n * c, moments.mean, moments.m2 * c)
 
     _log_density_np = _log_density  # log_predictive takes arrays too
 
     # ------------------------------------------------- incremental likelihoods
 
-    def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
+    def _current_log_ml(self, f) -> list:
+        """``f``'s marginal likelihoods as of now (with the flattening owed applied)."""
         log_ml = self._log_ml.get(f)
         if log_ml is None:
             log_ml = self._log_ml[f] = [0.0, 0.0]
+            self._last[f] = self._t
+        elif self.structure_decay != 1:
+            c = self.structure_decay ** (self._t - self._last[f])
+            log_ml[0] *= c
+            log_ml[1] *= c
+            self._last[f] = self._t
+        return log_ml
+
+    def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
+        log_ml = self._current_log_ml(f)
         r = len(table.n_value)
         if v not in table.n_value:
             r += 1
             self._grow_domain(f, table, r)
         a0, a1 = self._pseudo_counts(r)
+        u = self._unit  # pseudo-counts in the counts' scaled unit
+        a0, a1 = a0 * u, a1 * u
         row = table.n_joint.get(v)
         n_vy = row.get(y, 0) if row else 0
-        # eq. 8 as a product of sequential predictive probabilities
+        if self._histograms is not None:
+            h0, h1 = self._histograms.get(f) or self._histograms.setdefault(f, [{}, {}])
+            _count_grows(h0, table.n_value.get(v, 0))
+            _count_grows(h1, n_vy)
+        # eq. 8 as a product of sequential predictive probabilities (issue 10, step 1)
         log_ml[0] += math.log((a0 + table.n_value.get(v, 0)) / (r * a0 + table.n))
         log_ml[1] += math.log((a1 + n_vy) / (r * a1 + table.n_class.get(y, 0)))
 
     def _grow_domain(self, f, table: NominalTable, r: int) -> None:
-        """Make ``f``'s marginal likelihoods those of its data under a domain of ``r`` values."""
-        if self.prior == "BDeu" or r == 1:
-            self._log_ml[f][:] = self._nominal_log_ml(table, r)
+        """Re-express ``f``'s marginal likelihoods under a domain of ``r`` values: add
+        ``log P(D | r) - log P(D | r - 1)`` of the current (decayed) counts; without
+        forgetting, the result is the batch marginal likelihood under the new domain."""
+        if r == 1:  # a new feature: no data yet
+            return
+        log_ml = self._log_ml[f]
+        if self.prior == "BDeu":
+            new = self._nominal_log_ml(f, table, r)
+            if self._forgets:
+                old = self._nominal_log_ml(f, table, r - 1)
+                log_ml[0] += new[0] - old[0]
+                log_ml[1] += new[1] - old[1]
+            else:
+                log_ml[:] = new
             return
         # K2: cells keep their pseudo-count alpha; only each column's normaliser
         # Gamma(r alpha) / Gamma(r alpha + N_j) changes.
-        a, lg = self.alpha, math.lgamma
+        a, lg, c = self.alpha, math.lgamma, self._scale
         old, new = (r - 1) * a, r * a
 
         def shift(n):
+            n *= c
             return lg(new) - lg(new + n) - lg(old) + lg(old + n)
 
-        log_ml = self._log_ml[f]
         log_ml[0] += shift(table.n)
         log_ml[1] += sum(shift(n) for n in table.n_class.values())
 
-    def _nominal_log_ml(self, table: NominalTable, r: int) -> list:
-        """Both marginal likelihoods of a nominal feature from its counts (eq. 8)."""
-        a0, a1 = self._pseudo_counts(r)
+    def _nominal_log_ml(self, f, table: NominalTable, r: int,
+                        n_classes: int | None = None) -> list:
+        """Both marginal likelihoods of nominal feature ``f`` from its (decayed) counts
+        (eq. 8), under a domain of ``r`` values and, for BDeu, ``n_classes`` classes."""
+        if self.prior == "K2":
+            a0 = a1 = self.alpha
+        else:
+            q = n_classes or max(len(self._class_counts), 1)
+            a0, a1 = self.ess / r, self.ess / (r * q)
+        if self._histograms is not None:
+            h0, h1 = self._histograms.get(f) or self._histograms.setdefault(f, [{}, {}])
+            lg = math.lgamma
+            cells0 = sum(m * (lg(a0 + k) - lg(a0)) for k, m in h0.items())
+            cells1 = sum(m * (lg(a1 + k) - lg(a1)) for k, m in h1.items())
+            ra0, ra1 = r * a0, r * a1
+            return [lg(ra0) - lg(ra0 + table.n) + cells0,
+                    sum(lg(ra1) - lg(ra1 + n) for n in table.n_class.values()) + cells1]
+        c = self._scale
         pad = [0] * (r - len(table.n_value))
-        no_arc = log_dirichlet_marginal(list(table.n_value.values()) + pad, a0)
+        no_arc = log_dirichlet_marginal([n * c for n in table.n_value.values()] + pad, a0)
         arc = sum(
-            log_dirichlet_marginal([row.get(y, 0) for row in table.n_joint.values()] + pad, a1)
+            log_dirichlet_marginal([row.get(y, 0) * c for row in table.n_joint.values()] + pad, a1)
             for y in table.n_class
         )
         return [no_arc, arc]
 
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
-        log_ml = self._log_ml.get(f)
-        if log_ml is None:
-            log_ml = self._log_ml[f] = [0.0, 0.0]
+        log_ml = self._current_log_ml(f)
+        c = self._scale  # moments in records, not in the scaled unit
         m = table.marginal
-        log_ml[0] += self._ng.log_predictive(x, m.n, m.mean, m.m2)
+        log_ml[0] += self._ng.log_predictive(x, m.n * c, m.mean, m.m2 * c)
         m = table.by_class.get(y)
-        log_ml[1] += self._ng.log_predictive(x, m.n, m.mean, m.m2) if m else \
+        log_ml[1] += self._ng.log_predictive(x, m.n * c, m.mean, m.m2 * c) if m else \
             self._ng.log_predictive(x, 0, 0.0, 0.0)
 
     def _numeric_log_ml(self, table: NumericTable) -> list:
@@ -169,17 +238,54 @@ class ModelAveragedNB(BaseNB):
         return [lm(m.n, m.mean, m.m2), sum(lm(c.n, c.mean, c.m2) for c in table.by_class.values())]
 
     def _new_class(self, y) -> None:
-        if self.prior == "BDeu":  # q = |classes| changed every arc's cell pseudo-counts
-            self._refresh([f for f, t in self._tables.items() if isinstance(t, NominalTable)])
+        if self.prior != "BDeu":
+            return
+        # q = |classes| changed every arc's cell pseudo-counts
+        nominal = [f for f, t in self._tables.items() if isinstance(t, NominalTable)]
+        if not self._forgets:
+            self._refresh(nominal)
+            return
+        q = len(self._class_counts)
+        for f in nominal:
+            t, log_ml = self._tables[f], self._current_log_ml(f)
+            r = len(t.n_value)
+            log_ml[1] += (self._nominal_log_ml(f, t, r, q)[1]
+                          - self._nominal_log_ml(f, t, r, q - 1)[1])
 
     def _refresh(self, features) -> None:
         for f in features:
             t = self._tables[f]
-            self._log_ml[f] = (
-                self._nominal_log_ml(t, len(t.n_value)) if isinstance(t, NominalTable)
-                else self._numeric_log_ml(t)
-            )
+            if isinstance(t, NominalTable):
+                if self._histograms is not None:
+                    self._histograms[f] = [
+                        _histogram(t.n_value.values()),
+                        _histogram(n for row in t.n_joint.values() for n in row.values())]
+                self._log_ml[f] = self._nominal_log_ml(f, t, len(t.n_value))
+            else:
+                self._log_ml[f] = self._numeric_log_ml(t)
 
     def _unit_test_params(self):
         yield {}
         yield {"prior": "BDeu", "ess": 2.0, "inclusion_prior": 0.3}
+        yield {"decay": 0.9, "structure_decay": 0.8}
+        yield {"decay": "auto"}
+
+
+def _count_grows(histogram: dict, k: int) -> None:
+    """One cell's count goes from ``k`` to ``k + 1`` (``k = 0``: a new cell)."""
+    if k:
+        m = histogram[k] - 1
+        if m:
+            histogram[k] = m
+        else:
+            del histogram[k]
+    histogram[k + 1] = histogram.get(k + 1, 0) + 1
+
+
+def _histogram(counts) -> dict:
+    """``{count: cells}`` of the nonzero counts."""
+    out: dict = {}
+    for k in counts:
+        if k:
+            out[k] = out.get(k, 0) + 1
+    return out

@@ -41,6 +41,11 @@ class NaiveBayes(BaseNB):
     alpha
         Dirichlet pseudo-count of every cell (Laplace smoothing when 1), also used for the
         class prior ``(N_y + alpha) / (N + alpha |classes|)``.
+    decay
+        λ in (0, 1]: every count and moment is multiplied by λ after each learned record, so
+        a record of age ``a`` weighs λ^a (half-life ``ln 2 / -ln λ`` records). ``"auto"``
+        averages learners over a grid of rates (see :mod:`onlinebma.naive_bayes.decay` and
+        :meth:`decay_posterior`). 1.0: no forgetting.
     nominal_attributes
         Features to treat as nominal even though their values are numbers. Otherwise numbers
         are numeric and every other value is nominal, as in River's trees.
@@ -107,5 +112,7 @@ class NaiveBayes(BaseNB):
     def _unit_test_params(self):
         yield {}
         yield {"alpha": 0.5}
+        yield {"decay": 0.9}
+        yield {"decay": "auto"}
 
 

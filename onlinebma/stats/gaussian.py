@@ -1,7 +1,13 @@
 """Streaming Gaussian moments, the Normal–Gamma marginal likelihood and its Student-t predictive.
 
 Moments are kept as ``(n, mean, m2)`` with Welford's update and Chan et al.'s merge, so a
-stream, a batch and merged shards give the same statistics up to rounding.
+stream, a batch and merged shards give the same statistics up to rounding. Observations may
+carry weights (``n`` is then the sum of weights, ``m2`` the weighted centred sum of squares):
+a learner that forgets adds records with growing weights and rescales.
+
+Learners accept numeric values up to :data:`MAX_ABS_VALUE` in absolute value: beyond it, a
+centred sum of squares could overflow to ``inf`` and poison every later prediction, so such
+values are refused (at prediction time any finite value is fine).
 
 The Normal–Gamma prior ``NG(mu0, kappa0, a0, b0)`` on a Gaussian's mean and precision is
 conjugate; after ``n`` observations with mean ``xbar`` and centred sum of squares ``m2``
@@ -27,7 +33,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["GaussianMoments", "NormalGammaPrior"]
+__all__ = ["GaussianMoments", "MAX_ABS_VALUE", "NormalGammaPrior", "check_magnitude"]
+
+MAX_ABS_VALUE = 1e100
+"""The largest absolute numeric value a learner accepts in training. Squares of differences
+stay below 4e200, so ``m2`` stays finite for any number of records (and for any weights a
+forgetting learner uses before renormalising)."""
+
+
+def check_magnitude(f, x: float) -> None:
+    """Refuse a training value whose magnitude could overflow the moments, naming ``f``."""
+    if not -MAX_ABS_VALUE <= x <= MAX_ABS_VALUE:
+        raise ValueError(
+            f"feature {f!r} has the value {x!r}, beyond the supported magnitude "
+            f"{MAX_ABS_VALUE:g} for learning (rescale the feature)"
+        )
 
 _LOG_2PI = math.log(2.0 * math.pi)
 _LOG_PI = math.log(math.pi)
@@ -54,13 +74,23 @@ class GaussianMoments:
         self.mean = mean
         self.m2 = m2
 
-    def update(self, x: float) -> None:
-        n = self.n + 1
+    def update(self, x: float, w=1) -> None:
+        """Add ``x`` with weight ``w`` (West 1979's weighted form of Welford's update)."""
+        n = self.n + w
         delta = x - self.mean
-        mean = self.mean + delta / n
-        self.m2 += delta * (x - mean)
+        if w == 1:
+            mean = self.mean + delta / n
+            self.m2 += delta * (x - mean)
+        else:
+            mean = self.mean + delta * w / n
+            self.m2 += w * delta * (x - mean)
         self.mean = mean
         self.n = n
+
+    def rescale(self, c: float) -> None:
+        """Multiply every weight by ``c``: the mean stays, ``n`` and ``m2`` scale."""
+        self.n *= c
+        self.m2 *= c
 
     def merge(self, other: GaussianMoments) -> None:
         """Add another stream's moments (Chan, Golub & LeVeque's pairwise formula)."""

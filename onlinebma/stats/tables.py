@@ -5,7 +5,9 @@ arc C → F (the feature's marginal: ``N_v`` or marginal moments) and with it (`
 class-conditional moments). Only records in which the feature was observed are counted, so
 ``n_class[y]`` is "records of class y in which this feature was observed".
 
-Tables add up (:meth:`merge`), so learners trained on shards combine exactly.
+Tables add up (:meth:`merge`), so learners trained on shards combine exactly. Counts are
+weights, not only integers: a learner that forgets (``decay`` < 1) adds each record with a
+weight in its own scaled unit and calls :meth:`NominalTable.rescale` when it renormalises.
 
 >>> t = NominalTable()
 >>> for v, y in [("a", 0), ("b", 0), ("a", 1)]:
@@ -47,6 +49,13 @@ class NominalTable:
             for y, c in row.items():
                 self.update(v, y, c)
 
+    def rescale(self, c: float) -> None:
+        """Multiply every count by ``c``."""
+        self.n *= c
+        for counts in (self.n_value, self.n_class, *self.n_joint.values()):
+            for k in counts:
+                counts[k] *= c
+
     def __eq__(self, other):
         return isinstance(other, NominalTable) and self.n_joint == other.n_joint
 
@@ -64,12 +73,17 @@ class NumericTable:
     def n(self):
         return self.marginal.n
 
-    def update(self, x: float, y) -> None:
-        self.marginal.update(x)
+    def update(self, x: float, y, w=1) -> None:
+        self.marginal.update(x, w)
         m = self.by_class.get(y)
         if m is None:
             m = self.by_class[y] = GaussianMoments()
-        m.update(x)
+        m.update(x, w)
+
+    def rescale(self, c: float) -> None:
+        """Multiply every weight (and so every centred sum of squares) by ``c``."""
+        for m in (self.marginal, *self.by_class.values()):
+            m.rescale(c)
 
     def merge(self, other: NumericTable) -> None:
         self.marginal.merge(other.marginal)

@@ -1,0 +1,143 @@
+"""Forgetting for the naive Bayes family: the ``decay`` parameters and ``decay="auto"``.
+
+A learner with ``decay`` = λ < 1 multiplies every sufficient statistic by λ after each
+learned record, so a record of age ``a`` weighs λ^a: the half-life is ``ln 2 / -ln λ``
+records (:func:`half_life`). ``decay="auto"`` runs one member per rate of :data:`AUTO_GRID`
+and averages their predictions with dynamic-model-averaging weights (Raftery, Kárný & Ettler
+2010): at each learned record ``(x, y)`` every weight is multiplied by its member's predictive
+probability of the true label before learning it, ``π_r ∝ π_r p_r(y | x)`` (floored at 1e-300),
+then flattened for the next record, ``π_r ∝ π_r^β`` with β = :data:`AUTO_FORGETTING`.
+:meth:`Forgetting.decay_posterior` returns these weights, the ones the next prediction uses.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "Forgetting", "RateMixture", "check_decay", "half_life"]
+
+AUTO_GRID = (1.0, 0.9999, 0.999, 0.99, 0.95)
+"""The rates of ``decay="auto"``: half-lives ∞, 6931, 693, 69 and 13.5 records."""
+
+AUTO_FORGETTING = 0.99
+"""β, the forgetting of the posterior over rates itself (Raftery et al.'s value for model
+probabilities): the evidence for a rate has a half-life of about 69 records, so the mixture
+can move to a faster rate within a few hundred records of a drift."""
+
+_MIN_PROBABILITY = 1e-300  # floor of a member's predictive probability in the weight update
+
+
+def check_decay(name: str, value, auto: bool) -> None:
+    """A real number in (0, 1], or ``"auto"`` when ``auto``; a ValueError naming ``name``."""
+    if auto and isinstance(value, str) and value == "auto":
+        return
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+          and math.isfinite(value) and 0.0 < value <= 1.0)
+    if not ok:
+        allowed = 'a number in (0, 1] or "auto"' if auto else "a number in (0, 1]"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+
+
+def half_life(decay: float) -> float:
+    """Records after which a record's weight has halved, ``ln 2 / -ln decay``.
+
+    >>> round(half_life(0.999), 1)
+    692.8
+    >>> half_life(1.0)
+    inf
+    """
+    return math.inf if decay == 1 else math.log(2.0) / -math.log(decay)
+
+
+class RateMixture:
+    """The members of a ``decay="auto"`` learner and the posterior over their rates."""
+
+    def __init__(self, owner):
+        self.members = [owner.clone({"decay": rate}) for rate in AUTO_GRID]
+        self.log_weights = [-math.log(len(AUTO_GRID))] * len(AUTO_GRID)
+
+    def posterior(self) -> dict:
+        return {rate: math.exp(lw) for rate, lw in zip(AUTO_GRID, self.log_weights)}
+
+    def learn_one(self, x: dict, y) -> None:
+        probas = [m.predict_proba_one(x) for m in self.members]
+        # Validate through the first member before changing anything (every member reads
+        # records alike): a refused record leaves the mixture as it was.
+        first = self.members[0]
+        first.learn_one(x, y)
+        for m in self.members[1:]:
+            m.learn_one(x, y)
+        if y in probas[0]:  # a label seen before: every member has a prediction for it
+            lw = [w + math.log(max(p[y], _MIN_PROBABILITY))
+                  for w, p in zip(self.log_weights, probas)]
+        else:
+            lw = self.log_weights
+        beta = AUTO_FORGETTING
+        lw = [beta * w for w in lw]
+        top = max(lw)
+        norm = top + math.log(sum(math.exp(w - top) for w in lw))
+        self.log_weights = [w - norm for w in lw]
+
+    def predict_proba_one(self, x: dict) -> dict:
+        out: dict = {}
+        for m, lw in zip(self.members, self.log_weights):
+            w = math.exp(lw)
+            for label, p in m.predict_proba_one(x).items():
+                out[label] = out.get(label, 0.0) + w * p
+        total = sum(out.values())
+        return {label: p / total for label, p in out.items()}
+
+    def joint_log_likelihood(self, x: dict) -> dict:
+        return {label: math.log(p) if p > 0 else -math.inf
+                for label, p in self.predict_proba_one(x).items()}
+
+    def predict_proba_many(self, X):
+        out = None
+        for m, lw in zip(self.members, self.log_weights):
+            p = m.predict_proba_many(X) * math.exp(lw)
+            out = p if out is None else out + p
+        return out.div(out.sum(axis=1), axis=0)
+
+    def feature_posteriors(self) -> dict:
+        out: dict = {}
+        for m, lw in zip(self.members, self.log_weights):
+            w = math.exp(lw)
+            for f, p in m.feature_posteriors().items():
+                out[f] = out.get(f, 0.0) + w * p
+        return out
+
+
+class Forgetting:
+    """What :class:`~onlinebma.naive_bayes.BaseNB` adds for forgetting: the scaled unit's
+    clock and the ``decay="auto"`` mixture."""
+
+    def _tick(self) -> None:
+        """Multiply every statistic by ``decay`` (step 3 of issue 10's recursion) in O(1):
+        statistics are kept in a unit worth ``decay^k`` records, ``k`` the records since the
+        last renormalisation; renormalise (O(all statistics)) before the unit grows past
+        ``_renormalise_above``."""
+        self._k += 1
+        lam = self.decay
+        self._unit = lam ** -self._k
+        self._scale = lam ** self._k
+        if self._unit > self._renormalise_above:
+            c = self._scale
+            for t in self._tables.values():
+                t.rescale(c)
+            for label in self._class_counts:
+                self._class_counts[label] *= c
+            self._n *= c
+            self._k, self._unit, self._scale = 0, 1.0, 1.0
+
+    def _rate_mixture(self):
+        if self._rates is None:
+            self._rates = RateMixture(self)
+        return self._rates
+
+    def decay_posterior(self) -> dict:
+        """``{decay rate: posterior probability}``: with ``decay="auto"`` the current weights
+        of the grid's members (how fast the stream seems to change), else ``{decay: 1.0}``."""
+        if not self._auto:
+            return {self.decay: 1.0}
+        return self._rate_mixture().posterior()
