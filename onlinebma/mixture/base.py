@@ -6,9 +6,11 @@ over the number of components, the progress display, the fitted attributes — i
 
 Every fit runs EM for every K in ``1..max_components``:
 
-- a K fitted before starts from that fit (warm start), and one K per refit, in turn, also gets a
-  fresh start from random records, so every K is restarted every ``max_components - 1`` refits
-  and a stream does not stay in the basin its first, small fit fell into;
+- a K fitted before starts from that fit (warm start); besides, one random restart at a time
+  (the K chosen in turn) is run for at most ``_RESTART_STEPS`` M steps per refit and continued
+  at the next refits until it converges, then replaces its K's fit if its objective is higher:
+  a stream does not stay in the basin its first, small fit fell into, and no refit pays for a
+  whole cold EM run;
 - a K not fitted before starts from a split of the fit with ``K - 1`` components, plus
   ``n_init - 1`` starts from random records.
 
@@ -19,10 +21,7 @@ default ``criterion="prequential"`` averages the candidates by their prequential
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
-from scipy import sparse
 
 from ..batch import BufferRefitClassifier, Table
 from ..progress import progress as progress_bar
@@ -31,10 +30,16 @@ from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
 from ..validation import check_choice, check_int, check_real
 from .averaging import Evidence
 from .criteria import CRITERIA, scores
-from .em import Design, EMEngine, EMResult, Params, one_component, run_em
+from .em import EMEngine, EMResult, Params, one_component, run_em
+from .layout import design as _design
+from .layout import row_key as _row_key
+from .layout import rows_of as _slice
 from .starts import seeded_params, split_start
 
 __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
+
+#: M steps per refit of the random restart in progress (bounds the refit's cost).
+_RESTART_STEPS = 20
 
 #: Candidates whose weight is below this are left out of a prediction (changes every
 #: probability by less than ``max_components * _NEGLIGIBLE``).
@@ -56,8 +61,8 @@ PARAMETERS_DOC = """max_components
     n_init
         EM starts per K > 1 at its first fit: a split of the K - 1 fit and ``n_init - 1``
         starts from K distinct random records; the run with the highest objective is kept.
-        Refits start from the previous fit of the same K (warm start), and one K per refit,
-        in turn, also from random records.
+        Refits start from the previous fit of the same K (warm start); one random restart
+        at a time, continued over refits, may replace a K's fit (module docstring).
     tol
         EM stops when the objective gains less than ``tol`` times its magnitude.
     max_iter
@@ -80,39 +85,6 @@ PARAMETERS_DOC = """max_components
         ``None`` refits once the store has grown by 10%.
     nominal_attributes
         Features to treat as nominal even when their values are numbers."""
-
-
-#: Designs with at most this many one-hot cells are dense (faster for a few rows); larger ones
-#: are sparse, so memory follows records times features, not records times values.
-_DENSE_CELLS = 1 << 20
-
-
-def _design(table: Table, rows: Table, y, n_classes: int) -> Design:
-    """``rows`` (coded by ``table``) in the EM engine's layout: one one-hot column per value
-    present in ``table``; features without any value present have no columns."""
-    r = np.asarray(table.n_values, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(r)[:-1]]).astype(np.int64)
-    observed, feats = np.nonzero(rows.codes >= 0)
-    columns = offsets[feats] + rows.codes[observed, feats]
-    shape = (rows.n, int(r.sum()))
-    if shape[0] * shape[1] <= _DENSE_CELLS:
-        onehot = np.zeros(shape)
-        onehot[observed, columns] = 1.0
-    else:
-        onehot = sparse.csr_matrix((np.ones(columns.shape[0]), (observed, columns)), shape=shape)
-    used = r[r > 0]
-    obs = ~np.isnan(rows.numeric)
-    return Design(onehot=onehot, x=np.where(obs, rows.numeric, 0.0), obs=obs, y=y,
-                  block=np.repeat(np.arange(len(used)), used), r=used, n_classes=n_classes)
-
-
-def _row_key(rows: Table) -> tuple:
-    return rows.codes.tobytes(), rows.numeric.tobytes()
-
-
-def _slice(table: Table, rows: slice) -> Table:
-    """Some of a table's records, in the same coding."""
-    return replace(table, codes=table.codes[rows], numeric=table.numeric[rows], y=table.y[rows])
 
 
 class MixtureClassifier(BufferRefitClassifier):
@@ -166,6 +138,7 @@ class MixtureClassifier(BufferRefitClassifier):
         self._last = None  # (structure without records, table) of the last fit
         self._evidence = Evidence()
         self._n_em_fits = 0  # fits of the candidates so far (varies the random starts)
+        self._challenger = None  # (K, Params) of the random restart in progress
         self.model_weights_ = {}
         self._last_row = None  # (encoded row, {K: log p_K(c | x)}) of the last one-row prediction
 
@@ -216,15 +189,15 @@ class MixtureClassifier(BufferRefitClassifier):
         ref = one_component(s)
         k_max = min(self.max_components, data.n)
         best = {1: EMResult(params=ref, objective=[s.e_step(ref, hard)[0]], n_iter=0)}
-        previous = self._previous_fit(data) if self._fits else None
-        restart = 2 + self._n_em_fits % max(1, k_max - 1)  # the K restarted at random now
+        warm = any(k in self._fits for k in range(2, k_max + 1))
+        previous = self._previous_fit(data) if warm else None
         for k in progress_bar(range(2, k_max + 1), total=max(0, k_max - 1),
                               desc=type(self).__name__, enabled=bool(self.progress)):
             floor, fallback = self._guard(ref, k)
             if k in self._fits:
                 tau = previous[0].e_step(self._fits[k], hard)[1]
                 tau[previous[1]] = 1.0 / k  # records of a class the last fit did not know
-                starts, n_random = [tau], int(k == restart)
+                starts, n_random = [tau], 0
             else:
                 starts = [split_start(s, best[k - 1].params, hard)]
                 n_random = self.n_init - 1
@@ -235,6 +208,8 @@ class MixtureClassifier(BufferRefitClassifier):
                 fit = run_em(s, tau0, hard, self.tol, self.max_iter, floor, fallback)
                 if k not in best or fit.objective[-1] > best[k].objective[-1]:
                     best[k] = fit
+        if previous is not None:
+            self._challenge(s, best, previous, rng, ref, hard)
         self._n_em_fits += 1
         self._last_row = None
         self._fits = {k: fit.params for k, fit in best.items()}
@@ -242,6 +217,31 @@ class MixtureClassifier(BufferRefitClassifier):
         self.criteria_ = {k: scores(s, fit.params) for k, fit in best.items()}
         self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
         self.n_iter_ = {k: fit.n_iter for k, fit in best.items()}
+
+    def _challenge(self, s: EMEngine, best: dict, previous, rng, ref: Params, hard: bool):
+        """Advance the random restart by at most ``_RESTART_STEPS`` M steps (module docstring)."""
+        if self._challenger is None:
+            k = 2 + self._n_em_fits % max(1, len(best) - 1)
+            if k not in best:
+                return
+            floor, fallback = self._guard(ref, k)
+            seeds = rng.choice(s.d.n, size=k, replace=False)
+            tau = s.e_step(seeded_params(s, k, seeds, ref, floor), hard)[1]
+        else:
+            k, params = self._challenger
+            if k not in best:
+                self._challenger = None
+                return
+            floor, fallback = self._guard(ref, k)
+            tau = previous[0].e_step(params, hard)[1]
+            tau[previous[1]] = 1.0 / k
+        fit = run_em(s, tau, hard, self.tol, _RESTART_STEPS, floor, fallback)
+        if fit.n_iter < _RESTART_STEPS:  # converged: the better of the two is K's fit
+            self._challenger = None
+            if fit.objective[-1] > best[k].objective[-1]:
+                best[k] = fit
+        else:
+            self._challenger = (k, fit.params)
 
     def _guard(self, ref: Params, k: int):
         """Variance floor and empty-cell Gaussians of a K-component model (from the K=1 fit)."""
@@ -285,9 +285,14 @@ class MixtureClassifier(BufferRefitClassifier):
 
     # --------------------------------------------------------------- learning
 
+    def _averaging(self) -> bool:
+        """Whether learned records are evidence: a prequential average over several fits (a K
+        without evidence inherits that of K - 1, so scoring a lone K = 1 changes nothing)."""
+        return self.criterion == "prequential" and len(self._fits) > 1
+
     def learn_one(self, x: dict, y) -> None:
         super().learn_one(x, y)
-        if self.criterion == "prequential" and self._last is not None:
+        if self._averaging():
             table = self._last[1]
             code = table.classes.index(y) if y in table.classes else -1
             self._score(table.encode_one(x), np.array([code]))
@@ -295,7 +300,7 @@ class MixtureClassifier(BufferRefitClassifier):
 
     def learn_many(self, X, y) -> None:
         super().learn_many(X, y)
-        if self.criterion == "prequential" and self._last is not None:
+        if self._averaging():
             table = self._last[1]
             codes = {c: i for i, c in enumerate(table.classes)}
             y_codes = np.array([codes.get(c, -1) for c in y], dtype=np.int64)
