@@ -11,11 +11,16 @@ from __future__ import annotations
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
-from ..table import canonical_order
 from ..validation import check_bool, check_int, check_real
 from .order_model import OrderModel
+from .streaming import LiveState, resolve_order
 
 __all__ = ["FixedOrderBMA", "OrderAveragingClassifier"]
+
+#: Fitted attributes that the streaming FixedOrderBMA computes when they are read.
+_LIVE_ATTRIBUTES = ("orders_", "log_evidence_", "class_parent_proba_", "class_child_proba_",
+                    "markov_blanket_proba_")
+
 
 class OrderAveragingClassifier(BufferRefitClassifier):
     """Shared River/pandas shell of :class:`FixedOrderBMA` and ``OrderMCMC``.
@@ -41,6 +46,21 @@ class OrderAveragingClassifier(BufferRefitClassifier):
         self.max_missing_configs = max_missing_configs
         self.prune_tol = prune_tol
         self.progress = progress
+
+    def _refuse_class_key(self, keys):
+        """A feature named like the class node is refused before anything changes."""
+        if any(k == self.class_name for k in keys):
+            raise ValueError(
+                f"a feature is named {self.class_name!r}, the name of the class node "
+                f"(class_name); rename the feature or pass another class_name")
+
+    def learn_one(self, x: dict, y) -> None:
+        self._refuse_class_key(x)
+        super().learn_one(x, y)
+
+    def learn_many(self, X, y) -> None:
+        self._refuse_class_key(X.columns)
+        super().learn_many(X, y)
 
     def _fit(self, data: Table) -> None:
         names = tuple(data.nominal_features)
@@ -84,27 +104,40 @@ class FixedOrderBMA(OrderAveragingClassifier):
     by its posterior (K2 marginal likelihood, structure prior of eq. 13); the class is a node
     like the features and may have parents and children.
 
+    It learns exactly, record by record (``window=None``, the default): the family scores of
+    the order and their counts are updated in place by each record
+    (:mod:`~onlinebma.order_mcmc.incremental`), so after ``n`` records the model is the batch
+    fit on those ``n`` records — no refits, no stalls. Numeric features are discretized on
+    the stored records and re-cut by the adapter's growth policy (the counts are rebuilt
+    when the cut points move), and a feature first seen mid-stream rebuilds the counts from
+    the stored records. With a ``window`` the model is refitted on the window by the adapter's
+    refit policy instead.
+
     Parameters
     ----------
     order
-        Node names, the class written as ``class_name``. Features not listed are appended
-        after the listed nodes, sorted by name (the class last if not listed); a listed name
-        that is neither a feature nor ``class_name`` is an error at fit.
+        Node names, the class written as ``class_name`` (a sequence, not a string). Features
+        not listed are appended after the listed nodes in canonical order (sorted by name),
+        the class last if not listed. ``None`` (default): the class first, then every feature.
+        A listed name that is neither a feature nor ``class_name`` is an error at prediction.
     max_parents
         Largest number of parents of a node.
     alpha
         K2 Dirichlet pseudo-count of every cell.
     class_name
-        Name of the class node in ``order``; no feature may have this name.
+        Name of the class node in ``order``; a record with a feature of this name is refused.
     max_missing_configs
         Missing features at prediction time are summed out exactly while the number of their
-        joint configurations is at most this; beyond it, see the module docstring.
+        joint configurations is at most this; beyond it, see
+        :mod:`~onlinebma.order_mcmc.order_model`.
     prune_tol
-        Relative error allowed to the pruning of parent sets (0: no pruning).
+        Prediction-time pruning of parent sets of negligible weight (0: none); the scores
+        themselves are never pruned in a stream, since a set may gain weight later.
     progress
-        Show progress while building the score tables.
+        Show progress while building the score tables (window mode).
     window, refit_every, nominal_attributes
-        See :class:`onlinebma.batch.BufferRefitClassifier`.
+        See :class:`onlinebma.batch.BufferRefitClassifier` (``refit_every`` applies to window
+        mode only).
 
     Attributes
     ----------
@@ -131,31 +164,107 @@ class FixedOrderBMA(OrderAveragingClassifier):
     [('class', 'wind', 'sky')]
     """
 
-    def __init__(self, order, max_parents: int = 3, alpha: float = 1.0, class_name="class",
-                 max_missing_configs: int = 64, prune_tol: float = 1e-12, progress: bool = False,
-                 window: int | None = None, refit_every: int | None = None,
-                 nominal_attributes: list | None = None):
+    def __init__(self, order=None, max_parents: int = 3, alpha: float = 1.0,
+                 class_name="class", max_missing_configs: int = 64, prune_tol: float = 1e-12,
+                 progress: bool = False, window: int | None = None,
+                 refit_every: int | None = None, nominal_attributes: list | None = None):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
                           progress, window, refit_every, nominal_attributes)
-        order = tuple(order)
-        if len(set(order)) != len(order):
-            raise ValueError(f"order lists a node twice: {order!r}")
+        if isinstance(order, (str, bytes)):
+            raise TypeError(f"order must be a sequence of node names, such as "
+                            f"({class_name!r}, 'feature'), not the string {order!r}")
+        if order is not None:
+            order = tuple(order)
+            if len(set(order)) != len(order):
+                raise ValueError(f"order lists a node twice: {order!r}")
         self.order = order
+        self._live = None
+
+    @property
+    def _listed(self) -> tuple:
+        """The listed nodes: ``order``, or the class alone (first) by default."""
+        return (self.class_name,) if self.order is None else self.order
 
     @classmethod
     def _unit_test_params(cls):
-        # max_parents=1 keeps River's checks (hundreds of refits) fast; nothing is skipped.
-        yield {"order": ("class",), "max_parents": 1}
+        # max_parents=1 keeps River's checks fast; the defaults are checked in a slow test.
+        yield {"max_parents": 1}
 
     def _choose_orders(self, model, names):
-        unknown = [v for v in self.order if v not in names]
-        if unknown:
-            raise ValueError(f"order names {unknown!r}, which are neither features seen in the "
-                             f"training data nor the class {self.class_name!r}")
-        listed = list(self.order)
-        rest = canonical_order(v for v in names[:-1] if v not in listed)
-        if names[-1] not in listed:
-            rest.append(names[-1])
-        index = {v: k for k, v in enumerate(names)}
-        order = np.array([index[v] for v in listed + rest])
+        order = resolve_order(self._listed, names)
         return [order], {"log_evidence_": model.log_evidence(order)}
+
+    # ------------------------------------------------------------- streaming
+
+    @property
+    def _streaming(self) -> bool:
+        return self.window is None
+
+    def learn_one(self, x: dict, y) -> None:
+        super().learn_one(x, y)
+        self._after_learning(1)
+
+    def learn_many(self, X, y) -> None:
+        super().learn_many(X, y)
+        self._after_learning(len(X))
+
+    def _after_learning(self, k: int):
+        live = self._live
+        if not self._streaming or live is None:
+            return
+        if live.current(self):
+            live.learn_last(self, k)
+        else:
+            self._live = None  # rebuilt from the stored records at the next prediction
+
+    def _reset(self):
+        super()._reset()
+        self._live = None
+
+    def _refit(self):
+        if not self._streaming:
+            return super()._refit()
+        self._live = None
+        self._live_state()
+        self.n_fits_ += 1
+
+    def _live_state(self) -> LiveState:
+        if self._live is None:
+            self._live = LiveState(self, self._listed)
+        return self._live
+
+    def predict_proba_one(self, x: dict) -> dict:
+        if not self._streaming:
+            return super().predict_proba_one(x)
+        if self._store.end == self._store.start:
+            return {}
+        live = self._live_state()
+        proba = live.class_proba(live.encode_one(self, x), self.max_missing_configs)[0]
+        return dict(zip(self.classes_, proba.tolist()))
+
+    def predict_proba_many(self, X):
+        if not self._streaming:
+            return super().predict_proba_many(X)
+        import pandas as pd
+
+        if self._store.end == self._store.start:
+            return pd.DataFrame(index=X.index)
+        live = self._live_state()
+        proba = live.class_proba(live.encode_frame(self, X), self.max_missing_configs)
+        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+
+    def __getattr__(self, name):
+        # The fitted attributes of a stream, from the current state (window mode sets them).
+        if name in _LIVE_ATTRIBUTES and self.__dict__.get("window", 0) is None \
+                and self.__dict__.get("_store") is not None and len(self._store):
+            live = self._live_state()
+            model, order = live.model, live.order
+            if name == "orders_":
+                return [tuple(live.names[v] for v in order)]
+            if name == "log_evidence_":
+                return model.log_evidence(order)
+            c = len(live.names) - 1
+            edges = model.class_edge_proba(model.log_weights(order), c)
+            row = {"class_parent_proba_": 0, "class_child_proba_": 1}.get(name, 2)
+            return dict(zip(live.names[:c], edges[row].tolist()))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

@@ -47,7 +47,7 @@ import numpy as np
 from ..stats.logmath import logsumexp_np
 from .scores import ScoreTables, config_offsets, family_index
 
-__all__ = ["OrderModel"]
+__all__ = ["OrderModel", "set_masks"]
 
 _DROPPED = -2  # row code of a missing node summed out by the "no children" approximation
 _TINY = 1e-250  # kept weight below which a row's renormalisation is redone in log space
@@ -83,13 +83,7 @@ class OrderModel:
         self.prune_tol = float(prune_tol)
         self._theta: dict = {}  # node -> predictive probabilities of all its kept families
         self._weight_cache: dict = {}  # see _node_weights
-        # Parent sets as bitmasks for the chain's "sets inside this predecessor set" query.
-        self._set_masks = None
-        if self.n <= 62:
-            self._set_masks = []
-            for par in self.tables.parents:
-                bits = np.where(par < self.n, np.left_shift(1, np.minimum(par, 62)), 0)
-                self._set_masks.append(np.bitwise_or.reduce(bits, axis=1).astype(np.int64))
+        self._set_masks = set_masks(self.tables.parents, self.n)
 
     # ------------------------------------------------------------- structure
 
@@ -176,32 +170,34 @@ class OrderModel:
             self._theta[i] = (theta.ravel(), config_offsets(par, self.tables.score_radix))
         return self._theta[i]
 
+    def _theta_at(self, i, idx, columns):
+        """``theta_i(Z)(row)`` of the sets ``idx`` of node ``i`` for the rows of ``columns``
+        (node-major codes with the dummy row last): ``(len(idx), m)``."""
+        theta, offsets = self._node_theta(i)
+        par = self.tables.parents[i][idx]
+        r = int(self.cards[i])
+        return theta[family_index(columns, i, par, self.tables.score_radix, r, offsets[idx])[1]]
+
     def _mixture(self, i, columns, sets, w):
         """``sum_Z w[Z, t] theta_i(Z)(row)`` for the given sets: ``(m, T)`` (eq. 9)."""
-        theta, offsets = self._node_theta(i)
         par = self.tables.parents[i]
-        r = int(self.cards[i])
         f = np.zeros((columns.shape[1], w.shape[1]))
         for sl in self.tables.chunks(i, par[sets], columns.shape[1]):
             idx = sets[sl]
-            _, cell = family_index(columns, i, par[idx], self.tables.score_radix, r, offsets[idx])
-            f += theta[cell].T @ w[idx]
+            f += self._theta_at(i, idx, columns).T @ w[idx]
         return f
 
     def _masked_mixture(self, i, columns, dropped, sets, w):
         """Like :meth:`_mixture`, skipping in each row the parent sets that contain a node
         dropped in that row (``dropped``: ``(n + 1, m)`` bools). Returns the numerator and the
         kept weight ``(m, T)`` each; their ratio renormalises the weights row by row."""
-        theta, offsets = self._node_theta(i)
         par = self.tables.parents[i]
-        r = int(self.cards[i])
         num = np.zeros((columns.shape[1], w.shape[1]))
         den = np.zeros_like(num)
         for sl in self.tables.chunks(i, par[sets], columns.shape[1]):
             idx = sets[sl]
-            _, cell = family_index(columns, i, par[idx], self.tables.score_radix, r, offsets[idx])
             keep = ~dropped[par[idx]].any(axis=1)  # (s, m)
-            num += (theta[cell] * keep).T @ w[idx]
+            num += (self._theta_at(i, idx, columns) * keep).T @ w[idx]
             den += keep.T.astype(float) @ w[idx]
         return num, den
 
@@ -370,3 +366,15 @@ class OrderModel:
         joint = self.log_joint_classes(rows, log_weights, class_node, max_missing_configs)
         averaged = logsumexp_np(joint, axis=2) - math.log(len(log_weights))  # eq. 11
         return averaged - logsumexp_np(averaged, axis=1, keepdims=True)
+
+
+def set_masks(parents: list, n: int):
+    """Parent sets as bitmasks (bit ``v`` = node ``v``), for the chain's "sets inside this
+    predecessor set" query; ``None`` beyond 62 nodes."""
+    if n > 62:
+        return None
+    out = []
+    for par in parents:
+        bits = np.where(par < n, np.left_shift(1, np.minimum(par, 62)), 0)
+        out.append(np.bitwise_or.reduce(bits, axis=1).astype(np.int64))
+    return out

@@ -21,10 +21,13 @@ from ..progress import progress
 from ..validation import check_int
 from .fixed_order import OrderAveragingClassifier
 from .order_model import OrderModel
+from .streaming import LiveState
 
 __all__ = ["OrderChain", "OrderMCMC"]
 
 _CACHE_LIMIT = 1_000_000  # per-node sums kept before the cache is cleared
+#: In a stream, refits (chain continuations) are at most this many records apart.
+MAX_GAP = 25
 
 
 class OrderChain:
@@ -158,17 +161,38 @@ class OrderMCMC(OrderAveragingClassifier):
         Name of the class node in ``orders_``; no feature may have this name.
     max_missing_configs, prune_tol
         See :class:`~onlinebma.order_mcmc.FixedOrderBMA`.
+    iterations_per_record
+        In a stream, each refit continues the chain by this many iterations per record learned
+        since the last refit.
     progress
         Show the progress of the score tables and of the chain.
     window, refit_every, nominal_attributes
-        See :class:`onlinebma.batch.BufferRefitClassifier`.
+        See :class:`onlinebma.batch.BufferRefitClassifier`. In a stream (``window=None``) the
+        default refit policy is the adapter's (10% growth), at most :data:`MAX_GAP` records
+        apart.
+
+    Streams
+        With ``window=None`` the family scores of every candidate set are updated in place by
+        each record (:mod:`~onlinebma.order_mcmc.incremental`, exact), and a refit does not
+        restart the chain: it continues from the current order on the updated scores for
+        ``iterations_per_record`` iterations per new record. Every iteration is a
+        Metropolis–Hastings step whose target is the posterior over orders of the records
+        learned so far, so on a stationary stream (where that posterior settles) the chain's
+        states follow it. The kept orders are the last ``n_orders`` states sampled every
+        ``10 * iterations_per_record`` iterations (until there are any, the current state).
+        Records are counted at each refit in one vectorised step; between refits,
+        predictions use the state of the last refit, and a class seen since then gets the
+        adapter's share for classes absent from the fitted data, ``(m_k + 1) / (n + K)``.
+        ``fit`` (pandas) and :meth:`run_full_chain` run the full chain (``burn_in``,
+        ``n_iter``) from the current order instead.
 
     Attributes
     ----------
     orders_
         The kept orders, each a tuple of node names (class written as ``class_name``).
     log_evidence_trace_
-        ``log P(D | order)`` after every iteration (numpy array of length ``n_iter``).
+        ``log P(D | order)`` after every iteration of the last chain run (the full chain:
+        length ``n_iter``; in a stream, the last continuation).
     acceptance_rate_
         Fraction of accepted swaps.
     class_parent_proba_, class_child_proba_, markov_blanket_proba_
@@ -184,21 +208,23 @@ class OrderMCMC(OrderAveragingClassifier):
     ...        [({"sky": "rain", "wind": "high"}, "stay")] * 3
     >>> for x, y in data:
     ...     model.learn_one(x, y)
-    >>> p = model.predict_proba_one({"sky": "sun", "wind": "low"})
-    >>> round(p["play"], 3)
-    0.785
-    >>> len(model.orders_), len(model.log_evidence_trace_)
+    >>> p = model.predict_proba_one({"sky": "sun", "wind": "low"})  # chain: 10 per record
+    >>> round(p["play"], 3), len(model.log_evidence_trace_)
+    (0.801, 60)
+    >>> len(model.run_full_chain().orders_), len(model.log_evidence_trace_)
     (2, 150)
     """
 
     def __init__(self, max_parents: int = 3, n_orders: int = 10, burn_in: int = 10000,
                  n_iter: int = 60000, seed=None, alpha: float = 1.0, class_name="class",
                  max_missing_configs: int = 64, prune_tol: float = 1e-12,
-                 progress: bool = False, window: int | None = None,
-                 refit_every: int | None = None, nominal_attributes: list | None = None):
+                 iterations_per_record: int = 10, progress: bool = False,
+                 window: int | None = None, refit_every: int | None = None,
+                 nominal_attributes: list | None = None):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
                           progress, window, refit_every, nominal_attributes)
         check_int("n_orders", n_orders, 1)
+        check_int("iterations_per_record", iterations_per_record, 1)
         check_int("n_iter", n_iter, 1)
         check_int("burn_in", burn_in, 0)
         if n_iter - burn_in < n_orders:
@@ -209,6 +235,7 @@ class OrderMCMC(OrderAveragingClassifier):
         self.burn_in = burn_in
         self.n_iter = n_iter
         self.seed = seed
+        self.iterations_per_record = iterations_per_record
 
     @classmethod
     def _unit_test_params(cls):
@@ -222,3 +249,150 @@ class OrderMCMC(OrderAveragingClassifier):
         chain = OrderChain(model, seed)
         trace, kept = chain.run(self.n_iter, self.burn_in, self.n_orders, self.progress)
         return kept, {"log_evidence_trace_": trace, "acceptance_rate_": chain.acceptance_rate}
+
+    # ------------------------------------------------------------- streaming
+
+    @property
+    def _streaming(self) -> bool:
+        return self.window is None
+
+    def _reset(self):
+        super()._reset()
+        self._live = None
+        self._chain = None  # (order as names, kept orders as names, iterations since a keep)
+        self.__dict__.setdefault("_full_pending", False)  # fit(), run_full_chain(): full chain
+        self._rng = None  # the chain's generator, made from ``seed`` at the first refit
+        self._pending = 0  # records learned since the last refit, not counted yet
+
+    def learn_one(self, x: dict, y) -> None:
+        super().learn_one(x, y)
+        self._after_learning(1)
+
+    def learn_many(self, X, y) -> None:
+        super().learn_many(X, y)
+        self._after_learning(len(X))
+
+    def _after_learning(self, k: int):
+        # Records are counted at the next refit, in one vectorised step (at most MAX_GAP).
+        if self._streaming and self._live is not None:
+            if self._live.current(self):
+                self._pending += k
+            else:
+                self._live, self._pending = None, 0  # rebuilt at the next refit
+
+    def fit(self, X, y):
+        self._full_pending = True
+        return super().fit(X, y)
+
+    def run_full_chain(self):
+        """Run the full chain (``burn_in``, ``n_iter``) on the records learned so far."""
+        self._full_pending = True
+        self._refit()
+        return self
+
+    def _refit_due(self) -> bool:
+        if not self._streaming:
+            return super()._refit_due()
+        if self._live is None or self._chain is None:
+            return True
+        new = self._n_learned - self._n_learned_at_fit
+        if self.refit_every is not None:
+            return new >= self.refit_every
+        return new >= min(MAX_GAP, max(1, math.ceil(0.1 * self._size_at_fit)))
+
+    def _refit(self):
+        if not self._streaming:
+            return super()._refit()
+        if self._live is None:
+            self._live = LiveState(self, (), restrict=False)
+        elif self._pending:
+            self._live.learn_last(self, self._pending)
+        self._pending = 0
+        live = self._live
+        names = live.names
+        index = {v: k for k, v in enumerate(names)}
+        if self._rng is None:
+            seed = self.seed
+            if isinstance(seed, int) and not isinstance(seed, bool):
+                seed = [seed, 0]  # as the first fit of the batch path
+            self._rng = np.random.default_rng(seed)
+        if self._chain is None:
+            order = self._rng.permutation(len(names))  # as the batch chain starts
+            kept, since = [], 0
+        else:
+            previous, kept, since = self._chain
+            order = [index[v] for v in previous if v in index]
+            order += [k for k in range(len(names)) if k not in order]  # new features last
+            kept = [o for o in kept if set(o) == set(names)]
+        live.model.prune()  # the batch tables' pruning, on the current scores
+        chain = OrderChain(live.model, self._rng, init_order=np.array(order))
+        if self._full_pending:
+            trace, new_kept = chain.run(self.n_iter, self.burn_in, self.n_orders, self.progress)
+            kept, since = [tuple(names[v] for v in o) for o in new_kept], 0
+        else:
+            new = max(1, self._n_learned - self._n_learned_at_fit)
+            trace, kept, since = self._continue(chain, new * self.iterations_per_record,
+                                                kept, since, names)
+        orders = [np.array([index[v] for v in o]) for o in kept] or [np.array(chain.order)]
+        weights = [live.model.log_weights(o) for o in orders]
+        c = len(names) - 1
+        edges = np.mean([live.model.class_edge_proba(lw, c) for lw in weights], axis=0)
+        self._chain = (tuple(names[v] for v in chain.order), kept, since)
+        self._model, self._weights, self._full_pending = live.model, weights, False
+        self.orders_ = [tuple(names[v] for v in o) for o in orders]
+        self.log_evidence_trace_ = trace
+        self.acceptance_rate_ = chain.acceptance_rate
+        self.class_parent_proba_ = dict(zip(names[:c], edges[0].tolist()))
+        self.class_child_proba_ = dict(zip(names[:c], edges[1].tolist()))
+        self.markov_blanket_proba_ = dict(zip(names[:c], edges[2].tolist()))
+        self._n_learned_at_fit = self._n_learned
+        self._size_at_fit = len(self._store)
+        self.n_fits_ += 1
+
+    def _continue(self, chain, iterations, kept, since, names):
+        """Continue ``chain``; keep a state every ``10 * iterations_per_record`` iterations."""
+        thin = 10 * self.iterations_per_record
+        traces = []
+        while iterations:
+            step = min(iterations, thin - since)
+            trace, last = chain.run(step, step - 1, 1)
+            traces.append(trace)
+            iterations -= step
+            since += step
+            if since == thin:
+                kept = (kept + [tuple(names[v] for v in last[0])])[-self.n_orders:]
+                since = 0
+        return np.concatenate(traces), kept, since
+
+    def predict_proba_one(self, x: dict) -> dict:
+        if not self._streaming:
+            return super().predict_proba_one(x)
+        if self._store.end == self._store.start:
+            return {}
+        if self._refit_due():
+            self._refit()
+        rows = self._live.encode_one(self, x)
+        return dict(zip(self.classes_, self._class_proba(rows)[0].tolist()))
+
+    def predict_proba_many(self, X):
+        if not self._streaming:
+            return super().predict_proba_many(X)
+        import pandas as pd
+
+        if self._store.end == self._store.start:
+            return pd.DataFrame(index=X.index)
+        if self._refit_due():
+            self._refit()
+        proba = self._class_proba(self._live.encode_frame(self, X))
+        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+
+    def _class_proba(self, rows):
+        """Over ``classes_``: a class not counted yet (learned since the last refit) gets the
+        adapter's share for classes absent from the fitted data."""
+        from types import SimpleNamespace
+
+        model = self._live.model
+        proba = np.exp(model.class_log_proba(rows, self._weights, model.n - 1,
+                                             self.max_missing_configs))
+        counted = SimpleNamespace(classes=self.classes_[:proba.shape[1]])
+        return self._expand_classes(counted, proba)

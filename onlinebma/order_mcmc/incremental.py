@@ -1,0 +1,378 @@
+"""Family scores updated record by record: the score tables of a stream, exact at every step.
+
+For node ``i`` and candidate parent set ``Z`` the K2 log score (eq. 7 and 13 of Hwang & Zhang
+2005, the quantity of :class:`~onlinebma.order_mcmc.scores.ScoreTables`) is::
+
+    log S(X_i; Z) = log rho(Z) + sum_j [lgamma(r_i a) - lgamma(r_i a + N_ij)]
+                                + sum_jk [lgamma(a + N_ijk) - lgamma(a)]
+
+A new record with ``X_i = k`` and parent configuration ``j`` adds one to ``N_ijk`` and to
+``N_ij``, so the score gains ``log(a + N_ijk) - log(r_i a + N_ij)`` (counts before the
+record): the log of the record's predictive probability under that family. A removed record
+(a sliding window) subtracts the same term with the counts after removal. Both are applied to
+every family of every node at once, vectorised with numpy: the cost of a record is
+proportional to the number of candidate families, not to the number of records.
+
+Exceptions, all exact:
+
+- a record with ``X_i`` missing leaves node ``i``'s families unchanged (the batch tables score
+  node ``i`` on the records where it is observed); a missing *parent* value is one extra
+  parent value, as in the batch tables;
+- when a node gains or loses an observed value, ``r_i`` changes, and the
+  ``lgamma(r_i a ...)`` part of its families is recomputed from the configuration counts;
+- a value code beyond the tables' room re-lays the count tables out (a copy of the counts,
+  no records needed).
+
+Memory is the dense count tables of every candidate family: ``sum_Z prod_{v in Z} (c_v + 1)``
+configurations times ``c_i`` values per family, ``c_v`` the number of value codes of node
+``v`` — bounded by the candidate sets and the numbers of values, not by the records.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+from .scores import _candidate_sets
+
+__all__ = ["StreamingScores"]
+
+
+class StreamingScores:
+    """K2 scores of every candidate family of every node, kept exact as records come and go.
+
+    Parameters
+    ----------
+    n
+        Number of nodes (features and class).
+    max_parents, alpha
+        In-degree bound and K2 pseudo-count (see
+        :class:`~onlinebma.order_mcmc.scores.ScoreTables`).
+    n_values
+        Room for value codes per node to start with (grown as larger codes arrive).
+
+    Attributes
+    ----------
+    parents
+        ``parents[i]``: ``(s, max(max_parents, 1))`` candidate parent sets of node ``i``,
+        padded with the dummy node ``n``, in the order of the batch tables (row 0: empty set).
+    n_records
+        Records currently counted.
+
+    >>> s = StreamingScores(2, max_parents=1)
+    >>> for row in ([0, 0], [1, 1], [1, 1], [0, 0]):
+    ...     s.add(row)
+    >>> s.parents[0].tolist()
+    [[2], [1]]
+    >>> bool(s.log_score(0)[1] > s.log_score(0)[0])   # the copy explains the data better
+    True
+    """
+
+    def __init__(self, n: int, max_parents: int = 3, alpha: float = 1.0, n_values=None,
+                 order=None):
+        self.n = n = int(n)
+        self.max_parents = k = max(0, min(int(max_parents), n - 1))
+        self.alpha = float(alpha)
+        combos, sizes, _ = _candidate_sets(n - 1, k)
+        log_prior = -math.log(n) - np.array([math.log(math.comb(n, int(z))) for z in sizes])
+        pos = None
+        self.order = None if order is None else np.asarray(order, dtype=np.int64)
+        if order is not None:
+            pos = np.empty(n + 1, dtype=np.int64)
+            pos[np.asarray(order, dtype=np.int64)] = np.arange(n)
+            pos[n] = -1
+        self.parents, self.candidates, prior = [], [], []
+        for i in range(n):
+            par = np.append(np.delete(np.arange(n), i), n)[combos]
+            keep = np.arange(len(par)) if pos is None else \
+                np.flatnonzero(pos[par].max(axis=1) < pos[i])
+            self.parents.append(par[keep])
+            self.candidates.append(keep)
+            prior.append(log_prior[keep])  # eq. 13
+        sizes_ = [len(c) for c in self.candidates]
+        self._par = np.vstack(self.parents)  # (F, width) every family, node-major
+        self._node = np.repeat(np.arange(n), sizes_)
+        self._start = np.concatenate([[0], np.cumsum(sizes_)])  # node i: _start[i]:_start[i+1]
+        self._prior = np.concatenate(prior)
+        self._cell_part = np.zeros(len(self._par))  # sum_jk lgamma(a + N_ijk) - lgamma(a)
+        self._config_part = np.zeros(len(self._par))  # sum_j lgamma(r a) - lgamma(r a + N_ij)
+        self._value_counts = [np.zeros(0, dtype=np.int64) for _ in range(n)]
+        self._card = np.ones(n)  # observed values per node (1 while none), as floats
+        self.n_records = 0
+        self.version = 0  # changes with every update (for caches of the scores)
+        room = np.ones(n, np.int64) if n_values is None else np.maximum(1, np.asarray(n_values))
+        self._room = np.append(room, 1).astype(np.int64)  # the dummy node: one value, 0
+        self._has_missing = np.zeros(n + 1, dtype=bool)
+        self._layout()
+        self._cells = np.zeros(int(self._cell_off[-1]), dtype=np.int32)
+        self._configs = np.zeros(int(self._conf_off[-1]), dtype=np.int32)
+
+    # ---------------------------------------------------------------- layout
+
+    def _layout(self):
+        """Offsets and strides of the dense tables for the current room per node.
+
+        A parent's digit is its code, or ``room`` for a missing value (a slot that exists
+        once the node has been missing); the last parent varies fastest; family ``f``'s
+        cell is ``cell_off[f] + config * room[i] + value``.
+        """
+        rad = (self._room + self._has_missing)[self._par]
+        stride = np.ones_like(rad)
+        for j in range(rad.shape[1] - 2, -1, -1):
+            stride[:, j] = stride[:, j + 1] * rad[:, j + 1]
+        self._stride = stride
+        self._stride_cols = [np.ascontiguousarray(stride[:, j]) for j in range(rad.shape[1])]
+        self._par_cols = [np.ascontiguousarray(self._par[:, j]) for j in range(rad.shape[1])]
+        q = rad.prod(axis=1)
+        self._conf_off = np.concatenate([[0], np.cumsum(q)])
+        self._cell_off = np.concatenate([[0], np.cumsum(q * self._room[self._node])])
+        self._conf_start = self._conf_off[:-1]
+        self._cell_start = self._cell_off[:-1]
+
+    def _grow(self, row, missing=None):
+        """Make room for the codes and missing values of ``row``; move the counts over.
+
+        Only the families with a grown node (as child or parent) are re-indexed; the others'
+        tables are copied block by block.
+        """
+        room0, miss0 = self._room.copy(), self._has_missing.copy()
+        stride0, conf0, cell0 = self._stride, self._conf_off, self._cell_off
+        self._room[:-1] = np.maximum(self._room[:-1], row + 1)
+        self._has_missing[:-1] |= (row < 0) if missing is None else missing
+        self._layout()
+        grown = (self._room != room0) | (self._has_missing != miss0)
+        if not grown.any():
+            return
+        hit = grown[self._node] | grown[self._par].any(axis=1)
+        configs = np.zeros(int(self._conf_off[-1]), dtype=self._configs.dtype)
+        cells = np.zeros(int(self._cell_off[-1]), dtype=self._cells.dtype)
+        edges = np.flatnonzero(np.diff(np.concatenate([[True], hit, [True]]).astype(np.int8)))
+        for lo, hi in zip(edges[::2], edges[1::2]):  # runs of families not hit: plain copies
+            configs[self._conf_off[lo]:self._conf_off[hi]] = self._configs[conf0[lo]:conf0[hi]]
+            cells[self._cell_off[lo]:self._cell_off[hi]] = self._cells[cell0[lo]:cell0[hi]]
+        fams = np.flatnonzero(hit)
+        fam, local = _expand(fams, conf0)  # every configuration of the hit families
+        par = self._par[fam]
+        digits = (local[:, None] // stride0[fam]) % (room0 + miss0)[par]
+        digits = np.where(digits >= room0[par], self._room[par], digits)  # the missing slot
+        new_local = (digits * self._stride[fam]).sum(axis=1)
+        del digits, par
+        configs[self._conf_off[fam] + new_local] = self._configs[conf0[fam] + local]
+        where = np.zeros(len(self._par) + 1, dtype=np.int64)  # first config of each hit family
+        where[fams] = np.concatenate([[0], np.cumsum(np.diff(conf0)[fams])[:-1]])
+        cfam, at = _expand(fams, cell0)
+        r0, r1 = room0[self._node[cfam]], self._room[self._node[cfam]]
+        new_conf = new_local[where[cfam] + at // r0]
+        cells[self._cell_off[cfam] + new_conf * r1 + at % r0] = self._cells[cell0[cfam] + at]
+        self._cells, self._configs = cells, configs
+
+    # --------------------------------------------------------------- updates
+
+    def _index(self, row):
+        """Families to update (child observed) and their configuration and cell indices."""
+        digits = np.append(np.where(row >= 0, row, self._room[:-1]), 0)
+        local = digits[self._par_cols[0]] * self._stride_cols[0]
+        for par, stride in zip(self._par_cols[1:], self._stride_cols[1:]):
+            local += digits[par] * stride
+        node = self._node
+        conf = self._conf_start + local
+        cell = self._cell_start + local * self._room[node] + row[node]
+        if (row < 0).any():
+            fams = np.flatnonzero((row >= 0)[node])
+            return fams, node[fams], conf[fams], cell[fams]
+        return slice(None), node, conf, cell
+
+    def add(self, row) -> None:
+        """Count one record (``n`` integer codes, ``-1`` = missing)."""
+        self._update(np.asarray(row, dtype=np.int64), +1)
+
+    def remove(self, row) -> None:
+        """Forget one record that was counted before (a window's oldest record)."""
+        self._update(np.asarray(row, dtype=np.int64), -1)
+
+    def _update(self, row, sign):
+        self.version += 1
+        if row.shape != (self.n,):
+            raise ValueError(f"a record must have {self.n} codes, got shape {row.shape}")
+        if (row >= self._room[:-1]).any() or (~self._has_missing[:-1] & (row < 0)).any():
+            if sign < 0:
+                raise ValueError("cannot remove a record that was never counted")
+            self._grow(row)
+        fams, node, conf, cell = self._index(row)
+        r = self._r().copy()
+        changed = []  # nodes whose number of observed values changes with this record
+        for i in np.flatnonzero(row >= 0):
+            counts = self._value_counts[i]
+            if row[i] >= len(counts):
+                counts = self._value_counts[i] = np.append(
+                    counts, np.zeros(int(self._room[i]) - len(counts), np.int64))
+            before = counts[row[i]]
+            counts[row[i]] += sign
+            if (before == 0) != (counts[row[i]] == 0):
+                changed.append(int(i))
+        if sign < 0:
+            self._cells[cell] -= 1
+            self._configs[conf] -= 1
+        a = self.alpha
+        self._cell_part[fams] += sign * np.log(a + self._cells[cell])
+        self._config_part[fams] -= sign * np.log(r[node] * a + self._configs[conf])
+        if sign > 0:
+            self._cells[cell] += 1
+            self._configs[conf] += 1
+        self.n_records += sign
+        for i in changed:
+            self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
+            self._rescore_configs(i)
+
+    def add_many(self, rows) -> None:
+        """Count many records at once, vectorised; equal to adding them one by one.
+
+        A few records: each family's score gains ``lgamma(a + N_new) - lgamma(a + N_old)``
+        over the cells the records touch (and the like over configurations). Many records
+        (more record-family pairs than cells, as in a rebuild): the counts are taken first and
+        every score is recomputed from them.
+        """
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
+        if not len(rows):
+            return
+        self.version += 1
+        self._grow(rows.max(axis=0), (rows < 0).any(axis=0))
+        card0 = self._card.copy()
+        for i in range(self.n):
+            col = rows[:, i]
+            counts = np.bincount(col[col >= 0], minlength=int(self._room[i]))
+            vc = self._value_counts[i]
+            self._value_counts[i] = counts + np.append(vc, np.zeros(len(counts) - len(vc), int))
+            self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
+        self.n_records += len(rows)
+        full = len(rows) * len(self._par) > self.n_cells
+        digits = np.hstack([np.where(rows >= 0, rows, self._room[:-1]),
+                            np.zeros((len(rows), 1), np.int64)])
+        step = max(1, (1 << 22) // len(rows))
+        for lo in range(0, len(self._par), step):
+            fams = np.arange(lo, min(lo + step, len(self._par)))
+            node = self._node[fams]
+            local = (digits[:, self._par[fams]] * self._stride[fams]).sum(axis=2)  # (m, f)
+            child = rows[:, node]
+            ok = child >= 0
+            conf = (self._conf_start[fams] + local)[ok]
+            cell = (self._cell_start[fams] + local * self._room[node] + child)[ok]
+            if full:
+                np.add.at(self._configs, conf, 1)
+                np.add.at(self._cells, cell, 1)
+                continue
+            fam = np.broadcast_to(fams, ok.shape)[ok]
+            ra = self._card[self._node[fam]] * self.alpha
+            self._config_part -= _bump(self._configs, conf, fam, ra, len(self._par))
+            self._cell_part += _bump(self._cells, cell, fam, self.alpha, len(self._par))
+        if full:
+            cell_terms = gammaln(self.alpha + self._cells) - gammaln(self.alpha)
+            self._cell_part = np.add.reduceat(cell_terms, self._cell_start)
+        for i in range(self.n) if full else np.flatnonzero(self._card != card0):
+            self._rescore_configs(i)
+
+    def _r(self) -> np.ndarray:
+        """Number of observed values of each node (1 for a node never observed)."""
+        return self._card
+
+    def _rescore_configs(self, i: int):
+        """Recompute ``sum_j lgamma(r_i a) - lgamma(r_i a + N_ij)`` of node ``i``'s families."""
+        ra = self._r()[i] * self.alpha
+        lo, hi = self._start[i], self._start[i + 1]
+        counts = self._configs[self._conf_off[lo]:self._conf_off[hi]]
+        per_config = gammaln(ra) - gammaln(ra + counts)
+        self._config_part[lo:hi] = np.add.reduceat(per_config, self._conf_off[lo:hi] -
+                                                   self._conf_off[lo])
+
+    # ----------------------------------------------------------------- reads
+
+    def log_score(self, i: int) -> np.ndarray:
+        """``log S(X_i; Z)`` of every candidate set of node ``i`` (a new array)."""
+        sl = slice(self._start[i], self._start[i + 1])
+        return self._prior[sl] + self._cell_part[sl] + self._config_part[sl]
+
+    def uncounted_to_missing(self, rows) -> np.ndarray:
+        """``rows`` with every code of a value not counted (yet) set to ``-1``."""
+        rows = np.array(rows, dtype=np.int64)
+        for i in range(self.n):
+            counts = self._value_counts[i]
+            col = rows[:, i]
+            ok = (col >= 0) & (col < len(counts))
+            ok[ok] = counts[col[ok]] > 0
+            rows[~ok, i] = -1
+        return rows
+
+    def cards(self) -> np.ndarray:
+        """Number of observed values of each node (1 for a node never observed)."""
+        return self._r().astype(np.int64)
+
+    def predictive(self, i: int, sets, rows) -> np.ndarray:
+        """``(a + N_ijk) / (r_i a + N_ij)`` of each row under each given set of node ``i``.
+
+        ``sets`` indexes ``parents[i]``; ``rows`` is ``(m, n)`` codes, every code used
+        (node ``i`` and the sets' parents) observed; a code never counted has count 0.
+        Returns ``(m, len(sets))``.
+        """
+        return self.predictive_flat(self._start[i] + np.asarray(sets, dtype=np.int64), rows)
+
+    def predictive_flat(self, fams, rows) -> np.ndarray:
+        """:meth:`predictive` for families of any nodes, by flat index (node ``i``'s sets
+        are ``family_start[i]`` onwards): ``(m, len(fams))``."""
+        rows = np.asarray(rows, dtype=np.int64)
+        par, node = self._par[fams], self._node[fams]
+        digits = np.hstack([rows, np.zeros((len(rows), 1), np.int64)])
+        outside = digits >= self._room  # codes never counted
+        if outside.any():
+            out_par = outside[:, par].any(axis=2)
+            digits = np.where(outside, 0, digits)
+        local = digits[:, par[:, 0]] * self._stride[fams, 0]
+        for j in range(1, par.shape[1]):
+            local += digits[:, par[:, j]] * self._stride[fams, j]
+        n_conf = self._configs[self._conf_off[fams] + local]
+        n_cell = self._cells[self._cell_off[fams] + local * self._room[node] + digits[:, node]]
+        if outside.any():
+            n_conf = np.where(out_par, 0, n_conf)
+            n_cell = np.where(out_par | outside[:, node], 0, n_cell)
+        return (self.alpha + n_cell) / (self._card[node] * self.alpha + n_conf)
+
+    @property
+    def family_start(self) -> np.ndarray:
+        """Node ``i``'s families are ``family_start[i]:family_start[i + 1]`` (flat index)."""
+        return self._start
+
+    def log_weights(self) -> list:
+        """Per node: ``log w_i(Z)``, the scores normalised over all of the node's sets
+        (eq. 9's weights when every set is allowed, as with the ``order`` given)."""
+        flat = self._prior + self._cell_part + self._config_part
+        starts = self._start[:-1]
+        top = np.maximum.reduceat(flat, starts)
+        shifted = flat - np.repeat(top, np.diff(self._start))
+        norm = np.log(np.add.reduceat(np.exp(shifted), starts))
+        lw = shifted - np.repeat(norm, np.diff(self._start))
+        return np.split(lw, self._start[1:-1])
+
+    @property
+    def n_cells(self) -> int:
+        """Size of the count tables (cells plus configurations)."""
+        return len(self._cells) + len(self._configs)
+
+
+def _expand(fams, offsets):
+    """``(family, index within the family)`` of every entry of the given families' blocks."""
+    sizes = np.diff(offsets)[fams]
+    fam = np.repeat(fams, sizes)
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    return fam, np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
+
+
+def _bump(counts, index, fam, base, n_families):
+    """Add one to ``counts[index]`` (repeats allowed); return, per family, the sum of
+    ``lgamma(base + N_new) - lgamma(base + N_old)`` over the entries touched."""
+    u, first, k = np.unique(index, return_index=True, return_counts=True)
+    old = counts[u].astype(np.float64)
+    counts[u] += k.astype(counts.dtype)
+    b = base[first] if np.ndim(base) else base
+    delta = gammaln(b + old + k) - gammaln(b + old)
+    return np.bincount(fam[first], weights=delta, minlength=n_families)

@@ -1,0 +1,255 @@
+"""The order model of a stream: exact per-record state of :class:`FixedOrderBMA`.
+
+:class:`StreamingOrderModel` is :class:`~onlinebma.order_mcmc.order_model.OrderModel`
+(eq. 9 weights, class conditioning, missing-value summation, prediction-time pruning) read
+from :class:`~onlinebma.order_mcmc.incremental.StreamingScores` instead of batch score
+tables: weights come from the current family scores and the predictive probabilities
+``(a + N_ijk) / (r_i a + N_ij)`` from the current counts, so a model that has learned ``n``
+records predicts exactly as the batch model fitted on those ``n`` records.
+
+:class:`LiveState` ties it to a classifier's buffer: nodes are the canonical columns
+(nominal features, then numeric ones, each sorted by name) and the class, coded as the
+buffer codes them. Numeric features are cut with the MDL rule on the stored records (the
+batch protocol); the cut points are refitted by the adapter's growth policy (every 10% of
+new records), and the counts are rebuilt from the stored records only when they change.
+A new feature also rebuilds them (the set of nodes changes).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..table import canonical_order, to_floats
+from .incremental import StreamingScores
+from .order_model import _DROPPED, OrderModel, set_masks
+from .scores import _candidate_sets, _prune
+
+__all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
+
+_GROWTH = 0.1  # numeric cut points are refitted once the store has grown by 10%
+
+
+class _LiveTables:
+    """What :class:`OrderModel` reads of its score tables, over streaming scores."""
+
+    def __init__(self, scores: StreamingScores):
+        self.scores = scores
+        self.parents = scores.parents
+        self.keep = None  # per node: sets kept by the score pruning (None: all)
+        self._cache = (None, None)
+
+    def __getstate__(self):
+        return {**self.__dict__, "_cache": (None, None)}
+
+    @property
+    def log_score(self) -> list:
+        version, scores = self._cache
+        if version != self.scores.version:
+            scores = [self.scores.log_score(i) for i in range(self.scores.n)]
+            if self.keep is not None:
+                scores = [np.where(k, x, -np.inf) for k, x in zip(self.keep, scores)]
+            self._cache = (self.scores.version, scores)
+        return scores
+
+    def chunks(self, i, parents, n_rows):
+        step = max(1, (1 << 20) // max(1, n_rows))
+        for lo in range(0, len(parents), step):
+            yield slice(lo, min(lo + step, len(parents)))
+
+
+class StreamingOrderModel(OrderModel):
+    """:class:`OrderModel` over :class:`StreamingScores` (module docstring)."""
+
+    def __init__(self, scores: StreamingScores, prune_tol: float = 1e-12):
+        self.scores = scores
+        self.tables = _LiveTables(scores)
+        self.n = scores.n
+        self.alpha = scores.alpha
+        self.prune_tol = float(prune_tol)
+        self._theta: dict = {}
+        self._weight_cache: dict = {}
+        self._set_masks = set_masks(scores.parents, self.n)
+
+    @property
+    def cards(self) -> np.ndarray:
+        return self.scores.cards()
+
+    def prune(self) -> None:
+        """Drop, until the next call, the parent sets that the batch score tables prune on
+        the current scores (a set dominated by a subset; the bound of
+        :mod:`~onlinebma.order_mcmc.scores`: every per-node sum within a relative
+        ``prune_tol``). Only the candidate sets of all orders are pruned this way, and the
+        counts of every set are kept, so a set can come back at the next call."""
+        if self.scores.order is not None or self.prune_tol <= 0:
+            return
+        _, sizes, subsets = _candidate_sets(self.n - 1, self.scores.max_parents)
+        self.tables.keep = None
+        self.tables._cache = (None, None)
+        scores = self.tables.log_score
+        self.tables.keep = [_prune(x, sizes, subsets, self.prune_tol) for x in scores]
+        self.tables._cache = (None, None)
+
+    def _theta_at(self, i, idx, columns):
+        return self.scores.predictive(i, idx, columns[:-1].T).T
+
+    def log_joint(self, rows, log_weights: list, class_node=None) -> np.ndarray:
+        """:meth:`OrderModel.log_joint` in one vectorised pass over the families of every
+        node (rows without dropped nodes; the others take the general path). Families
+        without the class are evaluated once per distinct row with the class ignored."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if (rows == _DROPPED).any():
+            return super().log_joint(rows, log_weights, class_node)
+        fams, w, seg, has_class = self._flat_weights(log_weights, class_node)
+        theta = np.empty((len(rows), len(fams)))
+        if class_node is None or has_class.all():
+            theta[:] = self.scores.predictive_flat(fams, rows)
+        else:
+            theta[:, has_class] = self.scores.predictive_flat(fams[has_class], rows)
+            collapsed = rows.copy()
+            collapsed[:, class_node] = 0
+            uniq, inverse = np.unique(collapsed, axis=0, return_inverse=True)
+            free = self.scores.predictive_flat(fams[~has_class], uniq)
+            theta[:, ~has_class] = free[inverse.ravel()]
+        out = np.zeros((len(rows), w.shape[1]))
+        for lo, hi in zip(seg, np.append(seg[1:], len(fams))):  # eq. 9, node by node
+            out += np.log(theta[:, lo:hi] @ w[lo:hi])
+        return out
+
+    def _flat_weights(self, log_weights, class_node):
+        """Families worth evaluating (prediction-time pruning, as :meth:`_node_weights`),
+        their weights ``(F, T)``, where each node's families start and which contain the
+        class node; cached per weights."""
+        hit = self._weight_cache.get("flat")
+        if hit is not None and hit[0] is log_weights and hit[1] == class_node:
+            return hit[2]
+        w = np.exp(np.stack([np.concatenate(lw) for lw in log_weights], axis=1))
+        start = self.scores.family_start
+        sizes = np.repeat(np.diff(start), np.diff(start))
+        fams = np.flatnonzero(w.max(axis=1) >= self.prune_tol / sizes)
+        node = self.scores._node[fams]
+        seg = np.flatnonzero(np.diff(np.concatenate([[-1], node])))
+        par = self.scores._par[fams]
+        has_class = (par == class_node).any(axis=1) | (node == class_node)
+        value = (fams, w[fams], seg, has_class)
+        self._weight_cache["flat"] = (log_weights, class_node, value)
+        return value
+
+    def log_weights(self, order) -> list:
+        if self.scores.order is not None and np.array_equal(order, self.scores.order):
+            return self.scores.log_weights()  # every kept set is allowed: one vectorised pass
+        return super().log_weights(order)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_weight_cache"] = {}  # caches are rebuilt on demand, never pickled
+        state["_theta"] = {}
+        return state
+
+
+class LiveState:
+    """Streaming scores and model of one classifier's buffer (module docstring).
+
+    ``order`` lists node names (the class as ``class_name``); unlisted features follow in
+    canonical order, and the class, if unlisted, comes last. ``restrict``: score only the
+    parent sets that order allows (one order averaged), or every candidate set (orders sampled).
+    """
+
+    def __init__(self, clf, order, restrict: bool = True):
+        self.columns = (tuple(clf._nominal_cols), tuple(clf._numeric_cols))
+        self.names = self.columns[0] + self.columns[1] + (clf.class_name,)
+        self.order = resolve_order(order, self.names)
+        self.cuts = clf._fit_cuts() if self.columns[1] else []
+        self.n_at_cuts = clf._n_learned
+        codes, numeric, y = clf._store.view()
+        rows = self._node_rows(clf, codes, numeric, y)
+        self.scores = StreamingScores(len(self.names), clf.max_parents, clf.alpha,
+                                      n_values=rows.max(axis=0, initial=0) + 1,
+                                      order=self.order if restrict else None)
+        self.scores.add_many(rows)
+        self.model = StreamingOrderModel(self.scores, clf.prune_tol)
+
+    def _node_rows(self, clf, codes, numeric, y) -> np.ndarray:
+        """Stored records (buffer arrays) as node codes: ``(m, n)``, ``-1`` = missing."""
+        cols = [codes[:, j] for j in clf._nominal_cols.values()]
+        for cuts, j in zip(self.cuts, clf._numeric_cols.values()):
+            cols.append(_bins(numeric[:, j], cuts))
+        cols.append(y if y is not None else np.full(len(codes), -1))
+        return np.column_stack(cols).astype(np.int64) if cols else np.zeros((0, 0), np.int64)
+
+    def current(self, clf) -> bool:
+        """Whether the state still fits the buffer's columns and cut points (refits cuts when
+        due, and keeps the state if they did not move)."""
+        if (tuple(clf._nominal_cols), tuple(clf._numeric_cols)) != self.columns:
+            return False
+        new = clf._n_learned - self.n_at_cuts
+        if self.columns[1] and new >= max(1, math.ceil(_GROWTH * self.n_at_cuts)):
+            cuts = clf._fit_cuts()
+            if any(len(a) != len(b) or (a != b).any() for a, b in zip(cuts, self.cuts)):
+                return False
+            self.n_at_cuts = clf._n_learned
+        return True
+
+    def learn_last(self, clf, k: int = 1):
+        """Count the last ``k`` stored records."""
+        codes, numeric, y = clf._store.view()
+        rows = self._node_rows(clf, codes[-k:], numeric[-k:], y[-k:])
+        if k == 1:
+            self.scores.add(rows[0])
+        else:
+            self.scores.add_many(rows)
+
+    def encode_one(self, clf, x: dict) -> np.ndarray:
+        """One record to predict as node codes (unseen values and the class: ``-1``)."""
+        numeric, nominal, _ = clf._kinds.split(x)  # validation; missing values dropped
+        row = np.full((1, len(self.names)), -1, dtype=np.int64)
+        col = {f: k for k, f in enumerate(self.names)}
+        for f, v in nominal:
+            if f in clf._nominal_cols and f in col:
+                row[0, col[f]] = clf._value_codes[clf._nominal_cols[f]].get(v, -1)
+        values = dict(numeric)
+        for k, f in enumerate(self.columns[1]):
+            if f in values:
+                row[0, len(self.columns[0]) + k] = _bins(np.array([values[f]]), self.cuts[k])[0]
+        return self.scores.uncounted_to_missing(row)
+
+    def encode_frame(self, clf, X) -> np.ndarray:
+        """A pandas DataFrame to predict as node codes."""
+        clf._kinds.split_frame(X, learning=False)  # validation only
+        rows = np.full((len(X), len(self.names)), -1, dtype=np.int64)
+        for k, f in enumerate(self.columns[0]):
+            if f in X.columns:
+                mapped = X[f].map(clf._value_codes[clf._nominal_cols[f]])
+                rows[:, k] = mapped.fillna(-1).to_numpy(dtype=np.int64)
+        for k, f in enumerate(self.columns[1]):
+            if f in X.columns:
+                rows[:, len(self.columns[0]) + k] = _bins(to_floats(X[f]), self.cuts[k])
+        return self.scores.uncounted_to_missing(rows)
+
+    def class_proba(self, rows, max_missing_configs) -> np.ndarray:
+        """``P(class | row, D, order)`` over the class codes: ``(m, K)``."""
+        weights = self.model.log_weights(self.order)
+        return np.exp(self.model.class_log_proba(rows, [weights], self.scores.n - 1,
+                                                 max_missing_configs))
+
+
+def resolve_order(listed, names) -> np.ndarray:
+    """Node indices of the order that lists ``listed`` first, then the other features in
+    canonical order, then the class (``names[-1]``) if it is not listed."""
+    unknown = [v for v in listed if v not in names]
+    if unknown:
+        raise ValueError(f"order names {unknown!r}, which are neither features seen in the "
+                         f"training data nor the class {names[-1]!r}")
+    listed = list(listed)
+    rest = canonical_order(v for v in names[:-1] if v not in listed)
+    if names[-1] not in listed:
+        rest.append(names[-1])
+    index = {v: k for k, v in enumerate(names)}
+    return np.array([index[v] for v in listed + rest], dtype=np.int64)
+
+
+def _bins(values: np.ndarray, cuts) -> np.ndarray:
+    """Interval index of each value (``-1`` for NaN), the adapter's discretization."""
+    out = np.searchsorted(np.asarray(cuts, dtype=float), values, side="left")
+    return np.where(np.isnan(values), -1, out).astype(np.int64)
