@@ -6,11 +6,11 @@ over the number of components, the progress display, the fitted attributes — i
 
 Every fit runs EM for every K in ``1..max_components``:
 
-- a K fitted before starts from that fit (warm start); besides, one random restart at a time
-  (the K chosen in turn) is run for at most ``_RESTART_STEPS`` M steps per refit and continued
-  at the next refits until it converges, then replaces its K's fit if its objective is higher:
-  a stream does not stay in the basin its first, small fit fell into, and no refit pays for a
-  whole cold EM run;
+- a K fitted before starts from that fit (warm start); besides, random restarts (the K chosen
+  in turn) run for ``_RESTART_STEPS`` M steps in all per refit; one unfinished is continued at
+  the next refit, and a finished one replaces its K's fit if its objective is higher: a stream
+  does not stay in the basin its first, small fit fell into, and no refit pays for many cold
+  EM runs on many records;
 - a K not fitted before starts from a split of the fit with ``K - 1`` components, plus
   ``n_init - 1`` starts from random records.
 
@@ -38,7 +38,7 @@ from .starts import seeded_params, split_start
 
 __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
 
-#: M steps per refit of the random restart in progress (bounds the refit's cost).
+#: M steps of random restarts per refit (bounds the refit's cost).
 _RESTART_STEPS = 20
 
 #: Candidates whose weight is below this are left out of a prediction (changes every
@@ -139,6 +139,7 @@ class MixtureClassifier(BufferRefitClassifier):
         self._evidence = Evidence()
         self._n_em_fits = 0  # fits of the candidates so far (varies the random starts)
         self._challenger = None  # (K, Params) of the random restart in progress
+        self._n_restarts = 0
         self.model_weights_ = {}
         self._last_row = None  # (encoded row, {K: log p_K(c | x)}) of the last one-row prediction
 
@@ -219,29 +220,33 @@ class MixtureClassifier(BufferRefitClassifier):
         self.n_iter_ = {k: fit.n_iter for k, fit in best.items()}
 
     def _challenge(self, s: EMEngine, best: dict, previous, rng, ref: Params, hard: bool):
-        """Advance the random restart by at most ``_RESTART_STEPS`` M steps (module docstring)."""
-        if self._challenger is None:
-            k = 2 + self._n_em_fits % max(1, len(best) - 1)
-            if k not in best:
-                return
-            floor, fallback = self._guard(ref, k)
-            seeds = rng.choice(s.d.n, size=k, replace=False)
-            tau = s.e_step(seeded_params(s, k, seeds, ref, floor), hard)[1]
-        else:
-            k, params = self._challenger
-            if k not in best:
+        """Random restarts for at most ``_RESTART_STEPS`` M steps in all (bounded work per
+        refit; a restart that converges early leaves its steps to the next one); one
+        unfinished at the end is continued at the next refit, a finished one replaces its K's
+        fit if its objective is higher."""
+        steps = _RESTART_STEPS
+        while steps > 0:
+            if self._challenger is not None:  # from the last refit: continue it
+                k, params = self._challenger
                 self._challenger = None
+                if k not in best:
+                    continue
+                tau = previous[0].e_step(params, hard)[1]
+                tau[previous[1]] = 1.0 / k
+            else:
+                k = 2 + self._n_restarts % max(1, len(best) - 1)
+                if k not in best:
+                    return
+                self._n_restarts += 1
+                seeds = rng.choice(s.d.n, size=k, replace=False)
+                tau = s.e_step(seeded_params(s, k, seeds, ref, self._guard(ref, k)[0]), hard)[1]
+            fit = run_em(s, tau, hard, self.tol, steps, *self._guard(ref, k))
+            if fit.n_iter >= steps:  # budget spent before it converged
+                self._challenger = (k, fit.params)
                 return
-            floor, fallback = self._guard(ref, k)
-            tau = previous[0].e_step(params, hard)[1]
-            tau[previous[1]] = 1.0 / k
-        fit = run_em(s, tau, hard, self.tol, _RESTART_STEPS, floor, fallback)
-        if fit.n_iter < _RESTART_STEPS:  # converged: the better of the two is K's fit
-            self._challenger = None
+            steps -= fit.n_iter
             if fit.objective[-1] > best[k].objective[-1]:
                 best[k] = fit
-        else:
-            self._challenger = (k, fit.params)
 
     def _guard(self, ref: Params, k: int):
         """Variance floor and empty-cell Gaussians of a K-component model (from the K=1 fit)."""
