@@ -484,6 +484,16 @@ def test_river_estimator_checks(cls):
         checks.check_estimator(cls(**params))
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("cls", [OrderMCMC, FixedOrderBMA])
+def test_river_estimator_checks_on_default_parameters(cls):
+    """Issue 14: River's checks pass on the learners' defaults too (streams: no refits of
+    60,000-iteration chains, so the defaults are affordable)."""
+    from river import checks
+
+    checks.check_estimator(cls())
+
+
 # ------------------------------------------------------------------ experiments (smoke)
 
 

@@ -54,13 +54,23 @@ class OrderAveragingClassifier(BufferRefitClassifier):
                 f"a feature is named {self.class_name!r}, the name of the class node "
                 f"(class_name); rename the feature or pass another class_name")
 
+    @property
+    def _streaming(self) -> bool:
+        """Without a window the learners keep a per-record state (:mod:`.streaming`)."""
+        return self.window is None
+
     def learn_one(self, x: dict, y) -> None:
         self._refuse_class_key(x)
         super().learn_one(x, y)
+        self._after_learning(1)
 
     def learn_many(self, X, y) -> None:
         self._refuse_class_key(X.columns)
         super().learn_many(X, y)
+        self._after_learning(len(X))
+
+    def _after_learning(self, k: int) -> None:
+        """Called after ``k`` records were stored (streaming subclasses count them)."""
 
     def _fit(self, data: Table) -> None:
         names = tuple(data.nominal_features)
@@ -195,18 +205,6 @@ class FixedOrderBMA(OrderAveragingClassifier):
         return [order], {"log_evidence_": model.log_evidence(order)}
 
     # ------------------------------------------------------------- streaming
-
-    @property
-    def _streaming(self) -> bool:
-        return self.window is None
-
-    def learn_one(self, x: dict, y) -> None:
-        super().learn_one(x, y)
-        self._after_learning(1)
-
-    def learn_many(self, X, y) -> None:
-        super().learn_many(X, y)
-        self._after_learning(len(X))
 
     def _after_learning(self, k: int):
         live = self._live

@@ -134,38 +134,33 @@ class StreamingScores:
     def _grow(self, row, missing=None):
         """Make room for the codes and missing values of ``row``; move the counts over.
 
-        Only the families with a grown node (as child or parent) are re-indexed; the others'
-        tables are copied block by block.
+        Only the non-zero counts are moved (most cells of the wide families are empty).
         """
         room0, miss0 = self._room.copy(), self._has_missing.copy()
         stride0, conf0, cell0 = self._stride, self._conf_off, self._cell_off
         self._room[:-1] = np.maximum(self._room[:-1], row + 1)
         self._has_missing[:-1] |= (row < 0) if missing is None else missing
-        self._layout()
-        grown = (self._room != room0) | (self._has_missing != miss0)
-        if not grown.any():
+        if (self._room == room0).all() and (self._has_missing == miss0).all():
             return
-        hit = grown[self._node] | grown[self._par].any(axis=1)
+        self._layout()
+
+        def new_config(fam, local):  # a configuration's index in the new layout
+            par = self._par[fam]
+            digits = (local[:, None] // stride0[fam]) % (room0 + miss0)[par]
+            digits = np.where(digits >= room0[par], self._room[par], digits)  # missing slot
+            return (digits * self._stride[fam]).sum(axis=1)
+
+        at = np.flatnonzero(self._configs)
+        fam = np.searchsorted(conf0, at, side="right") - 1
         configs = np.zeros(int(self._conf_off[-1]), dtype=self._configs.dtype)
+        configs[self._conf_off[fam] + new_config(fam, at - conf0[fam])] = self._configs[at]
+        at = np.flatnonzero(self._cells)
+        fam = np.searchsorted(cell0, at, side="right") - 1
+        r0, r1 = room0[self._node[fam]], self._room[self._node[fam]]
+        local = at - cell0[fam]
+        new = self._cell_off[fam] + new_config(fam, local // r0) * r1 + local % r0
         cells = np.zeros(int(self._cell_off[-1]), dtype=self._cells.dtype)
-        edges = np.flatnonzero(np.diff(np.concatenate([[True], hit, [True]]).astype(np.int8)))
-        for lo, hi in zip(edges[::2], edges[1::2]):  # runs of families not hit: plain copies
-            configs[self._conf_off[lo]:self._conf_off[hi]] = self._configs[conf0[lo]:conf0[hi]]
-            cells[self._cell_off[lo]:self._cell_off[hi]] = self._cells[cell0[lo]:cell0[hi]]
-        fams = np.flatnonzero(hit)
-        fam, local = _expand(fams, conf0)  # every configuration of the hit families
-        par = self._par[fam]
-        digits = (local[:, None] // stride0[fam]) % (room0 + miss0)[par]
-        digits = np.where(digits >= room0[par], self._room[par], digits)  # the missing slot
-        new_local = (digits * self._stride[fam]).sum(axis=1)
-        del digits, par
-        configs[self._conf_off[fam] + new_local] = self._configs[conf0[fam] + local]
-        where = np.zeros(len(self._par) + 1, dtype=np.int64)  # first config of each hit family
-        where[fams] = np.concatenate([[0], np.cumsum(np.diff(conf0)[fams])[:-1]])
-        cfam, at = _expand(fams, cell0)
-        r0, r1 = room0[self._node[cfam]], self._room[self._node[cfam]]
-        new_conf = new_local[where[cfam] + at // r0]
-        cells[self._cell_off[cfam] + new_conf * r1 + at % r0] = self._cells[cell0[cfam] + at]
+        cells[new] = self._cells[at]
         self._cells, self._configs = cells, configs
 
     # --------------------------------------------------------------- updates
@@ -357,14 +352,6 @@ class StreamingScores:
     def n_cells(self) -> int:
         """Size of the count tables (cells plus configurations)."""
         return len(self._cells) + len(self._configs)
-
-
-def _expand(fams, offsets):
-    """``(family, index within the family)`` of every entry of the given families' blocks."""
-    sizes = np.diff(offsets)[fams]
-    fam = np.repeat(fams, sizes)
-    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    return fam, np.arange(int(sizes.sum())) - np.repeat(starts, sizes)
 
 
 def _bump(counts, index, fam, base, n_families):

@@ -172,17 +172,18 @@ class OrderMCMC(OrderAveragingClassifier):
         apart.
 
     Streams
-        With ``window=None`` the family scores of every candidate set are updated in place by
-        each record (:mod:`~onlinebma.order_mcmc.incremental`, exact), and a refit does not
-        restart the chain: it continues from the current order on the updated scores for
-        ``iterations_per_record`` iterations per new record. Every iteration is a
-        Metropolis–Hastings step whose target is the posterior over orders of the records
-        learned so far, so on a stationary stream (where that posterior settles) the chain's
-        states follow it. The kept orders are the last ``n_orders`` states sampled every
-        ``10 * iterations_per_record`` iterations (until there are any, the current state).
-        Records are counted at each refit in one vectorised step; between refits,
-        predictions use the state of the last refit, and a class seen since then gets the
-        adapter's share for classes absent from the fitted data, ``(m_k + 1) / (n + K)``.
+        With ``window=None`` the family scores of every candidate set are kept up to date
+        (:mod:`~onlinebma.order_mcmc.incremental`, exact; the records since the last refit
+        are counted at the refit in one vectorised step, and the batch tables' score pruning
+        is reapplied on the current scores), and a refit does not restart the chain: it
+        continues from the current order for ``iterations_per_record`` iterations per new
+        record. Every iteration is a Metropolis–Hastings step whose target is the posterior
+        over orders of the records learned so far, so on a stationary stream (where that
+        posterior settles) the chain's states follow it. The kept orders are the last
+        ``n_orders`` states sampled every ``10 * iterations_per_record`` iterations (until
+        there are any, the current state). Between refits, predictions use the state of the
+        last refit, and a class seen since then gets the adapter's share for classes absent
+        from the fitted data, ``(m_k + 1) / (n + K)``.
         ``fit`` (pandas) and :meth:`run_full_chain` run the full chain (``burn_in``,
         ``n_iter``) from the current order instead.
 
@@ -252,10 +253,6 @@ class OrderMCMC(OrderAveragingClassifier):
 
     # ------------------------------------------------------------- streaming
 
-    @property
-    def _streaming(self) -> bool:
-        return self.window is None
-
     def _reset(self):
         super()._reset()
         self._live = None
@@ -263,14 +260,6 @@ class OrderMCMC(OrderAveragingClassifier):
         self.__dict__.setdefault("_full_pending", False)  # fit(), run_full_chain(): full chain
         self._rng = None  # the chain's generator, made from ``seed`` at the first refit
         self._pending = 0  # records learned since the last refit, not counted yet
-
-    def learn_one(self, x: dict, y) -> None:
-        super().learn_one(x, y)
-        self._after_learning(1)
-
-    def learn_many(self, X, y) -> None:
-        super().learn_many(X, y)
-        self._after_learning(len(X))
 
     def _after_learning(self, k: int):
         # Records are counted at the next refit, in one vectorised step (at most MAX_GAP).
