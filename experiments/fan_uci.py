@@ -201,10 +201,11 @@ def _factories(max_k: int, n_init: int, **extra):
 
     return {
         "FAN": lambda nominal, fold: FAN(max_components=max_k, n_init=n_init, seed=fold,
-                                         nominal_attributes=nominal, **extra),
+                                         criterion="icl", nominal_attributes=nominal, **extra),
         "NB": lambda nominal, fold: NaiveBayes(nominal_attributes=nominal),
         "FM": lambda nominal, fold: FiniteMixture(max_components=max_k, n_init=n_init, seed=fold,
-                                                  nominal_attributes=nominal, **extra),
+                                                  criterion="icl", nominal_attributes=nominal,
+                                                  **extra),
     }
 
 
@@ -244,7 +245,7 @@ def synthetic(seeds, n_train, n_test, max_k, n_init, show):
         X, y, _, _ = sample_fan(truth, n_train, gen)
         Xt, yt, xt, yt_codes = sample_fan(truth, n_test, gen)
         row = {"seed": seed, "true CE": fan_conditional_entropy(truth, xt, yt_codes)}
-        fitted = FAN(max_components=max_k, n_init=n_init, seed=seed).fit(X, y)
+        fitted = FAN(max_components=max_k, n_init=n_init, seed=seed, criterion="icl").fit(X, y)
         for crit in ("bic", "aic", "cs", "icl"):
             row[f"K {crit}"] = max(fitted.criteria_, key=lambda k: fitted.criteria_[k][crit])
         proba = fitted.predict_proba(Xt)
@@ -270,7 +271,8 @@ def variance_guard(names, guards, folds, max_k, n_init, show):
     for g in guards:
         factories[f"guard={g:g}"] = (
             lambda nominal, fold, g=g: FAN(max_components=max_k, n_init=n_init, seed=fold,
-                                           variance_guard=g, nominal_attributes=nominal))
+                                           criterion="icl", variance_guard=g,
+                                           nominal_attributes=nominal))
     rows = []
     for i, name in enumerate(progress(names, desc=f"{NAME} variance guard", enabled=show)):
         res = cross_validate(name, factories, folds, seed_key=500 + i)

@@ -203,26 +203,6 @@ def test_pandas_fit_forgets_history_and_seeded_fits_repeat(model_cls):
     assert fresh.scores_ == reused.scores_
 
 
-def test_stream_refits_warm_start_from_the_previous_fit():
-    """A refit starts each K from the previous fit (n_init=1: the only run), so EM needs fewer
-    M steps than a cold start on the same records."""
-    X, y = mixed_data(n=600, seed=7)
-    records = [{f: v for f, v in x.items() if v == v and v is not None}
-               for x in X.to_dict("records")]
-    model = FAN(max_components=4, n_init=1, seed=0, refit_every=300, tol=1e-8)
-    for x, label in zip(records[:300], y[:300]):
-        model.learn_one(x, label)
-    model.predict_proba_one(records[0])
-    for x, label in zip(records[300:], y[300:]):
-        model.learn_one(x, label)
-    model.predict_proba_one(records[0])
-    assert model.n_fits_ == 2
-    cold = FAN(max_components=4, n_init=1, seed=0, tol=1e-8).fit(X, y)
-    warm_steps = sum(len(h) for h in model.objective_.values())
-    cold_steps = sum(len(h) for h in cold.objective_.values())
-    assert warm_steps < cold_steps, (warm_steps, cold_steps)
-
-
 @pytest.mark.parametrize("model_cls", MODELS)
 @pytest.mark.parametrize("bad", [
     {"max_components": 0}, {"criterion": "bayes"}, {"em": "fuzzy"}, {"n_init": 0},

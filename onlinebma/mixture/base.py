@@ -1,8 +1,22 @@
-"""What FAN and the finite-mixture classifier share: parameters, model selection, prediction.
+"""What FAN and the finite-mixture classifier share: parameters, model choice, prediction.
 
 A subclass only says whether the class is a parent of the features (FAN) or a child of the
-hidden variable (FM); everything else — encoding, restarts, warm starts, the criteria, the
-progress display, the fitted attributes — is here.
+hidden variable (FM); everything else — encoding, EM starts, warm starts, the choice or average
+over the number of components, the progress display, the fitted attributes — is here.
+
+Every fit runs EM for every K in ``1..max_components``:
+
+- a K fitted before starts from that fit (warm start); besides, random restarts (the K chosen
+  in turn) run for ``_RESTART_STEPS`` M steps in all per refit; one unfinished is continued at
+  the next refit, and a finished one replaces its K's fit if its objective is higher: a stream
+  does not stay in the basin its first, small fit fell into, and no refit pays for many cold
+  EM runs on many records;
+- a K not fitted before starts from a split of the fit with ``K - 1`` components, plus
+  ``n_init - 1`` starts from random records.
+
+The run with the highest EM objective is kept. The paper's criteria then select one K; the
+default ``criterion="prequential"`` averages the candidates by their prequential evidence
+(:mod:`onlinebma.mixture.averaging`).
 """
 
 from __future__ import annotations
@@ -14,31 +28,41 @@ from ..progress import progress as progress_bar
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
 from ..validation import check_choice, check_int, check_real
+from .averaging import Evidence
 from .criteria import CRITERIA, scores
-from .em import (
-    Design,
-    EMEngine,
-    EMResult,
-    Params,
-    one_component,
-    run_em,
-    seeded_params,
-)
+from .em import EMEngine, EMResult, Params, one_component, run_em
+from .layout import design as _design
+from .layout import row_key as _row_key
+from .layout import rows_of as _slice
+from .starts import seeded_params, split_start
 
 __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
 
+#: M steps of random restarts per refit (bounds the refit's cost).
+_RESTART_STEPS = 20
+
+#: Candidates whose weight is below this are left out of a prediction (changes every
+#: probability by less than ``max_components * _NEGLIGIBLE``).
+_NEGLIGIBLE = 1e-12
+
 PARAMETERS_DOC = """max_components
-        Largest number of components tried; every K in 1..max_components is fitted and the
-        best by ``criterion`` is kept. ``1`` means exactly one component.
+        Largest number of components tried: every K in 1..max_components is fitted. ``1``
+        means exactly one component (naive Bayes for FAN).
     criterion
-        ``"icl"`` (default, the paper's best), ``"bic"``, ``"aic"`` or ``"cs"``
-        (Cheeseman–Stutz); see :mod:`onlinebma.mixture.criteria`.
+        ``"prequential"`` (default): predictions average the fits of every K, weighted by
+        ``prior(K) exp(-L_K)`` where ``L_K`` is the log loss of K's fits on the records that
+        arrived after them, half the prior on K = 1 (see :mod:`onlinebma.mixture.averaging`);
+        ``fit(X, y)`` and a stream's first fit score the fits of the first half of the records
+        on the second half.
+        ``"icl"`` (the paper's best), ``"bic"``, ``"aic"`` or ``"cs"`` (Cheeseman–Stutz)
+        select the one K with the best score instead; see :mod:`onlinebma.mixture.criteria`.
     em
         ``"soft"``: EM with expected counts (eq. 8); ``"hard"``: classification EM (eq. 9).
     n_init
-        EM runs per K > 1, each from K distinct random records as seeds; the run with the
-        highest objective is kept. On a refit, the first run starts from the previous fit's
-        model with the same K (warm start) instead.
+        EM starts per K > 1 at its first fit: a split of the K - 1 fit and ``n_init - 1``
+        starts from K distinct random records; the run with the highest objective is kept.
+        Refits start from the previous fit of the same K (warm start); one random restart
+        at a time, continued over refits, may replace a K's fit (module docstring).
     tol
         EM stops when the objective gains less than ``tol`` times its magnitude.
     max_iter
@@ -50,10 +74,10 @@ PARAMETERS_DOC = """max_components
         the one-component variance of that feature (the guard against collapsing variances;
         ``0`` turns it off). It never binds for one component.
     seed
-        Seed of the numpy generator that picks the seeds of the EM runs (``None``: fresh
-        entropy). With a seed, every fit on the same records gives the same model.
+        Seed of the numpy generator that picks the random starts (``None``: fresh entropy).
+        With a seed, the same records learned in the same way give the same model.
     progress
-        Show a progress bar over the EM runs of every fit.
+        Show a progress bar over the numbers of components of every fit.
     window
         Keep only the last ``window`` records (``None``: all).
     refit_every
@@ -61,20 +85,6 @@ PARAMETERS_DOC = """max_components
         ``None`` refits once the store has grown by 10%.
     nominal_attributes
         Features to treat as nominal even when their values are numbers."""
-
-
-def _design(table: Table, rows: Table, y, n_classes: int) -> Design:
-    """``rows`` (coded by ``table``) in the EM engine's layout: one one-hot column per value
-    present in ``table``; features without any value present have no columns."""
-    r = np.asarray(table.n_values, dtype=np.int64)
-    offsets = np.concatenate([[0], np.cumsum(r)[:-1]]).astype(np.int64)
-    onehot = np.zeros((rows.n, int(r.sum())))
-    observed, feats = np.nonzero(rows.codes >= 0)
-    onehot[observed, offsets[feats] + rows.codes[observed, feats]] = 1.0
-    used = r[r > 0]
-    obs = ~np.isnan(rows.numeric)
-    return Design(onehot=onehot, x=np.where(obs, rows.numeric, 0.0), obs=obs, y=y,
-                  block=np.repeat(np.arange(len(used)), used), r=used, n_classes=n_classes)
 
 
 class MixtureClassifier(BufferRefitClassifier):
@@ -85,7 +95,7 @@ class MixtureClassifier(BufferRefitClassifier):
     def __init__(
         self,
         max_components: int = 5,
-        criterion: str = "icl",
+        criterion: str = "prequential",
         em: str = "soft",
         n_init: int = 3,
         tol: float = 1e-6,
@@ -99,7 +109,7 @@ class MixtureClassifier(BufferRefitClassifier):
         nominal_attributes: list | None = None,
     ):
         check_int("max_components", max_components, 1)
-        check_choice("criterion", criterion, CRITERIA)
+        check_choice("criterion", criterion, ("prequential",) + CRITERIA)
         check_choice("em", em, ("soft", "hard"))
         check_int("n_init", n_init, 1)
         check_real("tol", tol, 0.0, strict=False)
@@ -123,8 +133,15 @@ class MixtureClassifier(BufferRefitClassifier):
 
     def _reset(self):
         super()._reset()
-        self._model = None  # (structure, params, table) of the selected fit
-        self._warm = {}  # K -> what _warm_tau needs of the last fit with K components
+        self._model = None  # (structure, params, table) of the most probable K
+        self._fits = {}  # K -> Params of the last fit
+        self._last = None  # (structure without records, table) of the last fit
+        self._evidence = Evidence()
+        self._n_em_fits = 0  # fits of the candidates so far (varies the random starts)
+        self._challenger = None  # (K, Params) of the random restart in progress
+        self._n_restarts = 0
+        self.model_weights_ = {}
+        self._last_row = None  # (encoded row, {K: log p_K(c | x)}) of the last one-row prediction
 
     # ---------------------------------------------------------------- fitting
 
@@ -133,37 +150,103 @@ class MixtureClassifier(BufferRefitClassifier):
             self._select(data)
 
     def _select(self, data: Table) -> None:
-        """Fit every K in 1..max_components and keep the best by the criterion."""
+        """Fit every K, then weigh the candidates (prequential) or select one (a criterion)."""
+        prequential = self.criterion == "prequential"
+        if prequential and self._last is None and data.n >= 4:
+            half = data.n // 2  # nothing to learn the weights from yet: hold out a half
+            self._fit_candidates(_slice(data, slice(0, half)))
+            held_out = self._last[1].translate(_slice(data, slice(half, data.n)))
+            self._score(held_out, held_out.y)
+        self._fit_candidates(data)
+        if prequential:
+            self._weigh()
+            return
+        ks = sorted(self._fits)
+        self.scores_ = {k: self.criteria_[k][self.criterion] for k in ks}
+        self.model_weights_ = {max(ks, key=lambda k: (self.scores_[k], -k)): 1.0}
+        self._choose()
+
+    def _weigh(self) -> None:
+        """Prequential weights of the current candidates from the evidence so far."""
+        ks = sorted(self._fits)
+        self._evidence.cover(ks)
+        self.scores_ = {k: -self._evidence.losses[k] for k in ks}
+        self.model_weights_ = self._evidence.weights(ks)
+        self._choose()
+
+    def _choose(self) -> None:
+        w = self.model_weights_
+        self.n_components_ = max(w, key=lambda k: (w[k], -k))
+        self._model = (self._last[0], self._fits[self.n_components_], self._last[1])
+
+    def _fit_candidates(self, data: Table):
+        """EM for every K on ``data`` (module docstring); sets the fitted attributes."""
         n_classes = len(data.classes)
-        design = _design(data, data, data.y, n_classes)
-        s = EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING)
-        rng = np.random.default_rng(self.seed)
+        s = EMEngine(_design(data, data, data.y, n_classes), self._class_parent, self.alpha,
+                      VAR_SMOOTHING)
+        seed = None if self.seed is None else [self.seed, self._n_em_fits]
+        rng = np.random.default_rng(seed)
         hard = self.em == "hard"
         ref = one_component(s)
-        k_max = min(self.max_components, design.n)
-        tasks = [(1, 0)] + [(k, i) for k in range(2, k_max + 1) for i in range(self.n_init)]
-        best: dict[int, EMResult] = {}
-        for k, i in progress_bar(tasks, total=len(tasks), desc=type(self).__name__,
-                                 enabled=bool(self.progress)):
-            if k == 1:
-                best[1] = EMResult(params=ref, objective=[s.e_step(ref, hard)[0]], n_iter=0)
-                continue
+        k_max = min(self.max_components, data.n)
+        best = {1: EMResult(params=ref, objective=[s.e_step(ref, hard)[0]], n_iter=0)}
+        warm = any(k in self._fits for k in range(2, k_max + 1))
+        previous = self._previous_fit(data) if warm else None
+        for k in progress_bar(range(2, k_max + 1), total=max(0, k_max - 1),
+                              desc=type(self).__name__, enabled=bool(self.progress)):
             floor, fallback = self._guard(ref, k)
-            if i == 0 and k in self._warm:
-                tau0 = self._warm_tau(s, data, k)
+            if k in self._fits:
+                tau = previous[0].e_step(self._fits[k], hard)[1]
+                tau[previous[1]] = 1.0 / k  # records of a class the last fit did not know
+                starts, n_random = [tau], 0
             else:
-                seeds = rng.choice(design.n, size=k, replace=False)
-                tau0 = s.e_step(seeded_params(s, k, seeds, ref, floor), hard)[1]
-            fit = run_em(s, tau0, hard, self.tol, self.max_iter, floor, fallback)
-            if k not in best or fit.objective[-1] > best[k].objective[-1]:
-                best[k] = fit
-        table = {k: scores(s, fit.params) for k, fit in best.items()}
-        self.scores_ = {k: row[self.criterion] for k, row in table.items()}
-        self.criteria_ = table
+                starts = [split_start(s, best[k - 1].params, hard)]
+                n_random = self.n_init - 1
+            for _ in range(n_random):
+                seeds = rng.choice(data.n, size=k, replace=False)
+                starts.append(s.e_step(seeded_params(s, k, seeds, ref, floor), hard)[1])
+            for tau0 in starts:
+                fit = run_em(s, tau0, hard, self.tol, self.max_iter, floor, fallback)
+                if k not in best or fit.objective[-1] > best[k].objective[-1]:
+                    best[k] = fit
+        if previous is not None:
+            self._challenge(s, best, previous, rng, ref, hard)
+        self._n_em_fits += 1
+        self._last_row = None
+        self._fits = {k: fit.params for k, fit in best.items()}
+        self._last = (s.without_records(), data)
+        self.criteria_ = {k: scores(s, fit.params) for k, fit in best.items()}
         self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
-        self.n_components_ = max(self.scores_, key=lambda k: (self.scores_[k], -k))
-        self._model = (s.without_records(), best[self.n_components_].params, data)
-        self._warm = {k: (fit.params, data, s.alpha, s.center) for k, fit in best.items() if k > 1}
+        self.n_iter_ = {k: fit.n_iter for k, fit in best.items()}
+
+    def _challenge(self, s: EMEngine, best: dict, previous, rng, ref: Params, hard: bool):
+        """Random restarts for at most ``_RESTART_STEPS`` M steps in all (bounded work per
+        refit; a restart that converges early leaves its steps to the next one); one
+        unfinished at the end is continued at the next refit, a finished one replaces its K's
+        fit if its objective is higher."""
+        steps = _RESTART_STEPS
+        while steps > 0:
+            if self._challenger is not None:  # from the last refit: continue it
+                k, params = self._challenger
+                self._challenger = None
+                if k not in best:
+                    continue
+                tau = previous[0].e_step(params, hard)[1]
+                tau[previous[1]] = 1.0 / k
+            else:
+                k = 2 + self._n_restarts % max(1, len(best) - 1)
+                if k not in best:
+                    return
+                self._n_restarts += 1
+                seeds = rng.choice(s.d.n, size=k, replace=False)
+                tau = s.e_step(seeded_params(s, k, seeds, ref, self._guard(ref, k)[0]), hard)[1]
+            fit = run_em(s, tau, hard, self.tol, steps, *self._guard(ref, k))
+            if fit.n_iter >= steps:  # budget spent before it converged
+                self._challenger = (k, fit.params)
+                return
+            steps -= fit.n_iter
+            if fit.objective[-1] > best[k].objective[-1]:
+                best[k] = fit
 
     def _guard(self, ref: Params, k: int):
         """Variance floor and empty-cell Gaussians of a K-component model (from the K=1 fit)."""
@@ -171,20 +254,63 @@ class MixtureClassifier(BufferRefitClassifier):
         floor = self.variance_guard * rep(ref.var)
         return floor, (rep(ref.mean), rep(ref.var), rep(ref.active))
 
-    def _warm_tau(self, s: EMEngine, data: Table, k: int) -> np.ndarray:
-        """Responsibilities of the current records under the previous fit with ``k`` components.
-
-        Features, values and classes that arrived since then are unknown to it: their factors
-        are skipped, and records of a new class start with equal responsibilities.
-        """
-        params, fitted, alpha, center = self._warm[k]
+    def _previous_fit(self, data: Table):
+        """Today's records as the last fit sees them (its coding and coordinates), for warm
+        starts, and which of them have a class it did not know. Features and values it did not
+        know are skipped."""
+        s_prev, fitted = self._last
         rows = fitted.translate(data)
-        known = rows.y >= 0
-        old = _design(fitted, rows, np.where(known, rows.y, 0), len(fitted.classes))
-        s_old = EMEngine(old, self._class_parent, alpha, VAR_SMOOTHING, center=center)
-        tau = s_old.e_step(params, self.em == "hard")[1]
-        tau[~known] = 1.0 / k
-        return tau
+        unknown = rows.y < 0
+        design = _design(fitted, rows, np.where(unknown, 0, rows.y), len(fitted.classes))
+        s = EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING,
+                      coords=(s_prev.center, s_prev.scale))
+        return s, unknown
+
+    def _log_proba(self, rows: Table, ks) -> dict:
+        """``{K: (m, C) log p_K(c | x)}`` of rows coded by the last fit's table."""
+        s, table = self._last
+        design = _design(table, rows, None, len(table.classes))
+        out = {}
+        for k in ks:
+            lj = s.log_joint_classes(self._fits[k], design)
+            out[k] = lj - logsumexp_np(lj, axis=1, keepdims=True)
+        return out
+
+    def _score(self, rows: Table, y: np.ndarray) -> None:
+        """Add the last fits' log loss on ``rows`` (coded by the last fit's table; records it
+        has not seen) with class codes ``y`` (``-1``: unknown to it) to the evidence."""
+        log_proba = None
+        if rows.n == 1 and self._last_row is not None:  # predicted just before: reuse
+            key, cached = self._last_row
+            if key == _row_key(rows) and cached.keys() == self._fits.keys():
+                log_proba = cached
+        if log_proba is None:
+            log_proba = self._log_proba(rows, self._fits)
+        self._evidence.add(log_proba, y)
+
+    # --------------------------------------------------------------- learning
+
+    def _averaging(self) -> bool:
+        """Whether learned records are evidence: a prequential average over several fits (a K
+        without evidence inherits that of K - 1, so scoring a lone K = 1 changes nothing)."""
+        return self.criterion == "prequential" and len(self._fits) > 1
+
+    def learn_one(self, x: dict, y) -> None:
+        super().learn_one(x, y)
+        if self._averaging():
+            table = self._last[1]
+            code = table.classes.index(y) if y in table.classes else -1
+            self._score(table.encode_one(x), np.array([code]))
+            self._weigh()
+
+    def learn_many(self, X, y) -> None:
+        super().learn_many(X, y)
+        if self._averaging():
+            table = self._last[1]
+            codes = {c: i for i, c in enumerate(table.classes)}
+            y_codes = np.array([codes.get(c, -1) for c in y], dtype=np.int64)
+            self._score(table.encode_frame(X), y_codes)
+            self._weigh()
 
     # ------------------------------------------------------------- predicting
 
@@ -195,10 +321,16 @@ class MixtureClassifier(BufferRefitClassifier):
         return self._predict_rows(rows)
 
     def _predict_rows(self, rows: Table) -> np.ndarray:
-        s, p, table = self._model
-        design = _design(table, rows, None, len(table.classes))
-        log_joint = s.log_joint_classes(p, design)
-        return np.exp(log_joint - logsumexp_np(log_joint, axis=1, keepdims=True))
+        """``sum_K w_K p_K(c | x)`` over the candidates with a weight (one for a criterion)."""
+        weights = self.model_weights_
+        one = rows.n == 1 and self.criterion == "prequential"
+        # One row, as in progressive validation: every K, kept for learn_one's evidence.
+        ks = self._fits if one else [k for k, w in weights.items() if w >= _NEGLIGIBLE]
+        log_proba = self._log_proba(rows, ks)
+        if one:
+            self._last_row = (_row_key(rows), log_proba)
+        out = sum(weights[k] * np.exp(log_proba[k]) for k in weights if weights[k] >= _NEGLIGIBLE)
+        return out / out.sum(axis=1, keepdims=True)
 
     # -------------------------------------------------------- fitted attributes
 
@@ -218,14 +350,16 @@ class MixtureClassifier(BufferRefitClassifier):
     def means_(self) -> np.ndarray:
         """Gaussian means: ``(C, K, q)`` for FAN, ``(K, q)`` for FM (columns: numeric features)."""
         s, p, _ = self._fitted()
-        mean = p.mean + s.center
+        mean = p.mean * s.scale + s.center
         return mean.reshape(-1, p.k, mean.shape[1]) if self._class_parent else mean
 
     @property
     def variances_(self) -> np.ndarray:
         """Gaussian variances, shaped like :attr:`means_`."""
         s, p, _ = self._fitted()
-        return p.var.reshape(-1, p.k, p.var.shape[1]) if self._class_parent else p.var
+        with np.errstate(over="ignore"):  # inf only for values beyond 1e154 in training
+            var = p.var * s.scale**2
+        return var.reshape(-1, p.k, var.shape[1]) if self._class_parent else var
 
     @property
     def value_probabilities_(self) -> dict:

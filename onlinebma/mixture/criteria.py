@@ -51,7 +51,7 @@ def scores(s: EMEngine, p: Params) -> dict:
     n = s.d.n
     joint = s.joint(p, jitter=False)
     rows = logsumexp_np(joint, axis=1)
-    loglik = float(rows.sum())
+    loglik = float(rows.sum()) - s.log_jacobian  # numeric densities in original units
     d = n_free_parameters(s, p)
     log_n = math.log(n)
     bic = loglik - 0.5 * d * log_n
@@ -70,7 +70,7 @@ def scores(s: EMEngine, p: Params) -> dict:
 def _cheeseman_stutz_gap(s: EMEngine, p: Params, tau: np.ndarray, log_n: float) -> float:
     """``log p(D' | M) - log p(D' | theta)`` for the data completed with ``tau``."""
     d, a = s.d, s.alpha
-    counts = s.spread(tau).T @ d.onehot  # expected counts per cell and value, (cells, R)
+    counts = s.counts(s.spread(tau))  # expected counts per cell and value, (cells, R)
     nk = tau.sum(axis=0)
     if s.class_parent:
         class_counts = s.y_onehot.sum(axis=0)[None, :]

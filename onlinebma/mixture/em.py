@@ -10,15 +10,21 @@ and component ``k`` select one **cell** of the feature distributions,
 
 so the E and M steps are the same code for both, vectorised over all records and components:
 
-- Nominal features are one-hot columns of a dense ``(n, R)`` matrix (``R`` = values seen in
-  training, summed over features; a missing value is a row of zeros in its feature's block, so it
-  is summed out for free). The E step is one matrix product ``onehot @ log_theta.T``; the M step's
-  expected counts (eq. 8) are one product ``tau_cells.T @ onehot``.
-- Numeric features are Gaussians per cell (eq. 7 with maximum-likelihood variances, see below).
-  ``log N(x; mu, var) = a + b x + c x^2`` per cell, so their E step is three matrix products
-  (observed mask, values, squared values) and their M step's weighted sums three more; values are
-  taken relative to the record's class mean (FAN) or the marginal mean (FM) so that nothing large
-  cancels. Missing values have mask 0 and drop out.
+- Nominal features are one-hot columns of a ``(n, R)`` matrix, sparse when large (``R`` =
+  values seen in training, summed over features; a missing value is a row of zeros in its
+  feature's block, so it is summed out for free). The E step is one product
+  ``onehot @ log_theta.T``; the M step's expected counts (eq. 8) are one product
+  ``onehot.T @ tau_cells``. Memory is ``n`` times the number of features plus the tables, never
+  ``n * R`` (beyond a small dense case).
+- Numeric features are Gaussians per cell (eq. 7 with maximum-likelihood variances, see below),
+  computed in **scaled coordinates**: every feature minus its training median, divided by its
+  median absolute deviation, and clipped at :data:`X_MAX`, so that no sum of squares overflows
+  whatever finite values arrive (one value of 1e200 among values near 1 included) and one
+  outlier does not flatten the resolution of the other values. Log densities are evaluated
+  directly as ``-(x - mu)^2 / (2 var) - log(2 pi var) / 2`` (standardised distances clipped
+  at :data:`Z_MAX`, so they stay finite for any finite input) and variances by a second pass
+  over the centred values. The log likelihoods the criteria report are converted back to the
+  original units (the log Jacobian of the scaling). Missing values drop out.
 
 Estimates are the Dirichlet ones of eq. 5, ``(N_ijk + alpha) / (N_ij + alpha r_i)``, for the
 feature tables, the mixing proportions and (FM) ``p(C | H)``. They maximise the log likelihood plus
@@ -42,29 +48,37 @@ most probable component; its objective is the classification log likelihood
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
 
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import LOG_2PI
 
-__all__ = ["Design", "EMEngine", "EMResult", "Params", "one_component", "run_em", "seeded_params"]
+__all__ = ["Design", "Params", "EMResult", "EMEngine", "X_MAX", "Z_MAX", "gaussian_log_density",
+           "one_component", "run_em"]
 
+#: Scaled values are clipped here, so that sums of squares over any number of records below
+#: 1e100 stay finite (a value 1e100 robust scales from the median is an outlier for any model).
+X_MAX = 1e100
+
+#: Standardised distances ``|x - mu| / sigma`` are clipped here: beyond it every density is 0
+#: for any purpose, and the clipped log densities stay finite for any finite input.
+Z_MAX = 1e100
 
 
 @dataclass
 class Design:
     """Training (or prediction) records in the engine's layout.
 
-    ``onehot`` is ``(n, R)``; ``block`` gives the feature of each one-hot column and ``r`` the
-    number of columns (values seen in training) of each nominal feature. ``x`` holds the numeric
-    values with missing ones set to 0 and ``obs`` says which are observed. ``y`` are class codes
-    (``None`` for rows to predict).
+    ``onehot`` is a dense or sparse ``(n, R)`` matrix; ``block`` gives the feature of each one-hot
+    column and ``r`` the number of columns (values seen in training) of each nominal feature.
+    ``x`` holds the numeric values with missing ones set to 0 and ``obs`` says which are
+    observed. ``y`` are class codes (``None`` for rows to predict).
     """
 
-    onehot: np.ndarray
+    onehot: np.ndarray | sparse.csr_matrix
     x: np.ndarray
     obs: np.ndarray
     y: np.ndarray | None
@@ -108,55 +122,75 @@ class EMResult:
     n_iter: int = 0
 
 
+def gaussian_log_density(x, obs, mean, var, active) -> np.ndarray:
+    """``sum_j log N(x_j; mean_j, var_j)`` over the last axis, as
+    ``-(x - mu)^2 / (2 var) - log(2 pi var) / 2`` (eq. 7), for observed values of active factors.
+
+    Arrays broadcast together; ``|x - mu| / sigma`` is clipped at :data:`Z_MAX`.
+    """
+    with np.errstate(over="ignore"):
+        z = np.clip((x - mean) / np.sqrt(var), -Z_MAX, Z_MAX)
+    terms = -0.5 * (z * z + np.log(var) + LOG_2PI)
+    return np.where(obs & active, terms, 0.0).sum(axis=-1)
+
+
+def coordinates(x: np.ndarray, obs: np.ndarray) -> tuple:
+    """``(center, scale)`` of every numeric column: the median of its observed values and their
+    median absolute deviation from it (else their mean absolute deviation, else 1). Robust, so
+    that one huge value neither overflows the moments nor flattens the resolution of the others.
+    """
+    seen = obs.any(axis=0)
+    values = np.where(obs, x, np.nan)
+    values[:, ~seen] = 0.0
+    center = np.nanmedian(values, axis=0) if x.shape[0] else np.zeros(x.shape[1])
+    with np.errstate(over="ignore"):
+        dev = np.abs(values - center)
+    mad = np.nanmedian(dev, axis=0) if x.shape[0] else np.zeros(x.shape[1])
+    mean_dev = np.nanmean(np.minimum(dev, np.finfo(float).max / max(x.shape[0], 1)), axis=0) \
+        if x.shape[0] else mad
+    scale = np.where(mad > 0, mad, np.where(mean_dev > 0, mean_dev, 1.0))
+    return center, scale
+
+
 class EMEngine:
-    """The EM engine for one model on one data set: FAN (``class_parent=True``) or FM (``False``).
+    """Which model the engine runs: FAN (``class_parent=True``) or FM (``False``), on which data.
 
     Holds what does not change during EM: the design, ``alpha``, the one-hot blocks, the
     features' marginal Gaussians (with ``eps``, the naive Bayes variance smoothing) and the
-    numeric values in well-conditioned coordinates (see :meth:`gaussian_log`).
-
-    Numeric parameters are kept relative to ``center`` (the training marginal means, or the
-    ``center`` given, so that a previous fit's parameters can be evaluated on new data).
+    numeric values in scaled coordinates (module docstring): ``coords = (center, scale)``, by
+    default the training data's own, or a previous fit's so that its parameters can be
+    evaluated on new records.
     """
 
     def __init__(self, design: Design, class_parent: bool, alpha: float, var_smoothing: float,
-                 center: np.ndarray | None = None):
+                 coords: tuple | None = None):
         self.d = design
         self.class_parent = class_parent
         self.alpha = float(alpha)
         # First column of each nominal feature's one-hot block.
         self._starts = np.concatenate([[0], np.cumsum(design.r)[:-1]]).astype(np.int64)
+        onehot = design.onehot
+        self._onehot_t = onehot.T.tocsr() if sparse.issparse(onehot) else onehot.T
         self.y_onehot = np.zeros((design.n, design.n_classes))
         if design.y is not None:
             self.y_onehot[np.arange(design.n), design.y] = 1.0
+        obs = design.obs
+        self.center, self.scale = coordinates(design.x, obs) if coords is None else coords
+        self.xc = self.centred(design.x, obs)
         # Marginal Gaussian of every numeric feature, as NaiveBayes keeps it: eps is
         # var_smoothing times the marginal (population) variance; a feature with eps == 0
         # (never observed, or constant) carries no information and is skipped.
-        obs = design.obs.astype(float)
         w = obs.sum(axis=0)
-        wsafe = np.maximum(w, 1.0)
-        mean = np.where(w > 0, design.x.sum(axis=0) / wsafe, 0.0)
-        dev = np.where(design.obs, design.x - mean, 0.0)
+        wsafe = np.maximum(w, 1)
+        mean = self.xc.sum(axis=0) / wsafe
+        dev = np.where(obs, self.xc - mean, 0.0)
         var = (dev * dev).sum(axis=0) / wsafe
-        self.center = mean if center is None else center
         self.eps = var_smoothing * var
         active = self.eps > 0
-        self.marginal = (
-            (mean - self.center)[None, :], np.where(active, var + self.eps, 1.0)[None, :],
-            active[None, :],
-        )
-        # Reference mean of every record: its class mean (FAN) or the marginal mean (FM).
-        # Sums of squares and Gaussian log densities are computed relative to it, so that no
-        # large numbers cancel (with one component the centred sums are exact two-pass sums).
-        xc = self.centred(design.x, design.obs)
-        if class_parent and design.y is not None:
-            wc = self.y_onehot.T @ obs
-            self.ref_mean = np.where(wc > 0, (self.y_onehot.T @ xc) / np.maximum(wc, 1.0), 0.0)
-            self.xr = np.where(design.obs, xc - self.ref_mean[design.y], 0.0)
-        else:
-            self.ref_mean = np.zeros((1, xc.shape[1]))
-            self.xr = xc
-        self.xr2 = self.xr * self.xr
+        self.marginal = (mean[None, :], np.where(active, var + self.eps, 1.0)[None, :],
+                         active[None, :])
+        # log p in original units = log p in scaled units - log(scale), per observed value.
+        self.log_jacobian = float(w @ np.log(self.scale))
 
     def without_records(self) -> EMEngine:
         """A copy that keeps what prediction needs and drops the training arrays (memory)."""
@@ -166,12 +200,14 @@ class EMEngine:
         d = self.d
         out.d = Design(onehot=d.onehot[:0], x=d.x[:0], obs=d.obs[:0], y=d.y[:0], block=d.block,
                        r=d.r, n_classes=d.n_classes)
-        out.y_onehot, out.xr, out.xr2 = self.y_onehot[:0], self.xr[:0], self.xr2[:0]
+        out.y_onehot, out.xc, out._onehot_t = self.y_onehot[:0], self.xc[:0], None
         return out
 
     def centred(self, x: np.ndarray, obs: np.ndarray) -> np.ndarray:
-        """Numeric values minus ``center``, 0 where missing."""
-        return np.where(obs, x - self.center, 0.0)
+        """Numeric values in scaled coordinates (clipped at :data:`X_MAX`), 0 where missing."""
+        with np.errstate(over="ignore"):
+            xc = np.clip((x - self.center) / self.scale, -X_MAX, X_MAX)
+        return np.where(obs, xc, 0.0)
 
     # ------------------------------------------------------------ layout
 
@@ -182,10 +218,6 @@ class EMEngine:
             return self.d.y[:, None] * k + comp[None, :]
         return np.broadcast_to(comp, (self.d.n, k))
 
-    def ref_cells(self, k: int) -> np.ndarray:
-        """Reference mean of every cell: its class's (FAN) or 0 (FM), ``(cells or 1, q)``."""
-        return np.repeat(self.ref_mean, k, axis=0) if self.class_parent else self.ref_mean
-
     def spread(self, tau: np.ndarray) -> np.ndarray:
         """Responsibilities ``(n, K)`` placed in their cells: ``(n, cells)``."""
         if not self.class_parent:
@@ -194,6 +226,10 @@ class EMEngine:
         out = np.zeros((n, self.d.n_classes, k))
         out[np.arange(n), self.d.y] = tau
         return out.reshape(n, -1)
+
+    def counts(self, tc: np.ndarray) -> np.ndarray:
+        """Expected counts ``(cells, R)`` of every value given responsibilities in cells (eq. 8)."""
+        return np.asarray(self._onehot_t @ tc).T
 
     def block_totals(self, counts: np.ndarray) -> np.ndarray:
         """Per-feature totals of ``(cells, R)`` counts, repeated over each feature's columns."""
@@ -204,29 +240,24 @@ class EMEngine:
 
     # --------------------------------------------------------------- E step
 
-    def gaussian_coefficients(self, p: Params, ref, jitter: bool):
-        """Per-cell ``(a, b, c)`` with ``log N(x; mu, var) = a + b xr + c xr^2`` (eq. 7).
-
-        ``xr`` is a value minus the reference mean ``ref`` of the cell; the terms are zero for
-        inactive factors. With ``jitter`` the EM objective's ``-eps / (2 var)`` is included.
-        """
-        mu = p.mean - ref
-        inv = np.where(p.active, 1.0 / p.var, 0.0)
-        a = -0.5 * (LOG_2PI + np.log(p.var) + mu * mu * inv)
+    def _gaussian_terms(self, p: Params, cells: np.ndarray, jitter: bool) -> np.ndarray:
+        """``(n, K)`` Gaussian log densities of the training records in their cells; with
+        ``jitter`` the EM objective's ``-eps / (2 var)`` per factor is included."""
+        obs = self.d.obs[:, None, :]
+        mean, var, active = p.mean[cells], p.var[cells], p.active[cells]
+        out = gaussian_log_density(self.xc[:, None, :], obs, mean, var, active)
         if jitter:
-            a = a - 0.5 * self.eps * inv
-        return np.where(p.active, a, 0.0), mu * inv, -0.5 * inv
+            out = out - 0.5 * np.where(obs & active, self.eps / var, 0.0).sum(axis=2)
+        return out
 
     def joint(self, p: Params, jitter: bool) -> np.ndarray:
         """``(n, K)`` ``log p(c_l, x_l, h_k)`` of the training records."""
         d, k = self.d, p.k
-        per_cell = d.onehot @ p.log_theta.T  # (n, cells); zeros without nominal columns
+        cells = self.cells(k)
+        per_cell = np.asarray(d.onehot @ p.log_theta.T)  # (n, cells); zeros without nominal
+        out = np.take_along_axis(per_cell, cells, axis=1) + p.log_weights[None, :]
         if d.x.shape[1]:
-            # Every record is shifted by its own class's reference mean (FAN) or none (FM);
-            # the sums over features and records are three matrix products.
-            a, b, c = self.gaussian_coefficients(p, self.ref_cells(k), jitter)
-            per_cell = per_cell + d.obs.astype(float) @ a.T + self.xr @ b.T + self.xr2 @ c.T
-        out = np.take_along_axis(per_cell, self.cells(k), axis=1) + p.log_weights[None, :]
+            out = out + self._gaussian_terms(p, cells, jitter)
         if self.class_parent:
             return out + p.log_class[d.y][:, None]  # eq. 12: p(C) outside the sum
         return out + p.log_class[:, d.y].T  # eq. 11: p(C | h_k) inside
@@ -235,24 +266,15 @@ class EMEngine:
         """``(m, C)`` ``log p(c, x)`` of rows to predict: eq. 12 (FAN) or eq. 11 (FM)."""
         k, c = p.k, self.d.n_classes
         m = rows.n
-        nominal = rows.onehot @ p.log_theta.T  # (m, cells)
-        obs = rows.obs.astype(float)
-        xc = self.centred(rows.x, rows.obs)
+        per = np.asarray(rows.onehot @ p.log_theta.T)  # (m, cells)
+        if rows.x.shape[1]:
+            xc = self.centred(rows.x, rows.obs)
+            per = per + gaussian_log_density(xc[:, None, :], rows.obs[:, None, :],
+                                             p.mean[None], p.var[None], p.active[None])
         if not self.class_parent:
-            per = nominal + p.log_weights[None, :]
-            if xc.shape[1]:
-                a, b, cc = self.gaussian_coefficients(p, 0.0, False)
-                per = per + obs @ a.T + xc @ b.T + (xc * xc) @ cc.T
+            per = per + p.log_weights[None, :]
             return logsumexp_np(per[:, :, None] + p.log_class[None, :, :], axis=1)
-        per = nominal.reshape(m, c, k) + p.log_weights[None, None, :]
-        if xc.shape[1]:
-            q = xc.shape[1]
-            a, b, cc = (t.reshape(c, k, q) for t in self.gaussian_coefficients(
-                p, self.ref_cells(k), False))
-            # The rows shifted by every class's reference mean: (m, C, q).
-            xr = np.where(rows.obs[:, None, :], xc[:, None, :] - self.ref_mean[None, :, :], 0.0)
-            per = per + (np.einsum("mq,ckq->mck", obs, a) + np.einsum("mcq,ckq->mck", xr, b)
-                         + np.einsum("mcq,ckq->mck", xr * xr, cc))
+        per = per.reshape(m, c, k) + p.log_weights[None, None, :]
         return p.log_class[None, :] + logsumexp_np(per, axis=2)
 
     # --------------------------------------------------------------- M step
@@ -276,29 +298,34 @@ class EMEngine:
         else:
             nkc = tau.T @ self.y_onehot  # (K, C) expected counts of p(C | H)
             log_class = np.log((nkc + a) / (nk[:, None] + a * c))
-        counts = tc.T @ d.onehot  # eq. 8 expected counts, (cells, R)
+        counts = self.counts(tc)  # eq. 8 expected counts, (cells, R)
         log_theta = np.log(counts + a) - np.log(self.block_totals(counts) + a * d.r[d.block])
-        mean, var, active = self._gaussians(tc, k, floor, fallback)
+        mean, var, active = self._gaussians(tau, tc, floor, fallback)
         return Params(log_weights, log_class, log_theta, mean, var, active)
 
-    def _gaussians(self, tc, k, floor, fallback):
-        """Weighted means and variances per cell (eq. 7 with expected counts, §2.3)."""
+    def _gaussians(self, tau, tc, floor, fallback):
+        """Weighted means and variances per cell (eq. 7 with expected counts, §2.3), the
+        variances from a second pass over the values centred at their cell's mean."""
         d = self.d
-        cells_n = tc.shape[1]
-        if d.x.shape[1] == 0:
-            empty = np.zeros((cells_n, 0))
+        n, k = tau.shape
+        q = d.x.shape[1]
+        if q == 0:
+            empty = np.zeros((tc.shape[1], 0))
             return empty, empty, empty.astype(bool)
         tct = np.ascontiguousarray(tc.T)
         w = tct @ d.obs.astype(float)  # (cells, q) expected number of observed values
-        s1 = tct @ self.xr  # sums relative to the cells' reference means
-        s2 = tct @ self.xr2
         has = w > 0
         wsafe = np.where(has, w, 1.0)
-        mu = s1 / wsafe
-        ss = np.maximum(s2 - s1 * mu, 0.0)  # centred sum of squares of the cell
+        mu = (tct @ self.xc) / wsafe
+        dev = np.where(d.obs[:, None, :], self.xc[:, None, :] - mu[self.cells(k)], 0.0)
+        wdev2 = (tau[:, :, None] * dev * dev).reshape(n, k * q)
+        if self.class_parent:
+            ss = (self.y_onehot.T @ wdev2).reshape(-1, q)  # (C K, q): cell c*K + k
+        else:
+            ss = wdev2.sum(axis=0).reshape(k, q)
         if fallback is None:
             fallback = self.marginal
-        mean = np.where(has, mu + self.ref_cells(k), fallback[0])
+        mean = np.where(has, mu, fallback[0])
         var = np.where(has, ss / wsafe + self.eps, fallback[1])
         active = np.broadcast_to(fallback[2], has.shape).copy()
         var = np.where(active, np.maximum(var, floor), 1.0)  # inactive factors are never used
@@ -338,36 +365,6 @@ def one_component(s: EMEngine) -> Params:
     guard and of the Gaussians of empty cells.
     """
     return s.m_step(np.ones((s.d.n, 1)), 0.0, None)
-
-
-def seeded_params(s: EMEngine, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
-    """Starting parameters: component ``k`` centred on training record ``seeds[k]``.
-
-    Nominal tables put half their mass on the seed's value and half on the one-component
-    estimate; Gaussian means sit on the seed's values, variances at the one-component ones
-    (k-modes-style seeding; the first M step follows at once).
-    """
-    d = s.d
-    c = d.n_classes
-    onehot_seed = d.onehot[seeds]  # (K, R)
-    theta_ref = np.exp(ref.log_theta)  # (cells_ref, R): per class (FAN) or one row (FM)
-    rep = np.repeat(theta_ref, k, axis=0)  # cell c*K + k gets its class's (FAN) row
-    # seed k -> cells c*K + k
-    seed_rows = np.tile(onehot_seed, (c, 1)) if s.class_parent else onehot_seed
-    # A seed with a missing value keeps the reference distribution for that feature.
-    has_seed = s.block_totals(seed_rows) > 0
-    theta = np.where(has_seed, 0.5 * rep + 0.5 * seed_rows, rep)
-    with np.errstate(divide="ignore"):
-        log_theta = np.log(theta)
-    mean = np.repeat(ref.mean, k, axis=0)
-    var = np.maximum(np.repeat(ref.var, k, axis=0), floor)
-    active = np.repeat(ref.active, k, axis=0)
-    if d.x.shape[1]:
-        reps = (c, 1) if s.class_parent else (1, 1)
-        seed_x = s.centred(d.x[seeds], d.obs[seeds])
-        mean = np.where(np.tile(d.obs[seeds], reps), np.tile(seed_x, reps), mean)
-    log_class = ref.log_class if s.class_parent else np.repeat(ref.log_class, k, axis=0)
-    return Params(np.full(k, -math.log(k)), log_class, log_theta, mean, var, active)
 
 
 def run_em(s: EMEngine, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
