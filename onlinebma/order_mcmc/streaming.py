@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from ..table import canonical_order, to_floats
+from ..records import numeric_values
+from ..table import canonical_order
 from .incremental import StreamingScores
 from .order_model import _DROPPED, OrderModel, set_masks
 from .scores import _candidate_sets, _prune
@@ -224,7 +225,7 @@ class LiveState:
                 rows[:, k] = mapped.fillna(-1).to_numpy(dtype=np.int64)
         for k, f in enumerate(self.columns[1]):
             if f in X.columns:
-                rows[:, len(self.columns[0]) + k] = _bins(to_floats(X[f]), self.cuts[k])
+                rows[:, len(self.columns[0]) + k] = _bins(numeric_values(X[f]), self.cuts[k])
         return self.scores.uncounted_to_missing(rows)
 
     def class_proba(self, rows, max_missing_configs) -> np.ndarray:
