@@ -8,12 +8,15 @@ side by side in one run, on three bundled streams:
 - ``mushroom``: the first 1,000 records of a fixed shuffle, 22 nominal features, 2 classes;
 - ``Phishing``: River's bundled phishing stream, 1,250 records, 9 numeric features, 2 classes.
 
-For each learner and stream: accuracy, log loss (natural log, the true label's probability
-floored at 1e-15), the log loss of the online class prior ((n_k + 1) / (n + K), what a learner
-that ignores the features scores), the expected calibration error (ECE: 10 equal-width bins of
-the top-label probability), mean and longest time of one predict-then-learn step, and the
-pickled size of the learner at the end. Figures: cumulative accuracy and log loss against
-records seen, per stream, and a reliability diagram of each learner over all three streams.
+For each learner and stream: accuracy; log loss (natural log, the true label's probability
+floored at 1e-15); the log loss of the online class prior ((n_k + 1) / (n + K): what a learner
+that ignores the features scores, so a learner above it does worse than ignoring them); the
+expected calibration error (ECE: 10 equal-width bins of the top-label probability); mean and
+longest time of one predict-then-learn step; the pickled size of the learner at the end. A
+record whose label has not been seen before cannot be predicted by any learner: it counts as an
+error in accuracy and is left out of every log loss, the prior's included (River's
+``CrossEntropy`` scores it 0 instead). Figures: cumulative accuracy and log loss against records
+seen, per stream, and a reliability diagram of each learner over all three streams.
 """
 
 from __future__ import annotations
@@ -75,13 +78,23 @@ def ece(conf: np.ndarray, correct: np.ndarray, bins: int = 10) -> float:
     return float(total)
 
 
+def _seen_before(labels) -> np.ndarray:
+    """Whether each record's label occurred earlier in the stream (only those are scored)."""
+    seen, out = set(), []
+    for y in labels:
+        out.append(y in seen)
+        seen.add(y)
+    return np.array(out)
+
+
 def _prior_log_loss(labels) -> float:
-    counts, loss = {}, 0.0
+    """Log loss of the online class prior (n_k + 1) / (n + K) on the records it can score."""
+    counts, losses = {}, []
     for n, y in enumerate(labels):
-        k = len(counts | {y: 0})
-        loss -= math.log((counts.get(y, 0) + 1) / (n + k))
+        if y in counts:
+            losses.append(-math.log((counts[y] + 1) / (n + len(counts))))
         counts[y] = counts.get(y, 0) + 1
-    return loss / len(labels)
+    return float(np.mean(losses))
 
 
 def evaluate(model, records, labels) -> dict:
@@ -118,7 +131,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         traces[stream, name] = t
         rows.append({
             "stream": stream, "learner": name, "accuracy": t["correct"].mean(),
-            "log loss": -t["logp"].mean(), "prior log loss": _prior_log_loss(y),
+            "log loss": -t["logp"][_seen_before(y)].mean(), "prior log loss": _prior_log_loss(y),
             "ECE": ece(t["conf"], t["correct"]), "ms/record": 1e3 * t["steps"].mean(),
             "longest step (s)": t["steps"].max(), "pickled kB": t["bytes"] / 1e3,
         })
@@ -161,7 +174,9 @@ def _figures(traces, data, out):
             n = np.arange(1, len(t["logp"]) + 1)
             style = {"color": f"C{i}", "lw": 1.2, "ls": "-" if i < 4 else "--"}
             axes[0, j].plot(n, np.cumsum(t["correct"]) / n, label=name, **style)
-            axes[1, j].plot(n, -np.cumsum(t["logp"]) / n, **style)
+            scored = _seen_before(data[stream][1])
+            axes[1, j].plot(n, -np.cumsum(np.where(scored, t["logp"], 0)) / np.cumsum(scored)
+                            .clip(1), **style)
         axes[0, j].set_title(stream)
         axes[1, j].set_xlabel("records seen")
         axes[1, j].set_ylim(0, 1.5)
