@@ -21,7 +21,8 @@ import math
 
 import numpy as np
 
-from ..table import canonical_order, to_floats
+from ..records import numeric_values as to_floats  # table.to_floats moved (core)
+from ..table import canonical_order
 from .incremental import StreamingScores
 from .order_model import _DROPPED, OrderModel, set_masks
 from .scores import _candidate_sets, _prune
