@@ -36,26 +36,13 @@ from river import base
 from ..records import NOMINAL, FeatureKinds, check_label, numeric_values
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
+from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_real
 from .decay import Forgetting, check_decay
 from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
 
-__all__ = ["BaseNB", "log_sigmoid"]
-
-_NEG_INF = -math.inf
-
-
-def log_sigmoid(d: float) -> float:
-    """``log(1 / (1 + exp(-d)))`` without overflow."""
-    if d == math.inf:
-        return 0.0
-    if d == _NEG_INF:
-        return _NEG_INF
-    if d >= 0:
-        return -math.log1p(math.exp(-d))
-    return d - math.log1p(math.exp(d))
-
+__all__ = ["BaseNB"]
 
 class BaseNB(Forgetting, base.MiniBatchClassifier):
     """Shared statistics, validation and prediction of the naive Bayes family."""
@@ -300,7 +287,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return None
         none, arc = densities
         lw0, lw1 = self._log_weights(f, t)
-        if lw0 == _NEG_INF:
+        if lw0 == -math.inf:
             return arc
         none += lw0
         exp, log1p = math.exp, math.log1p
@@ -386,7 +373,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return out
         arc = np.column_stack([self._log_density_np(t, t.by_class.get(y), xs) for y in classes])
         lw0, lw1 = self._log_weights(f, t)
-        if lw0 != _NEG_INF:
+        if lw0 != -math.inf:
             arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
         out[present] = arc
         return out

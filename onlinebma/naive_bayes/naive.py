@@ -7,15 +7,11 @@ import math
 import numpy as np
 
 from ..stats.gaussian import GaussianMoments
+from ..stats.numerics import LOG_2PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
 from .base import BaseNB
 
-__all__ = ["MAX_SQUARED_Z", "NaiveBayes", "VAR_SMOOTHING"]
-
-VAR_SMOOTHING = 1e-9
-"""Share of a feature's marginal variance added to every class variance (as scikit-learn's
-GaussianNB does with the largest variance), so a class seen once or with one repeated value
-still has a proper Gaussian."""
+__all__ = ["MAX_SQUARED_Z", "NaiveBayes"]
 
 MAX_SQUARED_Z = 1e300
 """Cap on a record's squared z-score under a class Gaussian. Beyond it the log density is not
@@ -23,7 +19,6 @@ representable as a float (a value far outside data whose variance is tiny); capp
 feature scores alike for every class it is that far from, instead of turning every class's
 score into -inf."""
 
-_LOG_2PI = math.log(2 * math.pi)
 
 
 class NaiveBayes(BaseNB):
@@ -89,7 +84,7 @@ class NaiveBayes(BaseNB):
         q = d * d / var  # the squared z-score; float overflow gives inf
         if q > MAX_SQUARED_Z:
             q = MAX_SQUARED_Z
-        return -0.5 * (_LOG_2PI + math.log(var) + q)
+        return -0.5 * (LOG_2PI + math.log(var) + q)
 
     def _log_density_np(self, table: NumericTable, moments: GaussianMoments | None, x):
         gaussian = self._gaussian(table, moments)
@@ -98,7 +93,7 @@ class NaiveBayes(BaseNB):
         mean, var = gaussian
         with np.errstate(over="ignore"):
             q = np.minimum((x - mean) ** 2 / var, MAX_SQUARED_Z)
-        return -0.5 * (_LOG_2PI + math.log(var) + q)
+        return -0.5 * (LOG_2PI + math.log(var) + q)
 
     def _log_likelihood(self, table: NumericTable, moments: GaussianMoments) -> float:
         """Plug-in log likelihood of the records summarised by ``moments`` under their own
@@ -107,7 +102,7 @@ class NaiveBayes(BaseNB):
         if gaussian is None:
             return 0.0
         var = gaussian[1]
-        return -0.5 * moments.n * (_LOG_2PI + math.log(var)) - moments.m2 / (2.0 * var)
+        return -0.5 * moments.n * (LOG_2PI + math.log(var)) - moments.m2 / (2.0 * var)
 
     def _unit_test_params(self):
         yield {}

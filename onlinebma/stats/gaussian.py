@@ -33,6 +33,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .numerics import LOG_2PI
+
 __all__ = ["GaussianMoments", "MAX_ABS_VALUE", "NormalGammaPrior", "check_magnitude",
            "student_t_log_density"]
 
@@ -50,7 +52,6 @@ def check_magnitude(f, x: float) -> None:
             f"{MAX_ABS_VALUE:g} for learning (rescale the feature)"
         )
 
-_LOG_2PI = math.log(2.0 * math.pi)
 _LOG_PI = math.log(math.pi)
 
 
@@ -179,7 +180,7 @@ class NormalGammaPrior:
             + self.a0 * math.log(self.b0)
             - a_n * math.log(b_n)
             + 0.5 * (math.log(self.kappa0) - math.log(kappa_n))
-            - 0.5 * n * _LOG_2PI
+            - 0.5 * n * LOG_2PI
         )
 
     def predictive_params(self, n: float, mean: float, m2: float) -> tuple:
