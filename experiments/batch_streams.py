@@ -313,7 +313,7 @@ NOTES = """\
   re-layouts of the count tables when a value is first seen (mushroom's file brings new
   values late) and, on numeric streams, the rebuilds when the MDL cut points move.
 - OrderMCMC after: the chain continues (10 iterations per new record) instead of restarting
-  with 60,000 iterations, and refits are at most 25 records apart. The before runs of
+  with 60,000 iterations, and refits are at most 10 records apart. The before runs of
   OrderMCMC stop at the time budget long before the end of the stream, so their accuracy
   is over the first records only and is not comparable to a whole-stream accuracy.
 - Times are from a shared, loaded machine: before and after ran one after the other, not at
