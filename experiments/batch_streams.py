@@ -317,7 +317,10 @@ NOTES = """\
   OrderMCMC stop at the time budget long before the end of the stream, so their accuracy
   is over the first records only and is not comparable to a whole-stream accuracy.
 - Times are from a shared, loaded machine: before and after ran one after the other, not at
-  the same moment, so the load differed between them.\
+  the same moment, so the load differed between them. The cached before-runs were measured
+  earlier in the session under a heavier load (1-minute load average about 9) than a later
+  after-run may see, which inflates the before/after ratios; an after-run of the same code
+  under that heavier load took about twice as long per record.\
 """
 
 
