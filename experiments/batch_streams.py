@@ -316,7 +316,7 @@ NOTES = """\
   re-layouts of the count tables when a value is first seen (mushroom's file brings new
   values late) and, on numeric streams, the rebuilds when the MDL cut points move.
 - OrderMCMC after: the chain continues (10 iterations per new record) instead of restarting
-  with 60,000 iterations, and refits are at most 25 records apart. The before runs of
+  with 60,000 iterations, and refits are at most 10 records apart. The before runs of
   OrderMCMC stop at the time budget long before the end of the stream, so their accuracy
   is over the first records only and is not comparable to a whole-stream accuracy.
 - FAN and FiniteMixture after: refits warm-start EM from the previous fit (a random restart
@@ -324,7 +324,10 @@ NOTES = """\
   fits of every K by their prequential log loss (docs/fan.md). Their per-record cost is now
   mostly the prediction by every K and the scoring of each learned record.
 - Times are from a shared, loaded machine: before and after ran one after the other, not at
-  the same moment, so the load differed between them.\
+  the same moment, so the load differed between them. The cached before-runs were measured
+  earlier in the session under a heavier load (1-minute load average about 9) than a later
+  after-run may see, which inflates the before/after ratios; an after-run of the same code
+  under that heavier load took about twice as long per record.\
 """
 
 

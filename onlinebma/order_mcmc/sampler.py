@@ -27,7 +27,9 @@ __all__ = ["OrderChain", "OrderMCMC"]
 
 _CACHE_LIMIT = 1_000_000  # per-node sums kept before the cache is cleared
 #: In a stream, refits (chain continuations) are at most this many records apart.
-MAX_GAP = 25
+MAX_GAP = 10
+#: Fitted attributes a stream computes when they are first read after a refit.
+_EDGE_ATTRIBUTES = ("class_parent_proba_", "class_child_proba_", "markov_blanket_proba_")
 
 
 class OrderChain:
@@ -324,16 +326,14 @@ class OrderMCMC(OrderAveragingClassifier):
                                                 kept, since, names)
         orders = [np.array([index[v] for v in o]) for o in kept] or [np.array(chain.order)]
         weights = [live.model.log_weights(o) for o in orders]
-        c = len(names) - 1
-        edges = np.mean([live.model.class_edge_proba(lw, c) for lw in weights], axis=0)
         self._chain = (tuple(names[v] for v in chain.order), kept, since)
         self._model, self._weights, self._full_pending = live.model, weights, False
         self.orders_ = [tuple(names[v] for v in o) for o in orders]
         self.log_evidence_trace_ = trace
         self.acceptance_rate_ = chain.acceptance_rate
-        self.class_parent_proba_ = dict(zip(names[:c], edges[0].tolist()))
-        self.class_child_proba_ = dict(zip(names[:c], edges[1].tolist()))
-        self.markov_blanket_proba_ = dict(zip(names[:c], edges[2].tolist()))
+        self._edge_names = names
+        for name in _EDGE_ATTRIBUTES:  # computed when read (__getattr__)
+            self.__dict__.pop(name, None)
         self._n_learned_at_fit = self._n_learned
         self._size_at_fit = len(self._store)
         self.n_fits_ += 1
@@ -374,6 +374,18 @@ class OrderMCMC(OrderAveragingClassifier):
             self._refit()
         proba = self._class_proba(self._live.encode_frame(self, X))
         return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+
+    def __getattr__(self, name):
+        # A stream's edge probabilities, from the last refit's orders, when first read.
+        if name in _EDGE_ATTRIBUTES and self.__dict__.get("_weights") is not None \
+                and self.__dict__.get("window", 0) is None:
+            model, names = self._model, self._edge_names
+            c = model.n - 1
+            edges = np.mean([model.class_edge_proba(lw, c) for lw in self._weights], axis=0)
+            for k, attr in enumerate(_EDGE_ATTRIBUTES):
+                self.__dict__[attr] = dict(zip(names[:c], edges[k].tolist()))
+            return self.__dict__[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _class_proba(self, rows):
         """Over ``classes_``: a class not counted yet (learned since the last refit) gets the
