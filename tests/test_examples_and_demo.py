@@ -12,12 +12,14 @@ from onlinebma.__main__ import demo
 EXAMPLES = sorted((pathlib.Path(__file__).parents[1] / "examples").glob("*.py"))
 
 
-def test_demo_reports_finite_metrics_for_the_three_learners():
+def test_demo_reports_finite_metrics_for_the_three_learners_beside_the_class_prior():
     rows = demo("adult", limit=800, progress_bar=False)
-    assert [r["learner"] for r in rows] == ["NaiveBayes", "ModelAveragedNB", "BMANB"]
+    assert [r["learner"] for r in rows] == ["class prior", "NaiveBayes", "ModelAveragedNB",
+                                            "BMANB"]
     for r in rows:
         assert 0.6 < r["accuracy"] <= 1.0
         assert math.isfinite(r["log loss"]) and r["log loss"] > 0
+        assert 0.0 <= r["ECE"] <= 1.0
         assert r["records/s"] > 0
 
 
@@ -25,6 +27,7 @@ def test_demo_command_line_prints_the_table():
     command = [sys.executable, "-m", "onlinebma", "demo", "--limit", "300", "--no-progress"]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     assert "ModelAveragedNB" in out and "records/s" in out
+    assert "class prior" in out and "ECE" in out and "overconfident" in out
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
