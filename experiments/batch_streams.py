@@ -56,6 +56,7 @@ class Learner:
     ``target`` is ``"module:Class"``; ``params`` its keyword arguments on every code path,
     ``before`` extra ones for the before path only (``None``: no before run, for learners that
     did not change). ``nominal``: pass the stream's nominal features as ``nominal_attributes``.
+    ``before_target``: the class on the before path when it has moved since (ISA).
     """
 
     name: str
@@ -63,6 +64,7 @@ class Learner:
     params: dict = field(default_factory=dict)
     before: dict | None = None
     nominal: bool = True
+    before_target: str | None = None
 
 
 LEARNERS = [
@@ -73,6 +75,8 @@ LEARNERS = [
     Learner("OrderMCMC", "onlinebma.order_mcmc:OrderMCMC", {"seed": 0}, before={}),
     Learner("FAN", "onlinebma.mixture:FAN", {"seed": 0}, before={}),
     Learner("FiniteMixture", "onlinebma.mixture:FiniteMixture", {"seed": 0}, before={}),
+    Learner("ISA", "onlinebma.isa:ISA", {}, before={},
+            before_target="onlinebma.instance_specific:ISA"),
     Learner("river HoeffdingTree", "river.tree:HoeffdingTreeClassifier", {}),
 ]
 
@@ -132,7 +136,9 @@ def _spec(learner: Learner, stream: str, path: str, n, budget: float) -> dict:
     params = dict(learner.params)
     if path == "before":
         params.update(learner.before or {})
-    return {"target": learner.target, "params": params, "nominal": learner.nominal,
+    target = learner.before_target if path == "before" and learner.before_target else \
+        learner.target
+    return {"target": target, "params": params, "nominal": learner.nominal,
             "stream": stream, "n": n, "budget": budget}
 
 
