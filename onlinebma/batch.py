@@ -319,8 +319,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         if self._store.end == self._store.start:
             return {}
         table = self._training_data()
-        numeric, nominal, _ = self._kinds.split(x)  # validation; missing values dropped
-        proba = self._predict_proba(table, table.encode_one(dict(nominal + numeric)))
+        proba = self._predict_proba(table, self._encode_one(x, table))
         return dict(zip(self.classes_, self._expand_classes(table, proba)[0].tolist()))
 
     def predict_proba_many(self, X):
@@ -345,10 +344,11 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             return pd.Series([None] * len(X), index=X.index, dtype=object)
         return proba.idxmax(axis=1)
 
-    def _encode_one(self, x: dict) -> Table:
-        """``x`` as one row to predict, in the coding of the table of the last prediction."""
+    def _encode_one(self, x: dict, table: Table | None = None) -> Table:
+        """``x`` (validated, missing values dropped) as one row in the coding of ``table``, by
+        default the table of the last prediction."""
         numeric, nominal, _ = self._kinds.split(x)
-        return self._fitted_data.encode_one(dict(nominal + numeric))
+        return (self._fitted_data if table is None else table).encode_one(dict(nominal + numeric))
 
     # ---------------------------------------------------------- for subclasses
 

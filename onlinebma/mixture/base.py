@@ -300,7 +300,7 @@ class MixtureClassifier(BufferRefitClassifier):
         if self._averaging():
             table = self._last[1]
             code = table.classes.index(y) if y in table.classes else -1
-            self._score(table.encode_one(x), np.array([code]))
+            self._score(self._encode_one(x, table), np.array([code]))
             self._weigh()
 
     def learn_many(self, X, y) -> None:
