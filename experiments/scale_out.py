@@ -104,6 +104,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
     from onlinebma.naive_bayes import ModelAveragedNB, NaiveBayes
     from onlinebma.progress import progress
 
+    load = [os.getloadavg()[0]]
     max_workers = workers or (2 if quick else max(2, os.cpu_count() or 1))
     totals = [records] if records else ([200_000] if quick else [1_000_000, 10_000_000])
     part_rows = 50_000 if quick else PARTITION_ROWS
@@ -129,6 +130,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
         part.learn_many(first.drop(columns="label"), first["label"])
         merge_bytes = len(pickle.dumps(part))
     table = pd.DataFrame(rows)
+    load.append(os.getloadavg()[0])
 
     # speed-ups against one Dask worker, and the overhead of one worker against one process
     summary = []
@@ -187,8 +189,9 @@ has depth {depth}."""
 {__doc__.split(chr(10), 1)[1].strip()}
 
 Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()};
-{"quick run" if quick else "full run"}; partitions of {part_rows:,} rows. The machine was shared
-with other work during the run, so absolute rates are noisy; the ratios come from one run.
+{"quick run" if quick else "full run"}; partitions of {part_rows:,} rows. Load average (1 min) at
+the start and end of the run: {load[0]:.1f} and {load[1]:.1f}; other work on the machine makes
+absolute rates noisy, and the ratios come from this one run.
 
 ## Wall time and memory
 
