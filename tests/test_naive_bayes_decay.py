@@ -20,6 +20,7 @@ from scipy.special import logsumexp
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID
 from onlinebma.stats import NormalGammaPrior
+from tests.support.records import observed
 
 
 def drifting(n, n_nominal, n_numeric, seed=0, missing=0.1):
@@ -45,11 +46,6 @@ def drifting(n, n_nominal, n_numeric, seed=0, missing=0.1):
                     del x[f]
         rows.append((x, f"k{y}"))
     return rows
-
-
-def observed(x):
-    return {f: v for f, v in x.items()
-            if v is not None and not (isinstance(v, float) and math.isnan(v))}
 
 
 class Weighted:

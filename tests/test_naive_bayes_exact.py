@@ -15,6 +15,7 @@ from scipy.special import logsumexp
 
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.stats import NormalGammaPrior
+from tests.support.records import observed
 
 
 def make_data(n, n_nominal, n_numeric=0, n_classes=3, missing=0.1, seed=0):
@@ -39,11 +40,6 @@ def make_data(n, n_nominal, n_numeric=0, n_classes=3, missing=0.1, seed=0):
                     del x[f]
         rows.append((x, f"k{y[i]}"))
     return rows
-
-
-def observed(x):
-    return {f: v for f, v in x.items()
-            if v is not None and not (isinstance(v, float) and math.isnan(v))}
 
 
 class Summary:
