@@ -1,12 +1,9 @@
 """Train on Dask, exactly: the learner one machine would build from the whole frame.
 
 Every learner here is built on sufficient statistics that add up, so training can be split
-over a Dask DataFrame's partitions and combined without approximation: each partition is
-learned by a fresh copy of the learner (``learn_many``) on whichever worker holds it, and the
-partial learners are combined with ``merge`` in a tree whose fan-in is ``split_every``. Only
-the learners travel (count tables and moments, never records). The tree keeps the partitions
-in order (each merge combines neighbours left to right), so the result has the labels, in the
-same order, and the predictions of ``learn_many`` on the whole frame in partition order.
+over a Dask DataFrame's partitions and combined without approximation. :func:`fit` is the one
+entry point; how it splits the work depends on the learner (see :mod:`.merge_tree` for the
+naive Bayes family: learn each partition where it lies, merge the partial learners in order).
 
 Dask does the scheduling: :func:`fit` and :func:`predict_proba` run on whatever scheduler is
 active — the synchronous or threaded one, a ``distributed.LocalCluster``, a real cluster
@@ -41,60 +38,10 @@ True
 
 from __future__ import annotations
 
-import copy
+from ._dask import check_frame, check_split_every, check_target, require_dask
+from .merge_tree import fit_by_merge
 
 __all__ = ["fit", "predict_proba"]
-
-
-def _require_dask():
-    try:
-        import dask
-        import dask.dataframe as dd
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError(
-            'onlinebma.distributed needs Dask: pip install "onlinebma[dask]"'
-        ) from exc
-    return dask, dd
-
-
-def _check_frame(ddf, name: str = "ddf"):
-    _, dd = _require_dask()
-    if not isinstance(ddf, dd.DataFrame):
-        raise TypeError(
-            f"{name} must be a dask DataFrame, not {type(ddf).__name__}; "
-            "wrap a pandas frame with dask.dataframe.from_pandas"
-        )
-
-
-def _check_mergeable(model):
-    if not callable(getattr(model, "merge", None)) or not callable(
-        getattr(model, "learn_many", None)
-    ):
-        raise TypeError(
-            f"{type(model).__name__} cannot be trained on Dask: it has no exact merge "
-            "(supported: NaiveBayes, ModelAveragedNB, BMANB)"
-        )
-
-
-def _fresh(model):
-    """An untrained learner with ``model``'s hyperparameters."""
-    return model.clone()
-
-
-def _learn_partition(template, part, target):
-    """A fresh copy of ``template`` that has learned one partition (empty ones included)."""
-    learner = _fresh(template)
-    if len(part):
-        learner.learn_many(part.drop(columns=[target]), part[target])
-    return learner
-
-
-def _merge_in_order(*learners):
-    """Merge neighbouring learners left to right (labels keep the partitions' order)."""
-    out = learners[0]
-    for other in learners[1:]:
-        out = out.merge(other)
-    return out
 
 
 def fit(model, ddf, target: str = "class", split_every: int = 8):
@@ -112,29 +59,19 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
         Name of the label column. Every label must be present (a missing label is an error
         naming the row, raised by the learner's ``learn_many``).
     split_every
-        Fan-in of the merge tree (≥ 2): a smaller one gives a deeper tree, a larger one
-        merges more learners per task.
+        Fan-in of the reduction tree (≥ 2): a smaller one gives a deeper tree, a larger one
+        combines more partial results per task.
 
     Returns
     -------
     A new learner of ``model``'s class. If any partition is refused, the error propagates and
     nothing half-trained is returned.
     """
-    dask, _ = _require_dask()
-    _check_mergeable(model)
-    _check_frame(ddf)
-    if target not in ddf.columns:
-        raise ValueError(f"target column {target!r} is not among the columns {list(ddf.columns)}")
-    if isinstance(split_every, bool) or not isinstance(split_every, int) or split_every < 2:
-        raise ValueError(f"split_every must be an integer ≥ 2, got {split_every!r}")
-    template = _fresh(model)
-    level = [dask.delayed(_learn_partition)(template, part, target)
-             for part in ddf.to_delayed()]
-    while len(level) > 1:
-        level = [dask.delayed(_merge_in_order)(*level[i:i + split_every])
-                 for i in range(0, len(level), split_every)]
-    (learned,) = dask.compute(level[0])
-    return copy.deepcopy(model).merge(learned)
+    require_dask()
+    check_frame(ddf)
+    check_target(ddf, target)
+    check_split_every(split_every)
+    return fit_by_merge(model, ddf, target, split_every)
 
 
 def predict_proba(model, ddf):
@@ -143,8 +80,8 @@ def predict_proba(model, ddf):
     Each partition is predicted by ``model.predict_proba_many`` where it lies; the learner is
     sent to the workers once per partition (it holds statistics, not records).
     """
-    _require_dask()
-    _check_frame(ddf)
+    require_dask()
+    check_frame(ddf)
     import pandas as pd
 
     # The learner's own answer on the frame's empty schema names the label columns.
