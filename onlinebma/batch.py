@@ -70,6 +70,7 @@ The subclass contract
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -246,6 +247,109 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         # Canonical order: the discretized columns follow ``_numeric_cols`` (and ``_cuts``).
         self._nominal_cols = {f: self._nominal_cols[f] for f in canonical_order(self._nominal_cols)}
         self._numeric_cols = {f: self._numeric_cols[f] for f in canonical_order(self._numeric_cols)}
+
+    # ---------------------------------------------------------------- merging
+
+    def merge(self, other: BufferRefitClassifier) -> BufferRefitClassifier:
+        """A new learner: ``self`` after learning every record ``other`` has learned, in order.
+
+        Exact by construction: the result *is* a copy of ``self`` that learned ``other``'s
+        stored records with one ``learn_many`` (decoded to their original values), so it equals
+        the learner that learned the concatenated stream — the stored records concatenated in
+        order and cut by the window, labels, features and values numbered in order of first
+        arrival (``self``'s, then ``other``'s new ones) and, for state that depends on history,
+        ``self``'s history continued by ``other``'s records: the refit schedule and its counters,
+        warm starts, a mixture's prequential scores (``other``'s records are scored by
+        ``self``'s last fit, as learning them would), an order learner's streaming counts.
+        ``other`` contributes its records, not its fits (a learner that learned the
+        concatenation never saw ``other``'s refits). Neither learner is modified.
+
+        Records that ``other``'s window dropped are not replayed: the window of the
+        concatenation drops them too (both learners have the same window), and their trace —
+        how many were learned, their labels, features and values in order of first arrival —
+        is carried over. That is exact unless learning a record changes ``self``'s state beyond
+        its store (an eager learner that has fitted, such as a mixture scoring records for its
+        average over K): then the dropped records cannot be replayed and merge refuses with a
+        ``ValueError``.
+
+        Merges of learners that have not predicted yet (the shards of
+        :func:`onlinebma.distributed.fit`) are associative, exactly: any tree of merges over
+        shards in order equals ``learn_many`` on the shards concatenated. They are commutative
+        (up to the order of the labels) only where the fitted model does not depend on the
+        order of the stored records: order averaging and order MCMC without a window; not ISA
+        (its eq. 9 scores are prequential), not the mixtures (held-out half, seeded starts), not
+        with a window.
+
+        Raises ``TypeError`` for another class or a feature nominal in one learner and numeric
+        in the other, ``ValueError`` for other hyperparameters.
+        """
+        if type(other) is not type(self):
+            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
+        if other._get_params() != self._get_params():
+            raise ValueError(
+                f"cannot merge learners with different hyperparameters: "
+                f"{self._get_params()} vs {other._get_params()}"
+            )
+        for f, k in other._kinds.kind.items():
+            mine = self._kinds.kind.get(f)
+            if mine is not None and mine != k:
+                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
+        dropped = other._n_learned - len(other._store)
+        if dropped and self._learning_changes_state():
+            raise ValueError(
+                f"cannot merge exactly: the other learner's window dropped {dropped} record(s) "
+                f"that {type(self).__name__} would have learned after fitting (its state "
+                f"depends on every record learned since, not only on the stored ones); merge "
+                f"before the window fills, or train one learner on the concatenated stream"
+            )
+        X, y = other._stored_frame()
+        out = copy.deepcopy(self)
+        out._register(other)
+        if len(y):
+            out.learn_many(X, y)
+        out._n_learned += dropped
+        return out
+
+    def _learning_changes_state(self) -> bool:
+        """Whether learning a record now changes more than the store (conservatively: an eager
+        learner that has fitted). Subclasses that know better may say so."""
+        return not self._lazy and self._fitted_data is not None
+
+    def _register(self, other: BufferRefitClassifier) -> None:
+        """Labels, features and nominal values ``other`` has seen, added in its order of first
+        arrival (what learning its whole stream would add, dropped records included)."""
+        nominal = sorted(other._nominal_cols.items(), key=lambda t: t[1])  # arrival order
+        numeric = sorted(other._numeric_cols.items(), key=lambda t: t[1])
+        new = {f: other._kinds.kind[f] for f, _ in nominal + numeric if f not in self._kinds.kind}
+        self._kinds.commit(new)
+        self._add_features(new)
+        for f, j in other._nominal_cols.items():
+            mapping = self._value_codes[self._nominal_cols[f]]
+            for v in other._value_codes[j]:
+                mapping.setdefault(v, len(mapping))
+        for label in other._class_codes:
+            self._class_codes.setdefault(label, len(self._class_codes))
+
+    def _stored_frame(self):
+        """The stored records as ``(X, y)`` in arrival order, with their original values:
+        a pandas DataFrame (nominal columns of objects, ``None`` missing; numeric columns of
+        floats, NaN missing) and a Series of labels."""
+        import pandas as pd
+
+        codes, numeric, y = self._store.view()
+        columns = {}
+        for f, j in self._nominal_cols.items():
+            values = np.empty(len(self._value_codes[j]) + 1, dtype=object)
+            for c, v in enumerate(self._value_codes[j]):
+                values[c] = v  # one by one: a tuple value stays one value
+            columns[f] = pd.Series(values[codes[:, j]], dtype=object)  # -1 reads None
+        for f, j in self._numeric_cols.items():
+            columns[f] = pd.Series(numeric[:, j], dtype=float)
+        labels = np.empty(len(self._class_codes), dtype=object)
+        for c, label in enumerate(self._class_codes):
+            labels[c] = label
+        X = pd.DataFrame(columns, index=pd.RangeIndex(len(y)))
+        return X, pd.Series(labels[y], dtype=object)
 
     # ------------------------------------------------------------- predicting
 

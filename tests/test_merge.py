@@ -1,0 +1,194 @@
+"""``merge`` of the batch learners equals learning the concatenated stream, history included."""
+
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from onlinebma.datasets import UCIDataset
+from onlinebma.isa import ISA
+from onlinebma.mixture import FAN, FiniteMixture
+from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
+
+#: Every batch learner, with parameters that keep a fit to a fraction of a second.
+MAKERS = {
+    "ISA": lambda **kw: ISA(phase1_models=5, max_models=10, **kw),
+    "FixedOrderBMA": lambda **kw: FixedOrderBMA(max_parents=2, **kw),
+    "OrderMCMC": lambda **kw: OrderMCMC(max_parents=1, n_orders=3, burn_in=10, n_iter=40,
+                                        seed=3, **kw),
+    "FAN": lambda **kw: FAN(max_components=2, n_init=1, seed=1, **kw),
+    "FiniteMixture": lambda **kw: FiniteMixture(max_components=2, n_init=1, seed=1, **kw),
+}
+#: Where the fitted model does not depend on the order of the stored records.
+COMMUTATIVE = ("FixedOrderBMA", "OrderMCMC")
+
+
+@pytest.fixture(scope="module")
+def records():
+    """Nominal and numeric features with missing values, 150 records of crx; the rows are
+    grouped by class so that shards meet the labels in different orders."""
+    X, y = UCIDataset("crx").to_frame()
+    X, y = X[["A1", "A2", "A4", "A9", "A14"]].iloc[:150], y.iloc[:150]
+    order = np.argsort(y.to_numpy() == "+", kind="stable")[::-1]
+    return X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
+
+
+def _learned(name, X, y, **kw):
+    model = MAKERS[name](**kw)
+    if len(X):
+        model.learn_many(X, y)
+    return model
+
+
+def _assert_same(a, b, X, columns_in_order=True):
+    pa, pb = a.predict_proba_many(X), b.predict_proba_many(X)
+    if columns_in_order:
+        assert list(pa.columns) == list(pb.columns)
+    else:
+        assert sorted(map(str, pa.columns)) == sorted(map(str, pb.columns))
+        pa = pa[list(pb.columns)]
+    np.testing.assert_allclose(pa.to_numpy(), pb.to_numpy(), rtol=0, atol=1e-9)
+    assert a.classes_ == b.classes_ or not columns_in_order
+    assert a._n_learned == b._n_learned
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_merge_equals_learning_the_concatenation(records, name):
+    X, y = records
+    a, b = _learned(name, X[:60], y[:60]), _learned(name, X[60:], y[60:])
+    before = pickle.dumps(a), pickle.dumps(b)
+    merged = a.merge(b)
+    assert (pickle.dumps(a), pickle.dumps(b)) == before  # neither learner is modified
+    one = _learned(name, X, y)
+    _assert_same(merged, one, X)
+    assert merged.classes_ == tuple(pd.unique(y))  # labels in order of first arrival
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_merge_continues_the_history_of_a_learner_that_has_predicted(records, name):
+    """Refits, warm starts, prequential scores, streaming counts: ``self``'s history is
+    continued by the other learner's records, as learning them would (its own fits are not)."""
+    X, y = records
+    a = _learned(name, X[:40], y[:40])
+    a.predict_proba_many(X[:5])  # a fit
+    a.learn_many(X[40:70], y[40:70])
+    a.predict_proba_one(X.iloc[0].to_dict())
+    b = _learned(name, X[70:], y[70:])
+    b.predict_proba_many(X[:3])  # b's fits are not part of the concatenated stream
+    one = _learned(name, X[:40], y[:40])
+    one.predict_proba_many(X[:5])
+    one.learn_many(X[40:70], y[40:70])
+    one.predict_proba_one(X.iloc[0].to_dict())
+    one.learn_many(X[70:], y[70:])
+    _assert_same(a.merge(b), one, X)
+
+
+@pytest.mark.parametrize("name", MAKERS)
+def test_merge_respects_the_window(records, name):
+    X, y = records
+    a, b = _learned(name, X[:30], y[:30], window=50), _learned(name, X[30:], y[30:], window=50)
+    assert b._n_learned > len(b._store)  # b's window dropped records
+    merged = a.merge(b)
+    one = _learned(name, X, y, window=50)
+    _assert_same(merged, one, X)
+    assert len(merged._store) == 50
+
+
+@pytest.mark.parametrize("name", ["FixedOrderBMA", "OrderMCMC", "FAN", "FiniteMixture"])
+def test_records_dropped_by_the_window_after_a_fit_are_refused(records, name):
+    X, y = records
+    a, b = _learned(name, X[:30], y[:30], window=50), _learned(name, X[30:], y[30:], window=50)
+    a.predict_proba_many(X[:2])  # fitted: learning a record may now change its state
+    before = pickle.dumps(a)
+    with pytest.raises(ValueError, match="window dropped 70 record"):
+        a.merge(b)
+    assert pickle.dumps(a) == before
+
+
+def test_a_lazy_learner_merges_dropped_records_after_a_fit(records):
+    """ISA learns a record by storing it: the other learner's dropped records leave their
+    trace (count, labels) and the result equals learning the concatenation."""
+    X, y = records
+    a, b = _learned("ISA", X[:30], y[:30], window=50), _learned("ISA", X[30:], y[30:], window=50)
+    a.predict_proba_many(X[:2])
+    one = _learned("ISA", X[:30], y[:30], window=50)
+    one.predict_proba_many(X[:2])
+    one.learn_many(X[30:], y[30:])
+    _assert_same(a.merge(b), one, X)
+
+
+def test_labels_and_values_seen_only_in_dropped_records_are_kept(records):
+    X, y = records
+    X = X.assign(extra=[None] * 149 + ["late"])
+    X.loc[0, "extra"] = "early"
+    y = y.copy()
+    y[1] = "rare"  # a label that b's window drops
+    a, b = _learned("ISA", X[:1], y[:1], window=20), _learned("ISA", X[1:], y[1:], window=20)
+    merged, one = a.merge(b), _learned("ISA", X, y, window=20)
+    assert merged.classes_ == one.classes_ and "rare" in merged.classes_
+    assert merged._value_codes[merged._nominal_cols["extra"]] == \
+        one._value_codes[one._nominal_cols["extra"]]
+    _assert_same(merged, one, X)
+
+
+def test_bad_merges_are_refused(records):
+    X, y = records
+    a = _learned("ISA", X[:20], y[:20])
+    with pytest.raises(TypeError, match="cannot merge ISA with FAN"):
+        a.merge(_learned("FAN", X[:20], y[:20]))
+    with pytest.raises(ValueError, match="different hyperparameters"):
+        a.merge(ISA(alpha=2.0))
+    other = ISA(phase1_models=5, max_models=10)
+    other.learn_many(pd.DataFrame({"A1": [1.0, 2.0]}), pd.Series(["+", "-"]))
+    with pytest.raises(TypeError, match="feature 'A1' is nominal in one learner and numeric"):
+        a.merge(other)
+
+
+def test_merging_an_empty_learner_changes_nothing(records):
+    X, y = records
+    for name in MAKERS:
+        a = _learned(name, X[:40], y[:40])
+        _assert_same(a.merge(MAKERS[name]()), a, X)
+        _assert_same(MAKERS[name]().merge(a), a, X)
+
+
+# ------------------------------------------------------------ merges as a monoid
+
+
+def _shards(X, y, cuts):
+    edges = [0, *sorted(cuts), len(X)]
+    return [(X[a:b], y[a:b]) for a, b in zip(edges, edges[1:])]
+
+
+def _tree_merge(models, shape):
+    """Merge ``models`` (kept in order) by a tree drawn from ``shape``: a list of split points."""
+    if len(models) == 1:
+        return models[0]
+    k = 1 + shape[0] % (len(models) - 1) if shape else len(models) // 2
+    return _tree_merge(models[:k], shape[1:]).merge(_tree_merge(models[k:], shape[1:]))
+
+
+@settings(max_examples=30, deadline=None, derandomize=True)
+@given(name=st.sampled_from(sorted(MAKERS)),
+       cuts=st.lists(st.integers(1, 149), min_size=1, max_size=5, unique=True),
+       shape=st.lists(st.integers(0, 100), max_size=6),
+       perm_seed=st.integers(0, 2**16),
+       window=st.sampled_from([None, 40]))
+def test_merge_is_associative_and_commutative_where_defined(records, name, cuts, shape,
+                                                            perm_seed, window):
+    X, y = records
+    models = [_learned(name, a, b, window=window) for a, b in _shards(X, y, cuts)]
+    left = models[0]
+    for m in models[1:]:
+        left = left.merge(m)
+    _assert_same(left, _learned(name, X, y, window=window), X)  # = the concatenation
+    _assert_same(_tree_merge(models, shape), left, X)  # associative: any tree
+    if name in COMMUTATIVE and window is None:
+        perm = np.random.default_rng(perm_seed).permutation(len(models))
+        shuffled = models[perm[0]]
+        for i in perm[1:]:
+            shuffled = shuffled.merge(models[i])
+        _assert_same(shuffled, left, X, columns_in_order=False)  # up to the label order
