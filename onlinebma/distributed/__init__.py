@@ -1,17 +1,22 @@
 """Train on Dask, exactly: the learner one machine would build from the whole frame.
 
-Every learner here is built on sufficient statistics that add up, so training can be split
-over a Dask DataFrame's partitions and combined without approximation. :func:`fit` is the one
-entry point; how it splits the work depends on the learner (see :mod:`.merge_tree` for the
-naive Bayes family: learn each partition where it lies, merge the partial learners in order).
+Every learner here is built on sufficient statistics that add up, or on stored records that
+concatenate, so training can be split over a Dask DataFrame's partitions and combined without
+approximation. :func:`fit` is the one entry point; how it splits the work depends on the
+learner:
+
+- every learner with an exact ``merge`` (the naive Bayes family, whose count tables and
+  moments add up, and every batch learner — ISA, FixedOrderBMA, OrderMCMC, FAN, FiniteMixture
+  — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`): each
+  partition learned where it lies, the partial learners merged in order in a tree
+  (:mod:`.merge_tree`);
+- :func:`predict_proba` predicts each test partition where it lies, with the learner (for ISA,
+  its stored records) sent to each worker once (:mod:`.predict`).
 
 Dask does the scheduling: :func:`fit` and :func:`predict_proba` run on whatever scheduler is
 active — the synchronous or threaded one, a ``distributed.LocalCluster``, a real cluster
-(create a ``distributed.Client`` first and Dask uses it).
-
-Supported now: the naive Bayes family (``NaiveBayes``, ``ModelAveragedNB``, ``BMANB``). A
-learner without an exact ``merge`` is refused with a ``TypeError`` rather than trained in some
-approximate way.
+(create a ``distributed.Client`` first and Dask uses it). A learner without an exact
+``merge`` is refused with a ``TypeError`` rather than trained in some approximate way.
 
 Needs the ``dask`` extra: ``pip install "onlinebma[dask]"``.
 
@@ -40,6 +45,7 @@ from __future__ import annotations
 
 from ._dask import check_frame, check_split_every, check_target, require_dask
 from .merge_tree import fit_by_merge
+from .predict import predict_proba
 
 __all__ = ["fit", "predict_proba"]
 
@@ -56,8 +62,8 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
         A dask DataFrame of records with the label in column ``target``. A column absent
         from some partitions reads as missing values there, as everywhere in the library.
     target
-        Name of the label column. Every label must be present (a missing label is an error
-        naming the row, raised by the learner's ``learn_many``).
+        Name of the label column. Every label must be present: a missing label, or a
+        partition without the column, is an error naming the partition and the row.
     split_every
         Fan-in of the reduction tree (≥ 2): a smaller one gives a deeper tree, a larger one
         combines more partial results per task.
@@ -71,27 +77,6 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
     check_frame(ddf)
     check_target(ddf, target)
     check_split_every(split_every)
+    # Learners with a path of their own (distributed EM, per-partition count tables) are
+    # dispatched above this line; every other learner merges.
     return fit_by_merge(model, ddf, target, split_every)
-
-
-def predict_proba(model, ddf):
-    """Class probabilities of every row of ``ddf``: a dask DataFrame, one column per label.
-
-    Each partition is predicted by ``model.predict_proba_many`` where it lies; the learner is
-    sent to the workers once per partition (it holds statistics, not records).
-    """
-    require_dask()
-    check_frame(ddf)
-    import pandas as pd
-
-    # The learner's own answer on the frame's empty schema names the label columns.
-    empty = pd.DataFrame({c: pd.Series(dtype=t) for c, t in ddf.dtypes.items()})
-    labels = list(model.predict_proba_many(empty).columns)
-    meta = pd.DataFrame({label: pd.Series(dtype=float) for label in labels})
-
-    def one(part):
-        if not len(part):
-            return meta.copy()
-        return model.predict_proba_many(part)[labels].astype(float)
-
-    return ddf.map_partitions(one, meta=meta)

@@ -1,11 +1,12 @@
-"""Learners whose statistics add up: learn each partition where it lies, merge in a tree.
+"""Learners that merge exactly: learn each partition where it lies, merge in a tree.
 
 Each partition is learned by a fresh copy of the learner (``learn_many``) on whichever worker
 holds it, and the partial learners are combined with ``merge`` in a tree whose fan-in is
-``split_every``. Only the learners travel (count tables and moments, never records). The tree
-keeps the partitions in order (each merge combines neighbours left to right), so the result
-has the labels, in the same order, and the predictions of ``learn_many`` on the whole frame in
-partition order.
+``split_every``. Only the learners travel: for the naive Bayes family, count tables and
+moments, never records; for a batch learner (ISA, the order and mixture learners), its stored
+records, which is what that learner is. The tree keeps the partitions in order (each merge
+combines neighbours left to right), so the result has the labels, in the same order, and the
+predictions of ``learn_many`` on the whole frame in partition order.
 """
 
 from __future__ import annotations
@@ -22,15 +23,25 @@ def check_mergeable(model):
     ):
         raise TypeError(
             f"{type(model).__name__} cannot be trained on Dask: it has no exact merge "
-            "(supported: NaiveBayes, ModelAveragedNB, BMANB)"
+            "(supported: the naive Bayes family and the batch learners of onlinebma.batch)"
         )
 
 
-def _learn_partition(template, part, target):
-    """A fresh copy of ``template`` that has learned one partition (empty ones included)."""
+def _learn_partition(template, part, target, index):
+    """A fresh copy of ``template`` that has learned partition ``index`` (empty ones included).
+
+    A refused partition raises the learner's error with the partition's number in front.
+    """
     learner = template.clone()
-    if len(part):
+    if not len(part):
+        return learner
+    if target not in part.columns:
+        raise ValueError(f"partition {index} has no target column {target!r} "
+                         f"(its columns: {list(part.columns)})")
+    try:
         learner.learn_many(part.drop(columns=[target]), part[target])
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"partition {index}: {exc}") from exc
     return learner
 
 
@@ -47,8 +58,8 @@ def fit_by_merge(model, ddf, target: str, split_every: int):
     dask, _ = require_dask()
     check_mergeable(model)
     template = model.clone()
-    level = [dask.delayed(_learn_partition)(template, part, target)
-             for part in ddf.to_delayed()]
+    level = [dask.delayed(_learn_partition)(template, part, target, i)
+             for i, part in enumerate(ddf.to_delayed())]
     while len(level) > 1:
         level = [dask.delayed(_merge_in_order)(*level[i:i + split_every])
                  for i in range(0, len(level), split_every)]
