@@ -337,12 +337,14 @@ def test_predict_proba_of_an_untrained_learner_has_no_columns(crx):
 
 @pytest.mark.experiments
 def test_scale_out_benchmark_runs_and_checks_its_learners(tmp_path):
-    """The benchmark's smallest run: one process against one Dask worker (one small cluster)."""
+    """The benchmark's smallest run: one process against one tuned Dask worker (one cluster)."""
     from experiments import scale_out
 
     result = scale_out.run(quick=True, out=tmp_path, workers=1, records=20_000)
     runs = result["tables"]["runs"]
-    assert list(runs["workers"]) == ["one process", 1] * 2
+    assert list(runs["workers"]) == ["one process", 1]
+    assert list(runs["config"]) == ["", "tuned"]
+    assert list(runs["worker MALLOC_TRIM_THRESHOLD_"])[1] == "None"  # the setting was removed
     assert np.isfinite(runs["seconds"]).all() and (runs["seconds"] > 0).all()
     text = (tmp_path / "results" / "scale-out.md").read_text()
     assert "largest difference in predicted probabilities" in text
