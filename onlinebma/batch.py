@@ -23,6 +23,10 @@ and pandas' batch interface with one mechanism:
   :meth:`Table.encode_frame`): values it has not seen, features it does not have and missing
   values all get the code ``-1`` (:data:`onlinebma.table.MISSING`) and are skipped — the same
   rule as the naive Bayes learners.
+- **Merging.** ``a.merge(b)`` is a copy of ``a`` that learned ``b``'s stored records (decoded
+  to their values) with one ``learn_many``: the learner of the concatenated stream, history
+  included, for every subclass at once (:meth:`BufferRefitClassifier.merge`). This is what
+  :func:`onlinebma.distributed.fit` combines partitions with.
 - **Discretization.** Methods over discrete variables (``_discrete = True``) get numeric
   features cut into intervals by Fayyad & Irani's MDL rule fitted on the stored records
   (:func:`onlinebma.preprocessing.mdl_cut_points`) at every refit, the protocol of the ISA
