@@ -8,8 +8,6 @@ import distributed as dask_distributed
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from onlinebma import distributed
 from onlinebma.datasets import UCIDataset
@@ -280,51 +278,6 @@ def test_a_windowed_batch_learner_on_dask(small):
                                 _frame(X, y, 3), target="label", split_every=2)
     assert len(model._store) == 30 and model.classes_ == one.classes_
     _assert_same(model, one, X)
-
-
-# ------------------------------------------------------------ merges as a monoid
-
-
-def _shards(X, y, cuts):
-    edges = [0, *sorted(cuts), len(X)]
-    return [(X[a:b], y[a:b]) for a, b in zip(edges, edges[1:])]
-
-
-def _learned(learner, X, y):
-    m = learner()
-    if len(X):
-        m.learn_many(X, y)
-    return m
-
-
-def _tree_merge(models, shape):
-    """Merge ``models`` (kept in order) by a tree drawn from ``shape``: a list of split points."""
-    if len(models) == 1:
-        return models[0]
-    k = 1 + shape[0] % (len(models) - 1) if shape else len(models) // 2
-    return _tree_merge(models[:k], shape[1:]).merge(_tree_merge(models[k:], shape[1:]))
-
-
-@settings(max_examples=25, deadline=None, derandomize=True)
-@given(learner=st.sampled_from(LEARNERS),
-       cuts=st.lists(st.integers(1, 689), min_size=1, max_size=6, unique=True),
-       shape=st.lists(st.integers(0, 100), max_size=8),
-       perm_seed=st.integers(0, 2**16))
-def test_merge_is_associative_and_commutative(crx, learner, cuts, shape, perm_seed):
-    X, y = crx
-    models = [_learned(learner, a, b) for a, b in _shards(X, y, cuts)]
-    left = models[0]
-    for m in models[1:]:
-        left = left.merge(m)
-    tree = _tree_merge(models, shape)
-    _assert_same(tree, left, X)  # associative: any tree, same learner, same label order
-    perm = np.random.default_rng(perm_seed).permutation(len(models))
-    shuffled = models[perm[0]]
-    for i in perm[1:]:
-        shuffled = shuffled.merge(models[i])
-    pa, pb = shuffled.predict_proba_many(X), left.predict_proba_many(X)
-    pa = pa[list(pb.columns)]  # commutative up to the order of the label columns
-    np.testing.assert_allclose(pa.to_numpy(), pb.to_numpy(), rtol=0, atol=1e-9)
 
 
 def test_predict_proba_of_an_untrained_learner_has_no_columns(crx):

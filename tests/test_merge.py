@@ -1,4 +1,5 @@
-"""``merge`` of the batch learners equals learning the concatenated stream, history included."""
+"""``merge`` equals learning the concatenated stream: the batch learners (history included) and,
+as a monoid on random shard trees, the naive Bayes family too."""
 
 import pickle
 
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from onlinebma.datasets import UCIDataset
 from onlinebma.isa import ISA
 from onlinebma.mixture import FAN, FiniteMixture
+from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
 
 #: Every batch learner, with parameters that keep a fit to a fraction of a second.
@@ -37,7 +39,7 @@ def records():
 
 
 def _learned(name, X, y, **kw):
-    model = MAKERS[name](**kw)
+    model = MAKERS[name](**kw) if isinstance(name, str) else name(**kw)
     if len(X):
         model.learn_many(X, y)
     return model
@@ -51,8 +53,14 @@ def _assert_same(a, b, X, columns_in_order=True):
         assert sorted(map(str, pa.columns)) == sorted(map(str, pb.columns))
         pa = pa[list(pb.columns)]
     np.testing.assert_allclose(pa.to_numpy(), pb.to_numpy(), rtol=0, atol=1e-9)
-    assert a.classes_ == b.classes_ or not columns_in_order
-    assert a._n_learned == b._n_learned
+    if hasattr(a, "feature_posteriors"):  # the naive Bayes family
+        fa, fb = a.feature_posteriors(), b.feature_posteriors()
+        assert fa.keys() == fb.keys()
+        for f in fa:
+            assert fa[f] == pytest.approx(fb[f], abs=1e-9)
+    else:
+        assert a.classes_ == b.classes_ or not columns_in_order
+        assert a._n_learned == b._n_learned
 
 
 @pytest.mark.parametrize("name", MAKERS)
@@ -192,3 +200,31 @@ def test_merge_is_associative_and_commutative_where_defined(records, name, cuts,
         for i in perm[1:]:
             shuffled = shuffled.merge(models[i])
         _assert_same(shuffled, left, X, columns_in_order=False)  # up to the label order
+
+
+@pytest.fixture(scope="module")
+def crx():
+    """All of crx, rows grouped by class: some shards hold one class only."""
+    X, y = UCIDataset("crx").to_frame()
+    order = np.argsort(y.to_numpy() == "+", kind="stable")
+    return X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(learner=st.sampled_from([NaiveBayes, ModelAveragedNB, BMANB]),
+       cuts=st.lists(st.integers(1, 689), min_size=1, max_size=6, unique=True),
+       shape=st.lists(st.integers(0, 100), max_size=8),
+       perm_seed=st.integers(0, 2**16))
+def test_naive_bayes_merges_are_associative_and_commutative(crx, learner, cuts, shape,
+                                                           perm_seed):
+    X, y = crx
+    models = [_learned(learner, a, b) for a, b in _shards(X, y, cuts)]
+    left = models[0]
+    for m in models[1:]:
+        left = left.merge(m)
+    _assert_same(_tree_merge(models, shape), left, X)  # associative: any tree, same labels
+    perm = np.random.default_rng(perm_seed).permutation(len(models))
+    shuffled = models[perm[0]]
+    for i in perm[1:]:
+        shuffled = shuffled.merge(models[i])
+    _assert_same(shuffled, left, X, columns_in_order=False)  # commutative up to label order
