@@ -14,9 +14,11 @@ is done where the learning is. Side by side in one run:
   (``distributed.worker.profile.enabled``). The default configuration is run with one worker
   only, up to 10^7 records, to show the cost of those two settings.
 
-Reported: wall seconds, records/s, the speed-up over one worker and the overhead of one Dask
-worker against the single process, the peak resident memory of each worker (and its growth
-over the idle worker: the rows it held), the number of tasks, the bytes that travel per merge
+Reported: wall seconds (the fastest of ``--repeat`` runs; each cluster is started and warmed
+up by a tiny fit before the clock starts), records/s, the speed-up over one worker and the
+overhead of one Dask worker against the single process, the peak resident memory of each
+worker during the timed fits (and how far it rose above the worker's memory before them: the
+rows and temporaries it held), the number of tasks, the bytes that travel per merge
 (a pickled partial learner: its count tables), the scheduler's time per task and the time of
 one merge. The learner Dask builds is checked against the single-process one (predictions
 equal to 1e-9) on every run.
@@ -52,6 +54,8 @@ ARGUMENTS = {
     "--workers": {"type": int, "default": None, "help": "largest number of Dask workers tried"},
     "--records": {"type": int, "nargs": "+", "default": None,
                   "help": "records in all (one or more totals, one run each)"},
+    "--repeat": {"type": int, "default": 1,
+                 "help": "time every configuration this many times, keep the fastest"},
 }
 
 
@@ -73,24 +77,46 @@ def _learner(cls):
     return cls(nominal_attributes=[f"f{j}" for j in range(N_FEATURES)])
 
 
-def _single_process(cls, sizes):
-    model = _learner(cls)
-    start = time.perf_counter()
-    for i, rows in enumerate(sizes):
-        part = make_partition(i, rows)
-        model.learn_many(part.drop(columns="label"), part["label"])
-    return model, time.perf_counter() - start
+def _single_process(cls, sizes, repeat=1):
+    """The fastest of ``repeat`` runs: every partition generated and learned in this process."""
+    seconds = math.inf
+    for _ in range(repeat):
+        model = _learner(cls)
+        start = time.perf_counter()
+        for i, rows in enumerate(sizes):
+            part = make_partition(i, rows)
+            model.learn_many(part.drop(columns="label"), part["label"])
+        seconds = min(seconds, time.perf_counter() - start)
+    return model, seconds
 
 
-def _peak_rss_mb() -> float:
+def _reset_peak() -> float:
+    """Start a new peak-memory count in this process (Linux ``clear_refs``); its memory now, MB."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+    except OSError:  # not Linux, or not allowed: the peak then counts from the start
+        pass
+    return _status_mb("VmRSS")
+
+
+def _status_mb(field: str) -> float:
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _worker_state():
-    """What a worker runs with: its peak memory so far and the malloc setting it was given."""
-    return _peak_rss_mb(), os.environ.get(TRIM)
+    """What a worker ran with: its peak memory since :func:`_reset_peak` and the malloc
+    setting it was given."""
+    return _status_mb("VmHWM"), os.environ.get(TRIM)
 
 
 @contextlib.contextmanager
@@ -126,7 +152,9 @@ def _n_tasks(n_parts: int) -> int:
     return 2 * n_parts + merges
 
 
-def _on_dask(cls, sizes, workers, tuned):
+def _on_dask(cls, sizes, workers, tuned, repeat=1):
+    """The fastest of ``repeat`` fits on a fresh cluster, after a warm-up fit (imports, first
+    calls), with each worker's peak memory during the timed fits."""
     import dask.dataframe as dd
     from distributed import Client, LocalCluster
 
@@ -136,17 +164,20 @@ def _on_dask(cls, sizes, workers, tuned):
     with _worker_config(tuned), LocalCluster(n_workers=workers, threads_per_worker=1,
                                              processes=True, dashboard_address=None) as cluster, \
             Client(cluster) as client:
-        # workers up, and the library imported in each, before the clock starts
-        client.run(lambda: __import__("onlinebma.naive_bayes"))
-        idle = {w: s[0] for w, s in client.run(_worker_state).items()}
+        warm = dd.from_map(make_partition, [10**6] * workers, [1_000] * workers, meta=meta,
+                           enforce_metadata=False)
+        distributed.fit(_learner(cls), warm, target="label")  # workers warm before the clock
+        before = client.run(_reset_peak)
         ddf = dd.from_map(make_partition, range(len(sizes)), sizes, meta=meta,
                           enforce_metadata=False)
-        start = time.perf_counter()
-        model = distributed.fit(_learner(cls), ddf, target="label", split_every=SPLIT_EVERY)
-        seconds = time.perf_counter() - start
+        seconds = math.inf
+        for _ in range(repeat):
+            start = time.perf_counter()
+            model = distributed.fit(_learner(cls), ddf, target="label", split_every=SPLIT_EVERY)
+            seconds = min(seconds, time.perf_counter() - start)
         state = client.run(_worker_state)
     peak = max(s[0] for s in state.values())
-    growth = max(s[0] - idle[w] for w, s in state.items())
+    growth = max(s[0] - before[w] for w, s in state.items())
     trims = sorted({str(s[1]) for s in state.values()})
     return model, seconds, peak, growth, ",".join(trims)
 
@@ -200,7 +231,7 @@ def _speedup_figure(summary, out):
 
 
 def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=None,
-        records=None) -> dict:
+        records=None, repeat: int = 1) -> dict:
     import pandas as pd
 
     from onlinebma.naive_bayes import ModelAveragedNB, NaiveBayes
@@ -219,7 +250,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
     probe = make_partition(10_000, 2_000).drop(columns="label")
     for n, cls in progress(plan, desc="scale-out"):
         sizes = [part_rows] * (n // part_rows) + ([n % part_rows] if n % part_rows else [])
-        single, seconds = _single_process(cls, sizes)
+        single, seconds = _single_process(cls, sizes, repeat)
         base = {"records": n, "learner": cls.__name__, "tasks": _n_tasks(len(sizes))}
         rows.append({**base, "workers": "one process", "config": "", "seconds": seconds,
                      "records/s": n / seconds})
@@ -227,13 +258,13 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
         configs = [] if quick or n > 10**7 else [(1, False)]
         configs += [(w, True) for w in range(1, max_workers + 1)]
         for w, tuned in configs:
-            model, seconds, peak, growth, trim = _on_dask(cls, sizes, w, tuned)
+            model, seconds, peak, growth, trim = _on_dask(cls, sizes, w, tuned, repeat)
             gap = float(np.abs(model.predict_proba_many(probe).to_numpy()
                                - single.predict_proba_many(probe).to_numpy()).max())
             checks.append(gap)
             rows.append({**base, "workers": w, "config": "tuned" if tuned else "default",
                          "seconds": seconds, "records/s": n / seconds,
-                         "peak MB per worker": peak, "growth MB": growth,
+                         "peak MB per worker": peak, "peak - before MB": growth,
                          f"worker {TRIM}": trim})
     table = pd.DataFrame(rows)
     first = make_partition(0, part_rows)
@@ -282,8 +313,9 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
         f"{', '.join(f'{k} {v * 1e3:.1f} ms' for k, v in merge_s.items())}. Scheduler and "
         f"worker: {task_ms:.2f} ms per task.",
         f"- Memory: a partition is {part_rows:,} rows × {N_FEATURES} int8 codes ≈ "
-        f"{partition_mb:.0f} MB with its labels; the largest growth of a worker's peak memory "
-        f"over the idle worker was {dask_rows['growth MB'].max():.0f} MB (largest run: "
+        f"{partition_mb:.0f} MB with its labels; a worker's peak memory during the fits rose at "
+        f"most {dask_rows['peak - before MB'].max():.0f} MB above its memory before them "
+        f"(largest run: "
         f"{largest:,} records, {largest * (N_FEATURES + 8) / 1e6:,.0f} MB of rows in all).",
     ])
     text = f"""# Scale-out on Dask (`python -m experiments {NAME}`)
@@ -291,9 +323,10 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
 {__doc__.split(chr(10), 1)[1].strip()}
 
 Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()};
-{"quick run" if quick else "full run"}; partitions of {part_rows:,} rows. Load average (1 min) at
-the start and end of the run: {load[0]:.1f} and {load[1]:.1f}; the machine is shared with other
-developers' jobs, which makes absolute rates noisy; the ratios come from this one run.
+{"quick run" if quick else "full run"}; partitions of {part_rows:,} rows; fastest of {repeat}
+run(s). Load average (1 min) at the start and end of the run: {load[0]:.1f} and
+{load[1]:.1f}; the machine is shared with other developers' jobs, which makes absolute rates
+noisy; the ratios come from this one run.
 
 ## Wall time and memory
 
