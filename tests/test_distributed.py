@@ -100,15 +100,20 @@ def test_fit_continues_from_what_the_model_learned(crx):
     _assert_same(model, one, X)
 
 
-def test_on_a_local_cluster(crx, client):
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+@pytest.mark.parametrize("split_every", [2, 8])
+def test_on_a_local_cluster(crx, client, learner, npartitions, split_every):
     X, y = crx
-    one = BMANB()
+    one = learner()
     one.learn_many(X, y)
-    model = distributed.fit(BMANB(), _frame(X, y, 5), target="label", split_every=2)
+    model = distributed.fit(learner(), _frame(X, y, npartitions), target="label",
+                            split_every=split_every)
     proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=2)).compute()
     _assert_same(model, one, X)
-    np.testing.assert_allclose(proba.to_numpy(), one.predict_proba_many(X).to_numpy(),
-                               rtol=0, atol=1e-9)
+    expected = one.predict_proba_many(X)
+    assert list(proba.columns) == list(expected.columns)
+    np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-9)
 
 
 def _batch_fit_equals_one_machine(name, X, y, npartitions, split_every):
