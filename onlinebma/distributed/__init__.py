@@ -71,6 +71,12 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
     check_frame(ddf)
     check_target(ddf, target)
     check_split_every(split_every)
+    from ..mixture.base import MixtureClassifier
+
+    if isinstance(model, MixtureClassifier):  # FAN, FiniteMixture: distributed EM
+        from .em import fit_em
+
+        return fit_em(model, ddf, target, split_every)
     return fit_by_merge(model, ddf, target, split_every)
 
 
