@@ -77,6 +77,12 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
         from .em import fit_em
 
         return fit_em(model, ddf, target, split_every)
+    from ..order_mcmc.fixed_order import OrderAveragingClassifier
+
+    if isinstance(model, OrderAveragingClassifier):  # OrderMCMC, FixedOrderBMA: count tables
+        from .orders import fit_orders
+
+        return fit_orders(model, ddf, target, split_every)
     return fit_by_merge(model, ddf, target, split_every)
 
 

@@ -36,7 +36,8 @@ from ..mixture.layout import rows_of
 from ..stats.numerics import VAR_SMOOTHING
 from ._dask import require_dask
 
-__all__ = ["PartitionedEngine", "coding", "fit_em", "median", "select", "tree"]
+__all__ = ["PartitionedEngine", "coding", "fit_em", "median", "partitioned_engine", "select",
+           "tree"]
 
 #: Samples per chunk and round when narrowing the interval of an order statistic.
 _SAMPLES = 256
@@ -270,6 +271,16 @@ def _observed_counts(design):
 
 def fit_em(model, ddf, target: str, split_every: int):
     """``model.clone().fit(X, y)`` for the whole frame, by distributed EM (module docstring)."""
+    out, engine, table = partitioned_engine(model, ddf, target, split_every)
+    out._adopt_fit(engine, table)
+    out.em_rounds_ = engine.rounds
+    return out
+
+
+def partitioned_engine(model, ddf, target: str, split_every: int) -> tuple:
+    """``(coder, engine, table)``: a clone of ``model`` that has learned the frame's coding,
+    the :class:`PartitionedEngine` over its partitions (chunks persisted on the workers) and
+    the coding's table without rows."""
     from ..mixture.base import MixtureClassifier
 
     dask, _ = require_dask()
@@ -298,12 +309,10 @@ def fit_em(model, ddf, target: str, split_every: int):
     engines = dask.persist(*[dask.delayed(chunks.engine)(d, cp, alpha, VAR_SMOOTHING, coords)
                              for d in designs])
     totals = dask.compute(tree([dask.delayed(chunks.totals)(e) for e in engines],
-                                chunks.add, split_every))[0]
+                               chunks.add, split_every))[0]
     engines = dask.persist(*[dask.delayed(chunks.with_totals)(e, totals) for e in engines])
     del designs
     proto = EMEngine(_design(table, table, table.y, len(table.classes)), cp, alpha,
                      VAR_SMOOTHING, coords=coords, totals=totals)
     engine = PartitionedEngine(list(engines), [n for _, n in kept], proto, split_every)
-    out._adopt_fit(engine, table)
-    out.em_rounds_ = engine.rounds
-    return out
+    return out, engine, table
