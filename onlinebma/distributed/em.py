@@ -36,8 +36,8 @@ from ..mixture.layout import rows_of
 from ..stats.numerics import VAR_SMOOTHING
 from ._dask import require_dask
 
-__all__ = ["PartitionedEngine", "coding", "fit_em", "median", "partitioned_engine", "select",
-           "tree"]
+__all__ = ["PartitionedEngine", "coding", "fit_em", "learn_coding", "median",
+           "partitioned_engine", "select", "tree"]
 
 #: Samples per chunk and round when narrowing the interval of an order statistic.
 _SAMPLES = 256
@@ -80,6 +80,18 @@ def coding(template, parts, target):
     coder = template.clone()
     coder.learn_many(rows.drop(columns=[target]), rows[target])
     return coder, sizes
+
+
+def learn_coding(model, ddf, target):
+    """``(template, parts, coder, sizes)`` of a learner fitted from whole-frame statistics:
+    a clone of ``model`` to send to the partitions, the frame's delayed partitions, and
+    :func:`coding`'s coder and partition sizes. A window (a stream setting) is refused."""
+    if model.window is not None:
+        raise ValueError("a window is a stream setting; distributed.fit learns every record "
+                         f"of the frame (got window={model.window})")
+    template = model.clone()
+    parts = ddf.to_delayed()
+    return (template, parts) + coding(template, parts, target)
 
 
 def _chunk_design(template, part, target, table):
@@ -292,12 +304,7 @@ def partitioned_engine(model, ddf, target: str, split_every: int) -> tuple:
             "of a fit of the first half of the records on the second half, then warm-started "
             "refits (an order of fits over the whole frame); pass criterion='bic', 'aic', "
             "'cs' or 'icl' (computed from sums), or fit with pandas")
-    if model.window is not None:
-        raise ValueError("a window is a stream setting; distributed.fit learns every record "
-                         f"of the frame (got window={model.window})")
-    template = model.clone()
-    parts = ddf.to_delayed()
-    out, sizes = coding(template, parts, target)
+    template, parts, out, sizes = learn_coding(model, ddf, target)
     table = rows_of(out.data_, slice(0, 0))
     kept = [(p, n) for p, n in zip(parts, sizes) if n]
     n_total = sum(sizes)

@@ -30,7 +30,7 @@ from ..order_mcmc.incremental import StreamingScores
 from ..order_mcmc.sampler import run_chain
 from ..order_mcmc.streaming import resolve_order
 from ._dask import require_dask
-from .em import coding, tree
+from .em import learn_coding, tree
 
 __all__ = ["count_tables", "fit_orders", "run_chains_on_dask"]
 
@@ -70,12 +70,7 @@ def count_tables(model, ddf, target: str, split_every: int):
     if not isinstance(model, OrderAveragingClassifier):
         raise TypeError(f"count tables are for OrderMCMC or FixedOrderBMA, not "
                         f"{type(model).__name__}")
-    if model.window is not None:
-        raise ValueError("a window is a stream setting; distributed.fit learns every record "
-                         f"of the frame (got window={model.window})")
-    template = model.clone()
-    parts = ddf.to_delayed()
-    coder, sizes = coding(template, parts, target)
+    template, parts, coder, sizes = learn_coding(model, ddf, target)
     if coder._numeric_cols:
         raise ValueError(
             f"numeric features {list(coder._numeric_cols)} cannot be counted on Dask: their "
