@@ -10,6 +10,15 @@ learner:
   — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`): each
   partition learned where it lies, the partial learners merged in order in a tree
   (:mod:`.merge_tree`);
+- FAN and FiniteMixture with a criterion computed from sums (``"bic"``, ``"aic"``, ``"cs"``,
+  ``"icl"``): distributed EM, the records staying where they lie (:mod:`.em`);
+- OrderMCMC and FixedOrderBMA on nominal features: per-partition count tables summed, only
+  tables travelling, ``n_chains`` chains as Dask tasks (:mod:`.orders`);
+
+  both paths start from a learner that has learned nothing and has no window, and give the
+  model of ``fit(X, y)`` on the whole frame; any other state (a learner that has learned
+  already, a window, the mixtures' prequential criterion) trains through ``merge``, exactly
+  too, with the records gathered;
 - :func:`predict_proba` predicts each test partition where it lies, with the learner (for ISA,
   its stored records) sent to each worker once (:mod:`.predict`).
 
@@ -50,6 +59,16 @@ from .predict import predict_proba
 __all__ = ["fit", "predict_proba"]
 
 
+def _from_sums(model) -> bool:
+    """Whether ``model`` can be fitted from statistics summed over the partitions (distributed
+    EM, count tables): it has learned nothing yet, keeps every record (no window) and, for a
+    mixture, weighs its numbers of components by a criterion computed from sums (not the
+    prequential one, whose held-out half and warm-started refits are an order of fits)."""
+    if getattr(model, "_n_learned", None) != 0 or getattr(model, "window", None) is not None:
+        return False
+    return getattr(model, "criterion", None) != "prequential"
+
+
 def fit(model, ddf, target: str = "class", split_every: int = 8):
     """``model`` after learning every record of ``ddf``, in partition order, on Dask.
 
@@ -77,6 +96,18 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
     check_frame(ddf)
     check_target(ddf, target)
     check_split_every(split_every)
-    # Learners with a path of their own (distributed EM, per-partition count tables) are
-    # dispatched above this line; every other learner merges.
+    if _from_sums(model):
+        from ..mixture.base import MixtureClassifier
+
+        if isinstance(model, MixtureClassifier):  # FAN, FiniteMixture: distributed EM
+            from .em import fit_em
+
+            return fit_em(model, ddf, target, split_every)
+        from ..order_mcmc.fixed_order import OrderAveragingClassifier
+
+        if isinstance(model, OrderAveragingClassifier):  # OrderMCMC, FixedOrderBMA: counts
+            from .orders import fit_orders
+
+            return fit_orders(model, ddf, target, split_every)
+    # Every other learner, and every learner in a state the sums cannot start from, merges.
     return fit_by_merge(model, ddf, target, split_every)

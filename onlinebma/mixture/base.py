@@ -27,19 +27,25 @@ from ..batch import BufferRefitClassifier, Table
 from ..progress import progress as progress_bar
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
+from ..store import RecordStore
 from ..validation import check_choice, check_int, check_real
 from .averaging import Evidence
-from .criteria import CRITERIA, scores
-from .em import EMEngine, EMResult, Params, one_component, run_em
+from .criteria import CRITERIA, scores_many
+from .em import EMEngine, EMResult, Params, one_component, run_em, run_em_many
 from .layout import design as _design
 from .layout import row_key as _row_key
 from .layout import rows_of as _slice
-from .starts import seeded_params, split_start
+from .starts import seeded_params
 
 __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
 
 #: M steps of random restarts per refit (bounds the refit's cost).
 _RESTART_STEPS = 20
+
+#: EM runs whose final objectives differ by less than this (relative) are ties, and the first
+#: run is kept: sums over partitions (:mod:`onlinebma.distributed.em`) round differently from
+#: sums over one array, and must not pick another of two runs that reached the same optimum.
+_TIE = 1e-12
 
 #: Candidates whose weight is below this are left out of a prediction (changes every
 #: probability by less than ``max_components * _NEGLIGIBLE``).
@@ -158,7 +164,11 @@ class MixtureClassifier(BufferRefitClassifier):
             held_out = self._last[1].translate(_slice(data, slice(half, data.n)))
             self._score(held_out, held_out.y)
         self._fit_candidates(data)
-        if prequential:
+        self._conclude()
+
+    def _conclude(self) -> None:
+        """Weigh the candidates just fitted (prequential) or select one by the criterion."""
+        if self.criterion == "prequential":
             self._weigh()
             return
         ks = sorted(self._fits)
@@ -184,11 +194,17 @@ class MixtureClassifier(BufferRefitClassifier):
         n_classes = len(data.classes)
         s = EMEngine(_design(data, data, data.y, n_classes), self._class_parent, self.alpha,
                       VAR_SMOOTHING)
+        self._fit_engine(s, data)
+
+    def _fit_engine(self, s: EMEngine, data: Table):
+        """:meth:`_fit_candidates` on the records of engine ``s``, coded by ``data`` (whose
+        records are those of ``s``, or which has none: then ``s`` is an engine over the
+        partitions of a Dask frame, :mod:`onlinebma.distributed.em`, and the fit is cold)."""
         seed = None if self.seed is None else [self.seed, self._n_em_fits]
         rng = np.random.default_rng(seed)
         hard = self.em == "hard"
         ref = one_component(s)
-        k_max = min(self.max_components, data.n)
+        k_max = min(self.max_components, s.n_total)
         best = {1: EMResult(params=ref, objective=[s.e_step(ref, hard)[0]], n_iter=0)}
         warm = any(k in self._fits for k in range(2, k_max + 1))
         previous = self._previous_fit(data) if warm else None
@@ -200,14 +216,13 @@ class MixtureClassifier(BufferRefitClassifier):
                 tau[previous[1]] = 1.0 / k  # records of a class the last fit did not know
                 starts, n_random = [tau], 0
             else:
-                starts = [split_start(s, best[k - 1].params, hard)]
+                starts = [s.split_start(best[k - 1].params, hard)]
                 n_random = self.n_init - 1
-            for _ in range(n_random):
-                seeds = rng.choice(data.n, size=k, replace=False)
-                starts.append(s.e_step(seeded_params(s, k, seeds, ref, floor), hard)[1])
-            for tau0 in starts:
-                fit = run_em(s, tau0, hard, self.tol, self.max_iter, floor, fallback)
-                if k not in best or fit.objective[-1] > best[k].objective[-1]:
+            seeded = [seeded_params(s, k, rng.choice(s.n_total, size=k, replace=False), ref,
+                                    floor) for _ in range(n_random)]
+            starts += [tau for _, tau in s.e_steps(seeded, hard)]
+            for fit in run_em_many(s, starts, hard, self.tol, self.max_iter, floor, fallback):
+                if k not in best or _better(fit, best[k]):
                     best[k] = fit
         if previous is not None:
             self._challenge(s, best, previous, rng, ref, hard)
@@ -215,9 +230,45 @@ class MixtureClassifier(BufferRefitClassifier):
         self._last_row = None
         self._fits = {k: fit.params for k, fit in best.items()}
         self._last = (s.without_records(), data)
-        self.criteria_ = {k: scores(s, fit.params) for k, fit in best.items()}
+        self.criteria_ = dict(zip(best, scores_many(s, [fit.params for fit in best.values()])))
         self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
         self.n_iter_ = {k: fit.n_iter for k, fit in best.items()}
+
+    def _adopt_fit(self, s, data: Table) -> None:
+        """Fit on the engine ``s`` over the partitions of a Dask frame (cold, a criterion, as
+        ``fit(X, y)``), the adapter's coding of those records being already learned and
+        ``data`` their table without rows (:func:`onlinebma.distributed.em.fit_em`). The
+        records stay in the partitions: the store holds none of them."""
+        store = RecordStore()  # the coding learned, without the records that taught it
+        store.add_columns(self._store.codes.shape[1], self._store.numeric.shape[1])
+        self._store = store
+        self._fit_engine(s, data)
+        self._conclude()
+        self._fitted_data = data
+        self._n_learned = self._n_learned_at_fit = self._n_learned_at_data = s.n_total
+        self._size_at_fit = s.n_total
+        self.n_fits_ += 1
+
+    def _fitted_elsewhere(self) -> bool:
+        """Fitted on Dask, with no record stored here (:meth:`_adopt_fit`)."""
+        return not len(self._store) and self._model is not None
+
+    def predict_proba_one(self, x: dict) -> dict:
+        if not self._fitted_elsewhere():
+            return super().predict_proba_one(x)
+        table = self._training_data()
+        proba = self._predict_proba(table, self._encode_one(x, table))
+        return dict(zip(self.classes_, proba[0].tolist()))
+
+    def predict_proba_many(self, X):
+        if not self._fitted_elsewhere():
+            return super().predict_proba_many(X)
+        import pandas as pd
+
+        table = self._training_data()
+        self._kinds.split_frame(X, learning=False)  # validation only
+        proba = self._predict_proba(table, table.encode_frame(X))
+        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
 
     def _challenge(self, s: EMEngine, best: dict, previous, rng, ref: Params, hard: bool):
         """Random restarts for at most ``_RESTART_STEPS`` M steps in all (bounded work per
@@ -238,14 +289,14 @@ class MixtureClassifier(BufferRefitClassifier):
                 if k not in best:
                     return
                 self._n_restarts += 1
-                seeds = rng.choice(s.d.n, size=k, replace=False)
+                seeds = rng.choice(s.n_total, size=k, replace=False)
                 tau = s.e_step(seeded_params(s, k, seeds, ref, self._guard(ref, k)[0]), hard)[1]
             fit = run_em(s, tau, hard, self.tol, steps, *self._guard(ref, k))
             if fit.n_iter >= steps:  # budget spent before it converged
                 self._challenger = (k, fit.params)
                 return
             steps -= fit.n_iter
-            if fit.objective[-1] > best[k].objective[-1]:
+            if _better(fit, best[k]):
                 best[k] = fit
 
     def _guard(self, ref: Params, k: int):
@@ -383,3 +434,9 @@ class MixtureClassifier(BufferRefitClassifier):
         yield {"max_components": 2, "n_init": 1, "seed": 1}
         yield {"max_components": 2, "n_init": 1, "em": "hard", "criterion": "bic", "seed": 2,
                "window": 150}
+
+
+def _better(fit: EMResult, best: EMResult) -> bool:
+    """Whether EM run ``fit`` reached a higher objective than ``best``, beyond a tie."""
+    top = best.objective[-1]
+    return fit.objective[-1] > top + _TIE * abs(top)

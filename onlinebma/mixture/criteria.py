@@ -29,9 +29,10 @@ import numpy as np
 
 from ..stats.dirichlet import log_dirichlet_marginal_np
 from ..stats.logmath import logsumexp_np
-from .em import EMEngine, Params
+from .em import EMEngine, Expected, Params
 
-__all__ = ["CRITERIA", "n_free_parameters", "scores"]
+__all__ = ["CRITERIA", "n_free_parameters", "score_sums", "scores",
+           "scores_from_sums", "scores_many"]
 
 CRITERIA = ("bic", "aic", "cs", "icl")
 
@@ -48,35 +49,53 @@ def n_free_parameters(s: EMEngine, p: Params) -> int:
 
 def scores(s: EMEngine, p: Params) -> dict:
     """``{"loglik", "n_params", "bic", "aic", "icl", "cs"}`` of parameters ``p`` on the data."""
-    n = s.d.n
+    return scores_from_sums(s, p, *score_sums(s, p))
+
+
+def scores_many(s: EMEngine, params: list) -> list:
+    """:func:`scores` of several parameter sets (one pass over the records for all of them
+    when ``s`` runs over partitions)."""
+    return [scores_from_sums(s, p, *sums) for p, sums in zip(params, s.sums_for_scores(params))]
+
+
+def score_sums(s: EMEngine, p: Params) -> tuple:
+    """What the criteria need from the records of ``s``, as sums over them (they add up over
+    chunks of records): ``(log likelihood in scaled units, sum_l max_k log p(h_k | c_l, x_l),
+    the expected statistics of the posteriors p(h | c, x))``."""
     joint = s.joint(p, jitter=False)
     rows = logsumexp_np(joint, axis=1)
-    loglik = float(rows.sum()) - s.log_jacobian  # numeric densities in original units
-    d = n_free_parameters(s, p)
-    log_n = math.log(n)
-    bic = loglik - 0.5 * d * log_n
     post = joint - rows[:, None]  # log p(h_k | c_l, x_l)
-    icl = bic + float(post.max(axis=1).sum())
+    return rows.sum(), post.max(axis=1).sum(), s.expected(np.exp(post), gaussians=False)
+
+
+def scores_from_sums(s: EMEngine, p: Params, loglik, best_post, e: Expected) -> dict:
+    """:func:`scores` from :func:`score_sums` (summed over all training records)."""
+    loglik = float(loglik) - s.log_jacobian  # numeric densities in original units
+    d = n_free_parameters(s, p)
+    log_n = math.log(s.n_total)
+    bic = loglik - 0.5 * d * log_n
+    icl = bic + float(best_post)
     return {
         "loglik": loglik,
         "n_params": d,
         "bic": bic,
         "aic": loglik - d,
         "icl": icl,
-        "cs": loglik + _cheeseman_stutz_gap(s, p, np.exp(post), log_n),
+        "cs": loglik + _cheeseman_stutz_gap(s, p, e, log_n),
     }
 
 
-def _cheeseman_stutz_gap(s: EMEngine, p: Params, tau: np.ndarray, log_n: float) -> float:
-    """``log p(D' | M) - log p(D' | theta)`` for the data completed with ``tau``."""
+def _cheeseman_stutz_gap(s: EMEngine, p: Params, e: Expected, log_n: float) -> float:
+    """``log p(D' | M) - log p(D' | theta)`` for the data completed with the posteriors whose
+    expected statistics are ``e``."""
     d, a = s.d, s.alpha
-    counts = s.counts(s.spread(tau))  # expected counts per cell and value, (cells, R)
-    nk = tau.sum(axis=0)
+    counts = e.counts  # expected counts per cell and value, (cells, R)
+    nk = e.nk
     if s.class_parent:
-        class_counts = s.y_onehot.sum(axis=0)[None, :]
+        class_counts = s.class_counts[None, :]
         log_class = p.log_class[None, :]
     else:
-        class_counts = tau.T @ s.y_onehot
+        class_counts = e.nkc
         log_class = p.log_class
     marginal = float(log_dirichlet_marginal_np(nk, a)) + float(
         log_dirichlet_marginal_np(class_counts, a).sum()

@@ -56,8 +56,8 @@ from scipy import sparse
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import LOG_2PI
 
-__all__ = ["Design", "Params", "EMResult", "EMEngine", "X_MAX", "Z_MAX", "gaussian_log_density",
-           "one_component", "run_em"]
+__all__ = ["Design", "Params", "EMResult", "EMEngine", "Expected", "Totals", "X_MAX", "Z_MAX",
+           "gaussian_log_density", "one_component", "run_em", "run_em_many"]
 
 #: Scaled values are clipped here, so that sums of squares over any number of records below
 #: 1e100 stay finite (a value 1e100 robust scales from the median is an outlier for any model).
@@ -122,6 +122,57 @@ class EMResult:
     n_iter: int = 0
 
 
+def _pool(w1, mean1, m2_1, w2, mean2, m2_2):
+    """Counts, means and sums of squared deviations of two groups pooled (Chan, Golub &
+    LeVeque's pairwise formula: stable, and exact in the means when one group is empty)."""
+    w = w1 + w2
+    share = np.divide(w2, w, out=np.zeros(np.shape(w)), where=w > 0)
+    delta = mean2 - mean1
+    mean = mean1 + delta * share
+    m2 = m2_1 + m2_2 + delta * delta * (w1 * share)
+    return w, mean, m2
+
+
+@dataclass
+class Totals:
+    """What EM needs to know about all the training records beyond one chunk of them, as
+    sums that add up over chunks: the number of records, of each class, and the count, mean
+    and sum of squared deviations of every numeric feature in scaled coordinates (the
+    features' marginal Gaussians, whose variance sets the naive Bayes smoothing ``eps``)."""
+
+    n: int
+    class_counts: np.ndarray
+    w: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+
+    def __add__(self, other: Totals) -> Totals:
+        w, mean, m2 = _pool(self.w, self.mean, self.m2, other.w, other.mean, other.m2)
+        return Totals(self.n + other.n, self.class_counts + other.class_counts, w, mean, m2)
+
+
+@dataclass
+class Expected:
+    """Expected sufficient statistics of responsibilities ``tau`` (the M step's input, eq. 8):
+    component totals ``nk`` ``(K,)``, component-by-class totals ``nkc`` ``(K, C)``, expected
+    value counts ``(cells, R)`` and, per cell and numeric feature, the expected number of
+    observed values ``w``, their weighted mean and sum of squared deviations ``m2`` ``(cells,
+    q)``. They add up over chunks of records (``+``), so the M step can run once on the sums
+    of statistics computed where the records lie."""
+
+    nk: np.ndarray
+    nkc: np.ndarray
+    counts: np.ndarray
+    w: np.ndarray
+    mean: np.ndarray
+    m2: np.ndarray
+
+    def __add__(self, other: Expected) -> Expected:
+        w, mean, m2 = _pool(self.w, self.mean, self.m2, other.w, other.mean, other.m2)
+        return Expected(self.nk + other.nk, self.nkc + other.nkc, self.counts + other.counts,
+                        w, mean, m2)
+
+
 def gaussian_log_density(x, obs, mean, var, active) -> np.ndarray:
     """``sum_j log N(x_j; mean_j, var_j)`` over the last axis, as
     ``-(x - mu)^2 / (2 var) - log(2 pi var) / 2`` (eq. 7), for observed values of active factors.
@@ -163,10 +214,11 @@ class EMEngine:
     """
 
     def __init__(self, design: Design, class_parent: bool, alpha: float, var_smoothing: float,
-                 coords: tuple | None = None):
+                 coords: tuple | None = None, totals: Totals | None = None):
         self.d = design
         self.class_parent = class_parent
         self.alpha = float(alpha)
+        self.var_smoothing = var_smoothing
         # First column of each nominal feature's one-hot block.
         self._starts = np.concatenate([[0], np.cumsum(design.r)[:-1]]).astype(np.int64)
         onehot = design.onehot
@@ -177,20 +229,31 @@ class EMEngine:
         obs = design.obs
         self.center, self.scale = coordinates(design.x, obs) if coords is None else coords
         self.xc = self.centred(design.x, obs)
-        # Marginal Gaussian of every numeric feature, as NaiveBayes keeps it: eps is
-        # var_smoothing times the marginal (population) variance; a feature with eps == 0
-        # (never observed, or constant) carries no information and is skipped.
+        self.use_totals(self.chunk_totals() if totals is None else totals)
+
+    def chunk_totals(self) -> Totals:
+        """The :class:`Totals` of this engine's own records."""
+        obs = self.d.obs
         w = obs.sum(axis=0)
-        wsafe = np.maximum(w, 1)
-        mean = self.xc.sum(axis=0) / wsafe
+        mean = self.xc.sum(axis=0) / np.maximum(w, 1)
         dev = np.where(obs, self.xc - mean, 0.0)
-        var = (dev * dev).sum(axis=0) / wsafe
-        self.eps = var_smoothing * var
+        return Totals(self.d.n, self.y_onehot.sum(axis=0), w, mean, (dev * dev).sum(axis=0))
+
+    def use_totals(self, totals: Totals) -> None:
+        """Take the constants of EM from ``totals`` (of all the training records, of which this
+        engine may hold one chunk): the number of records and of each class, and the marginal
+        Gaussian of every numeric feature, as NaiveBayes keeps it: ``eps`` is
+        ``var_smoothing`` times the marginal (population) variance; a feature with
+        ``eps == 0`` (never observed, or constant) carries no information and is skipped."""
+        self.n_total = int(totals.n)
+        self.class_counts = totals.class_counts
+        var = totals.m2 / np.maximum(totals.w, 1)
+        self.eps = self.var_smoothing * var
         active = self.eps > 0
-        self.marginal = (mean[None, :], np.where(active, var + self.eps, 1.0)[None, :],
+        self.marginal = (totals.mean[None, :], np.where(active, var + self.eps, 1.0)[None, :],
                          active[None, :])
         # log p in original units = log p in scaled units - log(scale), per observed value.
-        self.log_jacobian = float(w @ np.log(self.scale))
+        self.log_jacobian = float(totals.w @ np.log(self.scale))
 
     def without_records(self) -> EMEngine:
         """A copy that keeps what prediction needs and drops the training arrays (memory)."""
@@ -279,54 +342,67 @@ class EMEngine:
 
     # --------------------------------------------------------------- M step
 
-    def m_step(self, tau: np.ndarray, floor, fallback: tuple | None) -> Params:
-        """Parameters maximising the expected complete log posterior given ``tau`` (eq. 5, 7, 8).
+    def expected(self, tau: np.ndarray, gaussians: bool = True) -> Expected:
+        """The expected sufficient statistics of responsibilities ``tau`` ``(n, K)`` of this
+        engine's records (eq. 8; the Gaussian moments of §2.3 unless ``gaussians=False``)."""
+        d = self.d
+        n, k = tau.shape
+        tc = self.spread(tau)  # (n, cells)
+        counts = self.counts(tc)  # eq. 8 expected counts, (cells, R)
+        q = d.x.shape[1] if gaussians else 0
+        if q == 0:
+            w = mean = m2 = np.zeros((tc.shape[1], 0))
+        else:
+            # Weighted means per cell, then the squared deviations from them (second pass).
+            tct = np.ascontiguousarray(tc.T)
+            w = tct @ d.obs.astype(float)  # (cells, q) expected number of observed values
+            mean = (tct @ self.xc) / np.where(w > 0, w, 1.0)
+            dev = np.where(d.obs[:, None, :], self.xc[:, None, :] - mean[self.cells(k)], 0.0)
+            wdev2 = (tau[:, :, None] * dev * dev).reshape(n, k * q)
+            if self.class_parent:
+                m2 = (self.y_onehot.T @ wdev2).reshape(-1, q)  # (C K, q): cell c*K + k
+            else:
+                m2 = wdev2.sum(axis=0).reshape(k, q)
+        return Expected(tau.sum(axis=0), tau.T @ self.y_onehot, counts, w, mean, m2)
+
+    def m_step(self, tau, floor, fallback: tuple | None) -> Params:
+        """Parameters maximising the expected complete log posterior given ``tau`` (eq. 5, 7,
+        8): responsibilities ``(n, K)`` of this engine's records, or their :class:`Expected`
+        statistics (summed over chunks of records, for the M step on sums).
 
         ``floor`` bounds the variances from below; ``fallback = (mean, var, active)`` per cell
         gives the Gaussians of cells without data (``None``: the features' marginal Gaussians,
         as naive Bayes does for a class that never observed a feature).
         """
-        d, a = self.d, self.alpha
-        n, k = tau.shape
-        c = d.n_classes
-        tc = self.spread(tau)  # (n, cells)
-        nk = tau.sum(axis=0)
-        log_weights = np.log((nk + a) / (n + a * k))
+        e = tau if isinstance(tau, Expected) else self.expected(tau)
+        a, n, c = self.alpha, self.n_total, self.d.n_classes
+        k = e.nk.shape[0]
+        log_weights = np.log((e.nk + a) / (n + a * k))
         if self.class_parent:
-            nc = self.y_onehot.sum(axis=0)
-            log_class = np.log((nc + a) / (n + a * c))
-        else:
-            nkc = tau.T @ self.y_onehot  # (K, C) expected counts of p(C | H)
-            log_class = np.log((nkc + a) / (nk[:, None] + a * c))
-        counts = self.counts(tc)  # eq. 8 expected counts, (cells, R)
-        log_theta = np.log(counts + a) - np.log(self.block_totals(counts) + a * d.r[d.block])
-        mean, var, active = self._gaussians(tau, tc, floor, fallback)
+            log_class = np.log((self.class_counts + a) / (n + a * c))
+        else:  # (K, C) expected counts of p(C | H)
+            log_class = np.log((e.nkc + a) / (e.nk[:, None] + a * c))
+        log_theta = np.log(e.counts + a) - np.log(self.block_totals(e.counts)
+                                                  + a * self.d.r[self.d.block])
+        mean, var, active = self._gaussians(e, floor, fallback)
         return Params(log_weights, log_class, log_theta, mean, var, active)
 
-    def _gaussians(self, tau, tc, floor, fallback):
-        """Weighted means and variances per cell (eq. 7 with expected counts, §2.3), the
-        variances from a second pass over the values centred at their cell's mean."""
-        d = self.d
-        n, k = tau.shape
-        q = d.x.shape[1]
-        if q == 0:
-            empty = np.zeros((tc.shape[1], 0))
+    def m_steps(self, taus: list, floor, fallback) -> list:
+        """:meth:`m_step` of several runs (one pass over the records per run here; an engine
+        over partitions does them in one pass)."""
+        return [self.m_step(tau, floor, fallback) for tau in taus]
+
+    def _gaussians(self, e: Expected, floor, fallback):
+        """Means and variances per cell from the expected moments (eq. 7 with expected
+        counts, §2.3); cells without data take ``fallback``."""
+        if e.w.shape[1] == 0:
+            empty = np.zeros((e.counts.shape[0], 0))
             return empty, empty, empty.astype(bool)
-        tct = np.ascontiguousarray(tc.T)
-        w = tct @ d.obs.astype(float)  # (cells, q) expected number of observed values
-        has = w > 0
-        wsafe = np.where(has, w, 1.0)
-        mu = (tct @ self.xc) / wsafe
-        dev = np.where(d.obs[:, None, :], self.xc[:, None, :] - mu[self.cells(k)], 0.0)
-        wdev2 = (tau[:, :, None] * dev * dev).reshape(n, k * q)
-        if self.class_parent:
-            ss = (self.y_onehot.T @ wdev2).reshape(-1, q)  # (C K, q): cell c*K + k
-        else:
-            ss = wdev2.sum(axis=0).reshape(k, q)
+        has = e.w > 0
         if fallback is None:
             fallback = self.marginal
-        mean = np.where(has, mu, fallback[0])
-        var = np.where(has, ss / wsafe + self.eps, fallback[1])
+        mean = np.where(has, e.mean, fallback[0])
+        var = np.where(has, e.m2 / np.where(has, e.w, 1.0) + self.eps, fallback[1])
         active = np.broadcast_to(fallback[2], has.shape).copy()
         var = np.where(active, np.maximum(var, floor), 1.0)  # inactive factors are never used
         return mean, var, active
@@ -340,11 +416,9 @@ class EMEngine:
             return 0.0
         return a * (p.log_weights.sum() + p.log_class.sum() + p.log_theta.sum())
 
-    def e_step(self, p: Params, hard: bool) -> tuple[float, np.ndarray]:
-        """The objective at ``p`` and the responsibilities for the next M step (eq. 8 or 9).
-
-        Soft: ``sum_l log sum_k exp(joint) + prior``; hard: ``sum_l max_k joint + prior``.
-        """
+    def responsibilities(self, p: Params, hard: bool) -> tuple:
+        """``(data, tau)``: the data term of the objective at ``p`` on this engine's records
+        and their responsibilities (eq. 8 or 9); see :meth:`e_step`."""
         joint = self.joint(p, jitter=True)
         if hard:
             best = joint.argmax(axis=1)
@@ -355,7 +429,43 @@ class EMEngine:
             rows = logsumexp_np(joint, axis=1)
             data = rows.sum()
             tau = np.exp(joint - rows[:, None])
+        return data, tau
+
+    def e_step(self, p: Params, hard: bool) -> tuple[float, np.ndarray]:
+        """The objective at ``p`` and the responsibilities for the next M step (eq. 8 or 9).
+
+        Soft: ``sum_l log sum_k exp(joint) + prior``; hard: ``sum_l max_k joint + prior``.
+        """
+        data, tau = self.responsibilities(p, hard)
         return float(data + self.log_prior(p)), tau
+
+    def e_steps(self, params: list, hard: bool) -> list:
+        """:meth:`e_step` of several runs."""
+        return [self.e_step(p, hard) for p in params]
+
+    def records(self, index) -> tuple:
+        """``(onehot, x, obs)`` of the training records ``index``, dense."""
+        onehot = self.d.onehot[index]
+        if sparse.issparse(onehot):
+            onehot = onehot.toarray()
+        return onehot, self.d.x[index], self.d.obs[index]
+
+    def sums_for_scores(self, params: list) -> list:
+        """:func:`onlinebma.mixture.criteria.score_sums` of each parameter set."""
+        from .criteria import score_sums
+
+        return [score_sums(self, p) for p in params]
+
+    def all_in_one(self) -> np.ndarray:
+        """Responsibilities of the one-component model: every record in component 1."""
+        return np.ones((self.d.n, 1))
+
+    def split_start(self, smaller: Params, hard: bool) -> np.ndarray:
+        """Responsibilities that split the heaviest component of a ``K - 1`` fit
+        (:func:`onlinebma.mixture.starts.split_start`)."""
+        from .starts import split_start
+
+        return split_start(self, smaller, hard)
 
 
 def one_component(s: EMEngine) -> Params:
@@ -364,10 +474,10 @@ def one_component(s: EMEngine) -> Params:
     It is the closed-form M step with every responsibility 1, and the reference of the variance
     guard and of the Gaussians of empty cells.
     """
-    return s.m_step(np.ones((s.d.n, 1)), 0.0, None)
+    return s.m_step(s.all_in_one(), 0.0, None)
 
 
-def run_em(s: EMEngine, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
+def run_em(s: EMEngine, tau0, hard: bool, tol: float, max_iter: int,
            floor, fallback: tuple) -> EMResult:
     """EM (or classification EM) from responsibilities ``tau0`` until it stalls.
 
@@ -375,14 +485,30 @@ def run_em(s: EMEngine, tau0: np.ndarray, hard: bool, tol: float, max_iter: int,
     and EM stops when it gains less than ``tol`` times its magnitude, or after ``max_iter``
     M steps.
     """
-    params = s.m_step(tau0, floor, fallback)
-    history = []
-    while True:
-        obj, tau = s.e_step(params, hard)
-        history.append(obj)
-        if len(history) > 1 and history[-1] - history[-2] <= tol * abs(history[-1]):
-            break
-        if len(history) >= max_iter:
-            break
-        params = s.m_step(tau, floor, fallback)
-    return EMResult(params=params, objective=history, n_iter=len(history))
+    return run_em_many(s, [tau0], hard, tol, max_iter, floor, fallback)[0]
+
+
+def run_em_many(s: EMEngine, starts: list, hard: bool, tol: float, max_iter: int,
+                floor, fallback: tuple) -> list:
+    """:func:`run_em` from each of ``starts``, the runs side by side: every round does the
+    E steps (then the M steps) of all runs still going, so an engine over partitions makes one
+    pass over the records per round for all of them (the restarts fan out). Each run's
+    iterates are those of :func:`run_em` alone."""
+    params = s.m_steps(starts, floor, fallback)
+    history = [[] for _ in starts]
+    going = list(range(len(starts)))
+    while going:
+        taus, still = [], []
+        for i, (obj, tau) in zip(going, s.e_steps([params[i] for i in going], hard)):
+            h = history[i]
+            h.append(obj)
+            if len(h) > 1 and h[-1] - h[-2] <= tol * abs(h[-1]):
+                continue
+            if len(h) >= max_iter:
+                continue
+            taus.append(tau)
+            still.append(i)
+        for i, p in zip(still, s.m_steps(taus, floor, fallback)):
+            params[i] = p
+        going = still
+    return [EMResult(params=p, objective=h, n_iter=len(h)) for p, h in zip(params, history)]

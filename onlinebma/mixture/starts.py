@@ -16,11 +16,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy import sparse
 
 from .em import EMEngine, Params
 
-__all__ = ["seeded_params", "split_start"]
+__all__ = ["seeded_params", "split_parts", "split_start", "split_tau"]
 
 
 def seeded_params(s: EMEngine, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
@@ -32,9 +31,7 @@ def seeded_params(s: EMEngine, k: int, seeds: np.ndarray, ref: Params, floor) ->
     """
     d = s.d
     c = d.n_classes
-    onehot_seed = d.onehot[seeds]  # (K, R)
-    if sparse.issparse(onehot_seed):
-        onehot_seed = onehot_seed.toarray()
+    onehot_seed, x_seed, obs_seed = s.records(seeds)  # (K, R), (K, q), (K, q)
     theta_ref = np.exp(ref.log_theta)  # (cells_ref, R): per class (FAN) or one row (FM)
     rep = np.repeat(theta_ref, k, axis=0)  # cell c*K + k gets its class's (FAN) row
     # seed k -> cells c*K + k
@@ -49,14 +46,25 @@ def seeded_params(s: EMEngine, k: int, seeds: np.ndarray, ref: Params, floor) ->
     active = np.repeat(ref.active, k, axis=0)
     if d.x.shape[1]:
         reps = (c, 1) if s.class_parent else (1, 1)
-        seed_x = s.centred(d.x[seeds], d.obs[seeds])
-        mean = np.where(np.tile(d.obs[seeds], reps), np.tile(seed_x, reps), mean)
+        seed_x = s.centred(x_seed, obs_seed)
+        mean = np.where(np.tile(obs_seed, reps), np.tile(seed_x, reps), mean)
     log_class = ref.log_class if s.class_parent else np.repeat(ref.log_class, k, axis=0)
     return Params(np.full(k, -math.log(k)), log_class, log_theta, mean, var, active)
 
 
 def split_start(s: EMEngine, smaller: Params, hard: bool) -> np.ndarray:
     """Responsibilities ``(n, K)`` that split the heaviest component of a ``K - 1`` fit."""
+    joint, best, tau = split_parts(s, smaller, hard)
+    j = int(tau.sum(axis=0).argmax())
+    mine = best == j
+    threshold = np.median(joint[mine, j]) if mine.any() else None
+    return split_tau(joint, best, tau, j, threshold)
+
+
+def split_parts(s: EMEngine, smaller: Params, hard: bool) -> tuple:
+    """``(joint, best, tau)`` of the records of ``s`` under the ``K - 1`` fit: log joints,
+    most probable components and responsibilities (the heaviest component is the one with
+    the largest ``tau`` total over all records)."""
     joint = s.joint(smaller, jitter=False)
     best = joint.argmax(axis=1)
     if hard:
@@ -65,9 +73,15 @@ def split_start(s: EMEngine, smaller: Params, hard: bool) -> np.ndarray:
     else:
         tau = np.exp(joint - joint.max(axis=1, keepdims=True))
         tau /= tau.sum(axis=1, keepdims=True)
-    j = int(tau.sum(axis=0).argmax())
+    return joint, best, tau
+
+
+def split_tau(joint, best, tau, j: int, threshold) -> np.ndarray:
+    """The split of component ``j``: its records whose log joint is below ``threshold`` (the
+    median over all records whose most probable component is ``j``; ``None`` when there are
+    none) move their responsibility of ``j`` to the new component."""
     mine = best == j
-    worse = mine & (joint[:, j] < np.median(joint[mine, j])) if mine.any() else mine
+    worse = mine & (joint[:, j] < threshold) if threshold is not None else mine & False
     new = np.where(worse, tau[:, j], 0.0)
     tau[:, j] -= new
     return np.column_stack([tau, new])

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
+from ..store import RecordStore
 from ..validation import check_bool, check_int, check_real
 from .order_model import OrderModel
 from .streaming import LiveState, resolve_order
@@ -71,6 +72,34 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def _after_learning(self, k: int) -> None:
         """Called after ``k`` records were stored (streaming subclasses count them)."""
+
+    def _live_listing(self) -> tuple:
+        """``(listed nodes, restrict)`` of the stream state (:class:`.streaming.LiveState`)."""
+        raise NotImplementedError
+
+    def _adopt_counts(self, scores, chain_runner=None) -> None:
+        """Take the count tables ``scores`` of records counted elsewhere (on Dask,
+        :mod:`onlinebma.distributed.orders`), in the coding this learner has learned, as
+        its stream state, and fit as ``fit`` does; the store keeps no record.
+        ``chain_runner`` runs OrderMCMC's chains (default: one after another)."""
+        store = RecordStore()  # the coding learned, without the records that taught it
+        store.add_columns(self._store.codes.shape[1], self._store.numeric.shape[1])
+        self._store = store
+        self._n_learned = scores.n_records
+        self._live = LiveState.from_scores(self, self._live_listing()[0], scores)
+        self._fit_counted(chain_runner)
+
+    def _fit_counted(self, chain_runner) -> None:
+        """The fit of :meth:`_adopt_counts` once the stream state is in place."""
+        raise NotImplementedError
+
+    def _learned_nothing(self) -> bool:
+        """No record stored, and none counted elsewhere (a fit on Dask,
+        :mod:`onlinebma.distributed.orders`, keeps the counts, not the records)."""
+        if len(self._store):
+            return False
+        live = self.__dict__.get("_live")
+        return live is None or live.scores.n_records == 0
 
     def _fit(self, data: Table) -> None:
         names = tuple(data.nominal_features)
@@ -231,10 +260,16 @@ class FixedOrderBMA(OrderAveragingClassifier):
             self._live = LiveState(self, self._listed)
         return self._live
 
+    def _live_listing(self) -> tuple:
+        return self._listed, True
+
+    def _fit_counted(self, chain_runner) -> None:
+        self.n_fits_ += 1
+
     def predict_proba_one(self, x: dict) -> dict:
         if not self._streaming:
             return super().predict_proba_one(x)
-        if self._store.end == self._store.start:
+        if self._learned_nothing():
             return {}
         live = self._live_state()
         proba = live.class_proba(live.encode_one(self, x), self.max_missing_configs)[0]
@@ -245,7 +280,7 @@ class FixedOrderBMA(OrderAveragingClassifier):
             return super().predict_proba_many(X)
         import pandas as pd
 
-        if self._store.end == self._store.start:
+        if self._learned_nothing():
             return pd.DataFrame(index=X.index)
         live = self._live_state()
         proba = live.class_proba(live.encode_frame(self, X), self.max_missing_configs)
@@ -254,7 +289,7 @@ class FixedOrderBMA(OrderAveragingClassifier):
     def __getattr__(self, name):
         # The fitted attributes of a stream, from the current state (window mode sets them).
         if name in _LIVE_ATTRIBUTES and self.__dict__.get("window", 0) is None \
-                and self.__dict__.get("_store") is not None and len(self._store):
+                and self.__dict__.get("_store") is not None and not self._learned_nothing():
             live = self._live_state()
             model, order = live.model, live.order
             if name == "orders_":

@@ -31,13 +31,32 @@ configurations times ``c_i`` values per family, ``c_v`` the number of value code
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.special import gammaln
 
 from .scores import _candidate_sets
 
-__all__ = ["StreamingScores"]
+__all__ = ["FamilyCounts", "StreamingScores"]
+
+
+@dataclass
+class FamilyCounts:
+    """Counts of some records in the layout of a :class:`StreamingScores` table: cells
+    ``N_ijk`` and configurations ``N_ij`` of every family, values of every node, records.
+    Counts of chunks of records add up (``+``): the tables of a frame split in partitions
+    are the sums of the partitions' counts."""
+
+    cells: np.ndarray
+    configs: np.ndarray
+    value_counts: list
+    n_records: int
+
+    def __add__(self, other: FamilyCounts) -> FamilyCounts:
+        return FamilyCounts(self.cells + other.cells, self.configs + other.configs,
+                            [a + b for a, b in zip(self.value_counts, other.value_counts)],
+                            self.n_records + other.n_records)
 
 
 class StreamingScores:
@@ -226,46 +245,103 @@ class StreamingScores:
 
         A few records: each family's score gains ``lgamma(a + N_new) - lgamma(a + N_old)``
         over the cells the records touch (and the like over configurations). Many records
-        (more record-family pairs than cells, as in a rebuild): the counts are taken first and
-        every score is recomputed from them.
+        (more record-family pairs than cells, as in a rebuild): the counts are taken first
+        (:meth:`count`) and every score is recomputed from them (:meth:`add_counts`).
         """
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
         if not len(rows):
             return
+        self.reserve(rows.max(axis=0) + 1, (rows < 0).any(axis=0))
+        if len(rows) * len(self._par) > self.n_cells:
+            self.add_counts(self.count(rows))
+            return
         self.version += 1
-        self._grow(rows.max(axis=0), (rows < 0).any(axis=0))
         card0 = self._card.copy()
-        for i in range(self.n):
-            col = rows[:, i]
-            counts = np.bincount(col[col >= 0], minlength=int(self._room[i]))
-            vc = self._value_counts[i]
-            self._value_counts[i] = counts + np.append(vc, np.zeros(len(counts) - len(vc), int))
-            self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
+        self._add_value_counts([np.bincount(rows[:, i][rows[:, i] >= 0],
+                                            minlength=int(self._room[i])) for i in range(self.n)])
         self.n_records += len(rows)
-        full = len(rows) * len(self._par) > self.n_cells
-        digits = np.hstack([np.where(rows >= 0, rows, self._room[:-1]),
-                            np.zeros((len(rows), 1), np.int64)])
+        for _, _, fams, conf, cell in self._family_cells(rows):
+            ra = self._card[self._node[fams]] * self.alpha
+            self._config_part -= _bump(self._configs, conf, fams, ra, len(self._par))
+            self._cell_part += _bump(self._cells, cell, fams, self.alpha, len(self._par))
+        for i in np.flatnonzero(self._card != card0):
+            self._rescore_configs(i)
+
+    def reserve(self, n_values, missing) -> None:
+        """Make room for value codes below ``n_values`` per node and, where ``missing``, for
+        a missing value (the layout of every chunk of one frame must be the same)."""
+        self._grow(np.asarray(n_values, dtype=np.int64) - 1, np.asarray(missing, dtype=bool))
+
+    def _family_cells(self, rows):
+        """Per block ``lo:hi`` of families: ``(lo, hi, family, configuration, cell)`` of every
+        record-family pair whose child is observed (flat indices into the count tables).
+        Node-major: gathering a parent's digits reads one contiguous row per family."""
+        it = np.int32 if self._cell_off[-1] < 2**31 else np.int64  # halves memory traffic
+        digits = np.vstack([np.where(rows >= 0, rows, self._room[:-1]).T,
+                            np.zeros((1, len(rows)), np.int64)]).astype(it)  # (n + 1, m)
+        children = np.ascontiguousarray(rows.T).astype(it)
+        stride = self._stride.astype(it)
+        room = self._room.astype(it)
+        conf_start, cell_start = self._conf_start.astype(it), self._cell_start.astype(it)
         step = max(1, (1 << 22) // len(rows))
         for lo in range(0, len(self._par), step):
-            fams = np.arange(lo, min(lo + step, len(self._par)))
-            node = self._node[fams]
-            local = (digits[:, self._par[fams]] * self._stride[fams]).sum(axis=2)  # (m, f)
-            child = rows[:, node]
+            hi = min(lo + step, len(self._par))
+            node = self._node[lo:hi]
+            local = digits[self._par[lo:hi, 0]] * stride[lo:hi, 0, None]  # (f, m)
+            for j in range(1, self._par.shape[1]):
+                local += digits[self._par[lo:hi, j]] * stride[lo:hi, j, None]
+            child = children[node]
+            conf = conf_start[lo:hi, None] + local
+            local *= room[node][:, None]
+            local += cell_start[lo:hi, None]
+            local += child
+            cell = local
+            fams = np.broadcast_to(np.arange(lo, hi)[:, None], child.shape)
             ok = child >= 0
-            conf = (self._conf_start[fams] + local)[ok]
-            cell = (self._cell_start[fams] + local * self._room[node] + child)[ok]
-            if full:
-                np.add.at(self._configs, conf, 1)
-                np.add.at(self._cells, cell, 1)
-                continue
-            fam = np.broadcast_to(fams, ok.shape)[ok]
-            ra = self._card[self._node[fam]] * self.alpha
-            self._config_part -= _bump(self._configs, conf, fam, ra, len(self._par))
-            self._cell_part += _bump(self._cells, cell, fam, self.alpha, len(self._par))
-        if full:
-            cell_terms = gammaln(self.alpha + self._cells) - gammaln(self.alpha)
-            self._cell_part = np.add.reduceat(cell_terms, self._cell_start)
-        for i in range(self.n) if full else np.flatnonzero(self._card != card0):
+            if ok.all():
+                yield lo, hi, fams.ravel(), conf.ravel(), cell.ravel()
+            else:
+                yield lo, hi, fams[ok], conf[ok], cell[ok]
+
+    def _add_value_counts(self, counts: list) -> None:
+        for i in range(self.n):
+            vc = self._value_counts[i]
+            self._value_counts[i] = counts[i] + np.append(vc, np.zeros(len(counts[i]) - len(vc),
+                                                                       int))
+            self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
+
+    def count(self, rows) -> FamilyCounts:
+        """The counts of ``rows`` in this table's layout, without changing the table; rows
+        must fit the layout (:meth:`reserve`). Counts of chunks of records add up."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
+        if (rows >= self._room[:-1]).any() or (~self._has_missing[:-1] & (rows < 0)).any():
+            raise ValueError("the records do not fit the layout of the count tables")
+        cells = np.zeros_like(self._cells)
+        configs = np.zeros_like(self._configs)
+        if len(rows):
+            for lo, hi, _, conf, cell in self._family_cells(rows):
+                for counts, index, off in ((configs, conf, self._conf_off),
+                                           (cells, cell, self._cell_off)):
+                    a, b = off[lo], off[hi]  # the block's families' entries
+                    counts[a:b] += np.bincount(index - a, minlength=b - a).astype(counts.dtype)
+        values = [np.bincount(rows[:, i][rows[:, i] >= 0], minlength=int(self._room[i]))
+                  for i in range(self.n)]
+        return FamilyCounts(cells, configs, values, len(rows))
+
+    def add_counts(self, counts: FamilyCounts) -> None:
+        """Add counts taken by :meth:`count` (of this layout) and rescore every family from
+        the counts: the table is then that of all the records counted."""
+        if counts.cells.shape != self._cells.shape or \
+                counts.configs.shape != self._configs.shape:
+            raise ValueError("the counts were taken in another layout of the count tables")
+        self.version += 1
+        self._add_value_counts(counts.value_counts)
+        self.n_records += counts.n_records
+        self._configs += counts.configs
+        self._cells += counts.cells
+        cell_terms = gammaln(self.alpha + self._cells) - gammaln(self.alpha)
+        self._cell_part = np.add.reduceat(cell_terms, self._cell_start)
+        for i in range(self.n):
             self._rescore_configs(i)
 
     def _r(self) -> np.ndarray:

@@ -23,7 +23,7 @@ from .fixed_order import OrderAveragingClassifier
 from .order_model import OrderModel
 from .streaming import LiveState
 
-__all__ = ["OrderChain", "OrderMCMC"]
+__all__ = ["OrderChain", "OrderMCMC", "run_chain", "split_rhat"]
 
 _CACHE_LIMIT = 1_000_000  # per-node sums kept before the cache is cleared
 #: In a stream, refits (chain continuations) are at most this many records apart.
@@ -136,6 +136,49 @@ class OrderChain:
         return trace, kept
 
 
+def run_chain(model: OrderModel, rng, init_order, n_iter: int, burn_in: int, n_orders: int,
+              show_progress: bool = False) -> tuple:
+    """One chain of :meth:`OrderChain.run` from ``init_order`` with generator ``rng``:
+    ``(trace, kept orders, acceptance rate, final order, rng)`` (the generator after the run,
+    for a chain that continues; a copy of it when the chain ran in another process)."""
+    chain = OrderChain(model, rng, init_order=init_order)
+    trace, kept = chain.run(n_iter, burn_in, n_orders, show_progress)
+    return trace, kept, chain.acceptance_rate, chain.order, chain.rng
+
+
+def run_chains_in_turn(model, jobs, n_iter, burn_in, n_orders, show_progress=False) -> list:
+    """:func:`run_chain` of every ``(rng, init_order)`` of ``jobs``, one after another."""
+    return [run_chain(model, rng, order, n_iter, burn_in, n_orders, show_progress)
+            for rng, order in jobs]
+
+
+def split_rhat(traces) -> float:
+    """Split R-hat (Gelman et al., *Bayesian Data Analysis*, 3rd ed., §11.4) of traces
+    ``(chains, iterations)`` (after burn-in): every chain is cut in two halves (its first
+    value dropped when the length is odd), and with ``m`` halves of ``n`` values,
+    ``W`` the mean of their variances and ``B / n`` the variance of their means,
+    ``R = sqrt(((n - 1) / n W + B / n) / W)``. Near 1 when the chains agree with each other
+    and with themselves; ``nan`` with fewer than 2 values per half; 1 when every value is the
+    same, ``inf`` when the halves are constant but differ.
+
+    >>> split_rhat(np.array([[1.0, 2.0, 1.0, 2.0], [2.0, 1.0, 2.0, 1.0]]))  # agree
+    0.7071067811865476
+    >>> round(split_rhat(np.array([[1.0, 2.0, 1.0, 2.0], [5.0, 6.0, 5.0, 6.0]])), 4)  # do not
+    3.3417
+    """
+    traces = np.atleast_2d(np.asarray(traces, dtype=float))
+    n = traces.shape[1] // 2
+    if n < 2:
+        return math.nan
+    halves = np.vstack([traces[:, traces.shape[1] - 2 * n:][:, :n], traces[:, -n:]])
+    means = halves.mean(axis=1)
+    within = halves.var(axis=1, ddof=1).mean()
+    between = n * means.var(ddof=1)
+    if within == 0:
+        return 1.0 if between == 0 else math.inf
+    return float(math.sqrt(((n - 1) / n * within + between / n) / within))
+
+
 class OrderMCMC(OrderAveragingClassifier):
     """Bayesian model averaging of Bayesian-network classifiers over sampled node orders.
 
@@ -156,7 +199,9 @@ class OrderMCMC(OrderAveragingClassifier):
     n_iter
         Total iterations, burn-in included.
     seed
-        Seed of the chain (int, numpy Generator or None).
+        Seed of the chains (int, numpy Generator or None). With an int, chain ``c > 1`` of
+        a fit gets the seed ``[seed, fit number, c - 1]``; with a Generator or None, chains
+        ``c > 1`` get generators spawned from it.
     alpha
         K2 Dirichlet pseudo-count of every cell.
     class_name
@@ -172,6 +217,13 @@ class OrderMCMC(OrderAveragingClassifier):
         See :class:`onlinebma.batch.BufferRefitClassifier`. In a stream (``window=None``) the
         default refit policy is the adapter's (10% growth), at most :data:`MAX_GAP` records
         apart.
+    n_chains
+        Independent chains run by a full chain run (``fit``, :meth:`run_full_chain`, a
+        window's refits), each from its own random order, their kept orders pooled
+        (``n_chains * n_orders`` orders averaged) and their agreement reported as
+        ``rhat_``. Chain 1 is the chain of ``n_chains=1``; here they run one after another,
+        on Dask (:func:`onlinebma.distributed.fit`) side by side. A stream's continuations
+        continue chain 1.
 
     Streams
         With ``window=None`` the family scores of every candidate set are kept up to date
@@ -194,10 +246,15 @@ class OrderMCMC(OrderAveragingClassifier):
     orders_
         The kept orders, each a tuple of node names (class written as ``class_name``).
     log_evidence_trace_
-        ``log P(D | order)`` after every iteration of the last chain run (the full chain:
-        length ``n_iter``; in a stream, the last continuation).
+        ``log P(D | order)`` after every iteration of the last chain run of chain 1 (the full
+        chain: length ``n_iter``; in a stream, the last continuation).
+    log_evidence_traces_
+        ``(n_chains, n_iter)``: the traces of every chain of the last full chain run.
+    rhat_
+        Split R-hat (:func:`split_rhat`) of the log-evidence traces of the last full chain
+        run after burn-in: near 1 when the chains agree.
     acceptance_rate_
-        Fraction of accepted swaps.
+        Fraction of accepted swaps (mean over the chains of a full run).
     class_parent_proba_, class_child_proba_, markov_blanket_proba_
         ``{feature: probability}`` of the edges feature → class and class → feature, and of
         the feature being in the class's Markov blanket (parent, child or co-parent of a
@@ -223,13 +280,14 @@ class OrderMCMC(OrderAveragingClassifier):
                  max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  iterations_per_record: int = 10, progress: bool = False,
                  window: int | None = None, refit_every: int | None = None,
-                 nominal_attributes: list | None = None):
+                 nominal_attributes: list | None = None, n_chains: int = 1):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
                           progress, window, refit_every, nominal_attributes)
         check_int("n_orders", n_orders, 1)
         check_int("iterations_per_record", iterations_per_record, 1)
         check_int("n_iter", n_iter, 1)
         check_int("burn_in", burn_in, 0)
+        check_int("n_chains", n_chains, 1)
         if n_iter - burn_in < n_orders:
             raise ValueError(
                 f"n_iter ({n_iter}) counts the burn-in ({burn_in}); it must leave at least "
@@ -237,6 +295,7 @@ class OrderMCMC(OrderAveragingClassifier):
         self.n_orders = n_orders
         self.burn_in = burn_in
         self.n_iter = n_iter
+        self.n_chains = n_chains
         self.seed = seed
         self.iterations_per_record = iterations_per_record
 
@@ -249,9 +308,28 @@ class OrderMCMC(OrderAveragingClassifier):
         seed = self.seed
         if isinstance(seed, int) and not isinstance(seed, bool):
             seed = [seed, self.n_fits_]  # refits in a stream get their own, reproducible stream
-        chain = OrderChain(model, seed)
-        trace, kept = chain.run(self.n_iter, self.burn_in, self.n_orders, self.progress)
-        return kept, {"log_evidence_trace_": trace, "acceptance_rate_": chain.acceptance_rate}
+        rng = np.random.default_rng(seed)
+        results = self._run_chains(model, rng, rng.permutation(model.n))
+        return [o for r in results for o in r[1]], self._chain_attributes(results)
+
+    def _run_chains(self, model, rng, init_order) -> list:
+        """The full chain run: chain 1 from ``rng`` and ``init_order``, the others from their
+        own generators (``seed`` doc) and random orders; :func:`run_chain`'s results."""
+        seed = self.seed
+        if isinstance(seed, int) and not isinstance(seed, bool):
+            rngs = [np.random.default_rng([seed, self.n_fits_, c])
+                    for c in range(1, self.n_chains)]
+        else:
+            rngs = rng.spawn(self.n_chains - 1) if self.n_chains > 1 else []
+        jobs = [(rng, init_order)] + [(g, g.permutation(model.n)) for g in rngs]
+        runner = self.__dict__.get("_chain_runner") or run_chains_in_turn
+        return runner(model, jobs, self.n_iter, self.burn_in, self.n_orders, self.progress)
+
+    def _chain_attributes(self, results) -> dict:
+        traces = np.vstack([r[0] for r in results])
+        return {"log_evidence_trace_": results[0][0], "log_evidence_traces_": traces,
+                "rhat_": split_rhat(traces[:, self.burn_in:]),
+                "acceptance_rate_": float(np.mean([r[2] for r in results]))}
 
     # ------------------------------------------------------------- streaming
 
@@ -274,6 +352,18 @@ class OrderMCMC(OrderAveragingClassifier):
     def fit(self, X, y):
         self._full_pending = True
         return super().fit(X, y)
+
+    def _live_listing(self) -> tuple:
+        return (), False
+
+    def _fit_counted(self, chain_runner) -> None:
+        self._full_pending = True
+        self._chain_runner = chain_runner
+        try:
+            self._refit()
+        finally:
+            del self._chain_runner
+        self._size_at_fit = self._live.scores.n_records
 
     def run_full_chain(self):
         """Run the full chain (``burn_in``, ``n_iter``) on the records learned so far."""
@@ -316,21 +406,26 @@ class OrderMCMC(OrderAveragingClassifier):
             order += [k for k in range(len(names)) if k not in order]  # new features last
             kept = [o for o in kept if set(o) == set(names)]
         live.model.prune()  # the batch tables' pruning, on the current scores
-        chain = OrderChain(live.model, self._rng, init_order=np.array(order))
         if self._full_pending:
-            trace, new_kept = chain.run(self.n_iter, self.burn_in, self.n_orders, self.progress)
-            kept, since = [tuple(names[v] for v in o) for o in new_kept], 0
+            results = self._run_chains(live.model, self._rng, np.array(order))
+            _, _, _, final, self._rng = results[0]
+            kept, since = [tuple(names[v] for v in o) for r in results for o in r[1]], 0
+            for key, value in self._chain_attributes(results).items():
+                setattr(self, key, value)
+            trace, rate = self.log_evidence_trace_, self.acceptance_rate_
         else:
+            chain = OrderChain(live.model, self._rng, init_order=np.array(order))
             new = max(1, self._n_learned - self._n_learned_at_fit)
             trace, kept, since = self._continue(chain, new * self.iterations_per_record,
                                                 kept, since, names)
-        orders = [np.array([index[v] for v in o]) for o in kept] or [np.array(chain.order)]
+            final, rate = chain.order, chain.acceptance_rate
+        orders = [np.array([index[v] for v in o]) for o in kept] or [np.array(final)]
         weights = [live.model.log_weights(o) for o in orders]
-        self._chain = (tuple(names[v] for v in chain.order), kept, since)
+        self._chain = (tuple(names[v] for v in final), kept, since)
         self._model, self._weights, self._full_pending = live.model, weights, False
         self.orders_ = [tuple(names[v] for v in o) for o in orders]
         self.log_evidence_trace_ = trace
-        self.acceptance_rate_ = chain.acceptance_rate
+        self.acceptance_rate_ = rate
         self._edge_names = names
         for name in _EDGE_ATTRIBUTES:  # computed when read (__getattr__)
             self.__dict__.pop(name, None)
@@ -356,7 +451,7 @@ class OrderMCMC(OrderAveragingClassifier):
     def predict_proba_one(self, x: dict) -> dict:
         if not self._streaming:
             return super().predict_proba_one(x)
-        if self._store.end == self._store.start:
+        if self._learned_nothing():
             return {}
         if self._refit_due():
             self._refit()
@@ -368,7 +463,7 @@ class OrderMCMC(OrderAveragingClassifier):
             return super().predict_proba_many(X)
         import pandas as pd
 
-        if self._store.end == self._store.start:
+        if self._learned_nothing():
             return pd.DataFrame(index=X.index)
         if self._refit_due():
             self._refit()

@@ -171,6 +171,22 @@ class LiveState:
         self.scores.add_many(rows)
         self.model = StreamingOrderModel(self.scores, clf.prune_tol)
 
+    @classmethod
+    def from_scores(cls, clf, order, scores: StreamingScores) -> LiveState:
+        """The state of ``clf`` (nominal features only) whose records were counted elsewhere,
+        in ``scores`` (:mod:`onlinebma.distributed.orders`): the coding is ``clf``'s, the
+        nodes its canonical columns and the class."""
+        if clf._numeric_cols:
+            raise ValueError("count tables taken elsewhere need nominal features only")
+        out = cls.__new__(cls)
+        out.columns = (tuple(clf._nominal_cols), ())
+        out.names = out.columns[0] + (clf.class_name,)
+        out.order = resolve_order(order, out.names)
+        out.cuts, out.n_at_cuts = [], clf._n_learned
+        out.scores = scores
+        out.model = StreamingOrderModel(scores, clf.prune_tol)
+        return out
+
     def _node_rows(self, clf, codes, numeric, y) -> np.ndarray:
         """Stored records (buffer arrays) as node codes: ``(m, n)``, ``-1`` = missing."""
         cols = [codes[:, j] for j in clf._nominal_cols.values()]
