@@ -135,10 +135,12 @@ def test_refusals_name_the_problem(crx):
     X, y = crx
     ddf = _frame(X, y, 2)
     with dask.config.set(scheduler="synchronous"):
+        # Called directly, the EM path refuses what it cannot fit from sums; distributed.fit
+        # trains those learners through merge instead (next test).
         with pytest.raises(ValueError, match="prequential"):
-            distributed.fit(FAN(), ddf, target="label")
+            dem.fit_em(FAN(), ddf, "label", 8)
         with pytest.raises(ValueError, match="window"):
-            distributed.fit(FAN(criterion="bic", window=100), ddf, target="label")
+            dem.fit_em(FAN(criterion="bic", window=100), ddf, "label", 8)
         bad = X.copy()
         bad.loc[500, "A2"] = np.inf
         with pytest.raises(ValueError, match="A2"):
@@ -149,6 +151,21 @@ def test_refusals_name_the_problem(crx):
             distributed.fit(FAN(criterion="bic"), _frame(X, no_label, 3), target="label")
         with pytest.raises(ValueError, match="no records"):
             distributed.fit(FAN(criterion="bic"), _frame(X[:0], y[:0], 1), target="label")
+
+
+@pytest.mark.parametrize("params", [{}, {"criterion": "bic", "window": 300}])
+def test_what_sums_cannot_start_from_trains_through_merge(crx, params):
+    """The prequential criterion and a window: distributed.fit gathers the records through
+    merge, and the learner equals learn_many on the whole frame."""
+    X, y = crx
+    params = {"max_components": 2, "n_init": 1, "seed": 0, **params}
+    one = FAN(**params)
+    one.learn_many(X, y)
+    with dask.config.set(scheduler="synchronous"):
+        got = distributed.fit(FAN(**params), _frame(X, y, 3), target="label")
+    assert got.classes_ == one.classes_
+    np.testing.assert_allclose(got.predict_proba_many(X).to_numpy(),
+                               one.predict_proba_many(X).to_numpy(), rtol=0, atol=TOL)
 
 
 def test_a_stream_continues_from_a_distributed_fit(crx):

@@ -13,6 +13,7 @@ import pytest
 
 from onlinebma import distributed
 from onlinebma.datasets import UCIDataset
+from onlinebma.distributed.orders import count_tables
 from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
 from onlinebma.order_mcmc.incremental import StreamingScores
 from onlinebma.order_mcmc.sampler import split_rhat
@@ -107,11 +108,30 @@ def test_a_stream_goes_on_counting_after_a_distributed_fit(votes):
 def test_refusals(votes):
     X, y = votes
     with dask.config.set(scheduler="synchronous"):
+        # Called directly, the count path refuses a window; distributed.fit trains such a
+        # learner, and a frame with numeric features, through merge (next test).
         with pytest.raises(ValueError, match="window"):
-            distributed.fit(OrderMCMC(window=50, **CHAIN), _frame(X, y, 2), target="label")
+            count_tables(OrderMCMC(window=50, **CHAIN), _frame(X, y, 2), "label", 8)
         Xi, yi = UCIDataset("iris").to_frame()
-        with pytest.raises(ValueError, match="nominal_attributes"):
-            distributed.fit(FixedOrderBMA(), _frame(Xi, yi, 2), target="label")
+        _, scores = count_tables(FixedOrderBMA(), _frame(Xi, yi, 2), "label", 8)
+        assert scores is None  # numeric features: no count tables
+
+
+@pytest.mark.parametrize("case", ["window", "numeric"])
+def test_what_counts_cannot_start_from_trains_through_merge(votes, case):
+    if case == "window":
+        X, y = votes
+        make = lambda: OrderMCMC(window=200, **CHAIN)  # noqa: E731
+    else:
+        X, y = UCIDataset("iris").to_frame()
+        make = FixedOrderBMA
+    one = make()
+    one.learn_many(X, y)
+    with dask.config.set(scheduler="synchronous"):
+        got = distributed.fit(make(), _frame(X, y, 3), target="label")
+    assert got.classes_ == one.classes_
+    np.testing.assert_allclose(got.predict_proba_many(X).to_numpy(),
+                               one.predict_proba_many(X).to_numpy(), rtol=0, atol=1e-9)
 
 
 # --------------------------------------------------------------------- chains

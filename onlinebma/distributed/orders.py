@@ -16,7 +16,8 @@ frame.
 
 Supported: ``window=None`` (the stream state, which keeps counts; a window refits from stored
 records) and nominal features (numeric ones are cut by the MDL rule on all records, which is
-not a sum: declare them in ``nominal_attributes`` or discretize them first). The learner
+not a sum: a frame with numeric features trains through ``merge``, its records gathered;
+declare them in ``nominal_attributes`` or discretize them first to keep them apart). The learner
 holds the counts, not the records: it predicts and goes on learning a stream record by record
 (new records are counted into the same tables), but a feature first seen later rebuilds the
 tables from the records it stores, i.e. from the new records only.
@@ -31,6 +32,7 @@ from ..order_mcmc.sampler import run_chain
 from ..order_mcmc.streaming import resolve_order
 from ._dask import require_dask
 from .em import learn_coding, tree
+from .merge_tree import fit_by_merge
 
 __all__ = ["count_tables", "fit_orders", "run_chains_on_dask"]
 
@@ -63,7 +65,8 @@ def _partition_counts(template, part, target, table, names, room, missing):
 
 def count_tables(model, ddf, target: str, split_every: int):
     """``(coder, scores)``: a clone of ``model`` that has learned the frame's coding (its store
-    holds the rows that show it) and the K2 count tables of all the frame's records."""
+    holds the rows that show it) and the K2 count tables of all the frame's records, or
+    ``None`` for the tables when the frame has numeric features."""
     from ..order_mcmc.fixed_order import OrderAveragingClassifier
 
     dask, _ = require_dask()
@@ -72,10 +75,7 @@ def count_tables(model, ddf, target: str, split_every: int):
                         f"{type(model).__name__}")
     template, parts, coder, sizes = learn_coding(model, ddf, target)
     if coder._numeric_cols:
-        raise ValueError(
-            f"numeric features {list(coder._numeric_cols)} cannot be counted on Dask: their "
-            "MDL cut points need every record at once; name them in nominal_attributes or "
-            "discretize them before fitting")
+        return coder, None  # cut points need every record at once: see fit_orders
     table = coder.data_
     names = tuple(table.nominal_features) + (model.class_name,)
     room = np.maximum(1, np.array(list(table.n_values) + [len(table.classes)], dtype=np.int64))
@@ -100,7 +100,10 @@ def run_chains_on_dask(model, jobs, n_iter, burn_in, n_orders, show_progress=Fal
 
 def fit_orders(model, ddf, target: str, split_every: int):
     """``model.clone().fit(X, y)`` for the whole frame from count tables summed over the
-    partitions (module docstring)."""
+    partitions (module docstring). Numeric features need their MDL cut points from every
+    record at once: such a frame trains through ``merge`` instead, its records gathered."""
     coder, scores = count_tables(model, ddf, target, split_every)
+    if scores is None:
+        return fit_by_merge(model, ddf, target, split_every)
     coder._adopt_counts(scores, run_chains_on_dask)
     return coder
