@@ -89,7 +89,11 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
 
     Returns
     -------
-    A new learner of ``model``'s class. If any partition is refused, the error propagates and
+    A new learner of ``model``'s class: ``model`` followed by ``learn_many`` on the frame in
+    partition order. One exception: an untrained OrderMCMC without a window (fitted from
+    count tables) is the model of ``fit(X, y)`` on the whole frame, whose chain runs in full
+    (``burn_in``, ``n_iter``), where ``learn_many`` on one machine advances the streaming
+    chain record by record. If any partition is refused, the error propagates and
     nothing half-trained is returned.
     """
     require_dask()
