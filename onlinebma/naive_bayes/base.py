@@ -38,7 +38,8 @@ from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_real
+from ..validation import check_choice, check_real
+from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .decay import Forgetting, check_decay
 from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
 
@@ -56,12 +57,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
     _renormalise_above = 2.0 ** 128
 
     def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None):
+                 nominal_attributes: list | None = None, absent: str = "missing"):
         check_real("alpha", alpha, 0.0, strict=True)
         check_decay("decay", decay, auto=True)
+        check_choice("absent", absent, ("missing", "zero"))
         self.alpha = alpha
         self.decay = decay
         self.nominal_attributes = nominal_attributes
+        self.absent = absent
+        # absent="zero": numeric features are counts of one multinomial over words (.counts)
+        self._zero = absent == "zero"
         self._kinds = FeatureKinds(nominal_attributes)
         self._tables: dict = {}  # feature -> NominalTable | NumericTable
         self._class_counts: dict = {}  # label -> weight of its records, scaled unit
@@ -120,6 +125,17 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
         """Hook called just before ``table`` counts ``(x, y)``."""
 
+    def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
+        """Hook called just before ``table`` (:data:`~.counts.COUNTS`) counts the positive
+        ``(word, count)`` pairs of ``bag`` with class ``y``."""
+
+    def _bag_densities(self, table: NominalTable, bag: list, classes, marginal: bool = True):
+        """``(log p(bag) without the arc, [log p(bag | y) for y in classes])`` for words all in
+        ``table``, up to the multinomial coefficient (plug-in; the first is ``None`` unless
+        ``marginal``)."""
+        return plugin_bag(self.alpha * self._unit, len(table.n_value), table, bag, classes,
+                          marginal)
+
     def _new_class(self, y) -> None:
         """Hook called after a new label was first counted."""
 
@@ -135,6 +151,9 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return
         check_label(y)
         numeric, nominal, new = self._kinds.split(x)
+        if self._zero:
+            check_name(new)
+            numeric = check_bag(numeric)
         for f, v in numeric:
             if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
                 check_magnitude(f, v)
@@ -142,10 +161,17 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         self._kinds.commit(new)
         tables = self._tables
         w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
-        for pairs, table_type, learned in (
-            (nominal, NominalTable, self._learned_nominal),
-            (numeric, NumericTable, self._learned_numeric),
-        ):
+        groups = [(nominal, NominalTable, self._learned_nominal)]
+        if not self._zero:
+            groups.append((numeric, NumericTable, self._learned_numeric))
+        elif numeric:  # one observation of the multinomial over words
+            t = tables.get(COUNTS)
+            if t is None:
+                t = tables[COUNTS] = NominalTable()
+            self._learned_bag(t, numeric, y)
+            for f, v in numeric:
+                t.update(f, y, w * v)
+        for pairs, table_type, learned in groups:
             for f, v in pairs:
                 t = tables.get(f)
                 if t is None:
@@ -166,11 +192,17 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         """Learn a pandas DataFrame (NaN/None = missing) and its labels.
 
         Without forgetting, vectorised per column; with it (``decay`` or ``structure_decay``
-        below 1, or ``"auto"``), row by row in order, equal to ``learn_one`` on each row. The
-        whole batch is validated before anything changes.
+        below 1, or ``"auto"``) and with ``absent="zero"``, row by row in order, equal to
+        ``learn_one`` on each row. The whole batch is validated before anything changes.
         """
         columns, new, labels = prepare_frame(self._kinds, X, y)
-        if self._auto or self._forgets:  # rows validate as their columns did: none fails
+        if self._zero:
+            check_name(new)
+            for f, (kind, values, present) in columns.items():
+                if kind != NOMINAL:
+                    check_bag([(f, float(np.min(values[present])))])
+        if self._auto or self._forgets or self._zero:
+            # rows validate as their columns did: none fails
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
             return
@@ -285,17 +317,14 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         densities = self._densities(f, t, x, classes)
         if densities is None:
             return None
-        none, arc = densities
-        lw0, lw1 = self._log_weights(f, t)
+        return _mix(*densities, *self._log_weights(f, t))
+
+    def _bag_term(self, t: NominalTable, bag: list, classes) -> list:
+        """Per class, the log of the mixed predictive of a bag of words (all in ``t``)."""
+        lw0, lw1 = self._log_weights(COUNTS, t)
         if lw0 == -math.inf:
-            return arc
-        none += lw0
-        exp, log1p = math.exp, math.log1p
-        out = []
-        for a in arc:  # log_add(none, lw1 + a), inlined: this runs per (feature, class)
-            b = lw1 + a
-            out.append(none + log1p(exp(b - none)) if none >= b else b + log1p(exp(none - b)))
-        return out
+            return self._bag_densities(t, bag, classes, marginal=False)[1]
+        return _mix(*self._bag_densities(t, bag, classes), lw0, lw1)
 
     def joint_log_likelihood(self, x: dict) -> dict:
         """Unnormalised ``log P(y, x)`` for every label seen (``{}`` before learning); with
@@ -309,6 +338,15 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         classes = list(jll)
         scores = list(jll.values())
         tables = self._tables
+        if self._zero:
+            t = tables.get(COUNTS)
+            bag = check_bag(numeric)
+            if t is not None:
+                known = t.n_value
+                bag = [(f, v) for f, v in bag if f in known]  # a word never seen: skipped
+                if bag:
+                    scores = [s + d for s, d in zip(scores, self._bag_term(t, bag, classes))]
+            numeric = ()
         for f, v in nominal:
             t = tables.get(f)
             if t is None or v not in t.n_value:
@@ -336,6 +374,9 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
             return pd.DataFrame(index=X.index)
+        if self._zero:  # row by row (documented): a bag's terms do not split per column
+            rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
+            return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
         kinds, _ = self._kinds.split_frame(X, learning=False)
         prior = self._log_prior()
         classes = list(prior)
@@ -377,3 +418,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
         out[present] = arc
         return out
+
+
+def _mix(none: float, arc: list, lw0: float, lw1: float) -> list:
+    """``[log(exp(lw0 + none) + exp(lw1 + a)) for a in arc]``: a feature's per-class term."""
+    if lw0 == -math.inf:
+        return arc
+    none += lw0
+    exp, log1p = math.exp, math.log1p
+    out = []
+    for a in arc:  # log_add(none, lw1 + a), inlined: this runs per (feature, class)
+        b = lw1 + a
+        out.append(none + log1p(exp(b - none)) if none >= b else b + log1p(exp(none - b)))
+    return out

@@ -7,6 +7,7 @@ from array import array
 
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_real
+from .counts import COUNTS
 from .naive import NaiveBayes
 
 __all__ = ["BMANB"]
@@ -69,6 +70,11 @@ class BMANB(NaiveBayes):
         plug-in likelihoods and β = Γ^(N_k + 1) are computed from the decayed counts.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
+    absent
+        ``"missing"`` (default) or ``"zero"``: numeric features are counts of one multinomial
+        over the vocabulary, an absent key a zero count (see
+        :mod:`onlinebma.naive_bayes.counts`); its plug-in likelihood is eq. 14 over the tokens,
+        and β = Γ^(tokens + 1).
 
     Examples
     --------
@@ -86,8 +92,9 @@ class BMANB(NaiveBayes):
     """
 
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None):
-        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes)
+                 nominal_attributes: list | None = None, absent: str = "missing"):
+        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
+                         absent=absent)
         check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)
@@ -119,6 +126,29 @@ class BMANB(NaiveBayes):
             sums[0] += steps[0]
             sums[1] += steps[0]
             sums[2] = 0
+
+    def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
+        if self._forgets:
+            return
+        a = self.alpha
+        sums = self._sums.get(COUNTS)
+        if sums is None:
+            sums = self._sums[COUNTS] = [0.0, 0.0, 0, 0.0]
+        n_value, joint = table.n_value, table.n_joint
+        new, total = False, 0
+        for f, x in bag:  # the sums of eq. 14 grow by x tokens of word f, class y
+            n_v = n_value.get(f, 0)
+            row = joint.get(f)
+            n_vy = row.get(y, 0) if row else 0
+            new = new or not n_v
+            sums[0] += _xlog(n_v + x, a) - _xlog(n_v, a)
+            sums[1] += _xlog(n_vy + x, a) - _xlog(n_vy, a)
+            total += x
+        if new:  # the vocabulary grew: the class sum is recomputed when next needed
+            sums[2] = 0
+        elif sums[2] == len(n_value):
+            n_y, am = table.n_class.get(y, 0), a * sums[2]
+            sums[3] += _xlog(n_y + total, am) - _xlog(n_y, am)
 
     def _refresh(self, features) -> None:
         a = self.alpha

@@ -9,6 +9,7 @@ from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_de
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
 from .base import BaseNB
+from .counts import COUNTS, dirichlet_bag
 from .decay import check_decay
 
 __all__ = ["ModelAveragedNB"]
@@ -60,6 +61,11 @@ class ModelAveragedNB(BaseNB):
         1.0: no forgetting.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
+    absent
+        ``"missing"`` (default): an absent key is a missing value. ``"zero"``: numeric
+        features are counts (a bag of words) and an absent key is a zero count; the counts
+        are one multinomial over the vocabulary, with its own arc, and a bag is scored by its
+        Dirichlet-multinomial predictive (see :mod:`onlinebma.naive_bayes.counts`). K2 only.
 
     Examples
     --------
@@ -84,8 +90,12 @@ class ModelAveragedNB(BaseNB):
     def __init__(self, alpha: float = 1.0, prior: str = "K2", ess: float = 1.0,
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
-                 nominal_attributes: list | None = None):
-        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes)
+                 nominal_attributes: list | None = None, absent: str = "missing"):
+        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
+                         absent=absent)
+        if absent == "zero" and prior == "BDeu":
+            raise ValueError("absent='zero' takes prior='K2' (BDeu's cell pseudo-counts "
+                             "ess / V would change every word's with each new word)")
         check_decay("structure_decay", structure_decay, auto=False)
         self.structure_decay = structure_decay
         self._forgets = self._forgets or (not self._auto and structure_decay != 1)
@@ -263,6 +273,22 @@ class ModelAveragedNB(BaseNB):
             for y in table.n_class
         )
         return [no_arc, arc]
+
+    def _bag_densities(self, table: NominalTable, bag: list, classes, marginal: bool = True):
+        return dirichlet_bag(self.alpha, len(table.n_value), self._scale, table, bag, classes,
+                             marginal)
+
+    def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
+        log_ml = self._current_log_ml(COUNTS)
+        r = len(table.n_value)
+        for f, _ in bag:
+            if f not in table.n_value:  # a new word: the batch model on the larger vocabulary
+                r += 1
+                self._grow_domain(COUNTS, table, r)
+        # eq. 8 for the variable "word": the product of the bags' sequential predictives
+        none, (arc,) = dirichlet_bag(self.alpha, r, self._scale, table, bag, [y])
+        log_ml[0] += none
+        log_ml[1] += arc
 
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
         log_ml = self._current_log_ml(f)

@@ -44,6 +44,12 @@ class NaiveBayes(BaseNB):
     nominal_attributes
         Features to treat as nominal even though their values are numbers. Otherwise numbers
         are numeric and every other value is nominal, as in River's trees.
+    absent
+        ``"missing"`` (default): an absent key is a missing value. ``"zero"``: numeric
+        features are counts (a bag of words, as River's ``MultinomialNB`` reads them) and an
+        absent key is a zero count: ``P(w | y) = (N_wy + alpha) / (N_y + alpha V)`` over the
+        vocabulary of ``V`` words seen so far, O(present words) per record (see
+        :mod:`onlinebma.naive_bayes.counts`).
 
     Examples
     --------
@@ -60,6 +66,16 @@ class NaiveBayes(BaseNB):
     0.64
     >>> model.predict_one({"sky": "sunny", "temp": 28.0})
     'beach'
+
+    Word counts, where an absent word is a zero count (River's ``MultinomialNB`` reads them
+    alike; our class prior is smoothed):
+
+    >>> texts = NaiveBayes(absent="zero")
+    >>> for x, y in [({"cheap": 2, "pills": 1}, "spam"), ({"lunch": 1, "today": 1}, "ham"),
+    ...              ({"cheap": 1, "lunch": 1}, "ham")]:
+    ...     texts.learn_one(x, y)
+    >>> {y: round(p, 3) for y, p in texts.predict_proba_one({"cheap": 1, "pills": 1}).items()}
+    {'spam': 0.723, 'ham': 0.277}
 
     """
 
