@@ -337,3 +337,11 @@ def test_default_still_reads_absent_as_missing():
     model.learn_one({"w0": 3.0}, "b")
     assert model._kinds.kind == {"w0": 1, "w1": 1}
     assert COUNTS not in model._tables
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("make", [NaiveBayes, ModelAveragedNB, BMANB])
+def test_river_check_estimator_with_counts(make):
+    from river.checks import check_estimator
+
+    check_estimator(make(absent="zero"))

@@ -87,6 +87,10 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
     def _multiclass(self):
         return True
 
+    def _more_tags(self):
+        # River's checks then feed no negative numbers to a learner that reads counts
+        return {base.tags.POSITIVE_INPUT} if self.absent == "zero" else set()
+
     # ------------------------------------------------------------ for learners
 
     def _pseudo_counts(self, n_values: int) -> tuple[float, float]:
