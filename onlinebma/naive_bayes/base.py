@@ -389,18 +389,15 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             t = self._tables.get(f)
             if t is None:
                 continue
-            col = X[f].to_numpy()
-            if kind == NOMINAL:
-                present = pd.notna(col)
-                codes, uniques = pd.factorize(col[present])
-                terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen value
+            if kind == NOMINAL:  # factorised: one term per distinct value, -1 where missing
+                codes, uniques = pd.factorize(X[f])
+                terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen/missing
                 zeros = [0.0] * len(classes)
-                for i, v in enumerate(uniques):
+                for i, v in enumerate(np.asarray(uniques)):
+                    v = v.item() if isinstance(v, np.generic) else v
                     if v in t.n_value:
                         terms[i] = self._add_nominal(zeros, f, t, v, classes)
-                rows = np.full(len(X), len(uniques))
-                rows[present] = codes
-                jll += terms[rows]
+                jll += terms[codes]  # code -1 picks the last row
             else:
                 jll += self._numeric_term_np(f, t, numeric_values(X[f]), classes)
         # Normalise after subtracting each row's maximum: a row of huge scores (a far
