@@ -91,6 +91,8 @@ class BMANB(NaiveBayes):
 
     """
 
+    _always_arc = False
+
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing"):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,

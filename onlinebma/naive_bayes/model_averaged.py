@@ -8,7 +8,7 @@ from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
-from .base import BaseNB
+from .base import BaseNB, _mix
 from .counts import COUNTS, dirichlet_bag
 from .decay import check_decay
 
@@ -174,9 +174,21 @@ class ModelAveragedNB(BaseNB):
         if self._forgets:  # the moments' unit changes every record: nothing to cache
             return super()._densities(f, t, x, classes)
         marginal, cached = self._t_entry(f, t)
-        at = student_t_log_density
-        arc = [at(cached.get(y) or self._class_t(cached, t, y), x) for y in classes]
-        return at(marginal, x), arc
+        arc = []
+        log1p = math.log1p
+        by_class, params = t.by_class, self._ng.predictive_params
+        for y in classes:  # _class_t and student_t_log_density, inlined
+            p = cached.get(y)
+            if p is None:
+                m = by_class.get(y)
+                p = cached[y] = self._prior_t if m is None else params(m.n, m.mean, m.m2)
+            z = x - p[0]
+            u = z * z / p[1]
+            arc.append(p[2] - p[3] * log1p(u) if u != math.inf else student_t_log_density(p, x))
+        return student_t_log_density(marginal, x), arc
+
+    def _numeric_term(self, f, t: NumericTable, x: float, classes):
+        return _mix(*self._densities(f, t, x, classes), *self._log_weights(f, t))
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
