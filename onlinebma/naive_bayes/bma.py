@@ -105,29 +105,39 @@ class BMANB(NaiveBayes):
         # sum_y N_y log(N_y + alpha M)], the last valid while the feature has M values.
         self._sums: dict = {}
 
-    def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
+    def _learn_nominals(self, pairs, y, w) -> None:
+        """Count ``(feature, value)`` pairs of class ``y`` and keep the sums of eq. 14: one
+        loop, no call per feature (issue 17)."""
         if self._forgets:  # every count changes with each record: no sums to keep
+            super()._learn_nominals(pairs, y, w)
             return
-        a = self.alpha
-        sums = self._sums.get(f)
-        if sums is None:
-            sums = self._sums[f] = [0.0, 0.0, 0, 0.0]
+        a, tables, all_sums = self.alpha, self._tables, self._sums
         steps = _STEPS.get(a) or _steps(a)
-        n_v = table.n_value.get(v, 0)
-        # n log(n + a) grows by (n + 1) log(n + 1 + a) - n log(n + a) when n counts one more.
-        if n_v:
-            n_vy = table.n_joint[v].get(y, 0)
-            sums[0] += steps[n_v] if n_v < _STEP_CAP else _xlog(n_v + 1, a) - _xlog(n_v, a)
-            sums[1] += steps[n_vy] if n_vy < _STEP_CAP else _xlog(n_vy + 1, a) - _xlog(n_vy, a)
-            m = sums[2]
-            if m == len(table.n_value):
-                n_y, am = table.n_class.get(y, 0), a * m
-                log = math.log  # (inlined _xlog: this runs per feature per record)
-                sums[3] += (n_y + 1) * log(n_y + 1 + am) - (n_y * log(n_y + am) if n_y else 0.0)
-        else:  # a new value: M changes, so the class sum is recomputed when next needed
-            sums[0] += steps[0]
-            sums[1] += steps[0]
-            sums[2] = 0
+        log = math.log
+        for f, v in pairs:
+            table = tables.get(f)
+            if table is None:
+                table = tables[f] = NominalTable()
+            sums = all_sums.get(f)
+            if sums is None:
+                sums = all_sums[f] = [0.0, 0.0, 0, 0.0]
+            n_v = table.n_value.get(v, 0)
+            # n log(n + a) grows by (n + 1) log(n + 1 + a) - n log(n + a) when n counts one more
+            if n_v:
+                n_vy = table.n_joint[v].get(y, 0)
+                sums[0] += steps[n_v] if n_v < _STEP_CAP else _xlog(n_v + 1, a) - _xlog(n_v, a)
+                sums[1] += (steps[n_vy] if n_vy < _STEP_CAP
+                            else _xlog(n_vy + 1, a) - _xlog(n_vy, a))
+                m = sums[2]
+                if m == len(table.n_value):
+                    n_y, am = table.n_class.get(y, 0), a * m
+                    sums[3] += (n_y + 1) * log(n_y + 1 + am) - (n_y * log(n_y + am) if n_y
+                                                                else 0.0)
+            else:  # a new value: M changes, so the class sum is recomputed when next needed
+                sums[0] += steps[0]
+                sums[1] += steps[0]
+                sums[2] = 0
+            table.update(v, y, w)
 
     def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
         if self._forgets:

@@ -213,6 +213,27 @@ class ModelAveragedNB(BaseNB):
             self._last[f] = self._t
         return log_ml
 
+    def _learn_nominals(self, pairs, y, w) -> None:
+        if self._forgets or self._histograms is not None:
+            super()._learn_nominals(pairs, y, w)
+            return
+        # K2 without forgetting, a value seen before: _learned_nominal's two sequential
+        # predictive terms (eq. 8), fused with the count update (issue 17)
+        tables, log_mls, a, log = self._tables, self._log_ml, self.alpha, math.log
+        for f, v in pairs:
+            t = tables.get(f)
+            n_v = t.n_value.get(v) if t is not None else None
+            if n_v is None:  # a new feature or value: the domain grows
+                if t is None:
+                    t = tables[f] = NominalTable()
+                self._learned_nominal(f, t, v, y)
+            else:
+                log_ml = log_mls[f]
+                ra = len(t.n_value) * a
+                log_ml[0] += log((a + n_v) / (ra + t.n))
+                log_ml[1] += log((a + t.n_joint[v].get(y, 0)) / (ra + t.n_class.get(y, 0)))
+            t.update(v, y, w)
+
     def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
         log_ml = self._current_log_ml(f)
         r = len(table.n_value)
