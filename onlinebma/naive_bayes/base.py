@@ -299,11 +299,12 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         the sum cannot underflow; only its log enters the product over features.
         """
         tables = self._tables
-        log, exp, inf = math.log, math.exp, math.inf
+        exp, inf = math.exp, math.inf
         odds = self._arc_log_odds
         u = self._unit  # pseudo-counts in the counts' scaled unit
         varies = self._cell_prior_varies
         a0 = a1 = self.alpha * u
+        terms = []  # per feature: (w0 θ(v), w1, a1, r a1, N_yv row, N_y)
         for f, v in pairs:
             t = tables.get(f)
             if t is None:
@@ -317,12 +318,8 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             if varies:
                 a0, a1 = self._pseudo_counts(r)
                 a0, a1 = a0 * u, a1 * u
-            row = t.n_joint[v]
-            n_class = t.n_class
-            ra1 = r * a1
             if d == inf:
-                scores = [s + log((a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
-                          for s, y in zip(scores, classes)]
+                terms.append((0.0, 1.0, a1, r * a1, t.n_joint[v], t.n_class))
                 continue
             if d >= 0:  # w1 = 1 / (1 + exp(-d)) without overflow
                 e = exp(-d)
@@ -331,9 +328,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
                 e = exp(d)
                 w0, w1 = 1.0 / (1.0 + e), e / (1.0 + e)
             none = w0 * (a0 + n_v) / (r * a0 + t.n)
-            scores = [s + log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
-                      for s, y in zip(scores, classes)]
-        return scores
+            terms.append((none, w1, a1, r * a1, t.n_joint[v], t.n_class))
+        if not terms:
+            return scores
+        log = math.log
+        out = []
+        for s, y in zip(scores, classes):  # classes outside: no list per feature
+            for none, w1, a1, ra1, row, n_class in terms:
+                s += log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
+            out.append(s)
+        return out
 
     def _densities(self, f, t: NumericTable, x: float, classes):
         """``(log p(x) without the arc, [log p(x | y) for y in classes])``, or ``None`` to

@@ -177,22 +177,23 @@ class BMANB(NaiveBayes):
     def _arc_log_odds(self, f, table) -> float:
         """log P(f_k = 1 | D) - log P(f_k = 0 | D), from eq. 11 with β = Γ^(N+1):
         sum_i log P(x_ik | y_i) - sum_i log P(x_ik) - (N + 1) log Γ, plug-in estimates."""
+        sums = None if self._forgets else self._sums.get(f)
+        if sums is not None:
+            # nominal, eq. 14: sum_vy N_vy log((N_vy + a) / (N_y + a M))
+            #                  - sum_v N_v log((N_v + a) / (N + a M)), from the kept sums
+            n = table.n
+            m = len(table.n_value)
+            am = self.alpha * m
+            if sums[2] != m:
+                sums[2], sums[3] = m, sum(_xlog(k, am) for k in table.n_class.values())
+            return sums[1] - sums[3] - sums[0] + n * math.log(n + am) - (n + 1) * self._log_gamma
         c = self._scale  # counts in records, not in the scaled unit
         n = table.n * c
         if isinstance(table, NumericTable):  # Gaussians from the moments
             loglik = self._log_likelihood
             with_class = sum(loglik(table, m) for m in table.by_class.values())
             return c * (with_class - loglik(table, table.marginal)) - (n + 1) * self._log_gamma
-        if self._forgets:
-            return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
-        sums = self._sums[f]
-        # nominal, eq. 14: sum_vy N_vy log((N_vy + a) / (N_y + a M))
-        #                  - sum_v N_v log((N_v + a) / (N + a M))
-        m = len(table.n_value)
-        am = self.alpha * m
-        if sums[2] != m:
-            sums[2], sums[3] = m, sum(_xlog(c, am) for c in table.n_class.values())
-        return sums[1] - sums[3] - sums[0] + n * math.log(n + am) - (n + 1) * self._log_gamma
+        return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
 
     def _unit_test_params(self):
         yield {}
