@@ -268,8 +268,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
 {__doc__.split(chr(10), 1)[1].strip()}
 
 Run: {"quick" if quick else "full"}. The 2-core machine was shared with other developers' jobs
-(load average 1/5/15 min: {load} at the start, {load2} at the end), so absolute records/s and
-seconds are low and noisy; the ratios come from interleaved runs in one process.
+(load average 1/5/15 min: {load} at the start, {load2} at the end), so absolute
+records/s and seconds are low and noisy; the ratios come from interleaved runs in one process.
 
 ![speed-up against N and V](../figures/{NAME}-speedup.png)
 
@@ -293,5 +293,36 @@ with its default alpha = 1 (and "x River" the speed ratio to it).
 
 {markdown_table(tables["strings"], floatfmt=".3f")}
 """
-    write_results(NAME, out, text)
+    write_results(NAME, out, text, reading=_reading(tables))
     return {"tables": tables}
+
+
+def _reading(tables) -> str:
+    """The issue's targets, checked against the tables."""
+    lines = []
+    for kind in ("nominal", "numeric"):
+        df = tables[kind]
+        ratio = [c for c in df.columns if c.startswith("x ")][0]
+        short = df[df[ratio] < 1.5]
+        cells = ", ".join(f"{r.learner} N = {r.features} K = {r.classes} ({r[ratio]:.2f} x)"
+                          for _, r in short.iterrows())
+        lines.append(f"- {kind} grid, target >= 1.5 x {ratio[2:]}: {len(df) - len(short)} of "
+                     f"{len(df)} cells met" + (f"; not met: {cells}." if cells else "."))
+    bags = tables["bags"]
+    ours = bags[~bags["learner"].str.startswith("River")]
+    for name, part in ours.groupby("learner", sort=False):
+        peer = "River MultinomialNB" + (" alpha=0.1" if name.endswith("alpha=0.1") else "")
+        ref = bags[bags["learner"] == peer].set_index("words V")["accuracy"]
+        diff = part["accuracy"].to_numpy() - ref.loc[part["words V"]].to_numpy()
+        acc = "yes" if (diff >= -0.01).all() else "no"
+        lines.append(
+            f"- bags, {name}: accuracy within 1 point of {peer} at every V: {acc} "
+            f"({diff.min():+.3f} at worst); speed {part['x River'].min():.2f}-"
+            f"{part['x River'].max():.2f} x River (target 1.5); "
+            f"{part['us/present word'].min():.1f}-{part['us/present word'].max():.1f} us per "
+            f"present word from V = {part['words V'].min():,} to {part['words V'].max():,}.")
+    strings = tables["strings"]
+    for _, r in strings[strings["learner"] != "OrdinalEncoder + CategoricalNB"].iterrows():
+        lines.append(f"- strings, {r.learner} at {r.rows:,} rows: learn {r['learn x peer']:.2f} x, "
+                     f"predict {r['predict x peer']:.2f} x the peer (target >= 1).")
+    return "\n".join(lines)

@@ -133,11 +133,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         """Count the observed nominal ``(feature, value)`` pairs of a record of class ``y``
         with weight ``w``, calling :meth:`_learned_nominal` before each (learners override
         this loop with a fused one for their common case)."""
-        tables, learned = self._tables, self._learned_nominal
+        self._count_pairs(pairs, NominalTable, self._learned_nominal, y, w)
+
+    def _count_pairs(self, pairs, table_type, learned, y, w) -> None:
+        """Count ``(feature, value)`` pairs in their tables (made as ``table_type`` when
+        new), calling ``learned(f, table, value, y)`` before each."""
+        tables = self._tables
         for f, v in pairs:
             t = tables.get(f)
             if t is None:
-                t = tables[f] = NominalTable()
+                t = tables[f] = table_type()
             learned(f, t, v, y)
             t.update(v, y, w)
 
@@ -179,13 +184,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)
         if not self._zero:
-            learned = self._learned_numeric
-            for f, v in numeric:
-                t = tables.get(f)
-                if t is None:
-                    t = tables[f] = NumericTable()
-                learned(f, t, v, y)
-                t.update(v, y, w)
+            self._count_pairs(numeric, NumericTable, self._learned_numeric, y, w)
         elif numeric:  # one observation of the multinomial over words
             t = tables.get(COUNTS)
             if t is None:
