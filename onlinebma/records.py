@@ -206,7 +206,7 @@ class FeatureKinds:
                     f"name it in nominal_attributes to treat numbers as categories"
                 )
             elif s.dtype.kind not in "iufb":
-                for v in dict.fromkeys(_hashable_or_raise(f, present)):
+                for v in _distinct(f, present):
                     if f not in named and _is_number(v):
                         raise TypeError(
                             f"feature {f!r} is nominal but got the number {v!r}; "
@@ -217,6 +217,19 @@ class FeatureKinds:
 
     def commit(self, new_kinds: dict) -> None:
         self.kind.update(new_kinds)
+
+
+def _distinct(f, values):
+    """The distinct values of a column's observed cells, each hashable (else a TypeError naming
+    the feature and the value). Factorised first, so the Python-level checks run once per
+    distinct value, not per cell (issue 17: 90% of ``learn_many``'s time on string columns)."""
+    import pandas as pd
+
+    try:
+        uniques = pd.unique(values)
+    except TypeError:  # an unhashable cell: find and name it
+        return dict.fromkeys(_hashable_or_raise(f, values))
+    return _hashable_or_raise(f, uniques)
 
 
 def _hashable_or_raise(f, values):

@@ -238,3 +238,37 @@ def test_random_streams_refusals_change_nothing_and_missing_equals_absent(stream
             else:
                 twin.learn_one(clean, y)
             assert _state(model) == _state(twin)
+
+
+# ------------------------------------------- issue 17: string columns validated by distinct value
+
+def test_string_columns_are_validated_per_distinct_value_not_per_cell(monkeypatch):
+    """learn_many on string columns spent 90% of its time checking every cell: the checks now
+    run on the column's distinct values (factorised first)."""
+    from onlinebma import records
+
+    seen = []
+    real = records._hashable_or_raise
+    monkeypatch.setattr(records, "_hashable_or_raise",
+                        lambda f, values: real(f, seen.extend(list(values)) or values))
+    X = pd.DataFrame({"s": pd.Series(["a", "b", "c", None] * 250, dtype=object),
+                      "t": ["x", "y"] * 500})
+    kinds, new = FeatureKinds().split_frame(X)
+    assert kinds == new == {"s": 0, "t": 0}
+    assert len(seen) <= 5
+
+
+@pytest.mark.parametrize("bad, error, match", [
+    (["u"], TypeError, "'s' has an unhashable value"),
+    (3, TypeError, "'s' is nominal but got the number 3"),
+])
+def test_a_bad_cell_in_a_large_string_column_is_still_named(bad, error, match):
+    values = ["a", "b"] * 500
+    values[777] = bad
+    X = pd.DataFrame({"s": pd.Series(values, dtype=object)})
+    model = NaiveBayes()
+    model.learn_one({"s": "a"}, 0)
+    before = pickle.dumps(model)
+    with pytest.raises(error, match=match):
+        model.learn_many(X, pd.Series([0, 1] * 500))
+    assert pickle.dumps(model) == before

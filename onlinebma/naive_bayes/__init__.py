@@ -9,7 +9,8 @@
 
 from .base import BaseNB
 from .bma import BMANB
+from .counts import COUNTS
 from .model_averaged import ModelAveragedNB
 from .naive import NaiveBayes
 
-__all__ = ["BMANB", "BaseNB", "ModelAveragedNB", "NaiveBayes"]
+__all__ = ["BMANB", "COUNTS", "BaseNB", "ModelAveragedNB", "NaiveBayes"]

@@ -38,7 +38,8 @@ from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_real
+from ..validation import check_choice, check_real
+from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .decay import Forgetting, check_decay
 from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
 
@@ -56,12 +57,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
     _renormalise_above = 2.0 ** 128
 
     def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None):
+                 nominal_attributes: list | None = None, absent: str = "missing"):
         check_real("alpha", alpha, 0.0, strict=True)
         check_decay("decay", decay, auto=True)
+        check_choice("absent", absent, ("missing", "zero"))
         self.alpha = alpha
         self.decay = decay
         self.nominal_attributes = nominal_attributes
+        self.absent = absent
+        # absent="zero": numeric features are counts of one multinomial over words (.counts)
+        self._zero = absent == "zero"
         self._kinds = FeatureKinds(nominal_attributes)
         self._tables: dict = {}  # feature -> NominalTable | NumericTable
         self._class_counts: dict = {}  # label -> weight of its records, scaled unit
@@ -81,6 +86,10 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
     @property
     def _multiclass(self):
         return True
+
+    def _more_tags(self):
+        # River's checks then feed no negative numbers to a learner that reads counts
+        return {base.tags.POSITIVE_INPUT} if self.absent == "zero" else set()
 
     # ------------------------------------------------------------ for learners
 
@@ -120,6 +129,34 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
         """Hook called just before ``table`` counts ``(x, y)``."""
 
+    def _learn_nominals(self, pairs, y, w) -> None:
+        """Count the observed nominal ``(feature, value)`` pairs of a record of class ``y``
+        with weight ``w``, calling :meth:`_learned_nominal` before each (learners override
+        this loop with a fused one for their common case)."""
+        self._count_pairs(pairs, NominalTable, self._learned_nominal, y, w)
+
+    def _count_pairs(self, pairs, table_type, learned, y, w) -> None:
+        """Count ``(feature, value)`` pairs in their tables (made as ``table_type`` when
+        new), calling ``learned(f, table, value, y)`` before each."""
+        tables = self._tables
+        for f, v in pairs:
+            t = tables.get(f)
+            if t is None:
+                t = tables[f] = table_type()
+            learned(f, t, v, y)
+            t.update(v, y, w)
+
+    def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
+        """Hook called just before ``table`` (:data:`~.counts.COUNTS`) counts the positive
+        ``(word, count)`` pairs of ``bag`` with class ``y``."""
+
+    def _bag_densities(self, table: NominalTable, bag: list, classes, marginal: bool = True):
+        """``(log p(bag) without the arc, [log p(bag | y) for y in classes])`` for words all in
+        ``table``, up to the multinomial coefficient (plug-in; the first is ``None`` unless
+        ``marginal``)."""
+        return plugin_bag(self.alpha * self._unit, len(table.n_value), table, bag, classes,
+                          marginal)
+
     def _new_class(self, y) -> None:
         """Hook called after a new label was first counted."""
 
@@ -135,6 +172,9 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return
         check_label(y)
         numeric, nominal, new = self._kinds.split(x)
+        if self._zero:
+            check_name(new)
+            numeric = check_bag(numeric)
         for f, v in numeric:
             if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
                 check_magnitude(f, v)
@@ -142,16 +182,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         self._kinds.commit(new)
         tables = self._tables
         w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
-        for pairs, table_type, learned in (
-            (nominal, NominalTable, self._learned_nominal),
-            (numeric, NumericTable, self._learned_numeric),
-        ):
-            for f, v in pairs:
-                t = tables.get(f)
-                if t is None:
-                    t = tables[f] = table_type()
-                learned(f, t, v, y)
-                t.update(v, y, w)
+        self._learn_nominals(nominal, y, w)
+        if not self._zero:
+            self._count_pairs(numeric, NumericTable, self._learned_numeric, y, w)
+        elif numeric:  # one observation of the multinomial over words
+            t = tables.get(COUNTS)
+            if t is None:
+                t = tables[COUNTS] = NominalTable()
+            self._learned_bag(t, numeric, y)
+            for f, v in numeric:
+                t.update(f, y, w * v)
         self._n += w
         if y in self._class_counts:
             self._class_counts[y] += w
@@ -166,11 +206,17 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         """Learn a pandas DataFrame (NaN/None = missing) and its labels.
 
         Without forgetting, vectorised per column; with it (``decay`` or ``structure_decay``
-        below 1, or ``"auto"``), row by row in order, equal to ``learn_one`` on each row. The
-        whole batch is validated before anything changes.
+        below 1, or ``"auto"``) and with ``absent="zero"``, row by row in order, equal to
+        ``learn_one`` on each row. The whole batch is validated before anything changes.
         """
         columns, new, labels = prepare_frame(self._kinds, X, y)
-        if self._auto or self._forgets:  # rows validate as their columns did: none fails
+        if self._zero:
+            check_name(new)
+            for f, (kind, values, present) in columns.items():
+                if kind != NOMINAL:
+                    check_bag([(f, float(np.min(values[present])))])
+        if self._auto or self._forgets or self._zero:
+            # rows validate as their columns did: none fails
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
             return
@@ -241,35 +287,56 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         norm = math.log(self._n + a * len(self._class_counts))
         return {y: math.log(c + a) - norm for y, c in self._class_counts.items()}
 
-    def _add_nominal(self, scores: list, f, t: NominalTable, v, classes) -> list:
-        """``scores`` plus, per class, the log of the mixed parameter w0 θ(v) + w1 θ(v | y)
-        (eq. 12-13 of Dash & Cooper; eq. 11 of Wu et al.).
+    def _add_nominals(self, scores: list, pairs, classes) -> list:
+        """``scores`` plus, per class and per observed ``(feature, value)`` of ``pairs``, the
+        log of the mixed parameter w0 θ(v) + w1 θ(v | y) (eq. 12-13 of Dash & Cooper; eq. 11
+        of Wu et al.). A feature or value never seen in training is skipped, like a missing
+        value. One loop for all features, no call per feature but the weights' (issue 17).
 
         The mixture of the two probabilities is formed in linear space: both are Dirichlet
         posterior means, at least ``a / (N + r a) > 0``, and one weight is at least 1/2, so
         the sum cannot underflow; only its log enters the product over features.
         """
-        d = self._arc_log_odds(f, t)
-        r = len(t.n_value)
-        a0, a1 = self._pseudo_counts(r) if self._cell_prior_varies else (self.alpha, self.alpha)
+        tables = self._tables
+        exp, inf = math.exp, math.inf
+        odds = self._arc_log_odds
         u = self._unit  # pseudo-counts in the counts' scaled unit
-        a0, a1 = a0 * u, a1 * u
-        row = t.n_joint[v]
-        n_class = t.n_class
+        varies = self._cell_prior_varies
+        a0 = a1 = self.alpha * u
+        terms = []  # per feature: (w0 θ(v), w1, a1, r a1, N_yv row, N_y)
+        for f, v in pairs:
+            t = tables.get(f)
+            if t is None:
+                continue
+            n_value = t.n_value
+            n_v = n_value.get(v)
+            if n_v is None:
+                continue  # never seen in training: skipped, like a missing value
+            d = odds(f, t)
+            r = len(n_value)
+            if varies:
+                a0, a1 = self._pseudo_counts(r)
+                a0, a1 = a0 * u, a1 * u
+            if d == inf:
+                terms.append((0.0, 1.0, a1, r * a1, t.n_joint[v], t.n_class))
+                continue
+            if d >= 0:  # w1 = 1 / (1 + exp(-d)) without overflow
+                e = exp(-d)
+                w0, w1 = e / (1.0 + e), 1.0 / (1.0 + e)
+            else:
+                e = exp(d)
+                w0, w1 = 1.0 / (1.0 + e), e / (1.0 + e)
+            none = w0 * (a0 + n_v) / (r * a0 + t.n)
+            terms.append((none, w1, a1, r * a1, t.n_joint[v], t.n_class))
+        if not terms:
+            return scores
         log = math.log
-        ra1 = r * a1
-        if d == math.inf:
-            return [s + log((a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
-                    for s, y in zip(scores, classes)]
-        if d >= 0:  # w1 = 1 / (1 + exp(-d)) without overflow
-            e = math.exp(-d)
-            w0, w1 = e / (1.0 + e), 1.0 / (1.0 + e)
-        else:
-            e = math.exp(d)
-            w0, w1 = 1.0 / (1.0 + e), e / (1.0 + e)
-        none = w0 * (a0 + t.n_value[v]) / (r * a0 + t.n)
-        return [s + log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
-                for s, y in zip(scores, classes)]
+        out = []
+        for s, y in zip(scores, classes):  # classes outside: no list per feature
+            for none, w1, a1, ra1, row, n_class in terms:
+                s += log(none + w1 * (a1 + row.get(y, 0)) / (ra1 + n_class.get(y, 0)))
+            out.append(s)
+        return out
 
     def _densities(self, f, t: NumericTable, x: float, classes):
         """``(log p(x) without the arc, [log p(x | y) for y in classes])``, or ``None`` to
@@ -285,17 +352,14 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         densities = self._densities(f, t, x, classes)
         if densities is None:
             return None
-        none, arc = densities
-        lw0, lw1 = self._log_weights(f, t)
+        return _mix(*densities, *self._log_weights(f, t))
+
+    def _bag_term(self, t: NominalTable, bag: list, classes) -> list:
+        """Per class, the log of the mixed predictive of a bag of words (all in ``t``)."""
+        lw0, lw1 = self._log_weights(COUNTS, t)
         if lw0 == -math.inf:
-            return arc
-        none += lw0
-        exp, log1p = math.exp, math.log1p
-        out = []
-        for a in arc:  # log_add(none, lw1 + a), inlined: this runs per (feature, class)
-            b = lw1 + a
-            out.append(none + log1p(exp(b - none)) if none >= b else b + log1p(exp(none - b)))
-        return out
+            return self._bag_densities(t, bag, classes, marginal=False)[1]
+        return _mix(*self._bag_densities(t, bag, classes), lw0, lw1)
 
     def joint_log_likelihood(self, x: dict) -> dict:
         """Unnormalised ``log P(y, x)`` for every label seen (``{}`` before learning); with
@@ -309,11 +373,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         classes = list(jll)
         scores = list(jll.values())
         tables = self._tables
-        for f, v in nominal:
-            t = tables.get(f)
-            if t is None or v not in t.n_value:
-                continue  # never seen in training: skipped, like a missing value
-            scores = self._add_nominal(scores, f, t, v, classes)
+        if self._zero:
+            t = tables.get(COUNTS)
+            bag = check_bag(numeric)
+            if t is not None:
+                known = t.n_value
+                bag = [(f, v) for f, v in bag if f in known]  # a word never seen: skipped
+                if bag:
+                    scores = [s + d for s, d in zip(scores, self._bag_term(t, bag, classes))]
+            numeric = ()
+        scores = self._add_nominals(scores, nominal, classes)
         for f, v in numeric:
             t = tables.get(f)
             if t is None:
@@ -336,6 +405,9 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
             return pd.DataFrame(index=X.index)
+        if self._zero:  # row by row (documented): a bag's terms do not split per column
+            rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
+            return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
         kinds, _ = self._kinds.split_frame(X, learning=False)
         prior = self._log_prior()
         classes = list(prior)
@@ -344,18 +416,15 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             t = self._tables.get(f)
             if t is None:
                 continue
-            col = X[f].to_numpy()
-            if kind == NOMINAL:
-                present = pd.notna(col)
-                codes, uniques = pd.factorize(col[present])
-                terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen value
+            if kind == NOMINAL:  # factorised: one term per distinct value, -1 where missing
+                codes, uniques = pd.factorize(X[f])
+                terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen/missing
                 zeros = [0.0] * len(classes)
-                for i, v in enumerate(uniques):
+                for i, v in enumerate(np.asarray(uniques)):
+                    v = v.item() if isinstance(v, np.generic) else v
                     if v in t.n_value:
-                        terms[i] = self._add_nominal(zeros, f, t, v, classes)
-                rows = np.full(len(X), len(uniques))
-                rows[present] = codes
-                jll += terms[rows]
+                        terms[i] = self._add_nominals(zeros, [(f, v)], classes)
+                jll += terms[codes]  # code -1 picks the last row
             else:
                 jll += self._numeric_term_np(f, t, numeric_values(X[f]), classes)
         # Normalise after subtracting each row's maximum: a row of huge scores (a far
@@ -377,3 +446,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
         out[present] = arc
         return out
+
+
+def _mix(none: float, arc: list, lw0: float, lw1: float) -> list:
+    """``[log(exp(lw0 + none) + exp(lw1 + a)) for a in arc]``: a feature's per-class term."""
+    if lw0 == -math.inf:
+        return arc
+    none += lw0
+    exp, log1p = math.exp, math.log1p
+    out = []
+    for a in arc:  # log_add(none, lw1 + a), inlined: this runs per (feature, class)
+        b = lw1 + a
+        out.append(none + log1p(exp(b - none)) if none >= b else b + log1p(exp(none - b)))
+    return out

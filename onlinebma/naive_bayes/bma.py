@@ -7,6 +7,7 @@ from array import array
 
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_real
+from .counts import COUNTS
 from .naive import NaiveBayes
 
 __all__ = ["BMANB"]
@@ -69,6 +70,11 @@ class BMANB(NaiveBayes):
         plug-in likelihoods and β = Γ^(N_k + 1) are computed from the decayed counts.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
+    absent
+        ``"missing"`` (default) or ``"zero"``: numeric features are counts of one multinomial
+        over the vocabulary, an absent key a zero count (see
+        :mod:`onlinebma.naive_bayes.counts`); its plug-in likelihood is eq. 14 over the tokens,
+        and β = Γ^(tokens + 1).
 
     Examples
     --------
@@ -85,9 +91,12 @@ class BMANB(NaiveBayes):
 
     """
 
+    _always_arc = False
+
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None):
-        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes)
+                 nominal_attributes: list | None = None, absent: str = "missing"):
+        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
+                         absent=absent)
         check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)
@@ -96,29 +105,62 @@ class BMANB(NaiveBayes):
         # sum_y N_y log(N_y + alpha M)], the last valid while the feature has M values.
         self._sums: dict = {}
 
-    def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
+    def _learn_nominals(self, pairs, y, w) -> None:
+        """Count ``(feature, value)`` pairs of class ``y`` and keep the sums of eq. 14: one
+        loop, no call per feature (issue 17)."""
         if self._forgets:  # every count changes with each record: no sums to keep
+            super()._learn_nominals(pairs, y, w)
+            return
+        a, tables, all_sums = self.alpha, self._tables, self._sums
+        steps = _STEPS.get(a) or _steps(a)
+        log = math.log
+        for f, v in pairs:
+            table = tables.get(f)
+            if table is None:
+                table = tables[f] = NominalTable()
+            sums = all_sums.get(f)
+            if sums is None:
+                sums = all_sums[f] = [0.0, 0.0, 0, 0.0]
+            n_v = table.n_value.get(v, 0)
+            # n log(n + a) grows by (n + 1) log(n + 1 + a) - n log(n + a) when n counts one more
+            if n_v:
+                n_vy = table.n_joint[v].get(y, 0)
+                sums[0] += steps[n_v] if n_v < _STEP_CAP else _xlog(n_v + 1, a) - _xlog(n_v, a)
+                sums[1] += (steps[n_vy] if n_vy < _STEP_CAP
+                            else _xlog(n_vy + 1, a) - _xlog(n_vy, a))
+                m = sums[2]
+                if m == len(table.n_value):
+                    n_y, am = table.n_class.get(y, 0), a * m
+                    sums[3] += (n_y + 1) * log(n_y + 1 + am) - (n_y * log(n_y + am) if n_y
+                                                                else 0.0)
+            else:  # a new value: M changes, so the class sum is recomputed when next needed
+                sums[0] += steps[0]
+                sums[1] += steps[0]
+                sums[2] = 0
+            table.update(v, y, w)
+
+    def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
+        if self._forgets:
             return
         a = self.alpha
-        sums = self._sums.get(f)
+        sums = self._sums.get(COUNTS)
         if sums is None:
-            sums = self._sums[f] = [0.0, 0.0, 0, 0.0]
-        steps = _STEPS.get(a) or _steps(a)
-        n_v = table.n_value.get(v, 0)
-        # n log(n + a) grows by (n + 1) log(n + 1 + a) - n log(n + a) when n counts one more.
-        if n_v:
-            n_vy = table.n_joint[v].get(y, 0)
-            sums[0] += steps[n_v] if n_v < _STEP_CAP else _xlog(n_v + 1, a) - _xlog(n_v, a)
-            sums[1] += steps[n_vy] if n_vy < _STEP_CAP else _xlog(n_vy + 1, a) - _xlog(n_vy, a)
-            m = sums[2]
-            if m == len(table.n_value):
-                n_y, am = table.n_class.get(y, 0), a * m
-                log = math.log  # (inlined _xlog: this runs per feature per record)
-                sums[3] += (n_y + 1) * log(n_y + 1 + am) - (n_y * log(n_y + am) if n_y else 0.0)
-        else:  # a new value: M changes, so the class sum is recomputed when next needed
-            sums[0] += steps[0]
-            sums[1] += steps[0]
+            sums = self._sums[COUNTS] = [0.0, 0.0, 0, 0.0]
+        n_value, joint = table.n_value, table.n_joint
+        new, total = False, 0
+        for f, x in bag:  # the sums of eq. 14 grow by x tokens of word f, class y
+            n_v = n_value.get(f, 0)
+            row = joint.get(f)
+            n_vy = row.get(y, 0) if row else 0
+            new = new or not n_v
+            sums[0] += _xlog(n_v + x, a) - _xlog(n_v, a)
+            sums[1] += _xlog(n_vy + x, a) - _xlog(n_vy, a)
+            total += x
+        if new:  # the vocabulary grew: the class sum is recomputed when next needed
             sums[2] = 0
+        elif sums[2] == len(n_value):
+            n_y, am = table.n_class.get(y, 0), a * sums[2]
+            sums[3] += _xlog(n_y + total, am) - _xlog(n_y, am)
 
     def _refresh(self, features) -> None:
         a = self.alpha
@@ -135,22 +177,23 @@ class BMANB(NaiveBayes):
     def _arc_log_odds(self, f, table) -> float:
         """log P(f_k = 1 | D) - log P(f_k = 0 | D), from eq. 11 with β = Γ^(N+1):
         sum_i log P(x_ik | y_i) - sum_i log P(x_ik) - (N + 1) log Γ, plug-in estimates."""
+        sums = None if self._forgets else self._sums.get(f)
+        if sums is not None:
+            # nominal, eq. 14: sum_vy N_vy log((N_vy + a) / (N_y + a M))
+            #                  - sum_v N_v log((N_v + a) / (N + a M)), from the kept sums
+            n = table.n
+            m = len(table.n_value)
+            am = self.alpha * m
+            if sums[2] != m:
+                sums[2], sums[3] = m, sum(_xlog(k, am) for k in table.n_class.values())
+            return sums[1] - sums[3] - sums[0] + n * math.log(n + am) - (n + 1) * self._log_gamma
         c = self._scale  # counts in records, not in the scaled unit
         n = table.n * c
         if isinstance(table, NumericTable):  # Gaussians from the moments
             loglik = self._log_likelihood
             with_class = sum(loglik(table, m) for m in table.by_class.values())
             return c * (with_class - loglik(table, table.marginal)) - (n + 1) * self._log_gamma
-        if self._forgets:
-            return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
-        sums = self._sums[f]
-        # nominal, eq. 14: sum_vy N_vy log((N_vy + a) / (N_y + a M))
-        #                  - sum_v N_v log((N_v + a) / (N + a M))
-        m = len(table.n_value)
-        am = self.alpha * m
-        if sums[2] != m:
-            sums[2], sums[3] = m, sum(_xlog(c, am) for c in table.n_class.values())
-        return sums[1] - sums[3] - sums[0] + n * math.log(n + am) - (n + 1) * self._log_gamma
+        return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
 
     def _unit_test_params(self):
         yield {}

@@ -20,23 +20,29 @@ def prepare_frame(kinds, X, y):
 
     Returns ``(columns, new_kinds, labels)``: ``columns`` maps each column with an observed
     value to ``(kind, values, present)`` (numeric values as a float array, NaN where missing;
-    nominal values as the column's own array), ``labels`` is an object Series.
+    nominal values factorised, ``(codes, distinct values)``), ``labels`` is an object Series.
     """
     import pandas as pd
 
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-    labels = pd.Series(np.asarray(y, dtype=object))
+    labels = pd.Series(y.to_numpy(dtype=object) if isinstance(y, pd.Series)
+                       else np.asarray(y, dtype=object))
     check_labels(labels)
-    for label in labels:
+    try:  # each distinct label once (issue 17); an unhashable one is found and named
+        distinct = pd.unique(labels)
+    except TypeError:
+        distinct = labels
+    for label in distinct:
         check_label(label)
     col_kinds, new = kinds.split_frame(X)
     columns = {}
     for f, kind in col_kinds.items():
         s = X[f]
         present = s.notna().to_numpy()
-        if kind == NOMINAL:
-            columns[f] = (kind, s.to_numpy(), present)  # integer codes stay integers
+        if kind == NOMINAL:  # factorised once: (codes, distinct values), -1 where missing
+            codes, uniques = pd.factorize(s)
+            columns[f] = (kind, (codes, np.asarray(uniques)), present)  # ints stay ints
             continue
         values = np.full(len(s), np.nan)
         values[present] = s[present].to_numpy(dtype=float)
@@ -50,10 +56,15 @@ def prepare_frame(kinds, X, y):
 def records_of(columns, n_rows: int) -> list:
     """The rows of prepared ``columns`` as sparse dicts of their observed values."""
     rows = [{} for _ in range(n_rows)]
-    for f, (_, values, present) in columns.items():
+    for f, (kind, values, present) in columns.items():
+        if kind == NOMINAL:
+            codes, uniques = values
+            uniques = [v.item() if isinstance(v, np.generic) else v for v in uniques]
+            for i in np.flatnonzero(present):
+                rows[i][f] = uniques[codes[i]]
+            continue
         for i in np.flatnonzero(present):
-            v = values[i]
-            rows[i][f] = v.item() if isinstance(v, np.generic) else v
+            rows[i][f] = values[i].item()
     return rows
 
 
@@ -66,12 +77,11 @@ def factorize(y):
 
 
 def nominal_counts(col, present, ycodes, labels) -> NominalTable:
-    """A :class:`NominalTable` of one column, counted with one ``bincount``."""
-    import pandas as pd
-
-    vcodes, values = pd.factorize(col[present])
+    """A :class:`NominalTable` of one factorised column ``(codes, values)``, counted with one
+    ``bincount``."""
+    vcodes, values = col
     k = len(labels)
-    counts = np.bincount(vcodes * k + ycodes[present], minlength=len(values) * k)
+    counts = np.bincount(vcodes[present] * k + ycodes[present], minlength=len(values) * k)
     t = NominalTable()
     for i, j in zip(*np.nonzero(counts.reshape(len(values), k))):
         t.update(values[i], labels[j], int(counts[i * k + j]))

@@ -8,7 +8,8 @@ from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
-from .base import BaseNB
+from .base import BaseNB, _mix
+from .counts import COUNTS, dirichlet_bag
 from .decay import check_decay
 
 __all__ = ["ModelAveragedNB"]
@@ -60,6 +61,11 @@ class ModelAveragedNB(BaseNB):
         1.0: no forgetting.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
+    absent
+        ``"missing"`` (default): an absent key is a missing value. ``"zero"``: numeric
+        features are counts (a bag of words) and an absent key is a zero count; the counts
+        are one multinomial over the vocabulary, with its own arc, and a bag is scored by its
+        Dirichlet-multinomial predictive (see :mod:`onlinebma.naive_bayes.counts`). K2 only.
 
     Examples
     --------
@@ -84,8 +90,12 @@ class ModelAveragedNB(BaseNB):
     def __init__(self, alpha: float = 1.0, prior: str = "K2", ess: float = 1.0,
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
-                 nominal_attributes: list | None = None):
-        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes)
+                 nominal_attributes: list | None = None, absent: str = "missing"):
+        super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
+                         absent=absent)
+        if absent == "zero" and prior == "BDeu":
+            raise ValueError("absent='zero' takes prior='K2' (BDeu's cell pseudo-counts "
+                             "ess / V would change every word's with each new word)")
         check_decay("structure_decay", structure_decay, auto=False)
         self.structure_decay = structure_decay
         self._forgets = self._forgets or (not self._auto and structure_decay != 1)
@@ -164,9 +174,21 @@ class ModelAveragedNB(BaseNB):
         if self._forgets:  # the moments' unit changes every record: nothing to cache
             return super()._densities(f, t, x, classes)
         marginal, cached = self._t_entry(f, t)
-        at = student_t_log_density
-        arc = [at(cached.get(y) or self._class_t(cached, t, y), x) for y in classes]
-        return at(marginal, x), arc
+        arc = []
+        log1p = math.log1p
+        by_class, params = t.by_class, self._ng.predictive_params
+        for y in classes:  # _class_t and student_t_log_density, inlined
+            p = cached.get(y)
+            if p is None:
+                m = by_class.get(y)
+                p = cached[y] = self._prior_t if m is None else params(m.n, m.mean, m.m2)
+            z = x - p[0]
+            u = z * z / p[1]
+            arc.append(p[2] - p[3] * log1p(u) if u != math.inf else student_t_log_density(p, x))
+        return student_t_log_density(marginal, x), arc
+
+    def _numeric_term(self, f, t: NumericTable, x: float, classes):
+        return _mix(*self._densities(f, t, x, classes), *self._log_weights(f, t))
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
@@ -190,6 +212,27 @@ class ModelAveragedNB(BaseNB):
             log_ml[1] *= c
             self._last[f] = self._t
         return log_ml
+
+    def _learn_nominals(self, pairs, y, w) -> None:
+        if self._forgets or self._histograms is not None:
+            super()._learn_nominals(pairs, y, w)
+            return
+        # K2 without forgetting, a value seen before: _learned_nominal's two sequential
+        # predictive terms (eq. 8), fused with the count update (issue 17)
+        tables, log_mls, a, log = self._tables, self._log_ml, self.alpha, math.log
+        for f, v in pairs:
+            t = tables.get(f)
+            n_v = t.n_value.get(v) if t is not None else None
+            if n_v is None:  # a new feature or value: the domain grows
+                if t is None:
+                    t = tables[f] = NominalTable()
+                self._learned_nominal(f, t, v, y)
+            else:
+                log_ml = log_mls[f]
+                ra = len(t.n_value) * a
+                log_ml[0] += log((a + n_v) / (ra + t.n))
+                log_ml[1] += log((a + t.n_joint[v].get(y, 0)) / (ra + t.n_class.get(y, 0)))
+            t.update(v, y, w)
 
     def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
         log_ml = self._current_log_ml(f)
@@ -263,6 +306,22 @@ class ModelAveragedNB(BaseNB):
             for y in table.n_class
         )
         return [no_arc, arc]
+
+    def _bag_densities(self, table: NominalTable, bag: list, classes, marginal: bool = True):
+        return dirichlet_bag(self.alpha, len(table.n_value), self._scale, table, bag, classes,
+                             marginal)
+
+    def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
+        log_ml = self._current_log_ml(COUNTS)
+        r = len(table.n_value)
+        for f, _ in bag:
+            if f not in table.n_value:  # a new word: the batch model on the larger vocabulary
+                r += 1
+                self._grow_domain(COUNTS, table, r)
+        # eq. 8 for the variable "word": the product of the bags' sequential predictives
+        none, (arc,) = dirichlet_bag(self.alpha, r, self._scale, table, bag, [y])
+        log_ml[0] += none
+        log_ml[1] += arc
 
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
         log_ml = self._current_log_ml(f)

@@ -29,6 +29,7 @@ predictive scale never collapses, however degenerate the data: the prior is the 
 from __future__ import annotations
 
 import math
+from array import array
 from dataclasses import dataclass
 
 import numpy as np
@@ -197,13 +198,31 @@ class NormalGammaPrior:
         d = mean - self.mu0
         b_n = self.b0 + 0.5 * m2 + k0 * n * d * d / (2.0 * kappa_n)
         nu_scale2 = 2.0 * b_n * (kappa_n + 1.0) / kappa_n  # nu * scale^2
-        log_norm = (math.lgamma(a_n + 0.5) - math.lgamma(a_n)
-                    - 0.5 * (_LOG_PI + math.log(nu_scale2)))
+        if type(n) is int and n < _RATIO_CAP:  # records, not weights: a tabulated ratio
+            ratio = (_GAMMA_RATIOS.get(self.a0) or _gamma_ratios(self.a0))[n]
+        else:
+            ratio = math.lgamma(a_n + 0.5) - math.lgamma(a_n)
+        log_norm = ratio - 0.5 * (_LOG_PI + math.log(nu_scale2))
         return (k0 * self.mu0 + n * mean) / kappa_n, nu_scale2, log_norm, a_n + 0.5
 
     def log_predictive(self, x, n: float, mean: float, m2: float):
         """Log Student-t posterior predictive density of ``x`` (a float or a numpy array)."""
         return student_t_log_density(self.predictive_params(n, mean, m2), x)
+
+
+_RATIO_CAP = 1 << 16
+_GAMMA_RATIOS: dict = {}  # a0 -> array of lgamma(a0 + n/2 + 1/2) - lgamma(a0 + n/2), n < cap
+
+
+def _gamma_ratios(a0: float) -> array:
+    """The Student-t normaliser's Gamma ratio after n = 0 .. 65,535 records, tabulated once
+    per a0 (per process): a prediction after a learned record then needs no lgamma."""
+    table = _GAMMA_RATIOS.get(a0)
+    if table is None:
+        lg = math.lgamma
+        table = _GAMMA_RATIOS[a0] = array(
+            "d", (lg(a0 + 0.5 * n + 0.5) - lg(a0 + 0.5 * n) for n in range(_RATIO_CAP)))
+    return table
 
 
 def student_t_log_density(params: tuple, x):

@@ -74,11 +74,20 @@ class NumericTable:
         return self.marginal.n
 
     def update(self, x: float, y, w=1) -> None:
-        self.marginal.update(x, w)
-        m = self.by_class.get(y)
-        if m is None:
-            m = self.by_class[y] = GaussianMoments()
-        m.update(x, w)
+        by_y = self.by_class.get(y)
+        if by_y is None:
+            by_y = self.by_class[y] = GaussianMoments()
+        if w != 1:
+            self.marginal.update(x, w)
+            by_y.update(x, w)
+            return
+        for m in (self.marginal, by_y):  # GaussianMoments.update, inlined (per feature, record)
+            n = m.n + 1
+            delta = x - m.mean
+            mean = m.mean + delta / n
+            m.m2 += delta * (x - mean)
+            m.mean = mean
+            m.n = n
 
     def rescale(self, c: float) -> None:
         """Multiply every weight (and so every centred sum of squares) by ``c``."""
