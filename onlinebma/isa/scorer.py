@@ -96,6 +96,7 @@ class Scorer:
         self._y = np.empty(0, dtype=np.int64)
         self.log_num = self.log_den = np.empty((0, 0))
         self.index = BitsetIndex(self.r, self.K)
+        self._rows = None  # (records, per-record tables of the scoring passes)
         self._add(table.codes, table.y)
 
     @property
@@ -219,6 +220,32 @@ class Scorer:
         top = logq.max(axis=1)
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
+    def _count_rows(self):
+        """Per record, over the informative features: codes, observed or not, the record's row
+        of the cumulative counts of :meth:`_children_terms` and the column it reads for each
+        feature; kept until records are added."""
+        if self._rows is not None and self._rows[0] == self.n:
+            return self._rows[1]
+        n, kids = self.n, self.informative
+        r = self.r[kids]
+        values = self.X[:, kids]  # (n, f)
+        seen = values >= 0
+        # A row per record: 1 in the column of each (feature, value) it has, 2^B in every
+        # column of each feature it misses (B = 16 or 32 bits: a block's two counts, at most
+        # n each, fit side by side). The last column is always 0 (the empty column).
+        offset = np.concatenate(([0], np.cumsum(r)[:-1]))
+        width = int(r.sum()) + 1
+        dtype, bits = (np.uint32, 16) if n < 1 << 16 else (np.uint64, 32)
+        row = np.zeros((n, width), dtype=dtype)
+        t, i = np.nonzero(seen)
+        row[t, offset[i] + values[t, i]] = 1
+        owner = np.repeat(np.arange(kids.size), r)  # feature of each column
+        row[:, :-1] += (~seen[:, owner]).astype(dtype) << dtype(bits)
+        column = np.where(seen, offset + values, width - 1)  # missing: the empty column
+        rows = (values, seen, row, column, dtype, bits)
+        self._rows = (n, rows)
+        return rows
+
     def _children_terms(self, models, c, y, present, count):
         """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
         models at once (``c``, ``y``: group and class per model and record).
@@ -238,8 +265,8 @@ class Scorer:
         for m, A in enumerate(models):
             cols = position[list(A)]
             parent[m, cols[cols < f]] = 1.0
-        values = self.X[:, kids]  # (n, f)
-        seen = values >= 0  # missing children are skipped
+        _, seen, row, column, dtype, bits = self._count_rows()
+        width = row.shape[1]
         # Per record and model, by number of values s: children observed, antecedents observed.
         sizes = np.unique(r)
         of_size = r[None, :] == sizes[:, None]
@@ -251,19 +278,6 @@ class Scorer:
         log_alpha = self.log_num[0]
         # Absent class: every count is 0, log(alpha) - log(r_i alpha) per child used.
         absent = kids_s @ (log_alpha - self.log_den[sizes, 0])
-        # ``cum``: the records sorted by group, class and arrival; row q + 1 holds, per feature
-        # and value, the records among the first q + 1 with that value plus 2^B times those
-        # missing the feature (B = 16 or 32 bits: both counts of a block, at most n, fit). The
-        # sums wrap around; differences of rows do not. The last column is always 0.
-        offset = np.concatenate(([0], np.cumsum(r)[:-1]))
-        width = int(r.sum()) + 1
-        small = n < 1 << 16
-        dtype, bits = (np.uint32, 16) if small else (np.uint64, 32)
-        row = np.zeros((n, width), dtype=dtype)
-        t, i = np.nonzero(seen)
-        row[t, offset[i] + values[t, i]] = 1
-        owner = np.repeat(np.arange(f), r)  # feature of each column
-        row[:, :-1] += (~seen[:, owner]).astype(dtype) << dtype(bits)
         key = c * K + y
         order = _stable_order(key)
         cum = np.zeros((M * n + 1, width), dtype=dtype)
@@ -273,9 +287,7 @@ class Scorer:
         first = np.flatnonzero(np.concatenate(([True], skey[1:] != skey[:-1])))
         start = np.zeros(M * n * K, dtype=np.int64)
         start[skey[first]] = first
-        # Column read per (model, record, feature): missing values and antecedents read the
-        # empty column.
-        column = np.where(seen, offset + values, width - 1)
+        # Column read per (model, record, feature): antecedents read the empty column too.
         column = np.where(parent[:, None, :] > 0, width - 1, column[None]).reshape(M * n, f)
         gaps = np.flatnonzero(self.has_missing[kids])
         full = np.flatnonzero(~self.has_missing[kids])
