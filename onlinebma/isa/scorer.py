@@ -110,9 +110,12 @@ class Scorer:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: coded records, log tables and the bitset index."""
+        """Bytes held: coded records, log tables, the bitset index and the per-record rows of
+        the scoring passes."""
+        rows = 0 if self._rows is None else sum(
+            a.nbytes for a in self._rows[1] if isinstance(a, np.ndarray))
         return int(self._X.nbytes + self._y.nbytes + self.log_num.nbytes + self.log_den.nbytes
-                   + self.index.nbytes)
+                   + self.index.nbytes + rows)
 
     def append(self, table: Table) -> bool:
         """Add ``table``'s records after the first ``n``, which must be this scorer's records
