@@ -293,8 +293,7 @@ class Scorer:
         # Column read per (model, record, feature): antecedents read the empty column too.
         column = np.where(parent[:, None, :] > 0, width - 1, column[None]).reshape(M * n, f)
         gaps = np.flatnonzero(self.has_missing[kids])
-        full = np.flatnonzero(~self.has_missing[kids])
-        n_full = of_size[:, full].sum(axis=1)
+        n_features = of_size.sum(axis=1)  # features of each size
         den = self.log_den.reshape(-1)
         stride = self.log_den.shape[1]
         low = dtype((1 << bits) - 1)
@@ -309,13 +308,15 @@ class Scorer:
             cols = column[e]
             both = cum[hi[a: a + step, None] + cols] - cum[lo[a: a + step, None] + cols]
             total = self.log_num[both & low].sum(axis=1)  # same class and child value
-            # Denominators: earlier records of the class with the child observed; for a child
-            # never missing, all ``count`` of them.
+            # Denominators: earlier records of the class with the child observed: all
+            # ``count`` of them, less those missing it.
             by_size = self.log_den[sizes][:, n_].T  # (pairs, sizes): log(count + s alpha)
-            total -= by_size @ n_full
-            if gaps.size:
-                observed = n_[:, None] - (both[:, gaps] >> dtype(bits)).astype(np.int64)
-                total -= den[r[gaps] * stride + observed].sum(axis=1)
+            total -= by_size @ n_features
+            if gaps.size:  # fewer observed where earlier records miss the child (rare)
+                pair, gap = np.nonzero(both[:, gaps] >> dtype(bits))
+                missed = (both[pair, gaps[gap]] >> dtype(bits)).astype(np.int64)
+                at = r[gaps[gap]] * stride + n_[pair]
+                total -= np.bincount(pair, den[at - missed] - den[at], minlength=len(total))
             # Every feature was read: a missing one or an antecedent (the empty column) gave
             # log(alpha) - log(count + r alpha), which is not a child term.
             total -= ((log_alpha - by_size) * (missing_s[e % n] + parents_s[e])).sum(axis=1)
