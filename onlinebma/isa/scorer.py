@@ -224,9 +224,9 @@ class Scorer:
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
     def _count_rows(self):
-        """Per record, over the informative features: codes, observed or not, the record's row
-        of the cumulative counts of :meth:`_children_terms` and the column it reads for each
-        feature; kept until records are added."""
+        """Per record, over the informative features: observed or not, the record's row of the
+        cumulative counts of :meth:`_children_terms` and the column it reads for each feature;
+        kept until records are added."""
         if self._rows is not None and self._rows[0] == self.n:
             return self._rows[1]
         n, kids = self.n, self.informative
@@ -244,8 +244,9 @@ class Scorer:
         row[t, offset[i] + values[t, i]] = 1
         owner = np.repeat(np.arange(kids.size), r)  # feature of each column
         row[:, :-1] += (~seen[:, owner]).astype(dtype) << dtype(bits)
-        column = np.where(seen, offset + values, width - 1)  # missing: the empty column
-        rows = (values, seen, row, column, dtype, bits)
+        # The column read for each feature (missing: the empty column).
+        column = np.where(seen, offset + values, width - 1).astype(np.int32)
+        rows = (seen, row, column, dtype, bits)
         self._rows = (n, rows)
         return rows
 
@@ -268,7 +269,7 @@ class Scorer:
         for m, A in enumerate(models):
             cols = position[list(A)]
             parent[m, cols[cols < f]] = 1.0
-        _, seen, row, column, dtype, bits = self._count_rows()
+        seen, row, column, dtype, bits = self._count_rows()
         width = row.shape[1]
         # Per record and model, by number of values s: children observed, antecedents observed.
         sizes = np.unique(r)
