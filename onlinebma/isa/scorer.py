@@ -96,7 +96,6 @@ class Scorer:
         self._y = np.empty(0, dtype=np.int64)
         self.log_num = self.log_den = np.empty((0, 0))
         self.index = BitsetIndex(self.r, self.K)
-        self._rows = None  # (records, per-record tables of the scoring passes)
         self._add(table.codes, table.y)
 
     @property
@@ -110,12 +109,9 @@ class Scorer:
 
     @property
     def nbytes(self) -> int:
-        """Bytes held: coded records, log tables, the bitset index and the per-record rows of
-        the scoring passes."""
-        rows = 0 if self._rows is None else sum(
-            a.nbytes for a in self._rows[1] if isinstance(a, np.ndarray))
+        """Bytes held: coded records, log tables and the bitset index."""
         return int(self._X.nbytes + self._y.nbytes + self.log_num.nbytes + self.log_den.nbytes
-                   + self.index.nbytes + rows)
+                   + self.index.nbytes)
 
     def append(self, table: Table) -> bool:
         """Add ``table``'s records after the first ``n``, which must be this scorer's records
@@ -225,10 +221,9 @@ class Scorer:
 
     def _count_rows(self):
         """Per record, over the informative features: observed or not, the record's row of the
-        cumulative counts of :meth:`_children_terms` and the column it reads for each feature;
-        kept until records are added."""
-        if self._rows is not None and self._rows[0] == self.n:
-            return self._rows[1]
+        cumulative counts of :meth:`_children_terms` and the column it reads for each feature.
+        (Rebuilt per scoring pass, O(n p): kept, they would hold several times the index's
+        memory on a stream, where every pass follows new records.)"""
         n, kids = self.n, self.informative
         r = self.r[kids]
         values = self.X[:, kids]  # (n, f)
@@ -246,9 +241,7 @@ class Scorer:
         row[:, :-1] += (~seen[:, owner]).astype(dtype) << dtype(bits)
         # The column read for each feature (missing: the empty column).
         column = np.where(seen, offset + values, width - 1).astype(np.int32)
-        rows = (seen, row, column, dtype, bits)
-        self._rows = (n, rows)
-        return rows
+        return seen, row, column, dtype, bits
 
     def _children_terms(self, models, c, y, present, count):
         """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
