@@ -39,6 +39,9 @@ NAME = "bench-isa"
 CHECKPOINTS = (1000, 2000, 5000, 10000, 20000)
 QUICK_CHECKPOINTS = (250, 500, 1000)
 WINDOW = 250
+#: ``window`` of the memory check (a stream learned with a window keeps bounded memory).
+WINDOWED = 2000
+QUICK_WINDOWED = 250
 
 
 def single_threaded_blas():
@@ -185,7 +188,8 @@ def stream_curve(checkpoints=CHECKPOINTS, window: int = WINDOW, progress=None):
 
     Returns ``(seconds per record, rows)``: each row is a checkpoint (stored records), the mean,
     median and maximum ms per record over the ``window`` records before it, ISA's memory (coded
-    records, index and cached scores, :attr:`ISA.nbytes_`) and the accuracy so far.
+    records, index, scoring tables and cached scores, :attr:`ISA.nbytes_`), the bitset index's
+    share of it and the accuracy so far.
     """
     import time
 
@@ -212,10 +216,36 @@ def stream_curve(checkpoints=CHECKPOINTS, window: int = WINDOW, progress=None):
                     "median ms": float(np.median(last)),
                     "max ms": float(last.max()),
                     "ISA memory MB": model.nbytes_ / 2**20,
+                    "index KB": model._scorer.index.nbytes / 2**10,
                     "accuracy so far %": 100 * correct / (i + 1),
                 })
                 todo.pop(0)
     return np.array(seconds), rows
+
+
+def window_memory(window: int, checkpoints=CHECKPOINTS):
+    """Memory of ``ISA(window=window)`` on :func:`nominal_stream`: at each checkpoint (records
+    learned) one prediction builds the index and scores; returns rows of the records learned,
+    the records stored, ISA's memory and the index's. (Only the checkpoints predict: with a
+    window every new record evicts one, which drops the cached scores, so a prediction per
+    record would rescore every model.)"""
+    from onlinebma.isa import ISA
+
+    model = ISA(window=window)
+    rows, todo = [], list(checkpoints)
+    with single_threaded_blas():
+        for i, (x, y) in enumerate(nominal_stream(max(checkpoints))):
+            model.learn_one(x, y)
+            if i + 1 == todo[0]:
+                model.predict_proba_one(x)
+                rows.append({
+                    "records learned": i + 1,
+                    "records stored": model._scorer.n,
+                    "ISA memory MB": model.nbytes_ / 2**20,
+                    "index KB": model._scorer.index.nbytes / 2**10,
+                })
+                todo.pop(0)
+    return rows
 
 
 def stream_timing(quick: bool = False):
@@ -316,7 +346,7 @@ def _folds(plan, tmp, progress, _report):
     return rows
 
 
-def _reading(table, curve) -> str:
+def _reading(table, curve, windowed) -> str:
     lines = []
     for _, r in table.iterrows():
         lines.append(
@@ -335,7 +365,16 @@ def _reading(table, curve) -> str:
         lines.append(
             f"- Growth from 5,000 to 20,000 stored records: {growth:.2f}x for 4x the records "
             f"(target: at most linear: {'met' if growth <= 4 else 'NOT met'}).")
-    lines.append(f"- ISA's memory at {max(by_n):,} records: {last['ISA memory MB']:.1f} MB.")
+    lines.append(f"- ISA's memory at {max(by_n):,} records: {last['ISA memory MB']:.1f} MB "
+                 f"(bitset index {last['index KB']:.1f} KB).")
+    full = [r for r in windowed if r["records stored"] < r["records learned"]]  # window full
+    if full:
+        grows = max(r["index KB"] for r in full) > full[0]["index KB"]
+        lines.append(
+            f"- With window={full[0]['records stored']:,}: index {full[0]['index KB']:.1f} KB "
+            f"once the window is full, {full[-1]['index KB']:.1f} KB after "
+            f"{full[-1]['records learned']:,} records; ISA's memory {full[-1]['ISA memory MB']:.2f}"
+            f" MB ({'NOT bounded' if grows else 'bounded'}).")
     return "\n".join(lines)
 
 
@@ -354,19 +393,23 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
         )
     plan = {"house-votes-84": 2} if quick else {"house-votes-84": 10, "soybean": 2}
     started = time.perf_counter()
+    load_start = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="bench-isa-") as folder:  # Weka's folds
         table = pd.DataFrame(_folds(plan, pathlib.Path(folder), progress, _report))
     checkpoints = QUICK_CHECKPOINTS if quick else CHECKPOINTS
     window = 100 if quick else WINDOW
     seconds, curve = stream_curve(checkpoints, window, progress)
     figure = _figure(seconds, curve, out, window)
+    windowed = window_memory(QUICK_WINDOWED if quick else WINDOWED, checkpoints)
     streams = stream_timing(quick)
     elapsed = time.perf_counter() - started
+    load = "; ".join(", ".join(f"{a:.1f}" for a in avg) for avg in (load_start, os.getloadavg()))
     folds = ", ".join(f"{k}: {v} folds" for k, v in plan.items())
     text = f"""# ISA vs Weka LBR: time per classified instance and per fold; ISA on a long stream
 
 Command: `python -m experiments {NAME}{" --quick" if quick else ""}` ({elapsed / 60:.1f} min, one
 run, on a 2-core machine shared with other developers' jobs: compare ratios, not absolute times).
+Load average (1, 5 and 15 min) at the start of the run; at its end: {load}.
 
 ## Folds, side by side with LBR
 
@@ -393,6 +436,11 @@ records before a checkpoint.
 
 {_report.markdown_table(pd.DataFrame(curve), floatfmt=".2f")}
 
+Memory with a window: `ISA(window={windowed[0]["records stored"]})` learning the same stream, one
+prediction at each checkpoint (it builds the index and scores the models).
+
+{_report.markdown_table(pd.DataFrame(windowed), floatfmt=".3f")}
+
 ![ms per record against stored records]({os.path.relpath(figure, pathlib.Path(out) / "results")})
 
 ## Short streams of bundled data
@@ -402,6 +450,7 @@ each dataset in file order, ISA with the paper's settings, one BLAS thread.
 
 {_report.markdown_table(streams, floatfmt=".1f")}
 """
-    _report.write_results(NAME, out, text, reading=_reading(table, curve))
-    return {"tables": {"timing": table, "stream": pd.DataFrame(curve), "streams": streams},
+    _report.write_results(NAME, out, text, reading=_reading(table, curve, windowed))
+    return {"tables": {"timing": table, "stream": pd.DataFrame(curve), "streams": streams,
+                       "windowed": pd.DataFrame(windowed)},
             "seconds": elapsed}

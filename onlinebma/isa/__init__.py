@@ -42,8 +42,9 @@ Where the paper is silent (see also ``docs/isa.md``):
 
 Speed (see also :mod:`.search`, :mod:`.cache`, :mod:`.index`):
 
-- A model's score over all stored records is computed at once (grouped cumulative counts of
-  the class per parent configuration, child value and class; several models per pass). With
+- A model's score over all stored records is computed at once (cumulative counts per parent
+  configuration and class; only the classes a record's configuration already holds are
+  counted, one value standing for all absent classes; several models per pass). With
   ``antecedent="full"`` the score of ``M(A)`` depends on which features are in ``A`` only, so
   scores — and the whole of phase 1, which depends on nothing else but the set of observed
   features — are cached across test instances.

@@ -3,7 +3,10 @@
 The records are the adapter's canonical table (:mod:`onlinebma.table`): values and classes
 compacted to those present in the stored records, so ``r_i`` and the number of classes of
 eq. 10 are those present, as the paper's method wants. A model's score over all records is
-computed at once (:meth:`Scorer.log_score`, grouped cumulative counts); the terms of single
+computed at once (:meth:`Scorer.log_score`, grouped cumulative counts). Only the classes a
+record's configuration already holds are counted for it: a class absent so far has all counts
+of eq. 10 zero, so one value stands for all absent classes (on soybean, 19 classes, a record's
+configuration holds 2.3 on average over the models the search scores). The terms of single
 records, for scores extended as records arrive, and the predictions of models come from the
 bitset index.
 """
@@ -17,7 +20,8 @@ from .index import BitsetIndex
 
 __all__ = ["Scorer"]
 
-#: Elements (models x records x children) scored together by :meth:`Scorer.log_scores`.
+#: Cells of the cumulative counts (models x records x feature values) of one scoring pass of
+#: :meth:`Scorer.log_scores`.
 _SCORE_CELLS = 1 << 21
 
 
@@ -167,7 +171,8 @@ class Scorer:
     def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         """:meth:`log_score` of several models, computed together (``xts[m]``: the row model
         ``m``'s indicator coding is taken against; unused with the full coding)."""
-        per_pass = max(1, _SCORE_CELLS // max(self.n * max(self.informative.size, 1), 1))
+        width = int(self.r[self.informative].sum()) + 1  # columns of the counts
+        per_pass = max(1, _SCORE_CELLS // max(self.n * width, 1))
         return np.concatenate([
             self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass])
             for lo in range(0, len(models), per_pass)
@@ -175,6 +180,8 @@ class Scorer:
 
     def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         n, K, M = self.n, self.K, len(models)
+        if n == 0:
+            return np.zeros(M)
         # Configuration of record t under model m: group m * n + c (configurations < n).
         c = np.concatenate([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
         c += np.repeat(np.arange(M, dtype=np.int64) * n, n)
@@ -183,9 +190,20 @@ class Scorer:
         order = _stable_order(c)
         prior = np.empty((K, M * n), dtype=np.int32)
         prior[:, order] = _grouped_prefix(c[order], y[order], K)
-        logq = self.log_num[prior] - self.log_den[K][prior.sum(axis=0)]
+        n_c = prior.sum(axis=0)
+        # A class absent from the configuration's earlier records has no earlier records in
+        # any count of eq. 10: one value, ``absent``, for all such classes.
+        absent = self.log_num[0] - self.log_den[K][n_c]
+        logq = np.empty((K, M * n))
+        logq[:] = absent
+        # (element, class) pairs with earlier records of that class, element by element
+        elem, k = np.nonzero(prior.T)
+        count = prior[k, elem]
+        logq[k, elem] = self.log_num[count] - self.log_den[K][n_c[elem]]
         if self.informative.size:
-            logq += self._children_terms(models, c, prior, y)
+            absent_kids, present_kids = self._children_terms(models, c, y, (elem, k), count)
+            logq += absent_kids
+            logq[k, elem] += present_kids - absent_kids[elem]
         own = logq[y, np.arange(M * n)]
         top = logq.max(axis=0)
         terms = own - (top + np.log(np.exp(logq - top).sum(axis=0)))
@@ -201,51 +219,103 @@ class Scorer:
         top = logq.max(axis=1)
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
-    def _children_terms(self, models, c, prior, y) -> np.ndarray:
-        """Sum over the children of log P(x_i | z, parents), ``(K, M n)`` for the records of
-        ``M`` models at once (``c``, ``prior``, ``y``: per model and record) (eq. 10)."""
-        n, K, M = self.n, self.K, len(models)
+    def _count_rows(self):
+        """Per record, over the informative features: observed or not, the record's row of the
+        cumulative counts of :meth:`_children_terms` and the column it reads for each feature.
+        (Rebuilt per scoring pass, O(n p): kept, they would hold several times the index's
+        memory on a stream, where every pass follows new records.)"""
+        n, kids = self.n, self.informative
+        r = self.r[kids]
+        values = self.X[:, kids]  # (n, f)
+        seen = values >= 0
+        # A row per record: 1 in the column of each (feature, value) it has, 2^B in every
+        # column of each feature it misses (B = 16 or 32 bits: a block's two counts, at most
+        # n each, fit side by side). The last column is always 0 (the empty column).
+        offset = np.concatenate(([0], np.cumsum(r)[:-1]))
+        width = int(r.sum()) + 1
+        dtype, bits = (np.uint32, 16) if n < 1 << 16 else (np.uint64, 32)
+        row = np.zeros((n, width), dtype=dtype)
+        t, i = np.nonzero(seen)
+        row[t, offset[i] + values[t, i]] = 1
+        owner = np.repeat(np.arange(kids.size), r)  # feature of each column
+        row[:, :-1] += (~seen[:, owner]).astype(dtype) << dtype(bits)
+        # The column read for each feature (missing: the empty column).
+        column = np.where(seen, offset + values, width - 1).astype(np.int32)
+        return seen, row, column, dtype, bits
+
+    def _children_terms(self, models, c, y, present, count):
+        """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
+        models at once (``c``, ``y``: group and class per model and record).
+
+        Returns the sum for a class absent from the record's configuration so far, per element
+        ``(M n,)``, and the sum for each of the ``present`` (element, class) pairs (``count``
+        earlier records of that class in the configuration). Only the classes present are
+        counted: most configurations hold few classes.
+        """
+        n, M, K = self.n, len(models), self.K
         kids = self.informative
         f = kids.size
-        # Element (model, child, record) for each observed child that is not an antecedent.
-        child_of = np.ones((M, f), dtype=bool)
+        r = self.r[kids]
+        parent = np.zeros((M, f))  # antecedents of each model, as columns of ``kids``
         position = np.full(self.p, f, dtype=np.int64)
         position[kids] = np.arange(f)
         for m, A in enumerate(models):
-            child_of[m, position[list(A)][position[list(A)] < f]] = False
-        values = self.X[:, kids].T  # (f, n)
-        keep = child_of[:, :, None] & (values >= 0)[None, :, :]  # missing children skipped
-        elem = np.flatnonzero(keep)
-        model, rest = np.divmod(elem, f * n)
-        child, record = np.divmod(rest, n)
-        row = model * n + record  # position in the (K, M n) output
-        value = values[child, record]
-        group = c[row] * f + child  # configuration and child
-        key = group * (int(self.r.max(initial=0)) + 1) + value
+            cols = position[list(A)]
+            parent[m, cols[cols < f]] = 1.0
+        seen, row, column, dtype, bits = self._count_rows()
+        width = row.shape[1]
+        # Per record and model, by number of values s: children observed, antecedents observed.
+        sizes = np.unique(r)
+        of_size = r[None, :] == sizes[:, None]
+        observed_s = (seen[:, None, :] & of_size[None]).sum(axis=2)  # (n, sizes)
+        missing_s = of_size.sum(axis=1) - observed_s
+        parents_s = np.stack([(seen[:, of] * 1.0) @ parent[:, of].T for of in of_size], axis=-1)
+        parents_s = parents_s.transpose(1, 0, 2).reshape(M * n, sizes.size)
+        kids_s = np.tile(observed_s, (M, 1)) - parents_s  # (M n, sizes): children used
+        log_alpha = self.log_num[0]
+        # Absent class: every count is 0, log(alpha) - log(r_i alpha) per child used.
+        absent = kids_s @ (log_alpha - self.log_den[sizes, 0])
+        key = c * K + y
         order = _stable_order(key)
-        rec = row[order]
-        # Numerators: earlier records with the same configuration, child value and class.
-        terms = self.log_num[_grouped_prefix(key[order], y[rec], K)]
-        out = np.empty((K, M * n))
-        for k in range(K):
-            out[k] = np.bincount(rec, weights=terms[k], minlength=M * n)
-        # Denominators: earlier records with the configuration and class and x_i observed. For
-        # a child never missing that count is the class term's N_{c,k}, for every record.
-        r = self.r[kids]
-        complete = ~self.has_missing[kids]
-        for size in np.unique(r[complete]):
-            counted = (child_of[:, complete & (r == size)]).sum(axis=1)  # per model
-            out -= np.repeat(counted, n)[None, :] * self.log_den[size][prior]
-        if not complete.all():
-            pick = np.flatnonzero(~complete[child])
-            grp = group[pick]
-            order = _stable_order(grp)
-            rec = row[pick][order]
-            totals = _grouped_prefix(grp[order], y[rec], K)
-            terms = self.log_den[r[child[pick][order]][None, :], totals]
-            for k in range(K):
-                out[k] -= np.bincount(rec, weights=terms[k], minlength=M * n)
-        return out
+        cum = np.zeros((M * n + 1, width), dtype=dtype)
+        np.cumsum(row[order % n], axis=0, out=cum[1:])
+        cum = cum.reshape(-1)
+        skey = key[order]
+        first = np.flatnonzero(np.concatenate(([True], skey[1:] != skey[:-1])))
+        start = np.zeros(M * n * K, dtype=np.int64)
+        start[skey[first]] = first
+        # Column read per (model, record, feature): antecedents read the empty column too.
+        column = np.where(parent[:, None, :] > 0, width - 1, column[None]).reshape(M * n, f)
+        gaps = np.flatnonzero(self.has_missing[kids])
+        n_features = of_size.sum(axis=1)  # features of each size
+        den = self.log_den.reshape(-1)
+        stride = self.log_den.shape[1]
+        low = dtype((1 << bits) - 1)
+        # Per present pair: counts among the first ``count`` records of its (group, class).
+        elem, k = present
+        lo = start[c[elem] * K + k] * width
+        hi = lo + count * width
+        out = np.empty(k.size)
+        step = max(1, _SCORE_CELLS // (2 * f))
+        for a in range(0, k.size, step):
+            e, n_ = elem[a: a + step], count[a: a + step]
+            cols = column[e]
+            both = cum[hi[a: a + step, None] + cols] - cum[lo[a: a + step, None] + cols]
+            total = self.log_num[both & low].sum(axis=1)  # same class and child value
+            # Denominators: earlier records of the class with the child observed: all
+            # ``count`` of them, less those missing it.
+            by_size = self.log_den[sizes][:, n_].T  # (pairs, sizes): log(count + s alpha)
+            total -= by_size @ n_features
+            if gaps.size:  # fewer observed where earlier records miss the child (rare)
+                pair, gap = np.nonzero(both[:, gaps] >> dtype(bits))
+                missed = (both[pair, gaps[gap]] >> dtype(bits)).astype(np.int64)
+                at = r[gaps[gap]] * stride + n_[pair]
+                total -= np.bincount(pair, den[at - missed] - den[at], minlength=len(total))
+            # Every feature was read: a missing one or an antecedent (the empty column) gave
+            # log(alpha) - log(count + r alpha), which is not a child term.
+            total -= ((log_alpha - by_size) * (missing_s[e % n] + parents_s[e])).sum(axis=1)
+            out[a: a + step] = total
+        return absent, out
 
     # ------------------------------------------------------ predictions
 
