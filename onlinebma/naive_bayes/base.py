@@ -18,7 +18,9 @@ a learner supplies the weights, the Dirichlet pseudo-counts and the numeric dens
 
 Conventions shared by the three learners:
 
-- Missing values (absent key, ``None``, NaN) are skipped in learning and prediction.
+- Missing values (absent key, ``None``, NaN) are skipped in learning and prediction; with
+  ``absent="zero"`` numeric features are counts and an absent one is a zero count
+  (:mod:`onlinebma.naive_bayes.counts`).
 - The class prior is ``(N_y + alpha) / (N + alpha |classes|)``.
 - Domains are the values seen so far. A nominal value never seen in training (for that
   feature) is skipped at prediction time, like a missing value: the model has no parameter

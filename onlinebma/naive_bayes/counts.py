@@ -13,9 +13,11 @@ vocabulary's size. The per-class totals ``N_y`` (tokens of class ``y``) carry th
 The tokens are one categorical variable of the naive network, "the word of a token", kept in
 one :class:`~onlinebma.stats.tables.NominalTable` (value = word, weight = count) under the
 reserved feature name :data:`COUNTS`. Its arc C → words is averaged like any other feature's:
-ModelAveragedNB and BMANB average over all 2^(1 + nominal features) structures. Per-word arcs
-(2^V structures) would each need their absent words' terms, which change with every learned
-record for every word of the vocabulary: no O(present words) algorithm keeps them exact.
+ModelAveragedNB and BMANB average over all 2^(1 + nominal features) structures. With per-word
+arcs (2^V structures) every word of the vocabulary, present or not, would have its own mixed
+term for a zero count, whose weights and predictives change with every learned record; we know
+of no per-class total that carries their sum, so exact per-word averaging would cost
+O(vocabulary) per record.
 
 - Plug-in (NaiveBayes, BMANB): ``θ_wy = (N_wy + α) / (N_y + α V)`` (:func:`plugin_bag`).
 - Bayesian (ModelAveragedNB): the Dirichlet-multinomial predictive of the whole bag
