@@ -23,7 +23,6 @@ largest size of both parts).
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import pickle
@@ -33,6 +32,7 @@ import time
 import numpy as np
 
 from ._report import markdown_table, pyplot, save_figure, write_results
+from .order_alarm import _alarm_network
 
 NAME = "scale-out-batch"
 ARGUMENTS = {
@@ -67,17 +67,6 @@ def fan_partition(index: int, rows: int):
         frame[f"x{j}"] = numeric[:, j]
     frame["label"] = np.array(["c0", "c1", "c2"])[y]
     return frame
-
-
-@functools.lru_cache(maxsize=1)
-def _alarm_network():
-    import warnings
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from onlinebma.datasets import load_network
-
-        return load_network("alarm")
 
 
 def alarm_partition(index: int, rows: int):
