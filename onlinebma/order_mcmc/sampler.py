@@ -226,20 +226,21 @@ class OrderMCMC(OrderAveragingClassifier):
         continue chain 1.
 
     Streams
-        With ``window=None`` the family scores of every candidate set are kept up to date
-        (:mod:`~onlinebma.order_mcmc.incremental`, exact; the records since the last refit
-        are counted at the refit in one vectorised step, and the batch tables' score pruning
-        is reapplied on the current scores), and a refit does not restart the chain: it
-        continues from the current order for ``iterations_per_record`` iterations per new
-        record. Every iteration is a Metropolis–Hastings step whose target is the posterior
-        over orders of the records learned so far, so on a stationary stream (where that
-        posterior settles) the chain's states follow it. The kept orders are the last
-        ``n_orders`` states sampled every ``10 * iterations_per_record`` iterations (until
-        there are any, the current state). Between refits, predictions use the state of the
-        last refit, and a class seen since then gets the adapter's share for classes absent
-        from the fitted data, ``(m_k + 1) / (n + K)``.
-        ``fit`` (pandas) and :meth:`run_full_chain` run the full chain (``burn_in``,
-        ``n_iter``) from the current order instead.
+    -------
+    With ``window=None`` the family scores of every candidate set are kept up to date
+    (:mod:`~onlinebma.order_mcmc.incremental`, exact; the records since the last refit
+    are counted at the refit in one vectorised step, and the batch tables' score pruning
+    is reapplied on the current scores), and a refit does not restart the chain: it
+    continues from the current order for ``iterations_per_record`` iterations per new
+    record. Every iteration is a Metropolis–Hastings step whose target is the posterior
+    over orders of the records learned so far, so on a stationary stream (where that
+    posterior settles) the chain's states follow it. The kept orders are the last
+    ``n_orders`` states sampled every ``10 * iterations_per_record`` iterations (until
+    there are any, the current state). Between refits, predictions use the state of the
+    last refit, and a class seen since then gets the adapter's share for classes absent
+    from the fitted data, ``(m_k + 1) / (n + K)``.
+    ``fit`` (pandas) and :meth:`run_full_chain` run the full chain (``burn_in``,
+    ``n_iter``) from the current order instead.
 
     Attributes
     ----------
