@@ -90,7 +90,7 @@ from .records import (
 )
 from .store import RecordStore
 from .table import Table, canonical_order
-from .validation import check_int
+from .validation import check_int, check_mergeable_with
 
 __all__ = ["BufferRefitClassifier", "Table"]
 
@@ -287,13 +287,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         Raises ``TypeError`` for another class or a feature nominal in one learner and numeric
         in the other, ``ValueError`` for other hyperparameters.
         """
-        if type(other) is not type(self):
-            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
-        if other._get_params() != self._get_params():
-            raise ValueError(
-                f"cannot merge learners with different hyperparameters: "
-                f"{self._get_params()} vs {other._get_params()}"
-            )
+        check_mergeable_with(self, other)
         for f, k in other._kinds.kind.items():
             mine = self._kinds.kind.get(f)
             if mine is not None and mine != k:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["check_bool", "check_choice", "check_int", "check_real"]
+__all__ = ["check_bool", "check_choice", "check_int", "check_mergeable_with", "check_real"]
 
 
 def check_int(name: str, value, low: int) -> None:
@@ -46,3 +46,14 @@ def check_bool(name: str, value) -> None:
 def check_choice(name: str, value, choices: tuple) -> None:
     if value not in choices:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+
+
+def check_mergeable_with(learner, other) -> None:
+    """``other`` can be merged into ``learner``: the same class, the same hyperparameters."""
+    if type(other) is not type(learner):
+        raise TypeError(f"cannot merge {type(learner).__name__} with {type(other).__name__}")
+    if other._get_params() != learner._get_params():
+        raise ValueError(
+            f"cannot merge learners with different hyperparameters: "
+            f"{learner._get_params()} vs {other._get_params()}"
+        )

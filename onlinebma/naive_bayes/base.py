@@ -40,7 +40,7 @@ from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_choice, check_real
+from ..validation import check_choice, check_mergeable_with, check_real
 from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .decay import Forgetting, check_decay
 from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
@@ -249,13 +249,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         unrelated clocks, and the posterior over structures is a recursion over one ordered
         stream, not a function of summed statistics.
         """
-        if type(other) is not type(self):
-            raise TypeError(f"cannot merge {type(self).__name__} with {type(other).__name__}")
-        if other._get_params() != self._get_params():
-            raise ValueError(
-                f"cannot merge learners with different hyperparameters: "
-                f"{self._get_params()} vs {other._get_params()}"
-            )
+        check_mergeable_with(self, other)
         if self._auto or self._forgets:
             raise ValueError(
                 "cannot merge learners that forget (decay or structure_decay other than 1.0): "
