@@ -408,7 +408,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     text = f"""# ISA vs Weka LBR: time per classified instance and per fold; ISA on a long stream
 
 Command: `python -m experiments {NAME}{" --quick" if quick else ""}` ({elapsed / 60:.1f} min, one
-run, on a 2-core machine shared with other developers' jobs: compare ratios, not absolute times).
+run; compare ratios, not absolute times: the machine may be shared, see the load average).
 Load average (1, 5 and 15 min) at the start of the run; at its end: {load}.
 
 ## Folds, side by side with LBR

@@ -325,8 +325,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
 Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()};
 {"quick run" if quick else "full run"}; partitions of {part_rows:,} rows; fastest of {repeat}
 run(s). Load average (1 min) at the start and end of the run: {load[0]:.1f} and
-{load[1]:.1f}; the machine is shared with other developers' jobs, which makes absolute rates
-noisy; the ratios come from this one run.
+{load[1]:.1f} (above the number of cores, other jobs shared them and absolute rates are
+noisy); the ratios come from this one run.
 
 ## Wall time and memory
 

@@ -335,10 +335,10 @@ def run(quick: bool = False, out=None, workers=None, records=None) -> dict:
 
 Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()};
 {"quick run" if quick else "full run"}; FAN partitions of {fan_part:,} rows, ALARM partitions of
-{alarm_part:,} rows; every time is the best of {REPEATS} (FAN) or one run (tables). The machine
-is shared with other developers' jobs (4 helpers at once): load average (1 min) at the start
-and end of the run {load[0]:.1f} and {load[1]:.1f}, on {os.cpu_count()} cores, so absolute
-times are noisy and the ratios come from this one run.
+{alarm_part:,} rows; every time is the best of {REPEATS} (FAN) or one run (tables). Load
+average (1 min) at the start and end of the run {load[0]:.1f} and {load[1]:.1f}, on
+{os.cpu_count()} cores (above the number of cores, other jobs shared them and absolute times
+are noisy); the ratios come from this one run.
 
 ## FAN: seconds per EM iteration
 
