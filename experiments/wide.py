@@ -267,7 +267,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
 
 {__doc__.split(chr(10), 1)[1].strip()}
 
-Run: {"quick" if quick else "full"}. Load average 1/5/15 min: {load} at the start, {load2} at
+Run: {"quick" if quick else "full"}; load average 1/5/15 min: {load} at the start, {load2} at
 the end (above the number of cores, other jobs shared them and absolute records/s and seconds
 are noisy); the ratios come from interleaved runs in one process.
 
