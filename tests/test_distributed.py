@@ -70,21 +70,25 @@ def _assert_same(a, b, X):
             assert fa[f] == pytest.approx(fb[f], abs=1e-9)
 
 
-@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
-@pytest.mark.parametrize("npartitions", [1, 3, 7])
-@pytest.mark.parametrize("split_every", [2, 8])
-def test_fit_equals_learn_many_on_the_whole_frame(crx, learner, npartitions, split_every):
-    X, y = crx
+def _fit_and_predict_equal_one_machine(learner, X, y, npartitions, split_every, test_parts):
+    """distributed.fit and predict_proba on the active scheduler equal learn_many on X, y."""
     one = learner()
     one.learn_many(X, y)
-    with dask.config.set(scheduler="synchronous"):
-        model = distributed.fit(learner(), _frame(X, y, npartitions), target="label",
-                                split_every=split_every)
-        proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=3)).compute()
+    model = distributed.fit(learner(), _frame(X, y, npartitions), target="label",
+                            split_every=split_every)
+    proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=test_parts)).compute()
     _assert_same(model, one, X)
     expected = one.predict_proba_many(X)
     assert list(proba.columns) == list(expected.columns)
     np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=lambda c: c.__name__)
+@pytest.mark.parametrize("npartitions", [1, 3, 7])
+@pytest.mark.parametrize("split_every", [2, 8])
+def test_fit_equals_learn_many_on_the_whole_frame(crx, learner, npartitions, split_every):
+    with dask.config.set(scheduler="synchronous"):
+        _fit_and_predict_equal_one_machine(learner, *crx, npartitions, split_every, 3)
 
 
 def test_fit_continues_from_what_the_model_learned(crx):
@@ -104,16 +108,7 @@ def test_fit_continues_from_what_the_model_learned(crx):
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
 @pytest.mark.parametrize("split_every", [2, 8])
 def test_on_a_local_cluster(crx, client, learner, npartitions, split_every):
-    X, y = crx
-    one = learner()
-    one.learn_many(X, y)
-    model = distributed.fit(learner(), _frame(X, y, npartitions), target="label",
-                            split_every=split_every)
-    proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=2)).compute()
-    _assert_same(model, one, X)
-    expected = one.predict_proba_many(X)
-    assert list(proba.columns) == list(expected.columns)
-    np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-9)
+    _fit_and_predict_equal_one_machine(learner, *crx, npartitions, split_every, 2)
 
 
 def _batch_fit_equals_one_machine(name, X, y, npartitions, split_every):
