@@ -85,6 +85,43 @@ def test_stream_batch_shuffled_and_merged_agree(learner):
             assert a.keys() == b.keys() and all(abs(a[f] - b[f]) < 1e-9 for f in a)
 
 
+@pytest.mark.parametrize("learner", LEARNERS + [ModelAveragedNB(decay=0.95)], ids=repr)
+def test_predict_then_learn_equals_learning_alone(learner):
+    """Issue 17: learning the dict just predicted reuses the prediction's reading of it
+    (and ModelAveragedNB its densities), bit for bit; a dict changed after its prediction, a
+    different dict, or learning in between are read afresh."""
+    rows = stream(300, seed=7)
+    alone, progressive = learner.clone(), learner.clone()
+    for i, (x, y) in enumerate(rows):
+        alone.learn_one(dict(x), y)
+        progressive.predict_proba_one(x)
+        if i % 7 == 3 and "size" in x:
+            x["size"] += 1.0  # changed after its prediction: learned as it is now
+        if i % 11 == 5:
+            progressive.predict_proba_one(rows[i - 1][0])  # another dict predicted last
+        progressive.learn_one(x, y)
+    assert learned(alone) != learned(progressive)  # alone learned the old values
+    replay = learner.clone()  # the records as they are now
+    for x, y in rows:
+        replay.learn_one(dict(x), y)
+    assert learned(replay) == learned(progressive)
+    assert_same(predictions(replay), predictions(progressive), tol=1e-12)
+    # nothing learned since the prediction: a learn_many in between is seen
+    a, b = learner.clone(), learner.clone()
+    x0, y0 = rows[0]
+    b.predict_proba_one(x0)
+    for m in (a, b):
+        m.learn_many(*frame(rows[1:50]))
+        m.learn_one(x0, y0)
+    assert learned(a) == learned(b)
+
+
+def learned(model):
+    """What a learner learned, as bytes: its statistics and ModelAveragedNB's marginal
+    likelihoods (not BMANB's class sums, which predictions bring up to date lazily)."""
+    return pickle.dumps((model._tables, model._class_counts, getattr(model, "_log_ml", None)))
+
+
 @pytest.mark.parametrize("learner", LEARNERS[1:3], ids=repr)
 def test_incremental_marginal_likelihoods_equal_recomputation(learner):
     model = learner.clone()

@@ -84,6 +84,12 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         self._k = 0
         self._unit = 1
         self._scale = 1
+        # The last prediction's reading of its record (see _read_for_learning): derived state,
+        # not pickled.
+        self._predicted = None
+
+    def __getstate__(self):
+        return {**self.__dict__, "_predicted": None}
 
     @property
     def _multiclass(self):
@@ -137,6 +143,12 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         this loop with a fused one for their common case)."""
         self._count_pairs(pairs, NominalTable, self._learned_nominal, y, w)
 
+    def _learn_numerics(self, pairs, y, w, seen) -> None:
+        """Add the observed numeric ``(feature, value)`` pairs of a record of class ``y``,
+        calling :meth:`_learned_numeric` before each. ``seen`` is what :meth:`_add_numerics`
+        recorded when it predicted this very record just before (or ``None``)."""
+        self._count_pairs(pairs, NumericTable, self._learned_numeric, y, w)
+
     def _count_pairs(self, pairs, table_type, learned, y, w) -> None:
         """Count ``(feature, value)`` pairs in their tables (made as ``table_type`` when
         new), calling ``learned(f, table, value, y)`` before each."""
@@ -173,7 +185,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             self._rate_mixture().learn_one(x, y)
             return
         check_label(y)
-        numeric, nominal, new = self._kinds.split(x)
+        (numeric, nominal, new), seen = self._read_for_learning(x)
         if self._zero:
             check_name(new)
             numeric = check_bag(numeric)
@@ -186,7 +198,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)
         if not self._zero:
-            self._count_pairs(numeric, NumericTable, self._learned_numeric, y, w)
+            self._learn_numerics(numeric, y, w, seen)
         elif numeric:  # one observation of the multinomial over words
             t = tables.get(COUNTS)
             if t is None:
@@ -203,6 +215,16 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         self._t += 1
         if self._forgets:
             self._tick()
+
+    def _read_for_learning(self, x: dict):
+        """``(self._kinds.split(x), seen)``. Progressive validation predicts a record and
+        then learns it: when ``x`` is the same dict as the last prediction's, unchanged, and
+        nothing was learned in between, that prediction's reading of it is reused, with what
+        it computed per numeric feature (``seen``, see :meth:`_add_numerics`)."""
+        last, self._predicted = self._predicted, None
+        if last is not None and last[0] is x and last[2] == self._t and last[1] == x:
+            return last[3], last[4]
+        return self._kinds.split(x), None
 
     def learn_many(self, X, y) -> None:
         """Learn a pandas DataFrame (NaN/None = missing) and its labels.
@@ -261,6 +283,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             if mine is not None and mine != k:
                 raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
         out = copy.deepcopy(self)
+        out._predicted = None
         out._kinds.commit(other._kinds.kind)
         for f, t in other._tables.items():
             mine = out._tables.get(f)
@@ -344,6 +367,19 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         by_class = t.by_class
         return none, [density(t, by_class.get(y), x) for y in classes]
 
+    def _add_numerics(self, scores: list, pairs, classes, seen: list) -> list:
+        """``scores`` plus, per class, the numeric features' terms of ``pairs``; a learner
+        may append to ``seen`` what :meth:`_learn_numerics` will need of this record."""
+        tables = self._tables
+        for f, v in pairs:
+            t = tables.get(f)
+            if t is None:
+                continue
+            term = self._numeric_term(f, t, v, classes)
+            if term is not None:
+                scores = [s + d for s, d in zip(scores, term)]
+        return scores
+
     def _numeric_term(self, f, t: NumericTable, x: float, classes):
         densities = self._densities(f, t, x, classes)
         if densities is None:
@@ -364,7 +400,8 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return self._rate_mixture().joint_log_likelihood(x)
         if not self._class_counts:
             return {}
-        numeric, nominal, _ = self._kinds.split(x)
+        split = self._kinds.split(x)
+        numeric, nominal, _ = split
         jll = self._log_prior()
         classes = list(jll)
         scores = list(jll.values())
@@ -379,13 +416,10 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
                     scores = [s + d for s, d in zip(scores, self._bag_term(t, bag, classes))]
             numeric = ()
         scores = self._add_nominals(scores, nominal, classes)
-        for f, v in numeric:
-            t = tables.get(f)
-            if t is None:
-                continue
-            term = self._numeric_term(f, t, v, classes)
-            if term is not None:
-                scores = [s + d for s, d in zip(scores, term)]
+        seen: list = []
+        if numeric:
+            scores = self._add_numerics(scores, numeric, classes, seen)
+        self._predicted = (x, dict(x), self._t, split, (classes, seen) if seen else None)
         return dict(zip(classes, scores))
 
     def predict_proba_one(self, x: dict) -> dict:

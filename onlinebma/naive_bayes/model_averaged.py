@@ -6,9 +6,10 @@ import math
 
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
+from ..stats.numerics import LOG_PI
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
-from .base import BaseNB, _mix
+from .base import BaseNB
 from .counts import COUNTS, dirichlet_bag
 from .decay import check_decay
 
@@ -122,7 +123,7 @@ class ModelAveragedNB(BaseNB):
         # O(distinct counts), not O(values) (issue 13, item 9).
         self._histograms: dict | None = {} if prior == "BDeu" and not self._forgets else None
         # Without forgetting: per numeric feature, the Student-t predictive's constants
-        # [marginal, {class: ...}] (NormalGammaPrior.predictive_params), recomputed only for
+        # {_Marginal or class: ...} (NormalGammaPrior.predictive_params), recomputed only for
         # the moments a learned record changed, so a prediction needs no lgamma (issue 17).
         # Derived state: not pickled.
         self._t_cache: dict = {}
@@ -144,51 +145,117 @@ class ModelAveragedNB(BaseNB):
         return self._prior_log_odds + arc - no_arc  # eq. 8 and the structure prior
 
     def __getstate__(self):
-        state = self.__dict__.copy()
-        state["_t_cache"] = {}
-        return state
+        return {**super().__getstate__(), "_t_cache": {}}
 
-    def _t_params(self, m: GaussianMoments | None) -> tuple:
-        if m is None:
-            return self._prior_t
-        c = self._scale  # moments in records, not in the scaled unit
-        return self._ng.predictive_params(m.n * c, m.mean, m.m2 * c)
-
-    def _t_entry(self, f, t: NumericTable) -> tuple:
-        """``(marginal constants, {class: constants})`` of ``f``'s cache (no forgetting)."""
+    def _t_constants(self, f, t: NumericTable, key) -> tuple:
+        """The cached Student-t constants of ``f``'s marginal (``key`` is :class:`_Marginal`)
+        or of class ``key`` (no forgetting)."""
         e = self._t_cache.get(f)
         if e is None:
-            e = self._t_cache[f] = [None, {}]
-        marginal = e[0]
-        if marginal is None:
-            marginal = e[0] = self._t_params(t.marginal)
-        return marginal, e[1]
-
-    def _class_t(self, cached: dict, t: NumericTable, y) -> tuple:
-        p = cached.get(y)
+            e = self._t_cache[f] = {}
+        p = e.get(key)
         if p is None:
-            p = cached[y] = self._t_params(t.by_class.get(y))
+            m = t.marginal if key is _Marginal else t.by_class.get(key)
+            p = e[key] = self._prior_t if m is None else self._ng.predictive_params(
+                m.n, m.mean, m.m2)
         return p
 
-    def _densities(self, f, t: NumericTable, x: float, classes):
-        if self._forgets:  # the moments' unit changes every record: nothing to cache
-            return super()._densities(f, t, x, classes)
-        marginal, cached = self._t_entry(f, t)
-        arc = []
-        log1p = math.log1p
-        by_class, params = t.by_class, self._ng.predictive_params
-        for y in classes:  # _class_t and student_t_log_density, inlined
-            p = cached.get(y)
-            if p is None:
-                m = by_class.get(y)
-                p = cached[y] = self._prior_t if m is None else params(m.n, m.mean, m.m2)
-            z = x - p[0]
-            u = z * z / p[1]
-            arc.append(p[2] - p[3] * log1p(u) if u != math.inf else student_t_log_density(p, x))
-        return student_t_log_density(marginal, x), arc
+    def _add_numerics(self, scores: list, pairs, classes, seen: list) -> list:
+        """The numeric terms without forgetting in one loop (issue 17): the Student-t
+        constants cached per (feature, class) or recomputed inline (as
+        :meth:`NormalGammaPrior.predictive_params` does) when a record changed them, the arc
+        weights from the kept marginal likelihoods, the mixture added in place. Each feature's
+        ``[log p(x), log p(x | y) for y in classes]`` is kept in ``seen`` for
+        :meth:`_learn_numerics` (``None`` for a feature never learned)."""
+        if self._forgets:
+            return super()._add_numerics(scores, pairs, classes, seen)
+        tables, cache, log_mls = self._tables, self._t_cache, self._log_ml
+        params, prior_t, prior_odds = self._ng.predictive_params, self._prior_t, \
+            self._prior_log_odds
+        k0, k0mu0, mu0, b2, a0h, ratios = self._ng.constants()
+        cap = len(ratios)
+        exp, log, log1p, inf = math.exp, math.log, math.log1p, math.inf
+        scores = list(scores)
+        keys = (_Marginal, *classes)
+        n_classes = len(classes)
+        for f, x in pairs:
+            t = tables.get(f)
+            if t is None:
+                seen.append(None)
+                continue
+            e = cache.get(f)
+            if e is None:
+                e = cache[f] = {}
+            by_class = t.by_class
+            lps = []
+            for key in keys:
+                q = e.get(key)
+                if q is None:
+                    m = t.marginal if key is _Marginal else by_class.get(key)
+                    if m is None:
+                        q = prior_t
+                    elif type(m.n) is int and m.n < cap:  # predictive_params, inlined
+                        n, mean = m.n, m.mean
+                        kn = k0 + n
+                        d = mean - mu0
+                        nus2 = (b2 + m.m2 + k0 * n * d * d / kn) * (kn + 1.0) / kn
+                        q = ((k0mu0 + n * mean) / kn, nus2,
+                             ratios[n] - 0.5 * (LOG_PI + log(nus2)), a0h + 0.5 * n)
+                    else:
+                        q = params(m.n, m.mean, m.m2)
+                    e[key] = q
+                z = x - q[0]
+                u = z * z / q[1]
+                lps.append(q[2] - q[3] * log1p(u) if u != inf else student_t_log_density(q, x))
+            no_arc, arc_ml = log_mls[f]
+            d = prior_odds + arc_ml - no_arc  # eq. 8 and the structure prior
+            if d >= 0:  # log w(arc) and log w(no arc): log-sigmoids of d and -d
+                a = -log1p(exp(-d))
+                lw0, lw1 = a - d, a
+            else:
+                a = -log1p(exp(d))
+                lw0, lw1 = a, a + d
+            a = lw0 + lps[0]
+            for i in range(n_classes):
+                b = lw1 + lps[i + 1]
+                # log(e^a + e^b) (eq. 12-13); 40 nats apart the smaller adds < 4.3e-18
+                if a >= b:
+                    scores[i] += a if a - b > 40.0 else a + log1p(exp(b - a))
+                else:
+                    scores[i] += b if b - a > 40.0 else b + log1p(exp(a - b))
+            seen.append(lps)
+        return scores
 
-    def _numeric_term(self, f, t: NumericTable, x: float, classes):
-        return _mix(*self._densities(f, t, x, classes), *self._log_weights(f, t))
+    def _learn_numerics(self, pairs, y, w, seen) -> None:
+        """Without forgetting: each feature's two sequential predictive terms (eq. 8) are
+        the densities the prediction of this record computed, when there was one."""
+        if self._forgets:
+            super()._learn_numerics(pairs, y, w, seen)
+            return
+        densities = None
+        if seen is not None and y in self._class_counts:
+            classes, densities = seen
+            iy = classes.index(y) + 1
+        tables, cache, log_mls = self._tables, self._t_cache, self._log_ml
+        for k, (f, x) in enumerate(pairs):
+            t = tables.get(f)
+            if t is None:
+                t = tables[f] = NumericTable()
+            log_ml = log_mls.get(f)
+            if log_ml is None:
+                log_ml = self._current_log_ml(f)
+            known = densities[k] if densities is not None else None
+            if known is not None:
+                log_ml[0] += known[0]
+                log_ml[1] += known[iy]
+            else:
+                log_ml[0] += student_t_log_density(self._t_constants(f, t, _Marginal), x)
+                log_ml[1] += student_t_log_density(self._t_constants(f, t, y), x)
+            t.update(x, y, w)
+            e = cache.get(f)
+            if e is not None:  # this record changes the marginal and class y only
+                e.pop(_Marginal, None)
+                e.pop(y, None)
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
@@ -324,14 +391,7 @@ class ModelAveragedNB(BaseNB):
         log_ml[1] += arc
 
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
-        log_ml = self._current_log_ml(f)
-        if not self._forgets:
-            marginal, cached = self._t_entry(f, table)
-            log_ml[0] += student_t_log_density(marginal, x)
-            log_ml[1] += student_t_log_density(self._class_t(cached, table, y), x)
-            self._t_cache[f][0] = None  # this record changes the marginal and class y only
-            del cached[y]
-            return
+        log_ml = self._current_log_ml(f)  # forgetting (_learn_numerics does the rest)
         c = self._scale  # moments in records, not in the scaled unit
         m = table.marginal
         log_ml[0] += self._ng.log_predictive(x, m.n * c, m.mean, m.m2 * c)
@@ -377,6 +437,11 @@ class ModelAveragedNB(BaseNB):
         yield {"prior": "BDeu", "ess": 2.0, "inclusion_prior": 0.3}
         yield {"decay": 0.9, "structure_decay": 0.8}
         yield {"decay": "auto"}
+
+
+class _Marginal:
+    """The key of a feature's marginal in its cache of Student-t constants (a class: no label
+    is it, and copies keep it)."""
 
 
 def _count_grows(histogram: dict, k: int) -> None:

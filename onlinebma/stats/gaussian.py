@@ -29,12 +29,11 @@ predictive scale never collapses, however degenerate the data: the prior is the 
 from __future__ import annotations
 
 import math
-from array import array
 from dataclasses import dataclass
 
 import numpy as np
 
-from .numerics import LOG_2PI
+from .numerics import LOG_2PI, LOG_PI
 
 __all__ = ["GaussianMoments", "MAX_ABS_VALUE", "NormalGammaPrior", "check_magnitude",
            "student_t_log_density"]
@@ -52,8 +51,6 @@ def check_magnitude(f, x: float) -> None:
             f"feature {f!r} has the value {x!r}, beyond the supported magnitude "
             f"{MAX_ABS_VALUE:g} for learning (rescale the feature)"
         )
-
-_LOG_PI = math.log(math.pi)
 
 
 class GaussianMoments:
@@ -189,21 +186,32 @@ class NormalGammaPrior:
         ``n`` observations: what :func:`student_t_log_density` needs. Learners cache it per
         (feature, class) and recompute it only when those moments change.
 
-        Degrees of freedom ``nu = 2 a_n``, so ``(nu + 1) / 2 = a_n + 1/2``; the posterior is
-        inlined because this runs for every numeric feature of every learned record.
+        Degrees of freedom ``nu = 2 a_n``, so ``(nu + 1) / 2 = a_n + 1/2``, and
+        ``nu scale^2 = 2 b_n (kappa_n + 1) / kappa_n``; the posterior is inlined because this
+        runs for every numeric feature of every learned record (a learner may inline it in
+        turn, from :meth:`constants`, with these very operations).
         """
-        k0 = self.kappa0
-        kappa_n = k0 + n
-        a_n = self.a0 + 0.5 * n
-        d = mean - self.mu0
-        b_n = self.b0 + 0.5 * m2 + k0 * n * d * d / (2.0 * kappa_n)
-        nu_scale2 = 2.0 * b_n * (kappa_n + 1.0) / kappa_n  # nu * scale^2
+        k0, k0mu0, mu0, b2, a0h, ratios = self.constants()
+        kn = k0 + n
+        d = mean - mu0
+        nus2 = (b2 + m2 + k0 * n * d * d / kn) * (kn + 1.0) / kn
         if type(n) is int and n < _RATIO_CAP:  # records, not weights: a tabulated ratio
-            ratio = (_GAMMA_RATIOS.get(self.a0) or _gamma_ratios(self.a0))[n]
+            ratio = ratios[n]
         else:
+            a_n = self.a0 + 0.5 * n
             ratio = math.lgamma(a_n + 0.5) - math.lgamma(a_n)
-        log_norm = ratio - 0.5 * (_LOG_PI + math.log(nu_scale2))
-        return (k0 * self.mu0 + n * mean) / kappa_n, nu_scale2, log_norm, a_n + 0.5
+        log_norm = ratio - 0.5 * (LOG_PI + math.log(nus2))
+        return (k0mu0 + n * mean) / kn, nus2, log_norm, a0h + 0.5 * n
+
+    def constants(self) -> tuple:
+        """``(kappa0, kappa0 mu0, mu0, 2 b0, a0 + 1/2, ratios)``: what
+        :meth:`predictive_params` computes with, ``ratios[n]`` being
+        ``lgamma(a0 + n/2 + 1/2) - lgamma(a0 + n/2)`` for ``n < len(ratios)``."""
+        c = _CONSTANTS.get(self)
+        if c is None:
+            c = _CONSTANTS[self] = (self.kappa0, self.kappa0 * self.mu0, self.mu0,
+                                    2.0 * self.b0, self.a0 + 0.5, _gamma_ratios(self.a0))
+        return c
 
     def log_predictive(self, x, n: float, mean: float, m2: float):
         """Log Student-t posterior predictive density of ``x`` (a float or a numpy array)."""
@@ -211,17 +219,19 @@ class NormalGammaPrior:
 
 
 _RATIO_CAP = 1 << 16
-_GAMMA_RATIOS: dict = {}  # a0 -> array of lgamma(a0 + n/2 + 1/2) - lgamma(a0 + n/2), n < cap
+_GAMMA_RATIOS: dict = {}  # a0 -> [lgamma(a0 + n/2 + 1/2) - lgamma(a0 + n/2) for n < cap]
+_CONSTANTS: dict = {}  # prior -> NormalGammaPrior.constants()
 
 
-def _gamma_ratios(a0: float) -> array:
+def _gamma_ratios(a0: float) -> list:
     """The Student-t normaliser's Gamma ratio after n = 0 .. 65,535 records, tabulated once
-    per a0 (per process): a prediction after a learned record then needs no lgamma."""
+    per a0 (per process; a list, the fastest to index): a prediction after a learned record
+    then needs no lgamma."""
     table = _GAMMA_RATIOS.get(a0)
     if table is None:
         lg = math.lgamma
-        table = _GAMMA_RATIOS[a0] = array(
-            "d", (lg(a0 + 0.5 * n + 0.5) - lg(a0 + 0.5 * n) for n in range(_RATIO_CAP)))
+        table = _GAMMA_RATIOS[a0] = [lg(a0 + 0.5 * n + 0.5) - lg(a0 + 0.5 * n)
+                                     for n in range(_RATIO_CAP)]
     return table
 
 

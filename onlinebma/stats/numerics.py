@@ -1,8 +1,8 @@
 """Numerical constants and guards shared by the learners.
 
-- :data:`LOG_2PI` and :data:`VAR_SMOOTHING`, the Gaussian constant and variance smoothing of the
-  naive Bayes family and of FAN/the finite mixture (FAN with one component is naive Bayes, so
-  they must agree).
+- :data:`LOG_2PI` and :data:`VAR_SMOOTHING`, the Gaussian constant and variance smoothing of
+  the naive Bayes family and of FAN/the finite mixture (FAN with one component is naive Bayes,
+  so they must agree); :data:`LOG_PI`, of the Student-t predictive.
 - :func:`log_sigmoid` and :func:`sigmoid`, the weight of one of two alternatives from their log
   odds: the arc weights of model-averaged naive Bayes and the weight of a model joining ISA's
   averaged set.
@@ -20,10 +20,11 @@ import contextlib
 import functools
 import math
 
-__all__ = ["LOG_2PI", "VAR_SMOOTHING", "log_sigmoid", "sigmoid", "single_blas_thread"]
+__all__ = ["LOG_2PI", "LOG_PI", "VAR_SMOOTHING", "log_sigmoid", "sigmoid", "single_blas_thread"]
 
 #: ``log(2 pi)``, the constant of every Gaussian log density.
 LOG_2PI = math.log(2.0 * math.pi)
+LOG_PI = math.log(math.pi)
 
 #: Every Gaussian variance gets ``VAR_SMOOTHING`` times the feature's marginal variance added
 #: (scikit-learn's ``GaussianNB`` default).
