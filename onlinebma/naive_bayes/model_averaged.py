@@ -9,7 +9,7 @@ from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_de
 from ..stats.numerics import LOG_PI
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
-from .base import BaseNB
+from .base import BaseNB, _add_mixture
 from .counts import COUNTS, dirichlet_bag
 from .decay import check_decay
 
@@ -112,6 +112,7 @@ class ModelAveragedNB(BaseNB):
         self.normal_gamma = normal_gamma
         self._ng = normal_gamma or NormalGammaPrior()
         self._prior_log_odds = math.log(inclusion_prior) - math.log1p(-inclusion_prior)
+        self._odds_from_log_ml = structure_decay == 1
         # feature -> [log P(D_f | no arc), log P(D_f | arc)] (eq. 8), kept as sums of the
         # records' predictive log probabilities (issue 10, step 1). With structure_decay α < 1
         # both are as of record _last[f] and owe α^(records since) (step 3, applied lazily).
@@ -174,10 +175,10 @@ class ModelAveragedNB(BaseNB):
             self._prior_log_odds
         k0, k0mu0, mu0, b2, a0h, ratios = self._ng.constants()
         cap = len(ratios)
-        exp, log, log1p, inf = math.exp, math.log, math.log1p, math.inf
+        log, log1p, inf = math.log, math.log1p, math.inf
+        add_mixture = _add_mixture
         scores = list(scores)
         keys = (_Marginal, *classes)
-        n_classes = len(classes)
         for f, x in pairs:
             t = tables.get(f)
             if t is None:
@@ -208,21 +209,7 @@ class ModelAveragedNB(BaseNB):
                 u = z * z / q[1]
                 lps.append(q[2] - q[3] * log1p(u) if u != inf else student_t_log_density(q, x))
             no_arc, arc_ml = log_mls[f]
-            d = prior_odds + arc_ml - no_arc  # eq. 8 and the structure prior
-            if d >= 0:  # log w(arc) and log w(no arc): log-sigmoids of d and -d
-                a = -log1p(exp(-d))
-                lw0, lw1 = a - d, a
-            else:
-                a = -log1p(exp(d))
-                lw0, lw1 = a, a + d
-            a = lw0 + lps[0]
-            for i in range(n_classes):
-                b = lw1 + lps[i + 1]
-                # log(e^a + e^b) (eq. 12-13); 40 nats apart the smaller adds < 4.3e-18
-                if a >= b:
-                    scores[i] += a if a - b > 40.0 else a + log1p(exp(b - a))
-                else:
-                    scores[i] += b if b - a > 40.0 else b + log1p(exp(a - b))
+            add_mixture(scores, lps, prior_odds + arc_ml - no_arc)  # eq. 8, structure prior
             seen.append(lps)
         return scores
 

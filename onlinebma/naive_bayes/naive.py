@@ -7,9 +7,9 @@ import math
 import numpy as np
 
 from ..stats.gaussian import GaussianMoments
-from ..stats.numerics import LOG_2PI, VAR_SMOOTHING, log_sigmoid
+from ..stats.numerics import LOG_2PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
-from .base import BaseNB, _mix
+from .base import BaseNB, _add_mixture
 
 __all__ = ["MAX_SQUARED_Z", "NaiveBayes"]
 
@@ -94,42 +94,54 @@ class NaiveBayes(BaseNB):
     # NaiveBayes always uses every feature; BMANB mixes with plug-in structure weights.
     _always_arc = True
 
-    def _numeric_term(self, f, t: NumericTable, x: float, classes):
-        """Per class, the log mixed density of ``x`` (see the base), with the Gaussians and,
-        for BMANB, the plug-in log likelihoods of eq. 11 in one pass: one log of each class
-        variance, no call per (feature, class) (issue 17)."""
+    def _add_numerics(self, scores: list, pairs, classes, seen: list) -> list:
+        """Per class, the log mixed density of each numeric feature (see the base), added in
+        place in one loop: the Gaussians and, for BMANB, the plug-in log likelihoods of eq. 11
+        in one pass over the classes, one log of each class variance, and for BMANB one call
+        per feature to mix (issue 17)."""
         if self._forgets:
-            return super()._numeric_term(f, t, x, classes)
-        marginal = t.marginal
-        floor = VAR_SMOOTHING * marginal.m2 / marginal.n
-        if floor <= 0.0:
-            return None  # constant so far: no information
-        log, cap = math.log, MAX_SQUARED_Z
-        by_class = t.by_class
-        var = marginal.m2 / marginal.n + floor
-        log_var = log(var)
-        d = x - marginal.mean
-        q = d * d / var
-        none = -0.5 * (LOG_2PI + log_var + (q if q <= cap else cap))
-        arc = []
-        with_class = 0.0  # sum over classes of the plug-in log likelihood (BMANB)
-        for y in classes:
-            m = by_class.get(y)
-            if m is None:
-                arc.append(none)
+            return super()._add_numerics(scores, pairs, classes, seen)
+        tables = self._tables
+        log, cap, add_mixture = math.log, MAX_SQUARED_Z, _add_mixture
+        always, log_gamma = self._always_arc, getattr(self, "_log_gamma", 0.0)
+        scores = list(scores)
+        n_classes = len(classes)
+        arc = [0.0] * (n_classes + 1)  # [no arc, class 0, class 1, ...]
+        for f, x in pairs:
+            t = tables.get(f)
+            if t is None:
                 continue
-            v = m.m2 / m.n + floor
-            lv = log(v)
-            d = x - m.mean
-            q = d * d / v
-            arc.append(-0.5 * (LOG_2PI + lv + (q if q <= cap else cap)))
-            with_class += -0.5 * m.n * (LOG_2PI + lv) - m.m2 / (2.0 * v)
-        if self._always_arc:
-            return arc
-        # BMANB's eq. 11 log odds, as _arc_log_odds computes them without forgetting
-        without = -0.5 * marginal.n * (LOG_2PI + log_var) - marginal.m2 / (2.0 * var)
-        d = with_class - without - (marginal.n + 1) * self._log_gamma
-        return _mix(none, arc, log_sigmoid(-d), log_sigmoid(d))
+            marginal = t.marginal
+            floor = VAR_SMOOTHING * marginal.m2 / marginal.n
+            if floor <= 0.0:
+                continue  # constant so far: no information
+            by_class = t.by_class
+            var = marginal.m2 / marginal.n + floor
+            log_var = log(var)
+            d = x - marginal.mean
+            q = d * d / var
+            none = -0.5 * (LOG_2PI + log_var + (q if q <= cap else cap))
+            with_class = 0.0  # sum over classes of the plug-in log likelihood (BMANB)
+            for i in range(n_classes):
+                m = by_class.get(classes[i])
+                if m is None:
+                    arc[i + 1] = none
+                    continue
+                v = m.m2 / m.n + floor
+                lv = log(v)
+                d = x - m.mean
+                q = d * d / v
+                arc[i + 1] = -0.5 * (LOG_2PI + lv + (q if q <= cap else cap))
+                with_class += -0.5 * m.n * (LOG_2PI + lv) - m.m2 / (2.0 * v)
+            if always:
+                for i in range(n_classes):
+                    scores[i] += arc[i + 1]
+                continue
+            # BMANB's eq. 11 log odds, as _arc_log_odds computes them without forgetting
+            without = -0.5 * marginal.n * (LOG_2PI + log_var) - marginal.m2 / (2.0 * var)
+            arc[0] = none
+            add_mixture(scores, arc, with_class - without - (marginal.n + 1) * log_gamma)
+        return scores
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x: float):
         gaussian = self._gaussian(table, moments)
