@@ -121,23 +121,29 @@ class BMANB(NaiveBayes):
             sums = all_sums.get(f)
             if sums is None:
                 sums = all_sums[f] = [0.0, 0.0, 0, 0.0]
-            n_v = table.n_value.get(v, 0)
+            n_value = table.n_value
+            n_v = n_value.get(v, 0)
             # n log(n + a) grows by (n + 1) log(n + 1 + a) - n log(n + a) when n counts one more
             if n_v:
-                n_vy = table.n_joint[v].get(y, 0)
+                row, n_class = table.n_joint[v], table.n_class
+                n_vy, n_y = row.get(y, 0), n_class.get(y, 0)
                 sums[0] += steps[n_v] if n_v < _STEP_CAP else _xlog(n_v + 1, a) - _xlog(n_v, a)
                 sums[1] += (steps[n_vy] if n_vy < _STEP_CAP
                             else _xlog(n_vy + 1, a) - _xlog(n_vy, a))
                 m = sums[2]
-                if m == len(table.n_value):
-                    n_y, am = table.n_class.get(y, 0), a * m
+                if m == len(n_value):
+                    am = a * m
                     sums[3] += (n_y + 1) * log(n_y + 1 + am) - (n_y * log(n_y + am) if n_y
                                                                 else 0.0)
+                table.n += w  # NominalTable.update, inlined
+                n_value[v] = n_v + w
+                n_class[y] = n_y + w
+                row[y] = n_vy + w
             else:  # a new value: M changes, so the class sum is recomputed when next needed
                 sums[0] += steps[0]
                 sums[1] += steps[0]
                 sums[2] = 0
-            table.update(v, y, w)
+                table.update(v, y, w)
 
     def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
         if self._forgets:

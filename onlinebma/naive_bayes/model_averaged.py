@@ -281,12 +281,18 @@ class ModelAveragedNB(BaseNB):
                 if t is None:
                     t = tables[f] = NominalTable()
                 self._learned_nominal(f, t, v, y)
-            else:
+                t.update(v, y, w)
+            else:  # and NominalTable.update, inlined
                 log_ml = log_mls[f]
-                ra = len(t.n_value) * a
-                log_ml[0] += log((a + n_v) / (ra + t.n))
-                log_ml[1] += log((a + t.n_joint[v].get(y, 0)) / (ra + t.n_class.get(y, 0)))
-            t.update(v, y, w)
+                n_value, n_class, row, n = t.n_value, t.n_class, t.n_joint[v], t.n
+                ra = len(n_value) * a
+                n_y, n_vy = n_class.get(y, 0), row.get(y, 0)
+                log_ml[0] += log((a + n_v) / (ra + n))
+                log_ml[1] += log((a + n_vy) / (ra + n_y))
+                t.n = n + w
+                n_value[v] = n_v + w
+                n_class[y] = n_y + w
+                row[y] = n_vy + w
 
     def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
         log_ml = self._current_log_ml(f)
