@@ -122,7 +122,7 @@ def learned(model):
     return pickle.dumps((model._tables, model._class_counts, getattr(model, "_log_ml", None)))
 
 
-@pytest.mark.parametrize("learner", LEARNERS[1:3], ids=repr)
+@pytest.mark.parametrize("learner", LEARNERS[1:3] + [ModelAveragedNB(alpha=0.5)], ids=repr)
 def test_incremental_marginal_likelihoods_equal_recomputation(learner):
     model = learner.clone()
     for i, (x, y) in enumerate(stream(600, seed=5)):

@@ -330,16 +330,20 @@ class ModelAveragedNB(BaseNB):
                 log_ml[:] = new
             return
         # K2: cells keep their pseudo-count alpha; only each column's normaliser
-        # Gamma(r alpha) / Gamma(r alpha + N_j) changes.
+        # Gamma(r alpha) / Gamma(r alpha + N_j) changes, by
+        # lgamma(r a) - lgamma((r-1) a) + lgamma((r-1) a + N_j) - lgamma(r a + N_j).
         a, lg, c = self.alpha, math.lgamma, self._scale
         old, new = (r - 1) * a, r * a
-
-        def shift(n):
-            n *= c
-            return lg(new) - lg(new + n) - lg(old) + lg(old + n)
-
-        log_ml[0] += shift(table.n)
-        log_ml[1] += sum(shift(n) for n in table.n_class.values())
+        step = lg(new) - lg(old)
+        if a == 1 and c == 1:  # Gamma(z) / Gamma(z + 1) = 1 / z
+            log, n = math.log, table.n
+            log_ml[0] += step - log(old + n)
+            log_ml[1] += len(table.n_class) * step - sum(log(old + n)
+                                                         for n in table.n_class.values())
+            return
+        log_ml[0] += step + lg(old + table.n * c) - lg(new + table.n * c)
+        log_ml[1] += len(table.n_class) * step + sum(lg(old + n * c) - lg(new + n * c)
+                                                     for n in table.n_class.values())
 
     def _nominal_log_ml(self, f, table: NominalTable, r: int,
                         n_classes: int | None = None) -> list:
