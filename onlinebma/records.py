@@ -112,11 +112,13 @@ class FeatureKinds:
     TypeError: feature 'age' is numeric but got 'old' (str)
     """
 
-    __slots__ = ("nominal_attributes", "kind")
+    __slots__ = ("nominal_attributes", "kind", "nominal", "numeric")
 
     def __init__(self, nominal_attributes=None):
         self.nominal_attributes = frozenset(nominal_attributes or ())
         self.kind: dict = {}
+        self.nominal: set = set()  # the features of each kind, for split's fast path
+        self.numeric: set = set()
 
     def split(self, x: dict):
         """Validate ``x``; return ``(numeric, nominal, new_kinds)`` without changing anything.
@@ -125,6 +127,14 @@ class FeatureKinds:
         values as floats); ``new_kinds`` maps features seen for the first time to their kind.
         Call :meth:`commit` with ``new_kinds`` once the record has been accepted.
         """
+        values = x.values()
+        types = set(map(type, values))
+        if len(types) == 1:  # fast path: every value a str of a known nominal feature, or
+            t = types.pop()  # every value a finite float of a known numeric feature
+            if t is str and x.keys() <= self.nominal:
+                return [], list(x.items()), {}
+            if t is float and x.keys() <= self.numeric and all(map(math.isfinite, values)):
+                return list(x.items()), [], {}
         kind = self.kind
         named = self.nominal_attributes
         numeric, nominal, new = [], [], {}
@@ -217,6 +227,8 @@ class FeatureKinds:
 
     def commit(self, new_kinds: dict) -> None:
         self.kind.update(new_kinds)
+        for f, k in new_kinds.items():
+            (self.nominal if k == NOMINAL else self.numeric).add(f)
 
 
 def _distinct(f, values):

@@ -19,7 +19,14 @@ from hypothesis import strategies as st
 from onlinebma.mixture import FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.preprocessing import MDLDiscretizer
-from onlinebma.records import FeatureKinds, check_label, check_labels, numeric_values
+from onlinebma.records import (
+    NOMINAL,
+    NUMERIC,
+    FeatureKinds,
+    check_label,
+    check_labels,
+    numeric_values,
+)
 
 MISSING = {
     "None": None,
@@ -272,3 +279,37 @@ def test_a_bad_cell_in_a_large_string_column_is_still_named(bad, error, match):
     with pytest.raises(error, match=match):
         model.learn_many(X, pd.Series([0, 1] * 500))
     assert pickle.dumps(model) == before
+
+
+class _Str(str):
+    pass
+
+
+@pytest.mark.parametrize("x", [
+    {"a": "u", "b": "v"},  # all known nominal: the fast path
+    {"p": 1.5, "q": -2.0},  # all known numeric: the fast path
+    {"p": float("nan"), "q": 0.0},  # a missing value: skipped
+    {"p": float("inf"), "q": 0.0},  # refused
+    {"a": "u", "p": 1.5},  # mixed kinds
+    {"a": _Str("u"), "b": "v"},  # a str subclass
+    {"a": "u", "z": "new"},  # a new feature
+    {"p": "text", "q": "x"},  # numeric features given strings: refused
+    {"a": 1.0, "b": 2.0},  # nominal features given numbers: refused
+    {"p": 3, "q": 1.0},  # an int for a numeric feature
+])
+def test_split_fast_path_equals_the_general_reading(x):
+    """Issue 17: records whose values are all str of known nominal features, or all finite
+    floats of known numeric ones, skip the per-value checks; the result (or the error) is the
+    one the per-value reading gives."""
+    fast = FeatureKinds()
+    fast.commit({"a": NOMINAL, "b": NOMINAL, "p": NUMERIC, "q": NUMERIC})
+    general = FeatureKinds()
+    general.kind.update(fast.kind)  # the same kinds, none in the fast path's sets
+
+    def read(kinds):
+        try:
+            return kinds.split(x)
+        except (TypeError, ValueError) as e:
+            return type(e), str(e)
+
+    assert read(fast) == read(general)
