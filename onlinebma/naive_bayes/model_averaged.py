@@ -268,12 +268,15 @@ class ModelAveragedNB(BaseNB):
         return log_ml
 
     def _learn_nominals(self, pairs, y, w) -> None:
-        if self._forgets or self._histograms is not None:
+        if self.prior != "K2":
             super()._learn_nominals(pairs, y, w)
             return
-        # K2 without forgetting, a value seen before: _learned_nominal's two sequential
-        # predictive terms (eq. 8), fused with the count update (issue 17)
-        tables, log_mls, a, log = self._tables, self._log_ml, self.alpha, math.log
+        # K2, a value seen before: _learned_nominal's two sequential predictive terms (eq. 8),
+        # fused with the count update (issue 17); with forgetting the pseudo-count is in the
+        # counts' scaled unit and the flattening owed is applied first, as there.
+        tables, log_mls, log = self._tables, self._log_ml, math.log
+        a = self.alpha * self._unit
+        flatten = self._current_log_ml if self.structure_decay != 1 else None
         for f, v in pairs:
             t = tables.get(f)
             n_v = t.n_value.get(v) if t is not None else None
@@ -283,7 +286,7 @@ class ModelAveragedNB(BaseNB):
                 self._learned_nominal(f, t, v, y)
                 t.update(v, y, w)
             else:  # and NominalTable.update, inlined
-                log_ml = log_mls[f]
+                log_ml = log_mls[f] if flatten is None else flatten(f)
                 n_value, n_class, row, n = t.n_value, t.n_class, t.n_joint[v], t.n
                 ra = len(n_value) * a
                 n_y, n_vy = n_class.get(y, 0), row.get(y, 0)
