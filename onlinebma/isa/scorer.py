@@ -20,9 +20,9 @@ from .index import BitsetIndex
 
 __all__ = ["Scorer"]
 
-#: Cells of the cumulative counts (models x records x feature values) of one scoring pass of
-#: :meth:`Scorer.log_scores`.
-_SCORE_CELLS = 1 << 21
+#: Records times models of one scoring pass of :meth:`Scorer.log_scores` (its temporaries,
+#: a few per record and class present, then stay in the processor's cache).
+_PASS_RECORDS = 1 << 15
 
 
 def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
@@ -147,16 +147,21 @@ class Scorer:
 
     # ------------------------------------------------------------- eq. 9
 
-    def configurations(self, A: tuple, coding: str, xt: np.ndarray) -> np.ndarray:
-        """Parent configuration of every record under antecedent set ``A``, as ``0..C-1``."""
-        c = np.zeros(self.n, dtype=np.int64)
-        size = 1
+    def _column(self, j: int, coding: str, xt) -> tuple[np.ndarray, int]:
+        """Feature ``j`` of every record as a parent: its codes and their number."""
+        col = self.X[:, j]
+        if coding == "full":  # the missing value is a configuration of its own
+            return np.where(col < 0, self.r[j], col), int(self.r[j]) + 1
+        # equal to the test value, different, missing
+        return np.where(col < 0, 2, (col != xt[j]).astype(np.int64)), 3
+
+    def configurations(self, A: tuple, coding: str, xt: np.ndarray, base=None) -> np.ndarray:
+        """Parent configuration of every record under antecedent set ``A``, as ``0..C-1``
+        (``base``: the configurations ``(codes, C)`` of a subset of ``A``, refined by the rest
+        of ``A``)."""
+        c, size = (np.zeros(self.n, dtype=np.int64), 1) if base is None else base
         for j in A:
-            col = self.X[:, j]
-            if coding == "full":
-                v, card = np.where(col < 0, self.r[j], col), int(self.r[j]) + 1
-            else:  # equal to the test value, different, missing
-                v, card = np.where(col < 0, 2, (col != xt[j]).astype(np.int64)), 3
+            v, card = self._column(j, coding, xt)
             if size * card >= 2**62:
                 c = _dense(c, size)
                 size = int(c.max()) + 1
@@ -171,20 +176,34 @@ class Scorer:
     def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         """:meth:`log_score` of several models, computed together (``xts[m]``: the row model
         ``m``'s indicator coding is taken against; unused with the full coding)."""
-        width = int(self.r[self.informative].sum()) + 1  # columns of the counts
-        per_pass = max(1, _SCORE_CELLS // max(self.n * width, 1))
+        per_pass = max(1, _PASS_RECORDS // max(self.n, 1))
         return np.concatenate([
             self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass])
             for lo in range(0, len(models), per_pass)
         ])
 
+    def _model_configurations(self, models: list, coding: str, xts: list) -> np.ndarray:
+        """``(M n,)``: configuration of record ``t`` under model ``m`` at ``m n + t``, numbered
+        ``0..`` by model, then configuration. With the full coding the antecedents all the
+        models share (in phase 1: the parent whose children are scored) are coded once."""
+        n = self.n
+        base, shared = None, ()
+        if coding == "full" and len(models) > 1:
+            shared = tuple(sorted(set(models[0]).intersection(*models[1:])))
+            c = self.configurations(shared, coding, None)
+            base = (c, int(c.max(initial=0)) + 1)
+        c = np.concatenate([
+            self.configurations(tuple(j for j in A if j not in shared), coding, xt, base)
+            for A, xt in zip(models, xts)
+        ])
+        c += np.repeat(np.arange(len(models), dtype=np.int64) * n, n)
+        return c
+
     def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         n, K, M = self.n, self.K, len(models)
         if n == 0:
             return np.zeros(M)
-        # Configuration of record t under model m: group m * n + c (configurations < n).
-        c = np.concatenate([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
-        c += np.repeat(np.arange(M, dtype=np.int64) * n, n)
+        c = self._model_configurations(models, coding, xts)
         # Class given parents: earlier counts N_{c,k} of the record's configuration (eq. 10).
         y = np.tile(self.y, M)
         order = _stable_order(c)
@@ -201,7 +220,7 @@ class Scorer:
         count = prior[k, elem]
         logq[k, elem] = self.log_num[count] - self.log_den[K][n_c[elem]]
         if self.informative.size:
-            absent_kids, present_kids = self._children_terms(models, c, y, (elem, k), count)
+            absent_kids, present_kids = self._children_terms(models, c, (elem, k), count)
             logq += absent_kids
             logq[k, elem] += present_kids - absent_kids[elem]
         own = logq[y, np.arange(M * n)]
@@ -219,33 +238,10 @@ class Scorer:
         top = logq.max(axis=1)
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
-    def _count_rows(self):
-        """Per record, over the informative features: observed or not, the record's row of the
-        cumulative counts of :meth:`_children_terms` and the column it reads for each feature.
-        (Rebuilt per scoring pass, O(n p): kept, they would hold several times the index's
-        memory on a stream, where every pass follows new records.)"""
-        n, kids = self.n, self.informative
-        r = self.r[kids]
-        values = self.X[:, kids]  # (n, f)
-        seen = values >= 0
-        # A row per record: 1 in the column of each (feature, value) it has, 2^B in every
-        # column of each feature it misses (B = 16 or 32 bits: a block's two counts, at most
-        # n each, fit side by side). The last column is always 0 (the empty column).
-        offset = np.concatenate(([0], np.cumsum(r)[:-1]))
-        width = int(r.sum()) + 1
-        dtype, bits = (np.uint32, 16) if n < 1 << 16 else (np.uint64, 32)
-        row = np.zeros((n, width), dtype=dtype)
-        t, i = np.nonzero(seen)
-        row[t, offset[i] + values[t, i]] = 1
-        owner = np.repeat(np.arange(kids.size), r)  # feature of each column
-        row[:, :-1] += (~seen[:, owner]).astype(dtype) << dtype(bits)
-        # The column read for each feature (missing: the empty column).
-        column = np.where(seen, offset + values, width - 1).astype(np.int32)
-        return seen, row, column, dtype, bits
-
-    def _children_terms(self, models, c, y, present, count):
+    def _children_terms(self, models, c, present, count):
         """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
-        models at once (``c``, ``y``: group and class per model and record).
+        models at once (``c``: group per model and record, from
+        :meth:`_model_configurations`).
 
         Returns the sum for a class absent from the record's configuration so far, per element
         ``(M n,)``, and the sum for each of the ``present`` (element, class) pairs (``count``
@@ -254,68 +250,93 @@ class Scorer:
         """
         n, M, K = self.n, len(models), self.K
         kids = self.informative
-        f = kids.size
         r = self.r[kids]
-        parent = np.zeros((M, f))  # antecedents of each model, as columns of ``kids``
-        position = np.full(self.p, f, dtype=np.int64)
-        position[kids] = np.arange(f)
+        seen = self.X[:, kids] >= 0  # (n, f)
+        parent = np.zeros((M, kids.size), dtype=bool)  # antecedents, as columns of ``kids``
+        position = np.full(self.p, kids.size, dtype=np.int64)
+        position[kids] = np.arange(kids.size)
         for m, A in enumerate(models):
             cols = position[list(A)]
-            parent[m, cols[cols < f]] = 1.0
-        seen, row, column, dtype, bits = self._count_rows()
-        width = row.shape[1]
-        # Per record and model, by number of values s: children observed, antecedents observed.
-        sizes = np.unique(r)
-        of_size = r[None, :] == sizes[:, None]
-        observed_s = (seen[:, None, :] & of_size[None]).sum(axis=2)  # (n, sizes)
-        missing_s = of_size.sum(axis=1) - observed_s
-        parents_s = np.stack([(seen[:, of] * 1.0) @ parent[:, of].T for of in of_size], axis=-1)
-        parents_s = parents_s.transpose(1, 0, 2).reshape(M * n, sizes.size)
-        kids_s = np.tile(observed_s, (M, 1)) - parents_s  # (M n, sizes): children used
+            parent[m, cols[cols < kids.size]] = True
         log_alpha = self.log_num[0]
         # Absent class: every count is 0, log(alpha) - log(r_i alpha) per child used.
-        absent = kids_s @ (log_alpha - self.log_den[sizes, 0])
-        key = c * K + y
+        w = log_alpha - self.log_den[r, 0]
+        absent = ((seen @ w)[None, :] - (parent * w) @ seen.T).reshape(M * n)
+        # Records sorted by (group, class, arrival): the earlier records of class k in a
+        # record's configuration are the first ``count`` of its (group, class) block.
+        key = c * K + np.tile(self.y, M)
         order = _stable_order(key)
-        cum = np.zeros((M * n + 1, width), dtype=dtype)
-        np.cumsum(row[order % n], axis=0, out=cum[1:])
-        cum = cum.reshape(-1)
         skey = key[order]
         first = np.flatnonzero(np.concatenate(([True], skey[1:] != skey[:-1])))
         start = np.zeros(M * n * K, dtype=np.int64)
         start[skey[first]] = first
-        # Column read per (model, record, feature): antecedents read the empty column too.
-        column = np.where(parent[:, None, :] > 0, width - 1, column[None]).reshape(M * n, f)
-        gaps = np.flatnonzero(self.has_missing[kids])
-        n_features = of_size.sum(axis=1)  # features of each size
-        den = self.log_den.reshape(-1)
-        stride = self.log_den.shape[1]
-        low = dtype((1 << bits) - 1)
-        # Per present pair: counts among the first ``count`` records of its (group, class).
         elem, k = present
-        lo = start[c[elem] * K + k] * width
-        hi = lo + count * width
-        out = np.empty(k.size)
-        step = max(1, _SCORE_CELLS // (2 * f))
-        for a in range(0, k.size, step):
-            e, n_ = elem[a: a + step], count[a: a + step]
-            cols = column[e]
-            both = cum[hi[a: a + step, None] + cols] - cum[lo[a: a + step, None] + cols]
-            total = self.log_num[both & low].sum(axis=1)  # same class and child value
-            # Denominators: earlier records of the class with the child observed: all
-            # ``count`` of them, less those missing it.
-            by_size = self.log_den[sizes][:, n_].T  # (pairs, sizes): log(count + s alpha)
-            total -= by_size @ n_features
-            if gaps.size:  # fewer observed where earlier records miss the child (rare)
-                pair, gap = np.nonzero(both[:, gaps] >> dtype(bits))
-                missed = (both[pair, gaps[gap]] >> dtype(bits)).astype(np.int64)
-                at = r[gaps[gap]] * stride + n_[pair]
-                total -= np.bincount(pair, den[at - missed] - den[at], minlength=len(total))
-            # Every feature was read: a missing one or an antecedent (the empty column) gave
-            # log(alpha) - log(count + r alpha), which is not a child term.
-            total -= ((log_alpha - by_size) * (missing_s[e % n] + parents_s[e])).sum(axis=1)
-            out[a: a + step] = total
-        return absent, out
+        lo = start[c[elem] * K + k]
+        hi = lo + count
+        record, model = elem % n, elem // n
+        # Pairs are ordered by element: model m's are ``pairs[m]:pairs[m + 1]``.
+        pairs = np.searchsorted(elem, np.arange(M + 1) * n)
+        # Denominators log(count + r_i alpha) of the children with no missing value, by r_i;
+        # those of children with missing values are read with their counts below.
+        sizes, size_of = np.unique(r, return_inverse=True)
+        by_size = self.log_den[sizes][:, count]  # (sizes, pairs)
+        free = (~parent).astype(float)
+        complete = ~self.has_missing[kids]
+        of_size = np.eye(sizes.size)[size_of]  # (f, sizes)
+        total = -((free * complete) @ of_size)[model].T * by_size
+        # A child the record misses reads no counts: log(alpha) - log(count + r_i alpha),
+        # which is not a term; taken back here.
+        missed = (~seen)[None, :, :] & ~parent[:, None, :]  # (M, n, f)
+        missed = (missed.reshape(M * n, -1) @ of_size)[elem].T  # (sizes, pairs)
+        total -= missed * (log_alpha - by_size)
+        total = total.sum(axis=0)
+        om = order % n
+        dtype, bits = (np.uint32, 16) if n < 1 << 16 else (np.uint64, 32)
+        loop = np.flatnonzero(~parent.all(axis=0))  # antecedents of all models: no term
+        total += self._pair_terms(loop, parent, om, (record, lo, hi), count, pairs, dtype, bits)
+        return absent, total
+
+    def _pair_terms(self, children, parent, om, where, count, pairs, dtype, bits):
+        """Sum over ``children`` (columns of the informative features) of
+        log(N_ijk + alpha) - log(N_ij + r_i alpha) for every (element, class) pair, with the
+        children that the record misses or that are antecedents of the pair's model counted
+        as 0 in the numerator, and the denominators of the children without missing values
+        left to the caller.
+
+        ``om``: the records in (group, class, arrival) order; ``where``: per pair its record
+        and the range ``lo:hi`` of the earlier records of its class and configuration in
+        that order. One child at a time, so that the temporaries (a few per pair) stay in the
+        processor's cache.
+        """
+        record, lo, hi = where
+        stride = om.size + 1
+        features = self.informative[children]
+        codes = self.X[:, features].T  # (children, n); a missing value: code r_i
+        codes = np.where(codes < 0, self.r[features][:, None], codes)
+        owners = [np.flatnonzero(parent[:, i]) for i in children]
+        total = np.zeros(record.size)
+        log_den = self.log_den
+        for f, code, owner in zip(features, codes, owners):
+            ri = int(self.r[f])
+            # Row v of ``cum``: running count of value v in the sorted records, plus 2^bits
+            # per record missing the child; row ri (a missing value) stays 0, so that a record
+            # missing the child reads no counts.
+            rows = np.eye(ri, ri + 1, dtype=dtype)
+            if self.has_missing[f]:
+                rows[:, ri] = dtype(1) << dtype(bits)
+            cum = np.zeros((ri + 1, stride), dtype=dtype)
+            np.cumsum(rows.take(code.take(om), axis=1), axis=1, out=cum[:ri, 1:])
+            cum = cum.reshape(-1)
+            at = (code * stride).take(record)
+            both = cum.take(at + hi)
+            both -= cum.take(at + lo)
+            term = self.log_num.take(both & dtype((1 << bits) - 1))  # class k, record's value
+            if self.has_missing[f]:  # earlier records of class k with the child observed
+                term -= log_den[ri].take(count - (both >> dtype(bits)))
+            for m in owner:
+                term[pairs[m]: pairs[m + 1]] = 0.0
+            total += term
+        return total
 
     # ------------------------------------------------------ predictions
 
