@@ -64,6 +64,18 @@ def _dense(c: np.ndarray, size: int) -> np.ndarray:
     return (np.cumsum(present) - 1)[c]
 
 
+def _count_table(r: int, b: int, per: int) -> np.ndarray:
+    """``(words, r + 1)``: column v is what a record with value v of an r-valued child adds
+    to each of the child's words of counts (:meth:`Scorer._pair_terms`): 1 in field ``v %
+    per`` (b bits each) of word ``v // per``, and 1 in the top field of every word (the child
+    observed). Column r, a missing value, adds nothing."""
+    v = np.arange(r)
+    table = np.zeros((-(-r // per), r + 1), dtype=np.uint64)
+    table[v // per, v] = np.left_shift(np.uint64(1), (v % per * b).astype(np.uint64))
+    table[:, :r] += np.uint64(1) << np.uint64(b * per)
+    return table
+
+
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
     """``(len(models), len(columns))``: 1 where ``columns[c]`` is an antecedent of the model
     (``width`` = number of features)."""
@@ -250,18 +262,16 @@ class Scorer:
         """
         n, M, K = self.n, len(models), self.K
         kids = self.informative
-        r = self.r[kids]
-        seen = self.X[:, kids] >= 0  # (n, f)
         parent = np.zeros((M, kids.size), dtype=bool)  # antecedents, as columns of ``kids``
         position = np.full(self.p, kids.size, dtype=np.int64)
         position[kids] = np.arange(kids.size)
         for m, A in enumerate(models):
             cols = position[list(A)]
             parent[m, cols[cols < kids.size]] = True
-        log_alpha = self.log_num[0]
         # Absent class: every count is 0, log(alpha) - log(r_i alpha) per child used.
-        w = log_alpha - self.log_den[r, 0]
-        absent = ((seen @ w)[None, :] - (parent * w) @ seen.T).reshape(M * n)
+        w = self.log_num[0] - self.log_den[self.r[kids], 0]
+        seen = self.X[:, kids] >= 0  # (n, f)
+        absent = ((seen * w) @ ~parent.T).T.reshape(M * n)
         # Records sorted by (group, class, arrival): the earlier records of class k in a
         # record's configuration are the first ``count`` of its (group, class) block.
         key = c * K + np.tile(self.y, M)
@@ -272,69 +282,58 @@ class Scorer:
         start[skey[first]] = first
         elem, k = present
         lo = start[c[elem] * K + k]
-        hi = lo + count
-        record, model = elem % n, elem // n
-        # Pairs are ordered by element: model m's are ``pairs[m]:pairs[m + 1]``.
-        pairs = np.searchsorted(elem, np.arange(M + 1) * n)
-        # Denominators log(count + r_i alpha) of the children with no missing value, by r_i;
-        # those of children with missing values are read with their counts below.
-        sizes, size_of = np.unique(r, return_inverse=True)
-        by_size = self.log_den[sizes][:, count]  # (sizes, pairs)
-        free = (~parent).astype(float)
-        complete = ~self.has_missing[kids]
-        of_size = np.eye(sizes.size)[size_of]  # (f, sizes)
-        total = -((free * complete) @ of_size)[model].T * by_size
-        # A child the record misses reads no counts: log(alpha) - log(count + r_i alpha),
-        # which is not a term; taken back here.
-        missed = (~seen)[None, :, :] & ~parent[:, None, :]  # (M, n, f)
-        missed = (missed.reshape(M * n, -1) @ of_size)[elem].T  # (sizes, pairs)
-        total -= missed * (log_alpha - by_size)
-        total = total.sum(axis=0)
-        om = order % n
-        dtype, bits = (np.uint32, 16) if n < 1 << 16 else (np.uint64, 32)
+        # A child the record misses reads no counts below, which gives log(alpha) -
+        # log(r_i alpha), not a term: taken back here.
+        missed = ((~seen * w) @ ~parent.T).T.reshape(M * n)
         loop = np.flatnonzero(~parent.all(axis=0))  # antecedents of all models: no term
-        total += self._pair_terms(loop, parent, om, (record, lo, hi), count, pairs, dtype, bits)
-        return absent, total
+        block = np.repeat(first, np.diff(np.append(first, skey.size)))  # start of q's block
+        terms = self._pair_terms(loop, parent, (order % n, block), (elem, lo + count - 1))
+        return absent, terms - missed[elem]
 
-    def _pair_terms(self, children, parent, om, where, count, pairs, dtype, bits):
+    def _pair_terms(self, children, parent, sorted_records, pairs):
         """Sum over ``children`` (columns of the informative features) of
-        log(N_ijk + alpha) - log(N_ij + r_i alpha) for every (element, class) pair, with the
-        children that the record misses or that are antecedents of the pair's model counted
-        as 0 in the numerator, and the denominators of the children without missing values
-        left to the caller.
+        log(N_ijk + alpha) - log(N_ij + r_i alpha) (eq. 10) for every (element, class) pair;
+        an antecedent of the pair's model contributes 0, a child the record misses
+        log(alpha) - log(r_i alpha) (no counts).
 
-        ``om``: the records in (group, class, arrival) order; ``where``: per pair its record
-        and the range ``lo:hi`` of the earlier records of its class and configuration in
-        that order. One child at a time, so that the temporaries (a few per pair) stay in the
-        processor's cache.
+        ``sorted_records``: the records in (group, class, arrival) order and the start of each
+        one's (group, class) block in that order; ``pairs``: per pair its element and the
+        position of the last earlier record of its class and configuration in that order.
+        One child at a time, so that the temporaries (a few per pair) stay in the processor's
+        cache.
         """
-        record, lo, hi = where
-        stride = om.size + 1
+        n, (om, block), (elem, last) = self.n, sorted_records, pairs
+        record = elem % n
+        models = np.searchsorted(elem, np.arange(len(parent) + 1) * n)  # model m's pairs
+        # Counts (at most n, so b bits) side by side in a 64-bit word: the counts of ``per``
+        # values of the child and, in the top field, of the records with the child observed.
+        b = max(n.bit_length(), 1)
+        per = 64 // b - 1
+        top = np.uint64(b * per)
+        mask = np.uint64((1 << b) - 1)
         features = self.informative[children]
-        codes = self.X[:, features].T  # (children, n); a missing value: code r_i
-        codes = np.where(codes < 0, self.r[features][:, None], codes)
+        r = self.r[features]
+        codes = self.X[:, features].T  # (children, n)
+        # The record's value's field; a record missing the child shifts by 64, reading 0
+        # (numpy's shifts by the word size or more give 0) for both counts.
+        shifts = np.where(codes < 0, 64, codes % per * b).astype(np.uint64)
+        offsets = np.maximum(codes, 0) // per * om.size  # the word of the record's value
+        codes = np.where(codes < 0, r[:, None], codes)  # a missing value: code r_i
+        tables = {ri: _count_table(ri, b, per) for ri in set(r.tolist())}
         owners = [np.flatnonzero(parent[:, i]) for i in children]
-        total = np.zeros(record.size)
-        log_den = self.log_den
-        for f, code, owner in zip(features, codes, owners):
-            ri = int(self.r[f])
-            # Row v of ``cum``: running count of value v in the sorted records, plus 2^bits
-            # per record missing the child; row ri (a missing value) stays 0, so that a record
-            # missing the child reads no counts.
-            rows = np.eye(ri, ri + 1, dtype=dtype)
-            if self.has_missing[f]:
-                rows[:, ri] = dtype(1) << dtype(bits)
-            cum = np.zeros((ri + 1, stride), dtype=dtype)
-            np.cumsum(rows.take(code.take(om), axis=1), axis=1, out=cum[:ri, 1:])
-            cum = cum.reshape(-1)
-            at = (code * stride).take(record)
-            both = cum.take(at + hi)
-            both -= cum.take(at + lo)
-            term = self.log_num.take(both & dtype((1 << bits) - 1))  # class k, record's value
-            if self.has_missing[f]:  # earlier records of class k with the child observed
-                term -= log_den[ri].take(count - (both >> dtype(bits)))
+        total = np.zeros(elem.size)
+        for ri, code, shift, offset, owner in zip(r.tolist(), codes, shifts, offsets, owners):
+            table = tables[ri]
+            cum = np.zeros((table.shape[0], om.size + 1), dtype=np.uint64)
+            np.cumsum(table.take(code.take(om), axis=1), axis=1, out=cum[:, 1:])
+            # Sums over each block up to each position (the pair's counts at ``last``).
+            cum = (cum[:, 1:] - cum[:, block]).reshape(-1)
+            word = cum.take(last if table.shape[0] == 1 else offset.take(record) + last)
+            shift = shift.take(record)
+            term = self.log_num.take(((word >> shift) & mask).view(np.int64))
+            term -= self.log_den[ri].take((word >> np.maximum(shift, top)).view(np.int64))
             for m in owner:
-                term[pairs[m]: pairs[m + 1]] = 0.0
+                term[models[m]: models[m + 1]] = 0.0
             total += term
         return total
 
