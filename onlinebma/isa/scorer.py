@@ -25,22 +25,62 @@ __all__ = ["Scorer"]
 _PASS_RECORDS = 1 << 15
 
 
-def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
-    """Class counts of the *earlier* elements of each group, for elements sorted by group key.
+class _Pairs:
+    """The (element, class) pairs of one scoring pass whose class the element's configuration
+    already holds: element ``e = m n + t`` is record ``t`` under model ``m``, ``c[e]`` its
+    configuration (distinct across models), ``y[e]`` its class.
 
-    Returns a ``(n_classes, len(keys))`` int32 array (class-major, so that the cumulative sum
-    runs along contiguous memory).
+    Attributes: ``elem``, ``k`` (sorted by element), ``count`` (earlier records of class ``k``
+    in the configuration), ``n_c`` per element (earlier records in its configuration),
+    ``order`` (the elements by configuration, class, arrival: each (configuration, class)
+    a block), ``block`` (per position of ``order``, its block's start) and ``last`` per pair
+    (the position in ``order`` of the last of its ``count`` records).
     """
-    size = keys.size
-    counts = np.zeros((n_classes, size), dtype=np.int32)
-    counts[classes, np.arange(size)] = 1
-    np.cumsum(counts, axis=1, out=counts)
-    counts[classes, np.arange(size)] -= 1  # exclusive of the element itself
-    if size:
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-        lengths = np.diff(np.append(starts, size))
-        counts -= np.repeat(counts[:, starts], lengths, axis=1)
-    return counts
+
+    def __init__(self, c: np.ndarray, y: np.ndarray, K: int):
+        size = c.size
+        by_config = _stable_order(c)  # (configuration, arrival)
+        starts, lengths = _runs(c[by_config])
+        rank = np.empty(size, dtype=np.int64)  # position of each element in ``by_config``
+        rank[by_config] = np.arange(size)
+        self.n_c = rank - np.repeat(starts, lengths)[rank]
+        key = c * K + y
+        self.order = _stable_order(key)
+        first, sizes = _runs(key[self.order])
+        self.block = np.repeat(first, sizes)
+        at = rank[self.order]  # configuration order, rising within each block
+        # A block's class is present for the elements after its first in the configuration.
+        head = at[first]
+        end = (np.repeat(starts + lengths, lengths))[head]
+        b = np.repeat(np.arange(first.size), end - head - 1)
+        q = _ranges(head + 1, end)
+        # Records of block b before position q: of the block's positions, those below q.
+        count = np.searchsorted(np.repeat(np.arange(first.size) * size, sizes) + at,
+                                b * size + q) - first[b]
+        elem = by_config[q]
+        by_elem = _stable_order(elem)
+        self.elem, self.count = elem[by_elem], count[by_elem]
+        b = b[by_elem]
+        self.k = key[self.order[first]][b] % K
+        self.last = first[b] + self.count - 1
+
+
+def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Starts and lengths of the runs of equal values of ``keys``."""
+    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
+    return starts, np.diff(np.append(starts, keys.size))
+
+
+def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """The integers of the ranges ``starts[i]:ends[i]``, concatenated."""
+    keep = ends > starts
+    starts, lengths = starts[keep], (ends - starts)[keep]
+    if not starts.size:
+        return np.empty(0, dtype=np.int64)
+    steps = np.ones(int(lengths.sum()), dtype=np.int64)
+    steps[0] = starts[0]
+    steps[np.cumsum(lengths)[:-1]] = starts[1:] - (starts[:-1] + lengths[:-1] - 1)
+    return np.cumsum(steps)
 
 
 def _stable_order(keys: np.ndarray) -> np.ndarray:
@@ -216,28 +256,32 @@ class Scorer:
         if n == 0:
             return np.zeros(M)
         c = self._model_configurations(models, coding, xts)
-        # Class given parents: earlier counts N_{c,k} of the record's configuration (eq. 10).
         y = np.tile(self.y, M)
-        order = _stable_order(c)
-        prior = np.empty((K, M * n), dtype=np.int32)
-        prior[:, order] = _grouped_prefix(c[order], y[order], K)
-        n_c = prior.sum(axis=0)
-        # A class absent from the configuration's earlier records has no earlier records in
-        # any count of eq. 10: one value, ``absent``, for all such classes.
-        absent = self.log_num[0] - self.log_den[K][n_c]
-        logq = np.empty((K, M * n))
-        logq[:] = absent
-        # (element, class) pairs with earlier records of that class, element by element
-        elem, k = np.nonzero(prior.T)
-        count = prior[k, elem]
-        logq[k, elem] = self.log_num[count] - self.log_den[K][n_c[elem]]
+        pairs = _Pairs(c, y, K)
+        elem = pairs.elem
+        # Class given parents (eq. 10). A class absent from the configuration's earlier
+        # records has no earlier records in any count: one value, ``absent``, for all such
+        # classes; the (element, class) pairs of the classes present are counted.
+        absent = self.log_num[0] - self.log_den[K][pairs.n_c]
+        present = self.log_num[pairs.count] - self.log_den[K][pairs.n_c[elem]]
         if self.informative.size:
-            absent_kids, present_kids = self._children_terms(models, c, (elem, k), count)
-            logq += absent_kids
-            logq[k, elem] += present_kids - absent_kids[elem]
-        own = logq[y, np.arange(M * n)]
-        top = logq.max(axis=0)
-        terms = own - (top + np.log(np.exp(logq - top).sum(axis=0)))
+            absent_kids, present_kids = self._children_terms(models, pairs)
+            absent += absent_kids
+            present += present_kids
+        # log P(z = y | x) = own - log(sum over classes), the sum over the absent classes
+        # being their number times exp(absent).
+        own = absent.copy()
+        mine = pairs.k == y[elem]
+        own[elem[mine]] = present[mine]
+        top = absent.copy()
+        starts, _ = _runs(elem)
+        if elem.size:
+            top[elem[starts]] = np.maximum(top[elem[starts]],
+                                           np.maximum.reduceat(present, starts))
+        n_absent = K - np.bincount(elem, minlength=M * n)
+        total = n_absent * np.exp(absent - top) + np.bincount(
+            elem, np.exp(present - top[elem]), minlength=M * n)
+        terms = own - top - np.log(total)
         return terms.reshape(M, n).sum(axis=1)
 
     def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
@@ -250,17 +294,15 @@ class Scorer:
         top = logq.max(axis=1)
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
-    def _children_terms(self, models, c, present, count):
+    def _children_terms(self, models, pairs: _Pairs):
         """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
-        models at once (``c``: group per model and record, from
-        :meth:`_model_configurations`).
+        models at once.
 
         Returns the sum for a class absent from the record's configuration so far, per element
-        ``(M n,)``, and the sum for each of the ``present`` (element, class) pairs (``count``
-        earlier records of that class in the configuration). Only the classes present are
-        counted: most configurations hold few classes.
+        ``(M n,)``, and the sum for each of the ``pairs`` (element, class present). Only the
+        classes present are counted: most configurations hold few classes.
         """
-        n, M, K = self.n, len(models), self.K
+        n, M = self.n, len(models)
         kids = self.informative
         parent = np.zeros((M, kids.size), dtype=bool)  # antecedents, as columns of ``kids``
         position = np.full(self.p, kids.size, dtype=np.int64)
@@ -272,23 +314,13 @@ class Scorer:
         w = self.log_num[0] - self.log_den[self.r[kids], 0]
         seen = self.X[:, kids] >= 0  # (n, f)
         absent = ((seen * w) @ ~parent.T).T.reshape(M * n)
-        # Records sorted by (group, class, arrival): the earlier records of class k in a
-        # record's configuration are the first ``count`` of its (group, class) block.
-        key = c * K + np.tile(self.y, M)
-        order = _stable_order(key)
-        skey = key[order]
-        first = np.flatnonzero(np.concatenate(([True], skey[1:] != skey[:-1])))
-        start = np.zeros(M * n * K, dtype=np.int64)
-        start[skey[first]] = first
-        elem, k = present
-        lo = start[c[elem] * K + k]
         # A child the record misses reads no counts below, which gives log(alpha) -
         # log(r_i alpha), not a term: taken back here.
         missed = ((~seen * w) @ ~parent.T).T.reshape(M * n)
         loop = np.flatnonzero(~parent.all(axis=0))  # antecedents of all models: no term
-        block = np.repeat(first, np.diff(np.append(first, skey.size)))  # start of q's block
-        terms = self._pair_terms(loop, parent, (order % n, block), (elem, lo + count - 1))
-        return absent, terms - missed[elem]
+        terms = self._pair_terms(loop, parent, (pairs.order % n, pairs.block),
+                                 (pairs.elem, pairs.last))
+        return absent, terms - missed[pairs.elem]
 
     def _pair_terms(self, children, parent, sorted_records, pairs):
         """Sum over ``children`` (columns of the informative features) of
