@@ -104,6 +104,15 @@ def _dense(c: np.ndarray, size: int) -> np.ndarray:
     return (np.cumsum(present) - 1)[c]
 
 
+def _refine(c: np.ndarray, size: int, v: np.ndarray, card: int) -> tuple[np.ndarray, int]:
+    """Configurations ``c`` (codes below ``size``) refined by one more parent's codes ``v``
+    (below ``card``), ordered by ``c`` first; returns the codes and their bound."""
+    if size * card >= 2**62:
+        c = _dense(c, size)
+        size = int(c.max(initial=0)) + 1
+    return c * card + v, size * card
+
+
 def _count_table(r: int, b: int, per: int) -> np.ndarray:
     """``(words, r + 1)``: column v is what a record with value v of an r-valued child adds
     to each of the child's words of counts (:meth:`Scorer._pair_terms`): 1 in field ``v %
@@ -207,20 +216,6 @@ class Scorer:
         # equal to the test value, different, missing
         return np.where(col < 0, 2, (col != xt[j]).astype(np.int64)), 3
 
-    def configurations(self, A: tuple, coding: str, xt: np.ndarray, base=None) -> np.ndarray:
-        """Parent configuration of every record under antecedent set ``A``, as ``0..C-1``
-        (``base``: the configurations ``(codes, C)`` of a subset of ``A``, refined by the rest
-        of ``A``)."""
-        c, size = (np.zeros(self.n, dtype=np.int64), 1) if base is None else base
-        for j in A:
-            v, card = self._column(j, coding, xt)
-            if size * card >= 2**62:
-                c = _dense(c, size)
-                size = int(c.max()) + 1
-            c = c * card + v
-            size *= card
-        return _dense(c, size)
-
     def log_score(self, A: tuple, coding: str, xt: np.ndarray) -> float:
         """Log of the conditional prequential score of M(A) over the records (eq. 9)."""
         return float(self.log_scores([A], coding, [xt])[0])
@@ -238,18 +233,27 @@ class Scorer:
         """``(M n,)``: configuration of record ``t`` under model ``m`` at ``m n + t``, numbered
         ``0..`` by model, then configuration. With the full coding the antecedents all the
         models share (in phase 1: the parent whose children are scored) are coded once."""
-        n = self.n
-        base, shared = None, ()
-        if coding == "full" and len(models) > 1:
+        n, M = self.n, len(models)
+        shared = ()
+        if coding == "full" and M > 1:
             shared = tuple(sorted(set(models[0]).intersection(*models[1:])))
-            c = self.configurations(shared, coding, None)
-            base = (c, int(c.max(initial=0)) + 1)
-        c = np.concatenate([
-            self.configurations(tuple(j for j in A if j not in shared), coding, xt, base)
-            for A, xt in zip(models, xts)
-        ])
-        c += np.repeat(np.arange(len(models), dtype=np.int64) * n, n)
-        return c
+        c, size = np.zeros(n, dtype=np.int64), 1
+        for j in shared:
+            v, card = self._column(j, coding, None)
+            c, size = _refine(c, size, v, card)
+        # Each model's configurations in a range of its own: model m's in m C .. (m + 1) C.
+        c = _dense(c, size)
+        size = int(c.max(initial=0)) + 1
+        c, size = (c + size * np.arange(M)[:, None]).reshape(-1), size * M
+        rest = [tuple(j for j in A if j not in shared) for A in models]
+        for d in range(max(map(len, rest), default=0)):
+            # The d-th further antecedent of each model (none: one value, 0).
+            columns = [self._column(A[d], coding, xt) if d < len(A) else (0, 1)
+                       for A, xt in zip(rest, xts)]
+            card = max(card for _, card in columns)
+            v = np.concatenate([np.broadcast_to(col, n) for col, _ in columns])
+            c, size = _refine(c, size, v, card)
+        return _dense(c, size)
 
     def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         n, K, M = self.n, self.K, len(models)
