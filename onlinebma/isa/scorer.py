@@ -318,46 +318,58 @@ class Scorer:
         w = self.log_num[0] - self.log_den[self.r[kids], 0]
         seen = self.X[:, kids] >= 0  # (n, f)
         absent = ((seen * w) @ ~parent.T).T.reshape(M * n)
-        # A child the record misses reads no counts below, which gives log(alpha) -
-        # log(r_i alpha), not a term: taken back here.
-        missed = ((~seen * w) @ ~parent.T).T.reshape(M * n)
         loop = np.flatnonzero(~parent.all(axis=0))  # antecedents of all models: no term
-        terms = self._pair_terms(loop, parent, (pairs.order % n, pairs.block),
-                                 (pairs.elem, pairs.last))
-        return absent, terms - missed[pairs.elem]
+        return absent, self._pair_terms(loop, parent, pairs)
 
-    def _pair_terms(self, children, parent, sorted_records, pairs):
+    def _pair_terms(self, children, parent, pairs: _Pairs):
         """Sum over ``children`` (columns of the informative features) of
-        log(N_ijk + alpha) - log(N_ij + r_i alpha) (eq. 10) for every (element, class) pair;
-        an antecedent of the pair's model contributes 0, a child the record misses
-        log(alpha) - log(r_i alpha) (no counts).
-
-        ``sorted_records``: the records in (group, class, arrival) order and the start of each
-        one's (group, class) block in that order; ``pairs``: per pair its element and the
-        position of the last earlier record of its class and configuration in that order.
-        One child at a time, so that the temporaries (a few per pair) stay in the processor's
-        cache.
+        log(N_ijk + alpha) - log(N_ij + r_i alpha) (eq. 10) for every (element, class) pair,
+        over the children that are not antecedents of the pair's model and that the record
+        has. One child at a time, so that the temporaries (a few per pair) stay in the
+        processor's cache.
         """
-        n, (om, block), (elem, last) = self.n, sorted_records, pairs
+        n, M = self.n, len(parent)
+        om, block, elem, last, count = (pairs.order % n, pairs.block, pairs.elem, pairs.last,
+                                        pairs.count)
         record = elem % n
-        models = np.searchsorted(elem, np.arange(len(parent) + 1) * n)  # model m's pairs
+        models = np.searchsorted(elem, np.arange(M + 1) * n)  # model m's pairs
+        features = self.informative[children]
+        r = self.r[features]
+        codes = self.X[:, features].T  # (children, n)
+        free = ~parent[:, children]  # (M, children): the children of each model
+        missing = (codes < 0).T.astype(float)  # (n, children)
+        # Pairs none of whose earlier records of its class and configuration misses a child
+        # have N_ij = count for every child: their denominators are summed by r_i. The
+        # others (``gaps``) read N_ij child by child below.
+        incomplete = np.zeros(om.size + 1, dtype=np.int64)
+        np.cumsum((codes < 0).any(axis=0).take(om), out=incomplete[1:])
+        gaps = np.flatnonzero(incomplete[last + 1] > incomplete[block.take(last)])
+        sizes, size_of = np.unique(r, return_inverse=True)
+        used = np.matmul(1.0 - missing[None], free[:, :, None] * np.eye(sizes.size)[size_of])
+        used = used.reshape(M * n, sizes.size).T  # per size: children the record has
+        # A child the record misses reads N_ijk = 0 below (log(alpha)), and for the gaps
+        # N_ij = 0 (log(r_i alpha)): not terms, taken back here.
+        total = (missing @ free.T).T.reshape(-1).take(elem) * -self.log_num[0]
+        without = total.take(gaps) + ((missing * self.log_den[r, 0]) @ free.T).T.reshape(
+            -1).take(elem.take(gaps))
+        for s, used_s in zip(sizes, used):
+            total -= used_s.take(elem) * self.log_den[s].take(count)
+        total[gaps] = without
+        gap_models = np.searchsorted(gaps, models)
         # Counts (at most n, so b bits) side by side in a 64-bit word: the counts of ``per``
         # values of the child and, in the top field, of the records with the child observed.
         b = max(n.bit_length(), 1)
         per = 64 // b - 1
         top = np.uint64(b * per)
         mask = np.uint64((1 << b) - 1)
-        features = self.informative[children]
-        r = self.r[features]
-        codes = self.X[:, features].T  # (children, n)
         # The record's value's field; a record missing the child shifts by 64, reading 0
         # (numpy's shifts by the word size or more give 0) for both counts.
         shifts = np.where(codes < 0, 64, codes % per * b).astype(np.uint64)
         offsets = np.maximum(codes, 0) // per * om.size  # the word of the record's value
         codes = np.where(codes < 0, r[:, None], codes)  # a missing value: code r_i
         tables = {ri: _count_table(ri, b, per) for ri in set(r.tolist())}
-        owners = [np.flatnonzero(parent[:, i]) for i in children]
-        total = np.zeros(elem.size)
+        owners = [np.flatnonzero(~f) for f in free.T]
+        den = np.zeros(gaps.size)
         for ri, code, shift, offset, owner in zip(r.tolist(), codes, shifts, offsets, owners):
             table = tables[ri]
             cum = np.zeros((table.shape[0], om.size + 1), dtype=np.uint64)
@@ -367,10 +379,14 @@ class Scorer:
             word = cum.take(last if table.shape[0] == 1 else offset.take(record) + last)
             shift = shift.take(record)
             term = self.log_num.take(((word >> shift) & mask).view(np.int64))
-            term -= self.log_den[ri].take((word >> np.maximum(shift, top)).view(np.int64))
+            gap = self.log_den[ri].take(
+                (word.take(gaps) >> np.maximum(shift.take(gaps), top)).view(np.int64))
             for m in owner:
                 term[models[m]: models[m + 1]] = 0.0
+                gap[gap_models[m]: gap_models[m + 1]] = 0.0
             total += term
+            den += gap
+        total[gaps] -= den
         return total
 
     # ------------------------------------------------------ predictions
