@@ -148,6 +148,28 @@ def test_isa_equals_brute_force_over_every_antecedent_set(coding, seed):
                 assert m["proba"][k] == pytest.approx(q, abs=1e-9)
 
 
+def test_scores_equal_brute_force_with_a_child_of_many_values():
+    # The scorer packs a child's counts in 64-bit words of b-bit fields (b: bits of n), a few
+    # values per word: a child of 14 values among 40 records (b = 6, 9 values per word) spans
+    # two words, some records missing it.
+    records, labels = _random_data(2, n=40, p=3)
+    rng = random.Random(5)
+    for x, y in zip(records, labels):
+        if rng.random() < 0.9:
+            x["many"] = f"m{('uvw'.index(y) * 5 + rng.randrange(6)) % 14}"
+    model = _learned(_exhaustive("full"), records, labels)
+    for test in ({"f0": "v1", "f1": "v0", "many": "m3"}, {"f2": "v0", "many": "m13"}, {}):
+        expected, models = brute_force(records, labels, test)
+        got = model.predict_proba_one(test)
+        for k in expected:
+            assert got[k] == pytest.approx(expected[k], abs=1e-9)
+        explained = model.explain_one(test)
+        assert len(explained) == len(models)
+        for m in explained:
+            assert m["log_score"] == pytest.approx(models[tuple(sorted(m["antecedent"]))][0],
+                                                   abs=1e-9)
+
+
 @pytest.mark.parametrize("coding", ["full", "indicator"])
 def test_average_false_predicts_with_the_best_model_in_R(coding):
     records, labels = _random_data(2, n=50, p=5)
