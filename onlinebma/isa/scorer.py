@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..table import Table
+from .blocks import Pairs, count_table, dense, refine, runs
 from .index import BitsetIndex
 
 __all__ = ["Scorer"]
@@ -23,106 +24,6 @@ __all__ = ["Scorer"]
 #: Records times models of one scoring pass of :meth:`Scorer.log_scores` (its temporaries,
 #: a few per record and class present, then stay in the processor's cache).
 _PASS_RECORDS = 1 << 15
-
-
-class _Pairs:
-    """The (element, class) pairs of one scoring pass whose class the element's configuration
-    already holds: element ``e = m n + t`` is record ``t`` under model ``m``, ``c[e]`` its
-    configuration (distinct across models), ``y[e]`` its class.
-
-    Attributes: ``elem``, ``k`` (sorted by element), ``count`` (earlier records of class ``k``
-    in the configuration), ``n_c`` per element (earlier records in its configuration),
-    ``order`` (the elements by configuration, class, arrival: each (configuration, class)
-    a block), ``block`` (per position of ``order``, its block's start) and ``last`` per pair
-    (the position in ``order`` of the last of its ``count`` records).
-    """
-
-    def __init__(self, c: np.ndarray, y: np.ndarray, K: int):
-        size = c.size
-        by_config = _stable_order(c)  # (configuration, arrival)
-        starts, lengths = _runs(c[by_config])
-        rank = np.empty(size, dtype=np.int64)  # position of each element in ``by_config``
-        rank[by_config] = np.arange(size)
-        self.n_c = rank - np.repeat(starts, lengths)[rank]
-        key = c * K + y
-        self.order = _stable_order(key)
-        first, sizes = _runs(key[self.order])
-        self.block = np.repeat(first, sizes)
-        at = rank[self.order]  # configuration order, rising within each block
-        # A block's class is present for the elements after its first in the configuration.
-        head = at[first]
-        end = (np.repeat(starts + lengths, lengths))[head]
-        b = np.repeat(np.arange(first.size), end - head - 1)
-        q = _ranges(head + 1, end)
-        # Records of block b before position q: of the block's positions, those below q.
-        count = np.searchsorted(np.repeat(np.arange(first.size) * size, sizes) + at,
-                                b * size + q) - first[b]
-        elem = by_config[q]
-        by_elem = _stable_order(elem)
-        self.elem, self.count = elem[by_elem], count[by_elem]
-        b = b[by_elem]
-        self.k = key[self.order[first]][b] % K
-        self.last = first[b] + self.count - 1
-
-
-def _runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Starts and lengths of the runs of equal values of ``keys``."""
-    starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-    return starts, np.diff(np.append(starts, keys.size))
-
-
-def _ranges(starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
-    """The integers of the ranges ``starts[i]:ends[i]``, concatenated."""
-    keep = ends > starts
-    starts, lengths = starts[keep], (ends - starts)[keep]
-    if not starts.size:
-        return np.empty(0, dtype=np.int64)
-    steps = np.ones(int(lengths.sum()), dtype=np.int64)
-    steps[0] = starts[0]
-    steps[np.cumsum(lengths)[:-1]] = starts[1:] - (starts[:-1] + lengths[:-1] - 1)
-    return np.cumsum(steps)
-
-
-def _stable_order(keys: np.ndarray) -> np.ndarray:
-    """``np.argsort(keys, kind="stable")`` for non-negative integer keys, by numpy's radix sort
-    (used for 16-bit keys) in one or two passes when the keys allow it."""
-    top = int(keys.max(initial=0))
-    if top < 1 << 16:
-        return np.argsort(keys.astype(np.uint16), kind="stable")
-    if top < 1 << 32:  # least significant half first, then the most significant: stable
-        low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
-        return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
-    return np.argsort(keys, kind="stable")
-
-
-def _dense(c: np.ndarray, size: int) -> np.ndarray:
-    """Codes ``c`` in ``0..size-1`` renumbered ``0..C-1`` (C = number of distinct codes), in
-    the order of the codes."""
-    if size > 4 * c.size + 1024:
-        return np.unique(c, return_inverse=True)[1].reshape(-1)
-    present = np.bincount(c, minlength=size) > 0
-    return (np.cumsum(present) - 1)[c]
-
-
-def _refine(c: np.ndarray, size: int, v: np.ndarray, card: int) -> tuple[np.ndarray, int]:
-    """Configurations ``c`` (codes below ``size``) refined by one more parent's codes ``v``
-    (below ``card``), ordered by ``c`` first; returns the codes and their bound."""
-    if size * card >= 2**62:
-        c = _dense(c, size)
-        size = int(c.max(initial=0)) + 1
-    return c * card + v, size * card
-
-
-def _count_table(r: int, b: int, per: int) -> np.ndarray:
-    """``(words, r + 1)``: column v is what a record with value v of an r-valued child adds
-    to each of the child's words of counts (:meth:`Scorer._pair_terms`): 1 in field ``v %
-    per`` (b bits each) of word ``v // per``, and 1 in the top field of every word (the child
-    observed). Column r, a missing value, adds nothing."""
-    v = np.arange(r)
-    table = np.zeros((-(-r // per), r + 1), dtype=np.uint64)
-    table[v // per, v] = np.left_shift(np.uint64(1), (v % per * b).astype(np.uint64))
-    table[:, :r] += np.uint64(1) << np.uint64(b * per)
-    return table
 
 
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
@@ -240,9 +141,9 @@ class Scorer:
         c, size = np.zeros(n, dtype=np.int64), 1
         for j in shared:
             v, card = self._column(j, coding, None)
-            c, size = _refine(c, size, v, card)
+            c, size = refine(c, size, v, card)
         # Each model's configurations in a range of its own: model m's in m C .. (m + 1) C.
-        c = _dense(c, size)
+        c = dense(c, size)
         size = int(c.max(initial=0)) + 1
         c, size = (c + size * np.arange(M)[:, None]).reshape(-1), size * M
         rest = [tuple(j for j in A if j not in shared) for A in models]
@@ -252,8 +153,8 @@ class Scorer:
                        for A, xt in zip(rest, xts)]
             card = max(card for _, card in columns)
             v = np.concatenate([np.broadcast_to(col, n) for col, _ in columns])
-            c, size = _refine(c, size, v, card)
-        return _dense(c, size)
+            c, size = refine(c, size, v, card)
+        return dense(c, size)
 
     def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         n, K, M = self.n, self.K, len(models)
@@ -261,7 +162,7 @@ class Scorer:
             return np.zeros(M)
         c = self._model_configurations(models, coding, xts)
         y = np.tile(self.y, M)
-        pairs = _Pairs(c, y, K)
+        pairs = Pairs(c, y, K)
         elem = pairs.elem
         # Class given parents (eq. 10). A class absent from the configuration's earlier
         # records has no earlier records in any count: one value, ``absent``, for all such
@@ -278,7 +179,7 @@ class Scorer:
         mine = pairs.k == y[elem]
         own[elem[mine]] = present[mine]
         top = absent.copy()
-        starts, _ = _runs(elem)
+        starts, _ = runs(elem)
         if elem.size:
             top[elem[starts]] = np.maximum(top[elem[starts]],
                                            np.maximum.reduceat(present, starts))
@@ -298,7 +199,7 @@ class Scorer:
         top = logq.max(axis=1)
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
-    def _children_terms(self, models, pairs: _Pairs):
+    def _children_terms(self, models, pairs: Pairs):
         """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
         models at once.
 
@@ -321,7 +222,7 @@ class Scorer:
         loop = np.flatnonzero(~parent.all(axis=0))  # antecedents of all models: no term
         return absent, self._pair_terms(loop, parent, pairs)
 
-    def _pair_terms(self, children, parent, pairs: _Pairs):
+    def _pair_terms(self, children, parent, pairs: Pairs):
         """Sum over ``children`` (columns of the informative features) of
         log(N_ijk + alpha) - log(N_ij + r_i alpha) (eq. 10) for every (element, class) pair,
         over the children that are not antecedents of the pair's model and that the record
@@ -367,7 +268,7 @@ class Scorer:
         shifts = np.where(codes < 0, 64, codes % per * b).astype(np.uint64)
         offsets = np.maximum(codes, 0) // per * om.size  # the word of the record's value
         codes = np.where(codes < 0, r[:, None], codes)  # a missing value: code r_i
-        tables = {ri: _count_table(ri, b, per) for ri in set(r.tolist())}
+        tables = {ri: count_table(ri, b, per) for ri in set(r.tolist())}
         owners = [np.flatnonzero(~f) for f in free.T]
         den = np.zeros(gaps.size)
         for ri, code, shift, offset, owner in zip(r.tolist(), codes, shifts, offsets, owners):
