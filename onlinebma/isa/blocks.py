@@ -40,19 +40,23 @@ class Pairs:
         first, sizes = runs(key[self.order])
         self.block = np.repeat(first, sizes)
         at = rank[self.order]  # configuration order, rising within each block
-        # A block's class is present for the elements after its first in the configuration.
+        # A block's class is present for the elements after its first in the configuration:
+        # the positions q of ``by_config`` in ``head + 1 .. end - 1``, block by block.
         head = at[first]
         end = (np.repeat(starts + lengths, lengths))[head]
-        b = np.repeat(np.arange(first.size), end - head - 1)
+        length = end - head - 1
+        b = np.repeat(np.arange(first.size), length)
         q = ranges(head + 1, end)
-        # Records of block b before position q: of the block's positions, those below q.
-        count = np.searchsorted(np.repeat(np.arange(first.size) * size, sizes) + at,
-                                b * size + q) - first[b]
+        # Records of block b before q: its first, and those of its class in between.
+        mine = key[by_config].take(q) == key[self.order[first]].take(b)
+        between = np.cumsum(mine) - mine
+        run = (np.cumsum(length) - length)[length > 0]  # where each block's positions start
+        count = 1 + between - np.repeat(between[run], length[length > 0])
         elem = by_config[q]
         by_elem = stable_order(elem)
         self.elem, self.count = elem[by_elem], count[by_elem]
         b = b[by_elem]
-        self.k = key[self.order[first]][b] % K
+        self.k = (key[self.order[first]] % K).take(b)
         self.last = first[b] + self.count - 1
 
 
