@@ -24,8 +24,8 @@ class Pairs:
     Attributes: ``elem``, ``k`` (sorted by element), ``count`` (earlier records of class ``k``
     in the configuration), ``n_c`` per element (earlier records in its configuration),
     ``order`` (the elements by configuration, class, arrival: each (configuration, class)
-    a block), ``block`` (per position of ``order``, its block's start) and ``last`` per pair
-    (the position in ``order`` of the last of its ``count`` records).
+    a block), ``first`` (the blocks' starts in ``order``) and ``last`` per pair (the position
+    in ``order`` of the last of its ``count`` records).
     """
 
     def __init__(self, c: np.ndarray, y: np.ndarray, K: int):
@@ -38,7 +38,7 @@ class Pairs:
         key = c * K + y
         self.order = stable_order(key)
         first, sizes = runs(key[self.order])
-        self.block = np.repeat(first, sizes)
+        self.first = first
         at = rank[self.order]  # configuration order, rising within each block
         # A block's class is present for the elements after its first in the configuration:
         # the positions q of ``by_config`` in ``head + 1 .. end - 1``, block by block.

@@ -230,7 +230,7 @@ class Scorer:
         processor's cache.
         """
         n, M = self.n, len(parent)
-        om, block, elem, last, count = (pairs.order % n, pairs.block, pairs.elem, pairs.last,
+        om, first, elem, last, count = (pairs.order % n, pairs.first, pairs.elem, pairs.last,
                                         pairs.count)
         record = elem % n
         models = np.searchsorted(elem, np.arange(M + 1) * n)  # model m's pairs
@@ -244,7 +244,7 @@ class Scorer:
         # others (``gaps``) read N_ij child by child below.
         incomplete = np.zeros(om.size + 1, dtype=np.int64)
         np.cumsum((codes < 0).any(axis=0).take(om), out=incomplete[1:])
-        gaps = np.flatnonzero(incomplete[last + 1] > incomplete[block.take(last)])
+        gaps = np.flatnonzero(incomplete[last + 1] > incomplete[last + 1 - count])
         sizes, size_of = np.unique(r, return_inverse=True)
         used = np.matmul(1.0 - missing[None], free[:, :, None] * np.eye(sizes.size)[size_of])
         used = used.reshape(M * n, sizes.size).T  # per size: children the record has
@@ -273,10 +273,12 @@ class Scorer:
         den = np.zeros(gaps.size)
         for ri, code, shift, offset, owner in zip(r.tolist(), codes, shifts, offsets, owners):
             table = tables[ri]
-            cum = np.zeros((table.shape[0], om.size + 1), dtype=np.uint64)
-            np.cumsum(table.take(code.take(om), axis=1), axis=1, out=cum[:, 1:])
-            # Sums over each block up to each position (the pair's counts at ``last``).
-            cum = (cum[:, 1:] - cum[:, block]).reshape(-1)
+            # Running sums restarting at each block (each block's start less the sum of the
+            # block before it): a pair's counts at ``last``.
+            cum = table.take(code.take(om), axis=1)
+            for row in cum:
+                row[first[1:]] -= np.add.reduceat(row, first)[:-1]
+            cum = np.cumsum(cum, axis=1, out=cum).reshape(-1)
             word = cum.take(last if table.shape[0] == 1 else offset.take(record) + last)
             shift = shift.take(record)
             term = self.log_num.take(((word >> shift) & mask).view(np.int64))
