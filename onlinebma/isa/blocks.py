@@ -21,8 +21,9 @@ class Pairs:
     already holds: element ``e = m n + t`` is record ``t`` under model ``m``, ``c[e]`` its
     configuration (distinct across models), ``y[e]`` its class.
 
-    Attributes: ``elem``, ``k`` (sorted by element), ``count`` (earlier records of class ``k``
-    in the configuration), ``n_c`` per element (earlier records in its configuration),
+    Attributes: ``elem``, ``k`` (block by block, so grouped by model), ``count`` (earlier
+    records of class ``k`` in the configuration), ``n_c`` per element (earlier records in its
+    configuration),
     ``order`` (the elements by configuration, class, arrival: each (configuration, class)
     a block), ``first`` (the blocks' starts in ``order``) and ``last`` per pair (the position
     in ``order`` of the last of its ``count`` records).
@@ -52,12 +53,9 @@ class Pairs:
         between = np.cumsum(mine) - mine
         run = (np.cumsum(length) - length)[length > 0]  # where each block's positions start
         count = 1 + between - np.repeat(between[run], length[length > 0])
-        elem = by_config[q]
-        by_elem = stable_order(elem)
-        self.elem, self.count = elem[by_elem], count[by_elem]
-        b = b[by_elem]
+        self.elem, self.count = by_config[q], count
         self.k = (key[self.order[first]] % K).take(b)
-        self.last = first[b] + self.count - 1
+        self.last = first.take(b) + count - 1
 
 
 def runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..table import Table
-from .blocks import Pairs, count_table, dense, refine, runs
+from .blocks import Pairs, count_table, dense, refine
 from .index import BitsetIndex
 
 __all__ = ["Scorer"]
@@ -179,10 +179,7 @@ class Scorer:
         mine = pairs.k == y[elem]
         own[elem[mine]] = present[mine]
         top = absent.copy()
-        starts, _ = runs(elem)
-        if elem.size:
-            top[elem[starts]] = np.maximum(top[elem[starts]],
-                                           np.maximum.reduceat(present, starts))
+        np.maximum.at(top, elem, present)
         n_absent = K - np.bincount(elem, minlength=M * n)
         total = n_absent * np.exp(absent - top) + np.bincount(
             elem, np.exp(present - top[elem]), minlength=M * n)
@@ -233,7 +230,7 @@ class Scorer:
         om, first, elem, last, count = (pairs.order % n, pairs.first, pairs.elem, pairs.last,
                                         pairs.count)
         record = elem % n
-        models = np.searchsorted(elem, np.arange(M + 1) * n)  # model m's pairs
+        models = np.searchsorted(elem // n, np.arange(M + 1))  # model m's pairs
         features = self.informative[children]
         r = self.r[features]
         codes = self.X[:, features].T  # (children, n)
