@@ -109,13 +109,19 @@ class Scorer:
 
     # ------------------------------------------------------------- eq. 9
 
-    def _column(self, j: int, coding: str, xt) -> tuple[np.ndarray, int]:
-        """Feature ``j`` of every record as a parent: its codes and their number."""
-        col = self.X[:, j]
+    def _parents(self, features: list, coding: str, xts: list) -> tuple[np.ndarray, int]:
+        """Feature ``features[m]`` of every record as a parent of model ``m`` (``-1``: none, a
+        single value), models side by side: the codes ``(M n,)`` and a bound on them."""
+        js = np.array(features, dtype=np.int64)
+        X = self.X[:, np.maximum(js, 0)].T  # (M, n)
         if coding == "full":  # the missing value is a configuration of its own
-            return np.where(col < 0, self.r[j], col), int(self.r[j]) + 1
-        # equal to the test value, different, missing
-        return np.where(col < 0, 2, (col != xt[j]).astype(np.int64)), 3
+            r = self.r[np.maximum(js, 0)]
+            v, card = np.where(X < 0, r[:, None], X), int(r.max()) + 1
+        else:  # equal to the test value, different, missing
+            test = np.array([xt[j] for j, xt in zip(np.maximum(js, 0), xts)])
+            v, card = np.where(X < 0, 2, (X != test[:, None]).astype(np.int64)), 3
+        v[js < 0] = 0
+        return v.reshape(-1), card
 
     def log_score(self, A: tuple, coding: str, xt: np.ndarray) -> float:
         """Log of the conditional prequential score of M(A) over the records (eq. 9)."""
@@ -140,20 +146,15 @@ class Scorer:
             shared = tuple(sorted(set(models[0]).intersection(*models[1:])))
         c, size = np.zeros(n, dtype=np.int64), 1
         for j in shared:
-            v, card = self._column(j, coding, None)
-            c, size = refine(c, size, v, card)
+            c, size = refine(c, size, *self._parents([j], coding, [None]))
         # Each model's configurations in a range of its own: model m's in m C .. (m + 1) C.
         c = dense(c, size)
         size = int(c.max(initial=0)) + 1
         c, size = (c + size * np.arange(M)[:, None]).reshape(-1), size * M
         rest = [tuple(j for j in A if j not in shared) for A in models]
-        for d in range(max(map(len, rest), default=0)):
-            # The d-th further antecedent of each model (none: one value, 0).
-            columns = [self._column(A[d], coding, xt) if d < len(A) else (0, 1)
-                       for A, xt in zip(rest, xts)]
-            card = max(card for _, card in columns)
-            v = np.concatenate([np.broadcast_to(col, n) for col, _ in columns])
-            c, size = refine(c, size, v, card)
+        for d in range(max(map(len, rest), default=0)):  # the d-th further antecedents
+            further = [A[d] if d < len(A) else -1 for A in rest]
+            c, size = refine(c, size, *self._parents(further, coding, xts))
         return dense(c, size)
 
     def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
