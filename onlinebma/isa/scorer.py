@@ -267,7 +267,9 @@ class Scorer:
         offsets = np.maximum(codes, 0) // per * om.size  # the word of the record's value
         codes = np.where(codes < 0, r[:, None], codes)  # a missing value: code r_i
         tables = {ri: count_table(ri, b, per) for ri in set(r.tolist())}
-        owners = [np.flatnonzero(~f) for f in free.T]
+        owners = [[] for _ in children]  # the models each child is an antecedent of
+        for i, m in zip(*np.nonzero(~free.T)):
+            owners[i].append(m)
         den = np.zeros(gaps.size)
         for ri, code, shift, offset, owner in zip(r.tolist(), codes, shifts, offsets, owners):
             table = tables[ri]
