@@ -148,6 +148,25 @@ def test_isa_equals_brute_force_over_every_antecedent_set(coding, seed):
                 assert m["proba"][k] == pytest.approx(q, abs=1e-9)
 
 
+def test_scores_stay_finite_when_every_class_present_fits_far_worse_than_an_absent_one():
+    # The last record has a value no earlier record has on each of 400 features: every
+    # class present (both) predicts it with about log(1 / 300) per feature, far below (by
+    # more than exp's range) the value an absent class would get, log(1 / 3) per feature;
+    # the log-sum-exp over classes must shift by the classes present, not the absent value.
+    # Reference: the record-by-record terms, from the index, over all classes.
+    p, n = 400, 600
+    records = [{f"f{j}": str(t % 2) for j in range(p)} for t in range(n - 1)]
+    records.append({f"f{j}": "2" for j in range(p)})
+    labels = [str(t % 2) for t in range(n)]
+    model = ISA(phase1_models=1, max_models=1).fit(pd.DataFrame(records), pd.Series(labels))
+    model.predict_proba_one(records[-1])
+    scorer = model._scorer
+    score = scorer.log_score((), "full", None)
+    expected = sum(float(scorer.record_terms([()], None, t)[0]) for t in range(n))
+    assert math.isfinite(score)
+    assert score == pytest.approx(expected, abs=1e-9)
+
+
 def test_scores_equal_brute_force_with_a_child_of_many_values():
     # The scorer packs a child's counts in 64-bit words of b-bit fields (b: bits of n), a few
     # values per word: a child of 14 values among 40 records (b = 6, 9 values per word) spans

@@ -3,12 +3,13 @@
 The records are the adapter's canonical table (:mod:`onlinebma.table`): values and classes
 compacted to those present in the stored records, so ``r_i`` and the number of classes of
 eq. 10 are those present, as the paper's method wants. A model's score over all records is
-computed at once (:meth:`Scorer.log_score`, grouped cumulative counts). Only the classes a
-record's configuration already holds are counted for it: a class absent so far has all counts
-of eq. 10 zero, so one value stands for all absent classes (on soybean, 19 classes, a record's
-configuration holds 2.3 on average over the models the search scores). The terms of single
-records, for scores extended as records arrive, and the predictions of models come from the
-bitset index.
+computed at once, for several models together (:meth:`Scorer.log_scores`): the records grouped
+by (configuration, class) in :mod:`.blocks`, and each child's counts read from running sums of
+64-bit words, one child at a time. Only the classes a record's configuration already holds
+are counted for it: a class absent so far has all counts of eq. 10 zero, so one value stands
+for all absent classes (on soybean, 19 classes, a record's configuration holds 2.3 on average
+over the models the search scores). The terms of single records, for scores extended as
+records arrive, and the predictions of models come from the bitset index.
 """
 
 from __future__ import annotations
@@ -175,14 +176,15 @@ class Scorer:
             absent += absent_kids
             present += present_kids
         # log P(z = y | x) = own - log(sum over classes), the sum over the absent classes
-        # being their number times exp(absent).
+        # being their number times exp(absent), shifted by the largest term of the classes
+        # of each element (the absent value counts only if some class is absent).
         own = absent.copy()
         mine = pairs.k == y[elem]
         own[elem[mine]] = present[mine]
-        top = absent.copy()
-        np.maximum.at(top, elem, present)
         n_absent = K - np.bincount(elem, minlength=M * n)
-        total = n_absent * np.exp(absent - top) + np.bincount(
+        top = np.where(n_absent > 0, absent, -np.inf)
+        np.maximum.at(top, elem, present)
+        total = n_absent * np.exp(np.minimum(absent - top, 0.0)) + np.bincount(
             elem, np.exp(present - top[elem]), minlength=M * n)
         terms = own - top - np.log(total)
         return terms.reshape(M, n).sum(axis=1)
