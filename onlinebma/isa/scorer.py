@@ -241,22 +241,25 @@ class Scorer:
         missing = (codes < 0).T.astype(float)  # (n, children)
         # Pairs none of whose earlier records of its class and configuration misses a child
         # have N_ij = count for every child: their denominators are summed by r_i. The
-        # others (``gaps``) read N_ij child by child below.
+        # others (``gaps``; all pairs when they are most) read N_ij child by child below.
         incomplete = np.zeros(om.size + 1, dtype=np.int64)
         np.cumsum((codes < 0).any(axis=0).take(om), out=incomplete[1:])
         gaps = np.flatnonzero(incomplete[last + 1] > incomplete[last + 1 - count])
-        sizes, size_of = np.unique(r, return_inverse=True)
-        used = np.matmul(1.0 - missing[None], free[:, :, None] * np.eye(sizes.size)[size_of])
-        used = used.reshape(M * n, sizes.size).T  # per size: children the record has
+        gaps, gap_models = ((slice(None), models) if 2 * gaps.size > elem.size
+                            else (gaps, np.searchsorted(gaps, models)))
         # A child the record misses reads N_ijk = 0 below (log(alpha)), and for the gaps
         # N_ij = 0 (log(r_i alpha)): not terms, taken back here.
         total = (missing @ free.T).T.reshape(-1).take(elem) * -self.log_num[0]
-        without = total.take(gaps) + ((missing * self.log_den[r, 0]) @ free.T).T.reshape(
-            -1).take(elem.take(gaps))
-        for s, used_s in zip(sizes, used):
-            total -= used_s.take(elem) * self.log_den[s].take(count)
+        without = total[gaps] + ((missing * self.log_den[r, 0]) @ free.T).T.reshape(-1)[
+            elem[gaps]]
+        if not isinstance(gaps, slice):
+            sizes, size_of = np.unique(r, return_inverse=True)
+            used = np.matmul(1.0 - missing[None],
+                             free[:, :, None] * np.eye(sizes.size)[size_of])
+            used = used.reshape(M * n, sizes.size).T  # per size: children the record has
+            for s, used_s in zip(sizes, used):
+                total -= used_s.take(elem) * self.log_den[s].take(count)
         total[gaps] = without
-        gap_models = np.searchsorted(gaps, models)
         # Counts (at most n, so b bits) side by side in a 64-bit word: the counts of ``per``
         # values of the child and, in the top field, of the records with the child observed.
         b = max(n.bit_length(), 1)
@@ -272,7 +275,7 @@ class Scorer:
         owners = [[] for _ in children]  # the models each child is an antecedent of
         for i, m in zip(*np.nonzero(~free.T)):
             owners[i].append(m)
-        den = np.zeros(gaps.size)
+        den = np.zeros(without.size)
         for ri, code, shift, offset, owner in zip(r.tolist(), codes, shifts, offsets, owners):
             table = tables[ri]
             # Running sums restarting at each block (each block's start less the sum of the
@@ -285,7 +288,7 @@ class Scorer:
             shift = shift.take(record)
             term = self.log_num.take(((word >> shift) & mask).view(np.int64))
             gap = self.log_den[ri].take(
-                (word.take(gaps) >> np.maximum(shift.take(gaps), top)).view(np.int64))
+                (word[gaps] >> np.maximum(shift[gaps], top)).view(np.int64))
             for m in owner:
                 term[models[m]: models[m + 1]] = 0.0
                 gap[gap_models[m]: gap_models[m + 1]] = 0.0
