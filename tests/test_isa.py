@@ -148,6 +148,31 @@ def test_isa_equals_brute_force_over_every_antecedent_set(coding, seed):
                 assert m["proba"][k] == pytest.approx(q, abs=1e-9)
 
 
+def test_scoring_ahead_in_small_passes_changes_no_search(monkeypatch):
+    # Phase 1 scores the children of the model it will likely expand next together with those
+    # of the model it expands, in passes of few records (cache.SMALL_PASS): the same models,
+    # scores and predictions as without.
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.isa import cache
+
+    data = list(UCIDataset("house-votes-84").take(160))
+    X = pd.DataFrame([x for x, _ in data[:140]])
+    y = pd.Series([label for _, label in data[:140]])
+    tests = [x for x, _ in data[140:]]
+    monkeypatch.setattr(cache, "SMALL_PASS", 1 << 30)
+    ahead = ISA().fit(X, y)
+    explained = [ahead.explain_one(x) for x in tests]
+    assert len(ahead._cache) > 0
+    monkeypatch.setattr(cache, "SMALL_PASS", 0)
+    alone = ISA().fit(X, y)
+    for x, models in zip(tests, explained):
+        expected = alone.explain_one(x)
+        assert [m["antecedent"] for m in models] == [m["antecedent"] for m in expected]
+        for m, e in zip(models, expected):
+            assert m["log_score"] == pytest.approx(e["log_score"], abs=1e-9)
+            assert m["weight"] == pytest.approx(e["weight"], abs=1e-9)
+
+
 def test_scores_stay_finite_when_every_class_present_fits_far_worse_than_an_absent_one():
     # The last record has a value no earlier record has on each of 400 features: every
     # class present (both) predicts it with about log(1 / 300) per feature, far below (by

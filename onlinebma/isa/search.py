@@ -34,17 +34,21 @@ def _weight_of_new(log_total: float, log_score: float) -> float:
     return 0.0 if d > 700.0 else 1.0 / (1.0 + math.exp(d))
 
 
-def expand(A: tuple, observed: tuple, seen: set, scores, push):
-    """Score and ``push((-score, child))`` each unseen child of ``A`` (one feature more)."""
-    children = []
-    for j in observed:
-        if j in A:
-            continue
-        child = tuple(sorted(A + (j,)))
-        if child not in seen:
-            seen.add(child)
-            children.append(child)
-    for child, score in zip(children, scores.bounds(children)):
+def _children(A: tuple, observed: tuple, seen: set) -> list:
+    """The children of ``A`` (one observed feature more) not in ``seen``."""
+    children = (tuple(sorted(A + (j,))) for j in observed if j not in A)
+    return [child for child in children if child not in seen]
+
+
+def expand(A: tuple, observed: tuple, seen: set, scores, push, ahead: tuple | None = None):
+    """Score and ``push((-score, child))`` each unseen child of ``A`` (one feature more).
+    The unseen children of ``ahead`` (the model the search will most likely expand next)
+    are scored in the same pass when one is needed, but neither pushed nor seen: the search
+    finds their scores cached when it expands ``ahead`` (one scoring pass instead of two)."""
+    children = _children(A, observed, seen)
+    seen.update(children)
+    also = () if ahead is None else _children(ahead, observed, seen)
+    for child, score in zip(children, scores.bounds(children, also)):
         push((-score, child))
 
 
@@ -70,7 +74,11 @@ def phase_one(scores, observed: tuple, phase1_models: int, max_models: int, marg
         if len(R) == max_models:
             break  # nothing more can join R: the children would never be used
         if -neg >= best - margin:
-            expand(A, observed, seen, scores, lambda item: heapq.heappush(queue, item))
+            # The best queued model is expanded next unless a child of A beats it.
+            ahead = queue[0][1] if (queue and len(R) + 1 < phase1_models
+                                    and -queue[0][0] >= best - margin
+                                    and scores.exact(queue[0][1])) else None
+            expand(A, observed, seen, scores, lambda item: heapq.heappush(queue, item), ahead)
     queue.sort()  # best score first
     return R, queue, seen
 
