@@ -4,7 +4,8 @@ Models are antecedent sets ``A`` (tuples of feature columns, sorted). ``scores``
 a model's eq. 9 score: ``scores.bounds([A])[0]`` is the score or, when records arrived since it was
 computed, an upper bound on it (eq. 9 is a sum of log-probabilities, each at most 0, so a score
 only falls as records are added), and ``scores.bounds(models)`` the same for several models
-(scored together); ``scores.exact(A)`` says which; ``scores.refresh(models)``
+(scored together; ``scores.bounds(models, also)`` may score models of ``also`` in the same
+pass, to be found cached later); ``scores.exact(A)`` says which; ``scores.refresh(models)``
 brings scores up to date and returns them; ``scores.predict(models)`` gives the models' class
 distributions (eq. 10) for the test instance.
 
