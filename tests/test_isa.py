@@ -148,6 +148,72 @@ def test_isa_equals_brute_force_over_every_antecedent_set(coding, seed):
                 assert m["proba"][k] == pytest.approx(q, abs=1e-9)
 
 
+def test_scoring_ahead_in_small_passes_changes_no_search(monkeypatch):
+    # Phase 1 scores the children of the model it will likely expand next together with those
+    # of the model it expands, in passes of few records (cache.SMALL_PASS): the same models,
+    # scores and predictions as without.
+    from onlinebma.datasets import UCIDataset
+    from onlinebma.isa import cache
+
+    data = list(UCIDataset("house-votes-84").take(160))
+    X = pd.DataFrame([x for x, _ in data[:140]])
+    y = pd.Series([label for _, label in data[:140]])
+    tests = [x for x, _ in data[140:]]
+    monkeypatch.setattr(cache, "SMALL_PASS", 1 << 30)
+    ahead = ISA().fit(X, y)
+    explained = [ahead.explain_one(x) for x in tests]
+    assert len(ahead._cache) > 0
+    monkeypatch.setattr(cache, "SMALL_PASS", 0)
+    alone = ISA().fit(X, y)
+    for x, models in zip(tests, explained):
+        expected = alone.explain_one(x)
+        assert [m["antecedent"] for m in models] == [m["antecedent"] for m in expected]
+        for m, e in zip(models, expected):
+            assert m["log_score"] == pytest.approx(e["log_score"], abs=1e-9)
+            assert m["weight"] == pytest.approx(e["weight"], abs=1e-9)
+
+
+def test_scores_stay_finite_when_every_class_present_fits_far_worse_than_an_absent_one():
+    # The last record has a value no earlier record has on each of 400 features: every
+    # class present (both) predicts it with about log(1 / 300) per feature, far below (by
+    # more than exp's range) the value an absent class would get, log(1 / 3) per feature;
+    # the log-sum-exp over classes must shift by the classes present, not the absent value.
+    # Reference: the record-by-record terms, from the index, over all classes.
+    p, n = 400, 600
+    records = [{f"f{j}": str(t % 2) for j in range(p)} for t in range(n - 1)]
+    records.append({f"f{j}": "2" for j in range(p)})
+    labels = [str(t % 2) for t in range(n)]
+    model = ISA(phase1_models=1, max_models=1).fit(pd.DataFrame(records), pd.Series(labels))
+    model.predict_proba_one(records[-1])
+    scorer = model._scorer
+    score = scorer.log_score((), "full", None)
+    expected = sum(float(scorer.record_terms([()], None, t)[0]) for t in range(n))
+    assert math.isfinite(score)
+    assert score == pytest.approx(expected, abs=1e-9)
+
+
+def test_scores_equal_brute_force_with_a_child_of_many_values():
+    # The scorer packs a child's counts in 64-bit words of b-bit fields (b: bits of n), a few
+    # values per word: a child of 14 values among 40 records (b = 6, 9 values per word) spans
+    # two words, some records missing it.
+    records, labels = _random_data(2, n=40, p=3)
+    rng = random.Random(5)
+    for x, y in zip(records, labels):
+        if rng.random() < 0.9:
+            x["many"] = f"m{('uvw'.index(y) * 5 + rng.randrange(6)) % 14}"
+    model = _learned(_exhaustive("full"), records, labels)
+    for test in ({"f0": "v1", "f1": "v0", "many": "m3"}, {"f2": "v0", "many": "m13"}, {}):
+        expected, models = brute_force(records, labels, test)
+        got = model.predict_proba_one(test)
+        for k in expected:
+            assert got[k] == pytest.approx(expected[k], abs=1e-9)
+        explained = model.explain_one(test)
+        assert len(explained) == len(models)
+        for m in explained:
+            assert m["log_score"] == pytest.approx(models[tuple(sorted(m["antecedent"]))][0],
+                                                   abs=1e-9)
+
+
 @pytest.mark.parametrize("coding", ["full", "indicator"])
 def test_average_false_predicts_with_the_best_model_in_R(coding):
     records, labels = _random_data(2, n=50, p=5)

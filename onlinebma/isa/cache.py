@@ -27,6 +27,12 @@ __all__ = ["ScoreCache"]
 #: a record's terms cost about 1/100 to 1/200 of a full scoring).
 FRESH_RECORDS = 32
 FRESH_FRACTION = 0.02
+#: Models times records up to which a scoring pass takes models the search will likely ask
+#: for next (:meth:`_InstanceScores.bounds`). Measured: house-votes-84's passes (4 models
+#: of 391 records) cost mostly their numpy calls, and filling them cut its fold by a sixth;
+#: soybean's (12 of 614 records) got slower when filled without this bound (their
+#: temporaries leave the processor's cache), and are left as they are.
+SMALL_PASS = 1 << 12
 
 
 class ScoreCache:
@@ -106,13 +112,17 @@ class _InstanceScores:
     def __init__(self, cache: ScoreCache, xt: np.ndarray):
         self.cache, self.xt = cache, xt
 
-    def bounds(self, models: list) -> list:
-        """The cached scores (upper bounds if records arrived since); unseen models scored."""
+    def bounds(self, models: list, also=()) -> list:
+        """The cached scores (upper bounds if records arrived since); unseen models scored,
+        and when some are, unseen models of ``also`` with them while the pass holds fewer than
+        ``SMALL_PASS`` models times records (a small pass costs mostly its numpy calls)."""
         cache = self.cache
         keys = [cache.key(A, self.xt) for A in models]
         unseen = [k for k in keys if k not in cache.entries]
         if unseen:
-            cache.refresh(unseen)
+            more = [k for k in (cache.key(A, self.xt) for A in also) if k not in cache.entries]
+            room = SMALL_PASS // max(cache.scorer.n, 1) - len(unseen)
+            cache.refresh(unseen + more[: max(room, 0)])
         return [cache.entries[k][0] for k in keys]
 
     def exact(self, A: tuple) -> bool:

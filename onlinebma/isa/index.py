@@ -115,20 +115,22 @@ class BitsetIndex:
         words = sets.shape[1]
         K, C, M = self.K, children.size, sets.shape[0]
         classes = self.bits[self.class_row: self.class_row + K, :words]
-        value = classes[:, None, :] & self.bits[self.offset[children] + query[children], :words]
+        n_k = _popcount(sets[:, None, :] & classes[None])
+        # A class absent from a configuration has every count 0: only the (model, class)
+        # pairs present are counted (few classes per configuration on data of many classes).
+        m, k = np.nonzero(n_k)
+        value = self.bits[self.offset[children] + query[children], :words]
         gaps = children[incomplete]
-        seen = classes[:, None, :] & ~self.bits[self.missing_row[gaps], :words]
-        n_k = np.empty((M, K), dtype=np.int64)
-        n_x = np.empty((M, K, C), dtype=np.int64)
-        n_o = np.empty((M, K, gaps.size), dtype=np.int64)
-        step = max(1, _PASS_WORDS // max(K * (C + gaps.size + 1) * words, 1))  # bounded memory
-        for lo in range(0, M, step):
-            part = sets[lo: lo + step, None, :]
-            n_k[lo: lo + step] = _popcount(part & classes[None])
-            part = part[:, :, None, :]
-            n_x[lo: lo + step] = _popcount(part & value[None])
-            if gaps.size:
-                n_o[lo: lo + step] = _popcount(part & seen[None])
+        seen = ~self.bits[self.missing_row[gaps], :words]
+        n_x = np.zeros((M, K, C), dtype=np.int64)
         full = np.repeat(n_k[:, :, None], C, axis=2)
-        full[:, :, incomplete] = n_o
+        step = max(1, _PASS_WORDS // max((C + gaps.size) * words, 1))  # bounded memory
+        for lo in range(0, m.size, step):
+            at = (m[lo: lo + step], k[lo: lo + step])
+            part = (sets[at[0]] & classes[at[1]])[:, None, :]
+            n_x[at] = _popcount(part & value[None])
+            if gaps.size:
+                observed = full[at]
+                observed[:, incomplete] = _popcount(part & seen[None])
+                full[at] = observed
         return n_k, n_x, full

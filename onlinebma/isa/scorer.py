@@ -3,12 +3,13 @@
 The records are the adapter's canonical table (:mod:`onlinebma.table`): values and classes
 compacted to those present in the stored records, so ``r_i`` and the number of classes of
 eq. 10 are those present, as the paper's method wants. A model's score over all records is
-computed at once (:meth:`Scorer.log_score`, grouped cumulative counts). Only the classes a
-record's configuration already holds are counted for it: a class absent so far has all counts
-of eq. 10 zero, so one value stands for all absent classes (on soybean, 19 classes, a record's
-configuration holds 2.3 on average over the models the search scores). The terms of single
-records, for scores extended as records arrive, and the predictions of models come from the
-bitset index.
+computed at once, for several models together (:meth:`Scorer.log_scores`): the records grouped
+by (configuration, class) in :mod:`.blocks`, and each child's counts read from running sums of
+64-bit words, one child at a time. Only the classes a record's configuration already holds
+are counted for it: a class absent so far has all counts of eq. 10 zero, so one value stands
+for all absent classes (on soybean, 19 classes, a record's configuration holds 2.3 on average
+over the models the search scores). The terms of single records, for scores extended as
+records arrive, and the predictions of models come from the bitset index.
 """
 
 from __future__ import annotations
@@ -16,52 +17,14 @@ from __future__ import annotations
 import numpy as np
 
 from ..table import Table
+from .blocks import Pairs, count_table, dense, refine
 from .index import BitsetIndex
 
 __all__ = ["Scorer"]
 
-#: Cells of the cumulative counts (models x records x feature values) of one scoring pass of
-#: :meth:`Scorer.log_scores`.
-_SCORE_CELLS = 1 << 21
-
-
-def _grouped_prefix(keys: np.ndarray, classes: np.ndarray, n_classes: int) -> np.ndarray:
-    """Class counts of the *earlier* elements of each group, for elements sorted by group key.
-
-    Returns a ``(n_classes, len(keys))`` int32 array (class-major, so that the cumulative sum
-    runs along contiguous memory).
-    """
-    size = keys.size
-    counts = np.zeros((n_classes, size), dtype=np.int32)
-    counts[classes, np.arange(size)] = 1
-    np.cumsum(counts, axis=1, out=counts)
-    counts[classes, np.arange(size)] -= 1  # exclusive of the element itself
-    if size:
-        starts = np.flatnonzero(np.concatenate(([True], keys[1:] != keys[:-1])))
-        lengths = np.diff(np.append(starts, size))
-        counts -= np.repeat(counts[:, starts], lengths, axis=1)
-    return counts
-
-
-def _stable_order(keys: np.ndarray) -> np.ndarray:
-    """``np.argsort(keys, kind="stable")`` for non-negative integer keys, by numpy's radix sort
-    (used for 16-bit keys) in one or two passes when the keys allow it."""
-    top = int(keys.max(initial=0))
-    if top < 1 << 16:
-        return np.argsort(keys.astype(np.uint16), kind="stable")
-    if top < 1 << 32:  # least significant half first, then the most significant: stable
-        low = np.argsort((keys & 0xFFFF).astype(np.uint16), kind="stable")
-        return low[np.argsort((keys[low] >> 16).astype(np.uint16), kind="stable")]
-    return np.argsort(keys, kind="stable")
-
-
-def _dense(c: np.ndarray, size: int) -> np.ndarray:
-    """Codes ``c`` in ``0..size-1`` renumbered ``0..C-1`` (C = number of distinct codes), in
-    the order of the codes."""
-    if size > 4 * c.size + 1024:
-        return np.unique(c, return_inverse=True)[1].reshape(-1)
-    present = np.bincount(c, minlength=size) > 0
-    return (np.cumsum(present) - 1)[c]
+#: Records times models of one scoring pass of :meth:`Scorer.log_scores` (its temporaries,
+#: a few per record and class present, then stay in the processor's cache).
+_PASS_RECORDS = 1 << 15
 
 
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
@@ -147,22 +110,19 @@ class Scorer:
 
     # ------------------------------------------------------------- eq. 9
 
-    def configurations(self, A: tuple, coding: str, xt: np.ndarray) -> np.ndarray:
-        """Parent configuration of every record under antecedent set ``A``, as ``0..C-1``."""
-        c = np.zeros(self.n, dtype=np.int64)
-        size = 1
-        for j in A:
-            col = self.X[:, j]
-            if coding == "full":
-                v, card = np.where(col < 0, self.r[j], col), int(self.r[j]) + 1
-            else:  # equal to the test value, different, missing
-                v, card = np.where(col < 0, 2, (col != xt[j]).astype(np.int64)), 3
-            if size * card >= 2**62:
-                c = _dense(c, size)
-                size = int(c.max()) + 1
-            c = c * card + v
-            size *= card
-        return _dense(c, size)
+    def _parents(self, features: list, coding: str, xts: list) -> tuple[np.ndarray, int]:
+        """Feature ``features[m]`` of every record as a parent of model ``m`` (``-1``: none, a
+        single value), models side by side: the codes ``(M n,)`` and a bound on them."""
+        js = np.array(features, dtype=np.int64)
+        X = self.X[:, np.maximum(js, 0)].T  # (M, n)
+        if coding == "full":  # the missing value is a configuration of its own
+            r = self.r[np.maximum(js, 0)]
+            v, card = np.where(X < 0, r[:, None], X), int(r.max()) + 1
+        else:  # equal to the test value, different, missing
+            test = np.array([xt[j] for j, xt in zip(np.maximum(js, 0), xts)])
+            v, card = np.where(X < 0, 2, (X != test[:, None]).astype(np.int64)), 3
+        v[js < 0] = 0
+        return v.reshape(-1), card
 
     def log_score(self, A: tuple, coding: str, xt: np.ndarray) -> float:
         """Log of the conditional prequential score of M(A) over the records (eq. 9)."""
@@ -171,42 +131,62 @@ class Scorer:
     def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         """:meth:`log_score` of several models, computed together (``xts[m]``: the row model
         ``m``'s indicator coding is taken against; unused with the full coding)."""
-        width = int(self.r[self.informative].sum()) + 1  # columns of the counts
-        per_pass = max(1, _SCORE_CELLS // max(self.n * width, 1))
+        per_pass = max(1, _PASS_RECORDS // max(self.n, 1))
         return np.concatenate([
             self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass])
             for lo in range(0, len(models), per_pass)
         ])
 
+    def _model_configurations(self, models: list, coding: str, xts: list) -> np.ndarray:
+        """``(M n,)``: configuration of record ``t`` under model ``m`` at ``m n + t``, numbered
+        ``0..`` by model, then configuration. With the full coding the antecedents all the
+        models share (in phase 1: the parent whose children are scored) are coded once."""
+        n, M = self.n, len(models)
+        shared = ()
+        if coding == "full" and M > 1:
+            shared = tuple(sorted(set(models[0]).intersection(*models[1:])))
+        c, size = np.zeros(n, dtype=np.int64), 1
+        for j in shared:
+            c, size = refine(c, size, *self._parents([j], coding, [None]))
+        # Each model's configurations in a range of its own: model m's in m C .. (m + 1) C.
+        c = dense(c, size)
+        size = int(c.max(initial=0)) + 1
+        c, size = (c + size * np.arange(M)[:, None]).reshape(-1), size * M
+        rest = [tuple(j for j in A if j not in shared) for A in models]
+        for d in range(max(map(len, rest), default=0)):  # the d-th further antecedents
+            further = [A[d] if d < len(A) else -1 for A in rest]
+            c, size = refine(c, size, *self._parents(further, coding, xts))
+        return dense(c, size)
+
     def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         n, K, M = self.n, self.K, len(models)
         if n == 0:
             return np.zeros(M)
-        # Configuration of record t under model m: group m * n + c (configurations < n).
-        c = np.concatenate([self.configurations(A, coding, xt) for A, xt in zip(models, xts)])
-        c += np.repeat(np.arange(M, dtype=np.int64) * n, n)
-        # Class given parents: earlier counts N_{c,k} of the record's configuration (eq. 10).
+        c = self._model_configurations(models, coding, xts)
         y = np.tile(self.y, M)
-        order = _stable_order(c)
-        prior = np.empty((K, M * n), dtype=np.int32)
-        prior[:, order] = _grouped_prefix(c[order], y[order], K)
-        n_c = prior.sum(axis=0)
-        # A class absent from the configuration's earlier records has no earlier records in
-        # any count of eq. 10: one value, ``absent``, for all such classes.
-        absent = self.log_num[0] - self.log_den[K][n_c]
-        logq = np.empty((K, M * n))
-        logq[:] = absent
-        # (element, class) pairs with earlier records of that class, element by element
-        elem, k = np.nonzero(prior.T)
-        count = prior[k, elem]
-        logq[k, elem] = self.log_num[count] - self.log_den[K][n_c[elem]]
+        pairs = Pairs(c, y, K)
+        elem = pairs.elem
+        # Class given parents (eq. 10). A class absent from the configuration's earlier
+        # records has no earlier records in any count: one value, ``absent``, for all such
+        # classes; the (element, class) pairs of the classes present are counted.
+        absent = self.log_num[0] - self.log_den[K][pairs.n_c]
+        present = self.log_num[pairs.count] - self.log_den[K][pairs.n_c[elem]]
         if self.informative.size:
-            absent_kids, present_kids = self._children_terms(models, c, y, (elem, k), count)
-            logq += absent_kids
-            logq[k, elem] += present_kids - absent_kids[elem]
-        own = logq[y, np.arange(M * n)]
-        top = logq.max(axis=0)
-        terms = own - (top + np.log(np.exp(logq - top).sum(axis=0)))
+            absent_kids, present_kids = self._children_terms(models, pairs)
+            absent += absent_kids
+            present += present_kids
+        # log P(z = y | x) = own - log(sum over classes), the sum over the absent classes
+        # being their number times exp(absent), shifted by the largest term of the classes
+        # of each element (the absent value counts only if some class is absent).
+        own = absent.copy()
+        mine = pairs.k == y[elem]
+        own[elem[mine]] = present[mine]
+        n_absent = K - np.bincount(elem, minlength=M * n)
+        top = np.where(n_absent > 0, absent, -np.inf)
+        np.maximum.at(top, elem, present)
+        total = n_absent * np.exp(np.minimum(absent - top, 0.0)) + np.bincount(
+            elem, np.exp(present - top[elem]), minlength=M * n)
+        terms = own - top - np.log(total)
         return terms.reshape(M, n).sum(axis=1)
 
     def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
@@ -219,103 +199,103 @@ class Scorer:
         top = logq.max(axis=1)
         return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
-    def _count_rows(self):
-        """Per record, over the informative features: observed or not, the record's row of the
-        cumulative counts of :meth:`_children_terms` and the column it reads for each feature.
-        (Rebuilt per scoring pass, O(n p): kept, they would hold several times the index's
-        memory on a stream, where every pass follows new records.)"""
-        n, kids = self.n, self.informative
-        r = self.r[kids]
-        values = self.X[:, kids]  # (n, f)
-        seen = values >= 0
-        # A row per record: 1 in the column of each (feature, value) it has, 2^B in every
-        # column of each feature it misses (B = 16 or 32 bits: a block's two counts, at most
-        # n each, fit side by side). The last column is always 0 (the empty column).
-        offset = np.concatenate(([0], np.cumsum(r)[:-1]))
-        width = int(r.sum()) + 1
-        dtype, bits = (np.uint32, 16) if n < 1 << 16 else (np.uint64, 32)
-        row = np.zeros((n, width), dtype=dtype)
-        t, i = np.nonzero(seen)
-        row[t, offset[i] + values[t, i]] = 1
-        owner = np.repeat(np.arange(kids.size), r)  # feature of each column
-        row[:, :-1] += (~seen[:, owner]).astype(dtype) << dtype(bits)
-        # The column read for each feature (missing: the empty column).
-        column = np.where(seen, offset + values, width - 1).astype(np.int32)
-        return seen, row, column, dtype, bits
-
-    def _children_terms(self, models, c, y, present, count):
+    def _children_terms(self, models, pairs: Pairs):
         """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
-        models at once (``c``, ``y``: group and class per model and record).
+        models at once.
 
         Returns the sum for a class absent from the record's configuration so far, per element
-        ``(M n,)``, and the sum for each of the ``present`` (element, class) pairs (``count``
-        earlier records of that class in the configuration). Only the classes present are
-        counted: most configurations hold few classes.
+        ``(M n,)``, and the sum for each of the ``pairs`` (element, class present). Only the
+        classes present are counted: most configurations hold few classes.
         """
-        n, M, K = self.n, len(models), self.K
+        n, M = self.n, len(models)
         kids = self.informative
-        f = kids.size
-        r = self.r[kids]
-        parent = np.zeros((M, f))  # antecedents of each model, as columns of ``kids``
-        position = np.full(self.p, f, dtype=np.int64)
-        position[kids] = np.arange(f)
+        parent = np.zeros((M, kids.size), dtype=bool)  # antecedents, as columns of ``kids``
+        position = np.full(self.p, kids.size, dtype=np.int64)
+        position[kids] = np.arange(kids.size)
         for m, A in enumerate(models):
             cols = position[list(A)]
-            parent[m, cols[cols < f]] = 1.0
-        seen, row, column, dtype, bits = self._count_rows()
-        width = row.shape[1]
-        # Per record and model, by number of values s: children observed, antecedents observed.
-        sizes = np.unique(r)
-        of_size = r[None, :] == sizes[:, None]
-        observed_s = (seen[:, None, :] & of_size[None]).sum(axis=2)  # (n, sizes)
-        missing_s = of_size.sum(axis=1) - observed_s
-        parents_s = np.stack([(seen[:, of] * 1.0) @ parent[:, of].T for of in of_size], axis=-1)
-        parents_s = parents_s.transpose(1, 0, 2).reshape(M * n, sizes.size)
-        kids_s = np.tile(observed_s, (M, 1)) - parents_s  # (M n, sizes): children used
-        log_alpha = self.log_num[0]
+            parent[m, cols[cols < kids.size]] = True
         # Absent class: every count is 0, log(alpha) - log(r_i alpha) per child used.
-        absent = kids_s @ (log_alpha - self.log_den[sizes, 0])
-        key = c * K + y
-        order = _stable_order(key)
-        cum = np.zeros((M * n + 1, width), dtype=dtype)
-        np.cumsum(row[order % n], axis=0, out=cum[1:])
-        cum = cum.reshape(-1)
-        skey = key[order]
-        first = np.flatnonzero(np.concatenate(([True], skey[1:] != skey[:-1])))
-        start = np.zeros(M * n * K, dtype=np.int64)
-        start[skey[first]] = first
-        # Column read per (model, record, feature): antecedents read the empty column too.
-        column = np.where(parent[:, None, :] > 0, width - 1, column[None]).reshape(M * n, f)
-        gaps = np.flatnonzero(self.has_missing[kids])
-        n_features = of_size.sum(axis=1)  # features of each size
-        den = self.log_den.reshape(-1)
-        stride = self.log_den.shape[1]
-        low = dtype((1 << bits) - 1)
-        # Per present pair: counts among the first ``count`` records of its (group, class).
-        elem, k = present
-        lo = start[c[elem] * K + k] * width
-        hi = lo + count * width
-        out = np.empty(k.size)
-        step = max(1, _SCORE_CELLS // (2 * f))
-        for a in range(0, k.size, step):
-            e, n_ = elem[a: a + step], count[a: a + step]
-            cols = column[e]
-            both = cum[hi[a: a + step, None] + cols] - cum[lo[a: a + step, None] + cols]
-            total = self.log_num[both & low].sum(axis=1)  # same class and child value
-            # Denominators: earlier records of the class with the child observed: all
-            # ``count`` of them, less those missing it.
-            by_size = self.log_den[sizes][:, n_].T  # (pairs, sizes): log(count + s alpha)
-            total -= by_size @ n_features
-            if gaps.size:  # fewer observed where earlier records miss the child (rare)
-                pair, gap = np.nonzero(both[:, gaps] >> dtype(bits))
-                missed = (both[pair, gaps[gap]] >> dtype(bits)).astype(np.int64)
-                at = r[gaps[gap]] * stride + n_[pair]
-                total -= np.bincount(pair, den[at - missed] - den[at], minlength=len(total))
-            # Every feature was read: a missing one or an antecedent (the empty column) gave
-            # log(alpha) - log(count + r alpha), which is not a child term.
-            total -= ((log_alpha - by_size) * (missing_s[e % n] + parents_s[e])).sum(axis=1)
-            out[a: a + step] = total
-        return absent, out
+        w = self.log_num[0] - self.log_den[self.r[kids], 0]
+        seen = self.X[:, kids] >= 0  # (n, f)
+        absent = ((seen * w) @ ~parent.T).T.reshape(M * n)
+        loop = np.flatnonzero(~parent.all(axis=0))  # antecedents of all models: no term
+        return absent, self._pair_terms(loop, parent, pairs)
+
+    def _pair_terms(self, children, parent, pairs: Pairs):
+        """Sum over ``children`` (columns of the informative features) of
+        log(N_ijk + alpha) - log(N_ij + r_i alpha) (eq. 10) for every (element, class) pair,
+        over the children that are not antecedents of the pair's model and that the record
+        has. One child at a time, so that the temporaries (a few per pair) stay in the
+        processor's cache.
+        """
+        n, M = self.n, len(parent)
+        om, first, elem, last, count = (pairs.order % n, pairs.first, pairs.elem, pairs.last,
+                                        pairs.count)
+        record = elem % n
+        models = np.searchsorted(elem // n, np.arange(M + 1))  # model m's pairs
+        features = self.informative[children]
+        r = self.r[features]
+        codes = self.X[:, features].T  # (children, n)
+        free = ~parent[:, children]  # (M, children): the children of each model
+        missing = (codes < 0).T.astype(float)  # (n, children)
+        # Pairs none of whose earlier records of its class and configuration misses a child
+        # have N_ij = count for every child: their denominators are summed by r_i. The
+        # others (``gaps``; all pairs when they are most) read N_ij child by child below.
+        incomplete = np.zeros(om.size + 1, dtype=np.int64)
+        np.cumsum((codes < 0).any(axis=0).take(om), out=incomplete[1:])
+        gaps = np.flatnonzero(incomplete[last + 1] > incomplete[last + 1 - count])
+        gaps, gap_models = ((slice(None), models) if 2 * gaps.size > elem.size
+                            else (gaps, np.searchsorted(gaps, models)))
+        # A child the record misses reads N_ijk = 0 below (log(alpha)), and for the gaps
+        # N_ij = 0 (log(r_i alpha)): not terms, taken back here.
+        total = (missing @ free.T).T.reshape(-1).take(elem) * -self.log_num[0]
+        without = total[gaps] + ((missing * self.log_den[r, 0]) @ free.T).T.reshape(-1)[
+            elem[gaps]]
+        if not isinstance(gaps, slice):
+            sizes, size_of = np.unique(r, return_inverse=True)
+            used = np.matmul(1.0 - missing[None],
+                             free[:, :, None] * np.eye(sizes.size)[size_of])
+            used = used.reshape(M * n, sizes.size).T  # per size: children the record has
+            for s, used_s in zip(sizes, used):
+                total -= used_s.take(elem) * self.log_den[s].take(count)
+        total[gaps] = without
+        # Counts (at most n, so b bits) side by side in a 64-bit word: the counts of ``per``
+        # values of the child and, in the top field, of the records with the child observed.
+        b = max(n.bit_length(), 1)
+        per = 64 // b - 1
+        top = np.uint64(b * per)
+        mask = np.uint64((1 << b) - 1)
+        # The record's value's field; a record missing the child shifts by 64, reading 0
+        # (numpy's shifts by the word size or more give 0) for both counts.
+        shifts = np.where(codes < 0, 64, codes % per * b).astype(np.uint64)
+        offsets = np.maximum(codes, 0) // per * om.size  # the word of the record's value
+        codes = np.where(codes < 0, r[:, None], codes)  # a missing value: code r_i
+        tables = {ri: count_table(ri, b, per) for ri in set(r.tolist())}
+        owners = [[] for _ in children]  # the models each child is an antecedent of
+        for i, m in zip(*np.nonzero(~free.T)):
+            owners[i].append(m)
+        den = np.zeros(without.size)
+        for ri, code, shift, offset, owner in zip(r.tolist(), codes, shifts, offsets, owners):
+            table = tables[ri]
+            # Running sums restarting at each block (each block's start less the sum of the
+            # block before it): a pair's counts at ``last``.
+            cum = table.take(code.take(om), axis=1)
+            for row in cum:
+                row[first[1:]] -= np.add.reduceat(row, first)[:-1]
+            cum = np.cumsum(cum, axis=1, out=cum).reshape(-1)
+            word = cum.take(last if table.shape[0] == 1 else offset.take(record) + last)
+            shift = shift.take(record)
+            term = self.log_num.take(((word >> shift) & mask).view(np.int64))
+            gap = self.log_den[ri].take(
+                (word[gaps] >> np.maximum(shift[gaps], top)).view(np.int64))
+            for m in owner:
+                term[models[m]: models[m + 1]] = 0.0
+                gap[gap_models[m]: gap_models[m + 1]] = 0.0
+            total += term
+            den += gap
+        total[gaps] -= den
+        return total
 
     # ------------------------------------------------------ predictions
 

@@ -4,7 +4,8 @@ Models are antecedent sets ``A`` (tuples of feature columns, sorted). ``scores``
 a model's eq. 9 score: ``scores.bounds([A])[0]`` is the score or, when records arrived since it was
 computed, an upper bound on it (eq. 9 is a sum of log-probabilities, each at most 0, so a score
 only falls as records are added), and ``scores.bounds(models)`` the same for several models
-(scored together); ``scores.exact(A)`` says which; ``scores.refresh(models)``
+(scored together; ``scores.bounds(models, also)`` may score models of ``also`` in the same
+pass, to be found cached later); ``scores.exact(A)`` says which; ``scores.refresh(models)``
 brings scores up to date and returns them; ``scores.predict(models)`` gives the models' class
 distributions (eq. 10) for the test instance.
 
@@ -34,17 +35,21 @@ def _weight_of_new(log_total: float, log_score: float) -> float:
     return 0.0 if d > 700.0 else 1.0 / (1.0 + math.exp(d))
 
 
-def expand(A: tuple, observed: tuple, seen: set, scores, push):
-    """Score and ``push((-score, child))`` each unseen child of ``A`` (one feature more)."""
-    children = []
-    for j in observed:
-        if j in A:
-            continue
-        child = tuple(sorted(A + (j,)))
-        if child not in seen:
-            seen.add(child)
-            children.append(child)
-    for child, score in zip(children, scores.bounds(children)):
+def _children(A: tuple, observed: tuple, seen: set) -> list:
+    """The children of ``A`` (one observed feature more) not in ``seen``."""
+    children = (tuple(sorted(A + (j,))) for j in observed if j not in A)
+    return [child for child in children if child not in seen]
+
+
+def expand(A: tuple, observed: tuple, seen: set, scores, push, ahead: tuple | None = None):
+    """Score and ``push((-score, child))`` each unseen child of ``A`` (one feature more).
+    The unseen children of ``ahead`` (the model the search will most likely expand next)
+    are scored in the same pass when one is needed, but neither pushed nor seen: the search
+    finds their scores cached when it expands ``ahead`` (one scoring pass instead of two)."""
+    children = _children(A, observed, seen)
+    seen.update(children)
+    also = () if ahead is None else _children(ahead, observed, seen)
+    for child, score in zip(children, scores.bounds(children, also)):
         push((-score, child))
 
 
@@ -70,7 +75,11 @@ def phase_one(scores, observed: tuple, phase1_models: int, max_models: int, marg
         if len(R) == max_models:
             break  # nothing more can join R: the children would never be used
         if -neg >= best - margin:
-            expand(A, observed, seen, scores, lambda item: heapq.heappush(queue, item))
+            # The best queued model is expanded next unless a child of A beats it.
+            ahead = queue[0][1] if (queue and len(R) + 1 < phase1_models
+                                    and -queue[0][0] >= best - margin
+                                    and scores.exact(queue[0][1])) else None
+            expand(A, observed, seen, scores, lambda item: heapq.heappush(queue, item), ahead)
     queue.sort()  # best score first
     return R, queue, seen
 
