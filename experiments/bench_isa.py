@@ -458,8 +458,8 @@ records before a checkpoint.
 
 {_report.markdown_table(pd.DataFrame(curve), floatfmt=".2f")}
 
-Memory with a window: `ISA(window={windowed[0]["records stored"]})` learning the same stream, one
-prediction at each checkpoint (it builds the index and scores the models).
+Memory with a window: `ISA(window={max(r["records stored"] for r in windowed)})` learning the
+same stream, one prediction at each checkpoint (it builds the index and scores the models).
 
 {_report.markdown_table(pd.DataFrame(windowed), floatfmt=".3f")}
 
