@@ -23,10 +23,8 @@ from .index import BitsetIndex
 __all__ = ["Scorer"]
 
 #: Records times models of one scoring pass of :meth:`Scorer.log_scores` (its temporaries,
-#: a few per record and class present, then stay in the processor's cache). Measured on a
-#: soybean fold (614 records, 19 classes): 1.1 ms per model in passes of 16 models, 1.7 ms in
-#: passes of 32 or 64; house-votes-84's (391 records) 0.2 ms from 8 to 32 models.
-_PASS_RECORDS = 1 << 13
+#: a few per record and class present, then stay in the processor's cache).
+_PASS_RECORDS = 1 << 15
 
 
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
