@@ -173,59 +173,6 @@ def test_scoring_ahead_in_small_passes_changes_no_search(monkeypatch):
             assert m["weight"] == pytest.approx(e["weight"], abs=1e-9)
 
 
-def _house_votes(n_train=140, n_test=60):
-    from onlinebma.datasets import UCIDataset
-
-    data = list(UCIDataset("house-votes-84").take(n_train + n_test))  # with missing votes
-    X = pd.DataFrame([x for x, _ in data[:n_train]])
-    y = pd.Series([label for _, label in data[:n_train]])
-    return X, y, [x for x, _ in data[n_train:]]
-
-
-def _random_problem():
-    records, labels = _random_data(3, n=60, p=6, missing=0.3)
-    tests = [x for x, _ in zip(*_random_data(4, n=30, p=6, missing=0.3))]
-    return pd.DataFrame(records), pd.Series(labels), tests
-
-
-@pytest.mark.parametrize("problem", [_house_votes, _random_problem])
-def test_batch_predictions_equal_row_by_row_predictions_of_fresh_models(problem):
-    # predict_proba runs the phase-1 searches of the frame's observed patterns in lockstep.
-    X, y, tests = problem()
-    batch = ISA().fit(X, y).predict_proba(pd.DataFrame(tests))
-    for i, x in enumerate(tests):
-        alone = ISA().fit(X, y).predict_proba_one(x)
-        assert batch.iloc[i].to_dict() == pytest.approx(alone, abs=1e-12)
-
-
-@pytest.mark.parametrize("problem", [_house_votes, _random_problem])
-def test_phase_one_in_lockstep_finds_what_each_search_finds_alone(problem):
-    from onlinebma.isa.cache import ScoreCache
-    from onlinebma.isa.search import lockstep, phase_one, phase_one_steps
-
-    X, y, tests = problem()
-    model = ISA().fit(X, y)
-    data = model._training_data()
-    scorer = model._prepared(data)
-    patterns = {}
-    for xt in data.encode_frame(pd.DataFrame(tests)).codes.astype(np.int64):
-        patterns.setdefault(tuple(int(j) for j in np.flatnonzero(xt >= 0)), xt)
-    assert len(patterns) > 3
-    alone_cache, together_cache = ScoreCache(scorer, "full"), ScoreCache(scorer, "full")
-    alone = [phase_one(alone_cache.for_instance(xt), observed, 100, 500, 40.0)
-             for observed, xt in patterns.items()]
-    together = lockstep([phase_one_steps(together_cache.for_instance(xt), observed, 100, 500,
-                                         40.0) for observed, xt in patterns.items()],
-                        together_cache)
-    for (R, queue, seen), (R_, queue_, seen_) in zip(alone, together):
-        assert [A for _, A in R] == [A for _, A in R_] and seen == seen_
-        assert sorted(A for _, A in queue) == sorted(A for _, A in queue_)
-        # A score's last bits depend on the models scored in the same pass (BLAS sums).
-        assert [s for s, _ in R] == pytest.approx([s for s, _ in R_], rel=1e-14, abs=0)
-        assert {A: s for s, A in queue} == pytest.approx({A: s for s, A in queue_}, rel=1e-14,
-                                                         abs=0)
-
-
 def test_scores_stay_finite_when_every_class_present_fits_far_worse_than_an_absent_one():
     # The last record has a value no earlier record has on each of 400 features: every
     # class present (both) predicts it with about log(1 / 300) per feature, far below (by

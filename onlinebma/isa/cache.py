@@ -28,7 +28,7 @@ __all__ = ["ScoreCache"]
 FRESH_RECORDS = 32
 FRESH_FRACTION = 0.02
 #: Models times records up to which a scoring pass takes models the search will likely ask
-#: for next (:meth:`_InstanceScores.unscored`). Measured: house-votes-84's passes (4 models
+#: for next (:meth:`_InstanceScores.bounds`). Measured: house-votes-84's passes (4 models
 #: of 391 records) cost mostly their numpy calls, and filling them cut its fold by a sixth;
 #: soybean's (12 of 614 records) got slower when filled without this bound (their
 #: temporaries leave the processor's cache), and are left as they are.
@@ -112,35 +112,25 @@ class _InstanceScores:
     def __init__(self, cache: ScoreCache, xt: np.ndarray):
         self.cache, self.xt = cache, xt
 
-    def keys(self, models: list) -> list:
-        """The models' keys in the cache."""
-        return [self.cache.key(A, self.xt) for A in models]
-
-    def unscored(self, models: list, also=()) -> list:
-        """The keys of the unseen models, and when there are some, of unseen models of
-        ``also`` while the pass holds fewer than ``SMALL_PASS`` models times records (a small
-        pass costs mostly its numpy calls)."""
+    def bounds(self, models: list, also=()) -> list:
+        """The cached scores (upper bounds if records arrived since); unseen models scored,
+        and when some are, unseen models of ``also`` with them while the pass holds fewer than
+        ``SMALL_PASS`` models times records (a small pass costs mostly its numpy calls)."""
         cache = self.cache
-        unseen = [k for k in self.keys(models) if k not in cache.entries]
-        if not unseen:
-            return []
-        more = [k for k in self.keys(also) if k not in cache.entries]
-        room = SMALL_PASS // max(cache.scorer.n, 1) - len(unseen)
-        return unseen + more[: max(room, 0)]
-
-    def bounds(self, models: list) -> list:
-        """The cached scores (upper bounds if records arrived since); unseen models scored."""
-        need = self.unscored(models)
-        if need:
-            self.cache.refresh(need)
-        return [self.cache.entries[k][0] for k in self.keys(models)]
+        keys = [cache.key(A, self.xt) for A in models]
+        unseen = [k for k in keys if k not in cache.entries]
+        if unseen:
+            more = [k for k in (cache.key(A, self.xt) for A in also) if k not in cache.entries]
+            room = SMALL_PASS // max(cache.scorer.n, 1) - len(unseen)
+            cache.refresh(unseen + more[: max(room, 0)])
+        return [cache.entries[k][0] for k in keys]
 
     def exact(self, A: tuple) -> bool:
         entry = self.cache.entries.get(self.cache.key(A, self.xt))
         return entry is not None and entry[1] == self.cache.scorer.n
 
     def refresh(self, models: list) -> list:
-        return self.cache.refresh(self.keys(models))
+        return self.cache.refresh([self.cache.key(A, self.xt) for A in models])
 
     def predict(self, models: list) -> np.ndarray:
         """The models' class distributions for the instance; they are marked hot."""

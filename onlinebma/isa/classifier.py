@@ -11,16 +11,11 @@ from ..table import Table
 from ..validation import check_bool, check_choice, check_int, check_real
 from .cache import ScoreCache
 from .scorer import Scorer
-from .search import lockstep, phase_one, phase_one_steps, phase_two
+from .search import phase_one, phase_two
 
 __all__ = ["ISA"]
 
 _CODINGS = ("full", "indicator")
-
-
-def _observed(xt: np.ndarray) -> tuple:
-    """The features test row ``xt`` (compact codes, ``-1``: missing) has."""
-    return tuple(int(j) for j in np.flatnonzero(xt >= 0))
 
 
 class ISA(BufferRefitClassifier):
@@ -169,35 +164,20 @@ class ISA(BufferRefitClassifier):
 
     # --------------------------------------------------------------- search
 
-    @property
-    def _margin(self) -> float:
-        return math.inf if self.margin is None else float(self.margin)
-
-    def _phase_ones(self, codes: np.ndarray):
-        """Phase 1 for the observed patterns of ``codes`` (full coding) not searched yet, in
-        lockstep: one scoring pass per round for all the searches (:func:`.search.lockstep`)."""
-        todo = {}
-        for xt in codes:
-            todo.setdefault(_observed(xt), xt)
-        todo = {observed: xt for observed, xt in todo.items() if observed not in self._phase1}
-        searches = [phase_one_steps(self._cache.for_instance(xt), observed, self.phase1_models,
-                                    self.max_models, self._margin)
-                    for observed, xt in todo.items()]
-        self._phase1.update(zip(todo, lockstep(searches, self._cache)))
-
     def _search(self, scorer: Scorer, xt: np.ndarray):
         """For one test row: R as ``[(log score or bound, A)]``, the models averaged (R less
         the negligible models, plus phase 2's) with exact scores, their predictions, and the
         scores as the search saw them."""
-        observed = _observed(xt)
+        observed = tuple(int(j) for j in np.flatnonzero(xt >= 0))
         scores = self._cache.for_instance(xt)
-        margin = self._margin
-        if self.antecedent == "full":  # phase 1 depends on the observed features only
-            self._phase_ones(xt[None])
+        margin = math.inf if self.margin is None else float(self.margin)
+        if self.antecedent == "full" and observed in self._phase1:
             R, queue, seen = self._phase1[observed]
         else:
             R, queue, seen = phase_one(scores, observed, self.phase1_models, self.max_models,
                                        margin)
+            if self.antecedent == "full":  # phase 1 depends on the observed features only
+                self._phase1[observed] = (R, queue, seen)
         best = max(s for s, _ in R)
         near = [(s, A) for s, A in R if s >= best - margin]
         averaged, preds = phase_two(near, list(queue), set(seen), scores, observed,
@@ -220,8 +200,6 @@ class ISA(BufferRefitClassifier):
     def _predict_proba(self, data: Table, rows: Table) -> np.ndarray:
         scorer = self._prepared(data)
         codes = rows.codes.astype(np.int64)  # -1: missing, or a value absent from the records
-        if self.antecedent == "full":
-            self._phase_ones(codes)
         return np.array([self._proba(scorer, xt) for xt in codes]).reshape(rows.n, scorer.K)
 
     def explain_one(self, x: dict) -> list[dict]:

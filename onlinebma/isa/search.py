@@ -4,12 +4,10 @@ Models are antecedent sets ``A`` (tuples of feature columns, sorted). ``scores``
 a model's eq. 9 score: ``scores.bounds([A])[0]`` is the score or, when records arrived since it was
 computed, an upper bound on it (eq. 9 is a sum of log-probabilities, each at most 0, so a score
 only falls as records are added), and ``scores.bounds(models)`` the same for several models
-(the unseen ones scored together); ``scores.exact(A)`` says which; ``scores.refresh(models)``
+(scored together; ``scores.bounds(models, also)`` may score models of ``also`` in the same
+pass, to be found cached later); ``scores.exact(A)`` says which; ``scores.refresh(models)``
 brings scores up to date and returns them; ``scores.predict(models)`` gives the models' class
-distributions (eq. 10) for the test instance. ``scores.keys(models)`` are the models' keys in
-the cache, and ``scores.unscored(models, also)`` the keys ``bounds(models)`` would score, with
-unseen models of ``also`` while the pass stays small (to be found cached later): phase 1
-yields them, so that the passes of several searches can be one (:func:`lockstep`).
+distributions (eq. 10) for the test instance.
 
 The margin. A model whose score is more than ``margin`` nats below the best in ``R`` has less
 than ``exp(-margin)`` of the best model's weight. Such a model is *negligible*: phase 1 still
@@ -28,7 +26,7 @@ import math
 
 import numpy as np
 
-__all__ = ["lockstep", "phase_one", "phase_one_steps", "phase_two"]
+__all__ = ["phase_one", "phase_two"]
 
 
 def _weight_of_new(log_total: float, log_score: float) -> float:
@@ -43,19 +41,25 @@ def _children(A: tuple, observed: tuple, seen: set) -> list:
     return [child for child in children if child not in seen]
 
 
-def phase_one_steps(scores, observed: tuple, phase1_models: int, max_models: int,
-                    margin: float):
-    """Best-first search by score from naive Bayes (§3.4, first phase), as a generator.
+def expand(A: tuple, observed: tuple, seen: set, scores, push, ahead: tuple | None = None):
+    """Score and ``push((-score, child))`` each unseen child of ``A`` (one feature more).
+    The unseen children of ``ahead`` (the model the search will most likely expand next)
+    are scored in the same pass when one is needed, but neither pushed nor seen: the search
+    finds their scores cached when it expands ``ahead`` (one scoring pass instead of two)."""
+    children = _children(A, observed, seen)
+    seen.update(children)
+    also = () if ahead is None else _children(ahead, observed, seen)
+    for child, score in zip(children, scores.bounds(children, also)):
+        push((-score, child))
 
-    Before each scoring pass it needs, it yields the cache keys to score or bring up to date
-    and goes on when they are (:func:`lockstep` scores those of several searches in one pass).
+
+def phase_one(scores, observed: tuple, phase1_models: int, max_models: int, margin: float):
+    """Best-first search by score from naive Bayes (§3.4, first phase).
+
     Returns ``R`` as ``[(log score, A)]`` in the order the models joined (for negligible
     models the score may be an upper bound), the queue of the models not in ``R`` as
     ``[(-log score or bound, A)]``, best first, and the set of models seen.
     """
-    need = scores.unscored([()])
-    if need:
-        yield need
     queue = [(-scores.bounds([()])[0], ())]
     seen = {()}
     R = []
@@ -64,7 +68,6 @@ def phase_one_steps(scores, observed: tuple, phase1_models: int, max_models: int
         neg, A = heapq.heappop(queue)
         if -neg >= best - margin and not scores.exact(A):
             # An upper bound at the top: the exact score decides its place (lazy evaluation).
-            yield scores.keys([A])
             heapq.heappush(queue, (-scores.refresh([A])[0], A))
             continue
         R.append((-neg, A))
@@ -72,56 +75,13 @@ def phase_one_steps(scores, observed: tuple, phase1_models: int, max_models: int
         if len(R) == max_models:
             break  # nothing more can join R: the children would never be used
         if -neg >= best - margin:
-            # Score and queue the unseen children of A. Those of the best queued model, which
-            # is expanded next unless a child of A beats it, are scored in the same pass when
-            # one is needed, but neither queued nor seen: the search finds them cached when it
-            # expands that model (one scoring pass instead of two).
-            children = _children(A, observed, seen)
-            seen.update(children)
+            # The best queued model is expanded next unless a child of A beats it.
             ahead = queue[0][1] if (queue and len(R) + 1 < phase1_models
                                     and -queue[0][0] >= best - margin
                                     and scores.exact(queue[0][1])) else None
-            need = scores.unscored(children, () if ahead is None
-                                   else _children(ahead, observed, seen))
-            if need:
-                yield need
-            for child, score in zip(children, scores.bounds(children)):
-                heapq.heappush(queue, (-score, child))
+            expand(A, observed, seen, scores, lambda item: heapq.heappush(queue, item), ahead)
     queue.sort()  # best score first
     return R, queue, seen
-
-
-def lockstep(searches: list, cache) -> list:
-    """Run the generator searches of :func:`phase_one_steps` together; returns their results.
-
-    Each round, the keys every unfinished search waits for are scored in one pass of
-    ``cache`` (a :class:`.cache.ScoreCache`), and each search goes on to its next request. A
-    search sees the scores it asked for as it would alone (scores are exact and cached per
-    key), and many small passes become few larger ones.
-    """
-    results = [None] * len(searches)
-    waiting = {}
-
-    def advance(i):
-        try:
-            waiting[i] = searches[i].send(None)
-        except StopIteration as done:
-            results[i] = done.value
-            waiting.pop(i, None)
-
-    for i in range(len(searches)):
-        advance(i)
-    while waiting:
-        cache.refresh(list(dict.fromkeys(k for keys in waiting.values() for k in keys)))
-        for i in list(waiting):
-            advance(i)
-    return results
-
-
-def phase_one(scores, observed: tuple, phase1_models: int, max_models: int, margin: float):
-    """:func:`phase_one_steps` for one search: ``(R, queue, seen)``."""
-    return lockstep([phase_one_steps(scores, observed, phase1_models, max_models, margin)],
-                    scores.cache)[0]
 
 
 def phase_two(R, queue, seen, scores, observed, threshold: float, room: int,
@@ -167,10 +127,9 @@ def phase_two(R, queue, seen, scores, observed, threshold: float, room: int,
         cand_logs = np.delete(cand_logs, best)
         cand_preds = np.delete(cand_preds, best, axis=0)
         if expand_children:
-            children = _children(A, observed, seen)
-            seen.update(children)
-            children = sorted((-score, child) for child, score in
-                              zip(children, scores.bounds(children)))
+            children = []
+            expand(A, observed, seen, scores, children.append)
+            children.sort()
             queue = queue[:scanned] + list(heapq.merge(queue[scanned:], children))
     if added:
         R = R + [(s, A) for s, A, _ in added]
