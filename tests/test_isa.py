@@ -173,6 +173,31 @@ def test_scoring_ahead_in_small_passes_changes_no_search(monkeypatch):
             assert m["weight"] == pytest.approx(e["weight"], abs=1e-9)
 
 
+def _house_votes(n_train=140, n_test=60):
+    from onlinebma.datasets import UCIDataset
+
+    data = list(UCIDataset("house-votes-84").take(n_train + n_test))  # with missing votes
+    X = pd.DataFrame([x for x, _ in data[:n_train]])
+    y = pd.Series([label for _, label in data[:n_train]])
+    return X, y, [x for x, _ in data[n_train:]]
+
+
+def _random_problem():
+    records, labels = _random_data(3, n=60, p=6, missing=0.3)
+    tests = [x for x, _ in zip(*_random_data(4, n=30, p=6, missing=0.3))]
+    return pd.DataFrame(records), pd.Series(labels), tests
+
+
+@pytest.mark.parametrize("problem", [_house_votes, _random_problem])
+def test_batch_predictions_equal_row_by_row_predictions_of_fresh_models(problem):
+    # predict_proba shares one cache of scores over the frame's rows.
+    X, y, tests = problem()
+    batch = ISA().fit(X, y).predict_proba(pd.DataFrame(tests))
+    for i, x in enumerate(tests):
+        alone = ISA().fit(X, y).predict_proba_one(x)
+        assert batch.iloc[i].to_dict() == pytest.approx(alone, abs=1e-12)
+
+
 def test_scores_stay_finite_when_every_class_present_fits_far_worse_than_an_absent_one():
     # The last record has a value no earlier record has on each of 400 features: every
     # class present (both) predicts it with about log(1 / 300) per feature, far below (by
