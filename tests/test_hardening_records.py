@@ -16,17 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from onlinebma import records
 from onlinebma.mixture import FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.preprocessing import MDLDiscretizer
-from onlinebma.records import (
-    NOMINAL,
-    NUMERIC,
-    FeatureKinds,
-    check_label,
-    check_labels,
-    numeric_values,
-)
+from onlinebma.records import FeatureKinds, check_label, check_labels, numeric_values
 
 MISSING = {
     "None": None,
@@ -302,7 +296,8 @@ def test_split_fast_path_equals_the_general_reading(x):
     floats of known numeric ones, skip the per-value checks; the result (or the error) is the
     one the per-value reading gives."""
     fast = FeatureKinds()
-    fast.commit({"a": NOMINAL, "b": NOMINAL, "p": NUMERIC, "q": NUMERIC})
+    nominal, numeric = records.NOMINAL, records.NUMERIC
+    fast.commit({"a": nominal, "b": nominal, "p": numeric, "q": numeric})
     general = FeatureKinds()
     general.kind.update(fast.kind)  # the same kinds, none in the fast path's sets
 
