@@ -382,27 +382,26 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         """``scores`` plus, per class, the numeric features' terms of ``pairs``; a learner
         may append to ``seen`` what :meth:`_learn_numerics` will need of this record."""
         tables = self._tables
+        scores = list(scores)
         for f, v in pairs:
             t = tables.get(f)
             if t is None:
                 continue
-            term = self._numeric_term(f, t, v, classes)
-            if term is not None:
-                scores = [s + d for s, d in zip(scores, term)]
+            densities = self._densities(f, t, v, classes)
+            if densities is not None:
+                none, arc = densities
+                _add_mixture(scores, [none, *arc], self._arc_log_odds(f, t))
         return scores
-
-    def _numeric_term(self, f, t: NumericTable, x: float, classes):
-        densities = self._densities(f, t, x, classes)
-        if densities is None:
-            return None
-        return _mix(*densities, *self._log_weights(f, t))
 
     def _bag_term(self, t: NominalTable, bag: list, classes) -> list:
         """Per class, the log of the mixed predictive of a bag of words (all in ``t``)."""
-        lw0, lw1 = self._log_weights(COUNTS, t)
-        if lw0 == -math.inf:
+        d = self._arc_log_odds(COUNTS, t)
+        if d == math.inf:
             return self._bag_densities(t, bag, classes, marginal=False)[1]
-        return _mix(*self._bag_densities(t, bag, classes), lw0, lw1)
+        none, arc = self._bag_densities(t, bag, classes)
+        out = [0.0] * len(arc)
+        _add_mixture(out, [none, *arc], d)
+        return out
 
     def joint_log_likelihood(self, x: dict) -> dict:
         """Unnormalised ``log P(y, x)`` for every label seen (``{}`` before learning); with
@@ -510,15 +509,3 @@ def _add_mixture(scores: list, densities: list, d: float) -> None:
         else:
             scores[i] += b if b - a > 40.0 else b + log1p(exp(a - b))
 
-
-def _mix(none: float, arc: list, lw0: float, lw1: float) -> list:
-    """``[log(exp(lw0 + none) + exp(lw1 + a)) for a in arc]``: a feature's per-class term."""
-    if lw0 == -math.inf:
-        return arc
-    none += lw0
-    exp, log1p = math.exp, math.log1p
-    out = []
-    for a in arc:  # log_add(none, lw1 + a), inlined: this runs per (feature, class)
-        b = lw1 + a
-        out.append(none + log1p(exp(b - none)) if none >= b else b + log1p(exp(none - b)))
-    return out

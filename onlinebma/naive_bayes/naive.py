@@ -103,7 +103,8 @@ class NaiveBayes(BaseNB):
             return super()._add_numerics(scores, pairs, classes, seen)
         tables = self._tables
         log, cap, add_mixture = math.log, MAX_SQUARED_Z, _add_mixture
-        always, log_gamma = self._always_arc, getattr(self, "_log_gamma", 0.0)
+        always = self._always_arc
+        log_gamma = 0.0 if always else self._log_gamma
         scores = list(scores)
         n_classes = len(classes)
         arc = [0.0] * (n_classes + 1)  # [no arc, class 0, class 1, ...]
