@@ -164,7 +164,7 @@ def _time_isa(X, Y, train, test, nominal) -> tuple[list, float, int]:
 
 def _time_isa_batch(X, Y, train, test, nominal) -> float:
     """Seconds of ``fit`` on the training fold plus one ``predict_proba`` of the test fold (the
-    batch path: the phase-1 searches of the test rows run in lockstep)."""
+    batch path: the rows searched one after the other, sharing one cache of scores)."""
     import time
 
     from onlinebma.isa import ISA
@@ -443,8 +443,8 @@ JVM, the second, JIT-warm run timed). "Median": time
 per test instance. "s per fold": the fit plus every test
 instance of a fold, averaged over the folds; for ISA it includes the first instances, which
 score the models that later instances reuse. "ISA batch s per fold": `fit` plus one
-`predict_proba` of the whole test fold, timed once per fold (its phase-1 searches run in
-lockstep, one scoring pass per round for all of them); LBR's time is the same, instance by
+`predict_proba` of the whole test fold, timed once per fold (its rows searched one after
+the other on one cache of scores, as instance by instance); LBR's time is the same, instance by
 instance, in both ratios (Weka's LBR has no batch path). Ratios below 1: ISA faster.
 
 {_report.markdown_table(table, floatfmt=".3f")}
