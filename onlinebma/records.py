@@ -230,6 +230,17 @@ class FeatureKinds:
         for f, k in new_kinds.items():
             (self.nominal if k == NOMINAL else self.numeric).add(f)
 
+    # The sets of each kind are derived from ``kind`` and rebuilt on unpickling, not pickled:
+    # a set's order depends on its history, so a learner and its unpickled copy fed the same
+    # records would otherwise pickle to different bytes.
+    def __getstate__(self):
+        return self.nominal_attributes, self.kind
+
+    def __setstate__(self, state):
+        self.nominal_attributes, self.kind = state
+        self.nominal = {f for f, k in self.kind.items() if k == NOMINAL}
+        self.numeric = {f for f, k in self.kind.items() if k == NUMERIC}
+
 
 def _distinct(f, values):
     """The distinct values of a column's observed cells, each hashable (else a TypeError naming
