@@ -35,20 +35,24 @@ def _weight_of_new(log_total: float, log_score: float) -> float:
     return 0.0 if d > 700.0 else 1.0 / (1.0 + math.exp(d))
 
 
-def _children(A: tuple, observed: tuple, seen: set) -> list:
-    """The children of ``A`` (one observed feature more) not in ``seen``."""
-    children = (tuple(sorted(A + (j,))) for j in observed if j not in A)
-    return [child for child in children if child not in seen]
+def _children(A: tuple, observed: tuple, seen: set):
+    """The children of ``A`` (one observed feature more) not in ``seen``, one by one."""
+    for j in observed:
+        if j not in A:
+            child = tuple(sorted(A + (j,)))
+            if child not in seen:
+                yield child
 
 
 def expand(A: tuple, observed: tuple, seen: set, scores, push, ahead: tuple | None = None):
     """Score and ``push((-score, child))`` each unseen child of ``A`` (one feature more).
     The unseen children of ``ahead`` (the model the search will most likely expand next)
     are scored in the same pass when one is needed, but neither pushed nor seen: the search
-    finds their scores cached when it expands ``ahead`` (one scoring pass instead of two)."""
-    children = _children(A, observed, seen)
+    finds their scores cached when it expands ``ahead`` (one scoring pass instead of two);
+    they are listed only when a pass is needed."""
+    children = list(_children(A, observed, seen))
     seen.update(children)
-    also = () if ahead is None else _children(ahead, observed, seen)
+    also = () if ahead is None else _children(ahead, observed, seen)  # a lazy generator
     for child, score in zip(children, scores.bounds(children, also)):
         push((-score, child))
 
