@@ -80,6 +80,7 @@ import math
 import numpy as np
 from river import base
 
+from .distributed.protocol import MergePlan
 from .records import (
     NOMINAL,
     NUMERIC,
@@ -307,6 +308,13 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             out.learn_many(X, y)
         out._n_learned += dropped
         return out
+
+    def distributed_plan(self) -> MergePlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
+        learned by a fresh clone, the clones merged in order (:meth:`merge`), so the result
+        is this learner after ``learn_many`` on the whole frame. The mixtures and the order
+        learners choose plans from sums or counts when they can."""
+        return MergePlan(self)
 
     def _learning_changes_state(self) -> bool:
         """Whether learning a record now changes more than the store (conservatively: an eager

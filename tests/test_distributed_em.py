@@ -192,7 +192,7 @@ class _Local:
     def __init__(self, parts):
         self.parts, self.split_every, self.rounds = parts, 2, 0
 
-    _map = dem.PartitionedEngine._map
+    map_chunks = dem.PartitionedEngine.map_chunks
 
 
 def _values(chunk):

@@ -192,9 +192,7 @@ class MixtureClassifier(BufferRefitClassifier):
     def _fit_candidates(self, data: Table):
         """EM for every K on ``data`` (module docstring); sets the fitted attributes."""
         n_classes = len(data.classes)
-        s = EMEngine(_design(data, data, data.y, n_classes), self._class_parent, self.alpha,
-                      VAR_SMOOTHING)
-        self._fit_engine(s, data)
+        self._fit_engine(self.em_engine(_design(data, data, data.y, n_classes)), data)
 
     def _fit_engine(self, s: EMEngine, data: Table):
         """:meth:`_fit_candidates` on the records of engine ``s``, coded by ``data`` (whose
@@ -234,11 +232,18 @@ class MixtureClassifier(BufferRefitClassifier):
         self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
         self.n_iter_ = {k: fit.n_iter for k, fit in best.items()}
 
-    def _adopt_fit(self, s, data: Table) -> None:
-        """Fit on the engine ``s`` over the partitions of a Dask frame (cold, a criterion, as
-        ``fit(X, y)``), the adapter's coding of those records being already learned and
-        ``data`` their table without rows (:func:`onlinebma.distributed.em.fit_em`). The
-        records stay in the partitions: the store holds none of them."""
+    def em_engine(self, design, coords: tuple | None = None, totals=None) -> EMEngine:
+        """The EM engine of this model (FAN or FM, its ``alpha``) over the records of
+        ``design``: in the coordinates ``coords`` and with the constants ``totals`` of all the
+        training records when ``design`` holds one chunk of them (``None``: its own)."""
+        return EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING, coords=coords,
+                        totals=totals)
+
+    def fit_on_engine(self, s, data: Table) -> None:
+        """Fit on the engine ``s`` over records held elsewhere (cold, with a criterion, as
+        ``fit(X, y)``): the partitions of a Dask frame (:mod:`onlinebma.distributed.em`).
+        The coding of those records is already learned and ``data`` is their table without
+        rows; the store keeps none of the records."""
         store = RecordStore()  # the coding learned, without the records that taught it
         store.add_columns(self._store.codes.shape[1], self._store.numeric.shape[1])
         self._store = store
@@ -249,8 +254,20 @@ class MixtureClassifier(BufferRefitClassifier):
         self._size_at_fit = s.n_total
         self.n_fits_ += 1
 
+    def distributed_plan(self):
+        """How :func:`onlinebma.distributed.fit` trains this model on Dask: distributed EM
+        from sums (:class:`onlinebma.distributed.em.EMPlan`) when it has learned nothing,
+        keeps every record and selects K by a criterion computed from sums; otherwise the
+        adapter's exact merge (the prequential criterion's evidence is an order of fits)."""
+        if self._n_learned or self.window is not None or self.criterion == "prequential":
+            return super().distributed_plan()
+        # Imported when asked: onlinebma.distributed.em imports this package's modules.
+        from ..distributed.em import EMPlan
+
+        return EMPlan(self)
+
     def _fitted_elsewhere(self) -> bool:
-        """Fitted on Dask, with no record stored here (:meth:`_adopt_fit`)."""
+        """Fitted on Dask, with no record stored here (:meth:`fit_on_engine`)."""
         return not len(self._store) and self._model is not None
 
     def predict_proba_one(self, x: dict) -> dict:
@@ -313,9 +330,7 @@ class MixtureClassifier(BufferRefitClassifier):
         rows = fitted.translate(data)
         unknown = rows.y < 0
         design = _design(fitted, rows, np.where(unknown, 0, rows.y), len(fitted.classes))
-        s = EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING,
-                      coords=(s_prev.center, s_prev.scale))
-        return s, unknown
+        return self.em_engine(design, coords=(s_prev.center, s_prev.scale)), unknown
 
     def _log_proba(self, rows: Table, ks) -> dict:
         """``{K: (m, C) log p_K(c | x)}`` of rows coded by the last fit's table."""

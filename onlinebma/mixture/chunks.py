@@ -31,7 +31,7 @@ from .criteria import score_sums
 from .em import Design, EMEngine, Params
 from .starts import split_parts, split_tau
 
-__all__ = ["SplitStart", "add", "counts_at", "deviations", "dev_sums", "em_round", "engine",
+__all__ = ["SplitStart", "add", "counts_at", "deviations", "dev_sums", "em_round",
            "expected_of", "interval_summary", "observed", "records", "score_round", "split_totals",
            "split_values", "totals", "values_between"]
 
@@ -70,13 +70,6 @@ def dev_sums(design: Design, center: np.ndarray, n_total: int) -> np.ndarray:
         dev = np.abs(design.x - center)
     capped = np.minimum(dev, np.finfo(float).max / max(n_total, 1))
     return np.where(design.obs, capped, 0.0).sum(axis=0)
-
-
-def engine(design: Design, class_parent: bool, alpha: float, var_smoothing: float,
-           coords: tuple) -> EMEngine:
-    """The EM engine of one chunk, in the coordinates of all records (its constants are its
-    own until :meth:`~onlinebma.mixture.em.EMEngine.use_totals` gives those of all)."""
-    return EMEngine(design, class_parent, alpha, var_smoothing, coords=coords)
 
 
 def totals(s: EMEngine):

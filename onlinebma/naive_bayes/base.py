@@ -35,6 +35,7 @@ import math
 import numpy as np
 from river import base
 
+from ..distributed.protocol import MergePlan
 from ..records import NOMINAL, FeatureKinds, check_label, numeric_values
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
@@ -277,12 +278,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         stream, not a function of summed statistics.
         """
         check_mergeable_with(self, other)
-        if self._auto or self._forgets:
-            raise ValueError(
-                "cannot merge learners that forget (decay or structure_decay other than 1.0): "
-                "records of two streams have no common age; train one learner on the "
-                "interleaved stream instead"
-            )
+        self._refuse_forgetting("merge learners")
         for f, k in other._kinds.kind.items():
             mine = self._kinds.kind.get(f)
             if mine is not None and mine != k:
@@ -302,6 +298,24 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         out._t += other._t
         out._refresh(list(out._tables))
         return out
+
+    def _refuse_forgetting(self, action: str) -> None:
+        """A ``ValueError`` when this learner forgets: its statistics weigh records by age
+        on one clock, so those of two streams (or partitions) do not combine."""
+        if self._auto or self._forgets:
+            raise ValueError(
+                f"cannot {action} that forget (decay or structure_decay other than 1.0): "
+                "records of two streams have no common age; train one learner on the "
+                "interleaved stream instead"
+            )
+
+    def distributed_plan(self) -> MergePlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
+        counted where it lies and the learners merged in order (:meth:`merge`; only count
+        tables and moments travel). A learner that forgets is refused here, before any
+        partition is learned."""
+        self._refuse_forgetting("train on Dask learners")
+        return MergePlan(self)
 
     # -------------------------------------------------------------- predicting
 
