@@ -28,9 +28,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from ..mixture import chunks
-from ..mixture.em import EMEngine, Expected
+from ..mixture.arrays import Expected
+from ..mixture.em import EMEngine
+from ..mixture.engine import Engine
 from ..mixture.layout import design as _design
 from ..mixture.layout import rows_of
 from ._dask import require_dask
@@ -72,8 +75,6 @@ class CodingPlan(Plan):
         return [len(X)], X[first], y[first]
 
     def combine(self, partials: list):
-        import pandas as pd
-
         return ([n for sizes, _, _ in partials for n in sizes],
                 pd.concat([X for _, X, _ in partials]), pd.concat([y for _, _, y in partials]))
 
@@ -115,8 +116,8 @@ def _chunk_engine(template, design, coords):
 
 # ------------------------------------------------------------ the engine
 
-class PartitionedEngine:
-    """The EM engine's interface (:class:`~onlinebma.mixture.em.EMEngine`) over chunks that
+class PartitionedEngine(Engine):
+    """The engine interface (:class:`~onlinebma.mixture.engine.Engine`) over chunks that
     live on Dask's workers: each E step, M step from a start, score or split is one round of
     per-chunk work summed in a tree; everything that needs no records (the M step on sums,
     the prior, coordinates, prediction) is the engine without records ``proto``."""

@@ -12,6 +12,8 @@ count tables and moments; for a batch learner, its stored records), and the plan
 
 from __future__ import annotations
 
+import pandas as pd
+
 from ._dask import require_dask
 from .protocol import Partitions
 
@@ -31,8 +33,6 @@ def tree(items: list, combine, split_every: int):
 def split_partition(part, target: str, index: int) -> tuple:
     """``(X, y)`` of partition ``index``: a partition with records but no label column is
     refused, naming it (an empty one reads as no records and no labels)."""
-    import pandas as pd
-
     if target in part.columns:
         return part.drop(columns=[target]), part[target]
     if len(part):

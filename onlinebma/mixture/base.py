@@ -22,6 +22,7 @@ default ``criterion="prequential"`` averages the candidates by their prequential
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..batch import BufferRefitClassifier, Table
 from ..progress import progress as progress_bar
@@ -29,9 +30,12 @@ from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
 from ..store import RecordStore
 from ..validation import check_choice, check_int, check_real
+from .arrays import EMResult, Params
 from .averaging import Evidence
 from .criteria import CRITERIA, scores_many
-from .em import EMEngine, EMResult, Params, one_component, run_em, run_em_many
+from .em import EMEngine, one_component, run_em, run_em_many
+from .engine import Engine
+from .fitted import FittedAttributes
 from .layout import design as _design
 from .layout import row_key as _row_key
 from .layout import rows_of as _slice
@@ -93,7 +97,7 @@ PARAMETERS_DOC = """max_components
         Features to treat as nominal even when their values are numbers."""
 
 
-class MixtureClassifier(BufferRefitClassifier):
+class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
     """Base of :class:`~onlinebma.mixture.FAN` and :class:`~onlinebma.mixture.FiniteMixture`."""
 
     _class_parent: bool = True  # FAN: features depend on (class, component); FM: on the component
@@ -194,7 +198,7 @@ class MixtureClassifier(BufferRefitClassifier):
         n_classes = len(data.classes)
         self._fit_engine(self.em_engine(_design(data, data, data.y, n_classes)), data)
 
-    def _fit_engine(self, s: EMEngine, data: Table):
+    def _fit_engine(self, s: Engine, data: Table):
         """:meth:`_fit_candidates` on the records of engine ``s``, coded by ``data`` (whose
         records are those of ``s``, or which has none: then ``s`` is an engine over the
         partitions of a Dask frame, :mod:`onlinebma.distributed.em`, and the fit is cold)."""
@@ -280,8 +284,6 @@ class MixtureClassifier(BufferRefitClassifier):
     def predict_proba_many(self, X):
         if not self._fitted_elsewhere():
             return super().predict_proba_many(X)
-        import pandas as pd
-
         table = self._training_data()
         self._kinds.split_frame(X, learning=False)  # validation only
         proba = self._predict_proba(table, table.encode_frame(X))
@@ -398,54 +400,8 @@ class MixtureClassifier(BufferRefitClassifier):
         out = sum(weights[k] * np.exp(log_proba[k]) for k in weights if weights[k] >= _NEGLIGIBLE)
         return out / out.sum(axis=1, keepdims=True)
 
-    # -------------------------------------------------------- fitted attributes
-
-    def _fitted(self):
-        if self._model is None:
-            self._training_data()  # fits if records are waiting
-        if self._model is None:
-            raise AttributeError("the model has not been fitted yet")
-        return self._model
-
-    @property
-    def weights_(self) -> np.ndarray:
-        """Mixing proportions ``p(h_k)`` of the selected model."""
-        return np.exp(self._fitted()[1].log_weights)
-
-    @property
-    def means_(self) -> np.ndarray:
-        """Gaussian means: ``(C, K, q)`` for FAN, ``(K, q)`` for FM (columns: numeric features)."""
-        s, p, _ = self._fitted()
-        mean = p.mean * s.scale + s.center
-        return mean.reshape(-1, p.k, mean.shape[1]) if self._class_parent else mean
-
-    @property
-    def variances_(self) -> np.ndarray:
-        """Gaussian variances, shaped like :attr:`means_`."""
-        s, p, _ = self._fitted()
-        with np.errstate(over="ignore"):  # inf only for values beyond 1e154 in training
-            var = p.var * s.scale**2
-        return var.reshape(-1, p.k, var.shape[1]) if self._class_parent else var
-
-    @property
-    def value_probabilities_(self) -> dict:
-        """``{feature: {value: probabilities}}`` of every nominal value seen in training.
-
-        FAN: a ``(C, K)`` array ``p(value | class, component)``; FM: ``(K,)`` ``p(value | h)``.
-        """
-        _, p, table = self._fitted()
-        theta = np.exp(p.log_theta)
-        out = {}
-        start = 0
-        for name, values in zip(table.nominal_features, table.values):
-            cols = theta[:, start:start + len(values)].T
-            start += len(values)
-            if values:
-                out[name] = {v: col.reshape(-1, p.k) if self._class_parent else col
-                             for v, col in zip(values, cols)}
-        return out
-
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {"max_components": 2, "n_init": 1, "seed": 1}
         yield {"max_components": 2, "n_init": 1, "em": "hard", "criterion": "bic", "seed": 2,
                "window": 150}

@@ -23,12 +23,14 @@ holding every record gives the single-machine fit.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
 
+from .arrays import Design, Params
 from .criteria import score_sums
-from .em import Design, EMEngine, Params
+from .em import EMEngine
 from .starts import split_parts, split_tau
 
 __all__ = ["SplitStart", "add", "counts_at", "deviations", "dev_sums", "em_round",
@@ -79,8 +81,6 @@ def totals(s: EMEngine):
 
 def with_totals(s: EMEngine, all_totals) -> EMEngine:
     """A shallow copy of the chunk's engine with the constants of all records."""
-    import copy
-
     out = copy.copy(s)
     out.use_totals(all_totals)
     return out
