@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from onlinebma import distributed
-from onlinebma.datasets import UCIDataset
 from onlinebma.isa import ISA
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
@@ -25,16 +24,6 @@ BATCH = {
     "FAN": lambda: FAN(max_components=2, n_init=1, seed=1),
     "FiniteMixture": lambda: FiniteMixture(max_components=2, n_init=1, seed=1),
 }
-
-
-@pytest.fixture(scope="module")
-def crx():
-    """Mixed nominal/numeric records with missing values; rows grouped by class, so the
-    partitions meet the labels in a fixed order and some partitions hold one class only."""
-    X, y = UCIDataset("crx").to_frame()
-    order = np.argsort(y.to_numpy() == "+", kind="stable")
-    X, y = X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
-    return X, y
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +106,7 @@ def _batch_fit_equals_one_machine(name, X, y, npartitions, split_every):
     model = distributed.fit(BATCH[name](), _frame(X, y, npartitions), target="label",
                             split_every=split_every)
     assert model.classes_ == one.classes_  # label order identical
+    # No public view counts the records learned (refits are scheduled from it): private.
     assert model._n_learned == one._n_learned == len(X)
     proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=3)).compute()
     expected = one.predict_proba_many(X)
@@ -355,7 +345,7 @@ def test_a_windowed_batch_learner_on_dask(small):
     with dask.config.set(scheduler="synchronous"):
         model = distributed.fit(ISA(phase1_models=5, max_models=10, window=30),
                                 _frame(X, y, 3), target="label", split_every=2)
-    assert len(model._store) == 30 and model.classes_ == one.classes_
+    assert model.data_.n == 30 and model.classes_ == one.classes_
     _assert_same(model, one, X)
 
 
