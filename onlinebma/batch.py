@@ -78,8 +78,10 @@ import copy
 import math
 
 import numpy as np
+import pandas as pd
 from river import base
 
+from .distributed.protocol import MergePlan
 from .records import (
     NOMINAL,
     NUMERIC,
@@ -188,8 +190,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     def learn_many(self, X, y) -> None:
         """Learn a pandas DataFrame of records (missing = NaN/None) with their labels."""
-        import pandas as pd
-
         if len(X) != len(y):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         labels = pd.Series(y).reset_index(drop=True)
@@ -308,6 +308,13 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         out._n_learned += dropped
         return out
 
+    def distributed_plan(self) -> MergePlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
+        learned by a fresh clone, the clones merged in order (:meth:`merge`), so the result
+        is this learner after ``learn_many`` on the whole frame. The mixtures and the order
+        learners choose plans from sums or counts when they can."""
+        return MergePlan(self)
+
     def _learning_changes_state(self) -> bool:
         """Whether learning a record now changes more than the store (conservatively: an eager
         learner that has fitted). Subclasses that know better may say so."""
@@ -332,8 +339,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         """The stored records as ``(X, y)`` in arrival order, with their original values:
         a pandas DataFrame (nominal columns of objects, ``None`` missing; numeric columns of
         floats, NaN missing) and a Series of labels."""
-        import pandas as pd
-
         codes, numeric, y = self._store.view()
         columns = {}
         for f, j in self._nominal_cols.items():
@@ -425,8 +430,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         return dict(zip(self.classes_, self._expand_classes(table, proba)[0].tolist()))
 
     def predict_proba_many(self, X):
-        import pandas as pd
-
         if self._store.end == self._store.start:
             return pd.DataFrame(index=X.index)
         table = self._training_data()
@@ -439,8 +442,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         return self.predict_proba_many(X)
 
     def predict_many(self, X):
-        import pandas as pd
-
         proba = self.predict_proba_many(X)
         if proba.shape[1] == 0:
             return pd.Series([None] * len(X), index=X.index, dtype=object)
@@ -463,8 +464,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
 def _unique_labels(labels):
     """The distinct labels of a Series, in order of appearance; an unhashable one is refused."""
-    import pandas as pd
-
     try:
         return pd.unique(labels)
     except TypeError:

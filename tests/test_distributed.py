@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 
 from onlinebma import distributed
-from onlinebma.datasets import UCIDataset
 from onlinebma.isa import ISA
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
@@ -25,16 +24,6 @@ BATCH = {
     "FAN": lambda: FAN(max_components=2, n_init=1, seed=1),
     "FiniteMixture": lambda: FiniteMixture(max_components=2, n_init=1, seed=1),
 }
-
-
-@pytest.fixture(scope="module")
-def crx():
-    """Mixed nominal/numeric records with missing values; rows grouped by class, so the
-    partitions meet the labels in a fixed order and some partitions hold one class only."""
-    X, y = UCIDataset("crx").to_frame()
-    order = np.argsort(y.to_numpy() == "+", kind="stable")
-    X, y = X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
-    return X, y
 
 
 @pytest.fixture(scope="module")
@@ -117,6 +106,7 @@ def _batch_fit_equals_one_machine(name, X, y, npartitions, split_every):
     model = distributed.fit(BATCH[name](), _frame(X, y, npartitions), target="label",
                             split_every=split_every)
     assert model.classes_ == one.classes_  # label order identical
+    # No public view counts the records learned (refits are scheduled from it): private.
     assert model._n_learned == one._n_learned == len(X)
     proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=3)).compute()
     expected = one.predict_proba_many(X)
@@ -226,6 +216,85 @@ def test_bad_input_is_refused_clearly(crx):
         distributed.fit(NaiveBayes(), _frame(X, bad, 3), target="label")
 
 
+class _LabelCounts:
+    """A toy learner that is not one of the library's: it joins Dask through
+    ``distributed_plan`` alone (the counts of its labels, summed over the partitions)."""
+
+    def __init__(self, counts=None):
+        self.counts = dict(counts or {})
+
+    def learn_many(self, X, y):
+        for label in y:
+            self.counts[label] = self.counts.get(label, 0) + 1
+
+    def distributed_plan(self):
+        return _LabelCountsPlan(self)
+
+
+class _LabelCountsPlan(distributed.Plan):
+    def __init__(self, model):
+        self.model = model
+
+    def learn_partition(self, X, y):
+        learner = _LabelCounts()
+        learner.learn_many(X, y)
+        return [learner.counts]
+
+    def combine(self, partials):
+        return [counts for part in partials for counts in part]  # in partition order
+
+    def finish(self, partial):
+        out = _LabelCounts(self.model.counts)
+        for counts in partial:
+            for label, n in counts.items():
+                out.counts[label] = out.counts.get(label, 0) + n
+        return out
+
+
+@pytest.mark.parametrize("split_every", [2, 3])
+def test_a_learner_joins_dask_by_implementing_distributed_plan_alone(crx, split_every):
+    X, y = crx
+    start = _LabelCounts({"+": 5})
+    with dask.config.set(scheduler="synchronous"):
+        got = distributed.fit(start, _frame(X, y, 7), target="label", split_every=split_every)
+    one = _LabelCounts({"+": 5})
+    one.learn_many(X, y)
+    assert got.counts == one.counts and list(got.counts) == list(one.counts)
+    assert start.counts == {"+": 5}  # the learner given is not modified
+
+
+def _watched_frame(X, y, npartitions, learned):
+    """A dask frame whose partitions append their number to ``learned`` when computed."""
+    frame = X.assign(label=y)
+    parts = np.array_split(np.arange(len(frame)), npartitions)
+
+    def load(i):
+        learned.append(i)
+        return frame.iloc[parts[i]]
+
+    return dd.from_map(load, list(range(npartitions)), meta=frame[:0])
+
+
+@pytest.mark.parametrize("make, error, match", [
+    (lambda: object(), TypeError, "no distributed_plan"),
+    (lambda: NaiveBayes(decay=0.9), ValueError, "forget"),
+    (lambda: NaiveBayes(decay="auto"), ValueError, "forget"),
+    (lambda: ModelAveragedNB(structure_decay=0.9), ValueError, "forget"),
+    (lambda: BMANB(decay=0.99), ValueError, "forget"),
+], ids=["no plan", "decay", "auto", "structure_decay", "BMANB decay"])
+def test_a_learner_that_cannot_join_is_refused_before_any_partition_is_learned(
+        crx, make, error, match):
+    X, y = crx
+    learned = []
+    ddf = _watched_frame(X, y, 3, learned)
+    with dask.config.set(scheduler="synchronous"), pytest.raises(error, match=match):
+        distributed.fit(make(), ddf, target="label")
+    assert learned == []  # refused up front: no partition was even loaded
+    with dask.config.set(scheduler="synchronous"):
+        distributed.fit(NaiveBayes(), ddf, target="label")
+    assert sorted(learned) == [0, 1, 2]  # the frame is read when a learner can join
+
+
 @pytest.mark.parametrize("name", ["ISA", "FAN", "OrderMCMC"])
 def test_batch_learners_on_empty_partitions_and_partitions_with_other_columns(small, name):
     X, y = small
@@ -276,7 +345,7 @@ def test_a_windowed_batch_learner_on_dask(small):
     with dask.config.set(scheduler="synchronous"):
         model = distributed.fit(ISA(phase1_models=5, max_models=10, window=30),
                                 _frame(X, y, 3), target="label", split_every=2)
-    assert len(model._store) == 30 and model.classes_ == one.classes_
+    assert model.data_.n == 30 and model.classes_ == one.classes_
     _assert_same(model, one, X)
 
 

@@ -12,25 +12,10 @@ import pandas as pd
 import pytest
 
 from onlinebma import distributed
-from onlinebma.datasets import UCIDataset
 from onlinebma.distributed import em as dem
 from onlinebma.mixture import FAN, FiniteMixture, chunks
 
 TOL = 1e-9
-
-
-@pytest.fixture(scope="module")
-def crx():
-    """Mixed nominal/numeric records with missing values, grouped by class (some partitions
-    hold one class only, and the classes arrive in a fixed order)."""
-    X, y = UCIDataset("crx").to_frame()
-    order = np.argsort(y.to_numpy() == "+", kind="stable")
-    return X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
-
-
-@pytest.fixture(scope="module")
-def iris():
-    return UCIDataset("iris").to_frame()
 
 
 def _frame(X, y, npartitions):
@@ -175,7 +160,7 @@ def test_a_stream_continues_from_a_distributed_fit(crx):
     with dask.config.set(scheduler="synchronous"):
         got = distributed.fit(FAN(max_components=2, criterion="bic", seed=0), _frame(X, y, 3),
                               target="label")
-    assert len(got._store) == 0
+    assert got.data_.n == 0
     before = got.predict_proba(X[:5])
     got.learn_many(X[:10], y[:10])  # fewer than 10% of the records: no refit yet
     np.testing.assert_array_equal(got.predict_proba(X[:5]).to_numpy(), before.to_numpy())
@@ -192,7 +177,7 @@ class _Local:
     def __init__(self, parts):
         self.parts, self.split_every, self.rounds = parts, 2, 0
 
-    _map = dem.PartitionedEngine._map
+    map_chunks = dem.PartitionedEngine.map_chunks
 
 
 def _values(chunk):

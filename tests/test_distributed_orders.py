@@ -21,14 +21,6 @@ from onlinebma.order_mcmc.sampler import split_rhat
 CHAIN = {"max_parents": 2, "n_orders": 4, "burn_in": 100, "n_iter": 600, "seed": 11}
 
 
-@pytest.fixture(scope="module")
-def votes():
-    """Nominal records with missing values, grouped by class."""
-    X, y = UCIDataset("house-votes-84").to_frame()
-    order = np.argsort(y.to_numpy() == "democrat", kind="stable")
-    return X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
-
-
 def _frame(X, y, npartitions):
     return dd.from_pandas(X.assign(label=y), npartitions=npartitions, sort=False)
 
@@ -67,7 +59,7 @@ def test_count_tables_summed_over_partitions_give_the_single_machine_fit(
         got = distributed.fit(model, _frame(X, y, npartitions), target="label",
                               split_every=split_every)
     assert pickle.dumps(model) == before
-    assert len(got._store) == 0  # counts travelled, records did not
+    assert got.data_.n == 0  # counts travelled, records did not
     assert_same(got, one, X)
     if isinstance(one, OrderMCMC):
         np.testing.assert_array_equal(got.log_evidence_traces_, one.log_evidence_traces_)
@@ -202,6 +194,7 @@ def test_counts_of_chunks_add_up_to_the_counts_of_all_records(votes):
     parts = StreamingScores(5, 2, n_values=room)
     parts.reserve(room, missing)
     parts.add_counts(parts.count(rows[:50]) + parts.count(rows[50:51]) + parts.count(rows[51:]))
+    # The cells are the tables themselves; log_score (below) is their only public reading.
     np.testing.assert_array_equal(parts._cells, whole._cells)
     for i in range(5):
         np.testing.assert_allclose(parts.log_score(i), whole.log_score(i), rtol=1e-12)

@@ -1,4 +1,5 @@
-"""Streaming state equals batch state; River conventions; bad input; long streams."""
+"""Streaming state equals batch state (and costs what it should); River conventions; bad input;
+long streams."""
 
 import math
 import pickle
@@ -279,3 +280,56 @@ def test_predict_proba_many_reads_pd_na_in_an_object_column_as_missing(cls):
     got = model.predict_proba_many(X)
     one = model.predict_proba_one({"b": "x"})
     assert got.iloc[2].to_dict() == pytest.approx(one, abs=1e-12)
+
+
+def test_bdeu_cost_is_linear_in_a_features_distinct_values(monkeypatch):
+    """Issue 13 item 9: every new value of an ID-like feature used to recompute the feature's
+    marginal likelihoods over all its values (quadratic). Count the lgamma evaluations."""
+    calls = [0]
+    lgamma = math.lgamma
+
+    def counting(x):
+        calls[0] += 1
+        return lgamma(x)
+
+    model = ModelAveragedNB(prior="BDeu")
+    monkeypatch.setattr(math, "lgamma", counting)
+    n = 3000
+    for i in range(n):
+        model.learn_one({"id": f"u{i}", "c": "ab"[i % 2]}, i % 3)
+    monkeypatch.undo()
+    assert calls[0] < 60 * n, calls[0]
+    # and it is still the batch marginal likelihood under the final domain (BDeu, ess = 1)
+    t = model._tables["id"]
+    r, q = len(t.n_value), 3
+
+    def ml(counts, a):
+        return (lgamma(len(counts) * a) - lgamma(len(counts) * a + sum(counts))
+                + sum(lgamma(a + c) - lgamma(a) for c in counts))
+
+    no_arc = ml(list(t.n_value.values()), 1 / r)
+    arc = sum(ml([t.n_joint[v].get(y, 0) for v in t.n_value], 1 / (r * q)) for y in range(q))
+    assert math.isclose(model._log_ml["id"][0], no_arc, rel_tol=1e-10)
+    assert math.isclose(model._log_ml["id"][1], arc, rel_tol=1e-10)
+
+
+def test_cached_student_t_constants_are_derived_state_only():
+    """Issue 17: ModelAveragedNB caches per-(feature, class) Student-t constants; predictions
+    equal the uncached formula and predicting never changes the pickled state."""
+    from onlinebma.stats import NormalGammaPrior
+
+    rng = np.random.default_rng(4)
+    model, ng = ModelAveragedNB(), NormalGammaPrior()
+    for _ in range(300):
+        y = int(rng.integers(3))
+        model.learn_one({"z": float(rng.normal(y)), "w": float(rng.normal())}, y)
+        before = pickle.dumps(model)
+        q = {"z": float(rng.normal()), "w": 2.0}
+        got = model.joint_log_likelihood(q)
+        assert pickle.dumps(model) == before
+    t = model._tables["z"]
+    for y in got:
+        m = t.by_class[y]
+        fresh = ng.log_predictive(q["z"], m.n, m.mean, m.m2)
+        assert model._t_cache["z"][y] == ng.predictive_params(m.n, m.mean, m.m2)
+        assert math.isclose(model._log_density(t, m, q["z"]), fresh, rel_tol=1e-15)

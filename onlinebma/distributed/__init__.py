@@ -2,30 +2,36 @@
 
 Every learner here is built on sufficient statistics that add up, or on stored records that
 concatenate, so training can be split over a Dask DataFrame's partitions and combined without
-approximation. :func:`fit` is the one entry point; how it splits the work depends on the
-learner:
+approximation. :func:`fit` is the one entry point. It asks the learner how to train through
+the learner's public ``distributed_plan()`` (the protocol of :mod:`.protocol`) and drives the
+:class:`~onlinebma.distributed.protocol.Plan` it gets: each partition learned where it lies,
+the partial results combined in a tree in partition order, the result finished on the client.
+A learner chooses its plan:
 
 - every learner with an exact ``merge`` (the naive Bayes family, whose count tables and
   moments add up, and every batch learner — ISA, FixedOrderBMA, OrderMCMC, FAN, FiniteMixture
-  — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`): each
-  partition learned where it lies, the partial learners merged in order in a tree
-  (:mod:`.merge_tree`);
+  — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`):
+  :class:`~onlinebma.distributed.protocol.MergePlan`, the partial learners merged in order;
 - FAN and FiniteMixture with a criterion computed from sums (``"bic"``, ``"aic"``, ``"cs"``,
   ``"icl"``): distributed EM, the records staying where they lie (:mod:`.em`);
 - OrderMCMC and FixedOrderBMA on nominal features: per-partition count tables summed, only
   tables travelling, ``n_chains`` chains as Dask tasks (:mod:`.orders`);
 
-  both paths start from a learner that has learned nothing and has no window, and give the
-  model of ``fit(X, y)`` on the whole frame; any other state (a learner that has learned
-  already, a window, the mixtures' prequential criterion) trains through ``merge``, exactly
-  too, with the records gathered;
+  both start from a learner that has learned nothing and has no window, and give the model
+  of ``fit(X, y)`` on the whole frame; any other state (a learner that has learned already,
+  a window, the mixtures' prequential criterion) trains through ``merge``, exactly too, with
+  the records gathered;
 - :func:`predict_proba` predicts each test partition where it lies, with the learner (for ISA,
   its stored records) sent to each worker once (:mod:`.predict`).
 
+A new learner joins by implementing ``distributed_plan()`` (see :mod:`.protocol` and
+docs/architecture.md); a learner without it is refused with a ``TypeError``, and a learner
+whose state cannot be combined (one that forgets) refuses in ``distributed_plan()``, before any
+partition is learned, rather than being trained in some approximate way.
+
 Dask does the scheduling: :func:`fit` and :func:`predict_proba` run on whatever scheduler is
 active — the synchronous or threaded one, a ``distributed.LocalCluster``, a real cluster
-(create a ``distributed.Client`` first and Dask uses it). A learner without an exact
-``merge`` is refused with a ``TypeError`` rather than trained in some approximate way.
+(create a ``distributed.Client`` first and Dask uses it).
 
 Needs the ``dask`` extra: ``pip install "onlinebma[dask]"``.
 
@@ -53,20 +59,22 @@ True
 from __future__ import annotations
 
 from ._dask import check_frame, check_split_every, check_target, require_dask
-from .merge_tree import fit_by_merge
+from .partitions import DaskPartitions
 from .predict import predict_proba
+from .protocol import MergePlan, Partitions, Plan
 
-__all__ = ["fit", "predict_proba"]
+__all__ = ["MergePlan", "Partitions", "Plan", "fit", "plan_of", "predict_proba"]
 
 
-def _from_sums(model) -> bool:
-    """Whether ``model`` can be fitted from statistics summed over the partitions (distributed
-    EM, count tables): it has learned nothing yet, keeps every record (no window) and, for a
-    mixture, weighs its numbers of components by a criterion computed from sums (not the
-    prequential one, whose held-out half and warm-started refits are an order of fits)."""
-    if getattr(model, "_n_learned", None) != 0 or getattr(model, "window", None) is not None:
-        return False
-    return getattr(model, "criterion", None) != "prequential"
+def plan_of(model) -> Plan:
+    """``model.distributed_plan()``, or a ``TypeError`` for a learner without one."""
+    make = getattr(model, "distributed_plan", None)
+    if not callable(make):
+        raise TypeError(
+            f"{type(model).__name__} cannot be trained on Dask: it has no distributed_plan() "
+            "(no exact merge, nor sums or counts that add up over partitions); a learner "
+            "joins by implementing it, see onlinebma.distributed.protocol")
+    return make()
 
 
 def fit(model, ddf, target: str = "class", split_every: int = 8):
@@ -77,6 +85,7 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
     model
         The learner to start from: its hyperparameters, and what it has learned already (the
         result equals ``model`` followed by ``learn_many`` on ``ddf``). It is not modified.
+        It says how it trains on Dask through ``distributed_plan()`` (:mod:`.protocol`).
     ddf
         A dask DataFrame of records with the label in column ``target``. A column absent
         from some partitions reads as missing values there, as everywhere in the library.
@@ -95,23 +104,18 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
     (``burn_in``, ``n_iter``), where ``learn_many`` on one machine advances the streaming
     chain record by record. If any partition is refused, the error propagates and
     nothing half-trained is returned.
+
+    Raises
+    ------
+    TypeError
+        ``model`` has no ``distributed_plan()``, before any partition is learned.
+    ValueError
+        ``model`` cannot be combined over partitions (it forgets), before any partition is
+        learned; or a partition is refused (naming it).
     """
     require_dask()
     check_frame(ddf)
     check_target(ddf, target)
     check_split_every(split_every)
-    if _from_sums(model):
-        from ..mixture.base import MixtureClassifier
-
-        if isinstance(model, MixtureClassifier):  # FAN, FiniteMixture: distributed EM
-            from .em import fit_em
-
-            return fit_em(model, ddf, target, split_every)
-        from ..order_mcmc.fixed_order import OrderAveragingClassifier
-
-        if isinstance(model, OrderAveragingClassifier):  # OrderMCMC, FixedOrderBMA: counts
-            from .orders import fit_orders
-
-            return fit_orders(model, ddf, target, split_every)
-    # Every other learner, and every learner in a state the sums cannot start from, merges.
-    return fit_by_merge(model, ddf, target, split_every)
+    plan = plan_of(model)  # refusals come here, before any partition is learned
+    return plan.run(DaskPartitions(ddf, target, split_every))

@@ -28,15 +28,19 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 
 from ..mixture import chunks
-from ..mixture.em import EMEngine, Expected
+from ..mixture.arrays import Expected
+from ..mixture.em import EMEngine
+from ..mixture.engine import Engine
 from ..mixture.layout import design as _design
 from ..mixture.layout import rows_of
-from ..stats.numerics import VAR_SMOOTHING
 from ._dask import require_dask
+from .partitions import DaskPartitions, split_partition, tree
+from .protocol import Partitions, Plan
 
-__all__ = ["PartitionedEngine", "coding", "fit_em", "learn_coding", "median",
+__all__ = ["CodingPlan", "EMPlan", "PartitionedEngine", "fit_em", "median",
            "partitioned_engine", "select", "tree"]
 
 #: Samples per chunk and round when narrowing the interval of an order statistic.
@@ -47,74 +51,73 @@ _GATHER = 1 << 16
 
 # ------------------------------------------------------------------ the coding
 
-def _first_rows(template, part, target):
-    """Validate one partition as ``learn_many`` would (the learner's errors, naming the
-    feature or row) and return its size and the rows where a value or label first appears
-    in it, or a column is first missing: in partition order, these show every value in the
-    order of first appearance, and which columns have missing values."""
-    clone = template.clone()
-    clone.learn_many(part.drop(columns=[target]), part[target])
-    first = np.zeros(len(part), dtype=bool)
-    for column in part.columns:
-        s = part[column]
-        na = s.isna()
-        first |= ((~na & ~s.duplicated()) | (na & ~na.duplicated())).to_numpy()
-    return len(part), part[first]
+class CodingPlan(Plan):
+    """The first pass of the plans fitted from whole-frame statistics (EM, count tables): a
+    clone of the learner that has learned the frame's coding, and the partitions' sizes.
 
-
-def coding(template, parts, target):
-    """A clone of ``template`` that has learned the coding of the partitions ``parts``
-    (delayed pandas frames), and their sizes; its store holds the rows of first appearance.
-
-    The clone learns the rows where each value and label first appears, in partition order,
-    so its features, kinds, values and classes are those of ``learn_many`` on the whole frame.
+    Each partition is validated as ``learn_many`` would (the learner's errors, naming the
+    feature or row) and gives the rows where a value or label first appears in it, or a
+    column is first missing; in partition order these show every value in the order of first
+    appearance, and which columns have missing values. :meth:`finish` has a clone learn them,
+    so its features, kinds, values and classes are those of ``learn_many`` on the whole frame
+    (its store holds the rows of first appearance only).
     """
-    dask, _ = require_dask()
-    import pandas as pd
 
-    found = dask.compute(*[dask.delayed(_first_rows)(template, p, target) for p in parts])
-    sizes = [n for n, _ in found]
-    if not sum(sizes):
-        raise ValueError("the frame has no records to learn from")
-    rows = pd.concat([f for _, f in found])
-    coder = template.clone()
-    coder.learn_many(rows.drop(columns=[target]), rows[target])
-    return coder, sizes
+    def __init__(self, template):
+        self.template = template
+
+    def learn_partition(self, X, y):
+        if len(X):
+            self.template.clone().learn_many(X, y)  # validation only
+        first = _first(y)
+        for column in X.columns:
+            first = first | _first(X[column])
+        return [len(X)], X[first], y[first]
+
+    def combine(self, partials: list):
+        return ([n for sizes, _, _ in partials for n in sizes],
+                pd.concat([X for _, X, _ in partials]), pd.concat([y for _, _, y in partials]))
+
+    def finish(self, partial) -> tuple:
+        """``(coder, sizes)``: the clone that has learned the coding, and partition sizes."""
+        sizes, X, y = partial
+        if not sum(sizes):
+            raise ValueError("the frame has no records to learn from")
+        coder = self.template.clone()
+        coder.learn_many(X, y)
+        return coder, sizes
 
 
-def learn_coding(model, ddf, target):
-    """``(template, parts, coder, sizes)`` of a learner fitted from whole-frame statistics:
-    a clone of ``model`` to send to the partitions, the frame's delayed partitions, and
-    :func:`coding`'s coder and partition sizes. A window (a stream setting) is refused."""
+def _first(s) -> np.ndarray:
+    """Rows of ``s`` where a value first appears, or the column is first missing."""
+    na = s.isna()
+    return ((~na & ~s.duplicated()) | (na & ~na.duplicated())).to_numpy()
+
+
+def refuse_window(model) -> None:
+    """A window is a stream setting: the plans of whole-frame statistics learn every record."""
     if model.window is not None:
         raise ValueError("a window is a stream setting; distributed.fit learns every record "
                          f"of the frame (got window={model.window})")
-    template = model.clone()
-    parts = ddf.to_delayed()
-    return (template, parts) + coding(template, parts, target)
 
 
-def _chunk_design(template, part, target, table):
+def _chunk_design(template, part, target, index, table):
     """One partition in the EM engine's layout, coded by ``table`` (all records' coding)."""
     clone = template.clone()
-    clone.learn_many(part.drop(columns=[target]), part[target])
+    X, y = split_partition(part, target, index)
+    clone.learn_many(X, y)
     rows = table.translate(clone.data_)
     return _design(table, rows, rows.y, len(table.classes))
 
 
+def _chunk_engine(template, design, coords):
+    return template.em_engine(design, coords=coords)
+
+
 # ------------------------------------------------------------ the engine
 
-def tree(items, combine, split_every):
-    """Delayed results combined in a tree of fan-in ``split_every``, neighbours left to right."""
-    dask, _ = require_dask()
-    while len(items) > 1:
-        items = [dask.delayed(combine)(*items[i:i + split_every])
-                 for i in range(0, len(items), split_every)]
-    return items[0]
-
-
-class PartitionedEngine:
-    """The EM engine's interface (:class:`~onlinebma.mixture.em.EMEngine`) over chunks that
+class PartitionedEngine(Engine):
+    """The engine interface (:class:`~onlinebma.mixture.engine.Engine`) over chunks that
     live on Dask's workers: each E step, M step from a start, score or split is one round of
     per-chunk work summed in a tree; everything that needs no records (the M step on sums,
     the prior, coordinates, prediction) is the engine without records ``proto``."""
@@ -136,7 +139,7 @@ class PartitionedEngine:
             return getattr(self.__dict__["proto"], name)
         raise AttributeError(name)
 
-    def _map(self, fn, *args, reduce=True):
+    def map_chunks(self, fn, *args, reduce=True):
         """``fn(chunk, *args)`` on every chunk: their sum (a tree), or the list."""
         dask, _ = require_dask()
         self.rounds += 1
@@ -150,7 +153,7 @@ class PartitionedEngine:
     def m_steps(self, starts: list, floor, fallback) -> list:
         todo = [i for i, t in enumerate(starts) if not isinstance(t, Expected)]
         if todo:
-            sums = self._map(_expected_of_starts, [starts[i] for i in todo])
+            sums = self.map_chunks(_expected_of_starts, [starts[i] for i in todo])
             starts = list(starts)
             for i, e in zip(todo, sums):
                 starts[i] = e
@@ -162,14 +165,14 @@ class PartitionedEngine:
     def e_steps(self, params: list, hard: bool) -> list:
         if not params:
             return []
-        sums = self._map(chunks.em_round, params, hard)
+        sums = self.map_chunks(chunks.em_round, params, hard)
         return [(float(data + self.proto.log_prior(p)), e) for p, (data, e) in zip(params, sums)]
 
     def e_step(self, p, hard: bool):
         return self.e_steps([p], hard)[0]
 
     def sums_for_scores(self, params: list) -> list:
-        return self._map(chunks.score_round, params)
+        return self.map_chunks(chunks.score_round, params)
 
     def all_in_one(self):
         return "one"
@@ -184,7 +187,7 @@ class PartitionedEngine:
         return tuple(np.concatenate([rows[part] for rows in got]) for part in range(3))
 
     def split_start(self, smaller, hard: bool):
-        j = int(self._map(chunks.split_totals, smaller, hard).argmax())
+        j = int(self.map_chunks(chunks.split_totals, smaller, hard).argmax())
         values = (chunks.split_values, smaller, hard, j)
         threshold = median(self, values)
         return chunks.SplitStart(smaller, hard, j, threshold)
@@ -206,14 +209,14 @@ def select(engine, values: tuple, k: int, count: int | None = None) -> float:
     fn, args = values[0], values[1:]
     lo, hi, below = -math.inf, math.inf, 0
     while True:
-        found = engine._map(_summary, fn, args, lo, hi, reduce=False)
+        found = engine.map_chunks(_summary, fn, args, lo, hi, reduce=False)
         total = sum(n for n, _ in found)
         if total <= _GATHER:
-            left = np.sort(np.concatenate(engine._map(_between, fn, args, lo, hi,
+            left = np.sort(np.concatenate(engine.map_chunks(_between, fn, args, lo, hi,
                                                       reduce=False)))
             return float(left[k - below])
         pivots = np.unique(np.concatenate([s for _, s in found]))
-        le, lt = engine._map(_counts, fn, args, lo, pivots)
+        le, lt = engine.map_chunks(_counts, fn, args, lo, pivots)
         i = int(np.searchsorted(le, k - below, side="right"))  # first pivot past rank k
         if i < len(pivots) and lt[i] <= k - below:
             return float(pivots[i])  # rank k is a copy of this pivot
@@ -226,7 +229,7 @@ def select(engine, values: tuple, k: int, count: int | None = None) -> float:
 def median(engine, values: tuple):
     """``np.median`` of the values over every chunk (``None`` when there are none)."""
     fn, args = values[0], values[1:]
-    m = int(sum(n for n, _ in engine._map(_summary, fn, args, -math.inf, math.inf,
+    m = int(sum(n for n, _ in engine.map_chunks(_summary, fn, args, -math.inf, math.inf,
                                           reduce=False)))
     if m == 0:
         return None
@@ -255,7 +258,7 @@ class _Designs:
     def __init__(self, parts, split_every):
         self.parts, self.split_every, self.rounds = parts, split_every, 0
 
-    _map = PartitionedEngine._map
+    map_chunks = PartitionedEngine.map_chunks
 
 
 def _coordinates(designs: _Designs, q: int, n_total: int) -> tuple:
@@ -270,8 +273,8 @@ def _coordinates(designs: _Designs, q: int, n_total: int) -> tuple:
             mad[j] = median(designs, (chunks.deviations, j, c))
     mean_dev = np.zeros(q)
     if (mad == 0).any():
-        w = designs._map(_observed_counts)
-        mean_dev = designs._map(chunks.dev_sums, center, n_total) / np.maximum(w, 1)
+        w = designs.map_chunks(_observed_counts)
+        mean_dev = designs.map_chunks(chunks.dev_sums, center, n_total) / np.maximum(w, 1)
     return center, np.where(mad > 0, mad, np.where(mean_dev > 0, mean_dev, 1.0))
 
 
@@ -281,45 +284,61 @@ def _observed_counts(design):
 
 # ------------------------------------------------------------------ fit
 
+class EMPlan(Plan):
+    """The plan of FAN and FiniteMixture fitted cold with a criterion computed from sums
+    (``"bic"``, ``"aic"``, ``"cs"``, ``"icl"``), without a window: a :class:`CodingPlan`
+    pass, then distributed EM over the partitions where they lie (module docstring). The
+    mixture chooses it in its ``distributed_plan()``; built directly, it refuses the
+    prequential criterion and a window."""
+
+    def __init__(self, model):
+        if model.criterion == "prequential":
+            raise ValueError(
+                "criterion='prequential' cannot be fitted on Dask: its evidence is the log "
+                "loss of a fit of the first half of the records on the second half, then "
+                "warm-started refits (an order of fits over the whole frame); pass "
+                "criterion='bic', 'aic', 'cs' or 'icl' (computed from sums), or fit with pandas")
+        refuse_window(model)
+        self.model = model
+
+    def run(self, partitions: Partitions):
+        out, engine, table = self.engine(partitions)
+        out.fit_on_engine(engine, table)
+        out.em_rounds_ = engine.rounds
+        return out
+
+    def engine(self, partitions: DaskPartitions) -> tuple:
+        """``(coder, engine, table)``: a clone of the learner that has learned the frame's
+        coding, the :class:`PartitionedEngine` over its partitions (chunks persisted on the
+        workers) and the coding's table without rows."""
+        dask, _ = require_dask()
+        template = self.model.clone()
+        out, sizes = CodingPlan(template).run(partitions)
+        table = rows_of(out.data_, slice(0, 0))
+        kept = [(i, p, n) for i, (p, n) in enumerate(zip(partitions.parts, sizes)) if n]
+        n_total = sum(sizes)
+        q = len(table.numeric_features)
+        target, split_every = partitions.target, partitions.split_every
+        designs = dask.persist(*[dask.delayed(_chunk_design)(template, p, target, i, table)
+                                 for i, p, _ in kept])
+        coords = _coordinates(_Designs(list(designs), split_every), q, n_total)
+        engines = dask.persist(*[dask.delayed(_chunk_engine)(template, d, coords)
+                                 for d in designs])
+        totals = dask.compute(tree([dask.delayed(chunks.totals)(e) for e in engines],
+                                   chunks.add, split_every))[0]
+        engines = dask.persist(*[dask.delayed(chunks.with_totals)(e, totals) for e in engines])
+        del designs
+        proto = template.em_engine(_design(table, table, table.y, len(table.classes)),
+                                   coords=coords, totals=totals)
+        engine = PartitionedEngine(list(engines), [n for _, _, n in kept], proto, split_every)
+        return out, engine, table
+
+
 def fit_em(model, ddf, target: str, split_every: int):
     """``model.clone().fit(X, y)`` for the whole frame, by distributed EM (module docstring)."""
-    out, engine, table = partitioned_engine(model, ddf, target, split_every)
-    out._adopt_fit(engine, table)
-    out.em_rounds_ = engine.rounds
-    return out
+    return EMPlan(model).run(DaskPartitions(ddf, target, split_every))
 
 
 def partitioned_engine(model, ddf, target: str, split_every: int) -> tuple:
-    """``(coder, engine, table)``: a clone of ``model`` that has learned the frame's coding,
-    the :class:`PartitionedEngine` over its partitions (chunks persisted on the workers) and
-    the coding's table without rows."""
-    from ..mixture.base import MixtureClassifier
-
-    dask, _ = require_dask()
-    if not isinstance(model, MixtureClassifier):
-        raise TypeError(f"distributed EM fits FAN or FiniteMixture, not {type(model).__name__}")
-    if model.criterion == "prequential":
-        raise ValueError(
-            "criterion='prequential' cannot be fitted on Dask: its evidence is the log loss "
-            "of a fit of the first half of the records on the second half, then warm-started "
-            "refits (an order of fits over the whole frame); pass criterion='bic', 'aic', "
-            "'cs' or 'icl' (computed from sums), or fit with pandas")
-    template, parts, out, sizes = learn_coding(model, ddf, target)
-    table = rows_of(out.data_, slice(0, 0))
-    kept = [(p, n) for p, n in zip(parts, sizes) if n]
-    n_total = sum(sizes)
-    q = len(table.numeric_features)
-    designs = dask.persist(*[dask.delayed(_chunk_design)(template, p, target, table)
-                             for p, _ in kept])
-    coords = _coordinates(_Designs(list(designs), split_every), q, n_total)
-    cp, alpha = model._class_parent, model.alpha
-    engines = dask.persist(*[dask.delayed(chunks.engine)(d, cp, alpha, VAR_SMOOTHING, coords)
-                             for d in designs])
-    totals = dask.compute(tree([dask.delayed(chunks.totals)(e) for e in engines],
-                               chunks.add, split_every))[0]
-    engines = dask.persist(*[dask.delayed(chunks.with_totals)(e, totals) for e in engines])
-    del designs
-    proto = EMEngine(_design(table, table, table.y, len(table.classes)), cp, alpha,
-                     VAR_SMOOTHING, coords=coords, totals=totals)
-    engine = PartitionedEngine(list(engines), [n for _, n in kept], proto, split_every)
-    return out, engine, table
+    """:meth:`EMPlan.engine` of ``model`` on ``ddf``."""
+    return EMPlan(model).engine(DaskPartitions(ddf, target, split_every))

@@ -31,61 +31,109 @@ from ..order_mcmc.incremental import StreamingScores
 from ..order_mcmc.sampler import run_chain
 from ..order_mcmc.streaming import resolve_order
 from ._dask import require_dask
-from .em import learn_coding, tree
-from .merge_tree import fit_by_merge
+from .em import CodingPlan, refuse_window
+from .partitions import DaskPartitions
+from .protocol import MergePlan, Partitions, Plan
 
-__all__ = ["count_tables", "fit_orders", "run_chains_on_dask"]
-
-
-def _sum(*counts):
-    out = counts[0]
-    for c in counts[1:]:
-        out = out + c
-    return out
+__all__ = ["CountsPlan", "count_tables", "fit_orders", "run_chains_on_dask"]
 
 
-def _layout(model, names, room, missing) -> StreamingScores:
-    """Empty count tables of the learner's families in the layout shared by all partitions."""
-    listed, restrict = model._live_listing()
-    order = resolve_order(listed, names) if restrict else None  # FixedOrderBMA: one order
-    scores = StreamingScores(len(names), model.max_parents, model.alpha, n_values=room,
-                             order=order)
-    scores.reserve(room, missing)
-    return scores
+class CountsPlan(Plan):
+    """The plan of OrderMCMC and FixedOrderBMA that have learned nothing and keep every record:
+    a :class:`~onlinebma.distributed.em.CodingPlan` pass, then a pass that counts each
+    partition where it lies (:class:`_CountPass`), then the fit from the summed tables
+    (module docstring). A frame with numeric features trains through ``merge`` instead.
+
+    ``listing`` is the learner's ``(listed nodes, restrict)``: the nodes its stream state
+    lists first, and whether only their order is averaged (FixedOrderBMA's one order). The
+    learner chooses this plan in its ``distributed_plan()``; built directly, it refuses a
+    window.
+    """
+
+    def __init__(self, model, listing: tuple):
+        refuse_window(model)
+        self.model = model
+        self.listing = listing
+
+    def run(self, partitions: Partitions):
+        coder, scores = self.count(partitions)
+        if scores is None:  # cut points need every record at once: see the module docstring
+            return MergePlan(self.model).run(partitions)
+        coder.adopt_counts(scores, run_chains_on_dask)
+        return coder
+
+    def count(self, partitions: Partitions) -> tuple:
+        """``(coder, scores)``: a clone of the learner that has learned the frame's coding
+        and the K2 count tables of all the frame's records, or ``None`` for the tables when
+        the frame has numeric features."""
+        template = self.model.clone()
+        coder, _ = CodingPlan(template).run(partitions)
+        table = coder.data_
+        if table.numeric_features:
+            return coder, None
+        names = tuple(table.nominal_features) + (self.model.class_name,)
+        room = np.maximum(1, np.array(list(table.n_values) + [len(table.classes)],
+                                      dtype=np.int64))
+        missing = np.append((table.codes < 0).any(axis=0), False)
+        layout = _Layout(self.model, self.listing, names, room, missing)
+        total = partitions.reduce(_CountPass(template, table, layout))
+        scores = layout.scores()
+        scores.add_counts(total)
+        return coder, scores
 
 
-def _partition_counts(template, part, target, table, names, room, missing):
-    """The counts of one partition's records (coded by ``table``) in the shared layout."""
-    clone = template.clone()
-    clone.learn_many(part.drop(columns=[target]), part[target])
-    rows = table.translate(clone.data_)
-    nodes = np.column_stack([rows.codes, rows.y]).astype(np.int64)
-    return _layout(template, names, room, missing).count(nodes)
+class _Layout:
+    """Empty count tables of the learner's families in the layout all partitions share."""
+
+    def __init__(self, model, listing, names, room, missing):
+        listed, restrict = listing
+        self.order = resolve_order(listed, names) if restrict else None  # FixedOrderBMA
+        self.args = (len(names), model.max_parents, model.alpha)
+        self.room, self.missing = room, missing
+
+    def scores(self) -> StreamingScores:
+        scores = StreamingScores(*self.args, n_values=self.room, order=self.order)
+        scores.reserve(self.room, self.missing)
+        return scores
+
+
+class _CountPass(Plan):
+    """The counts of each partition's records (coded by ``table``) in the shared layout,
+    summed; integers, so the sums are those of one machine exactly."""
+
+    def __init__(self, template, table, layout: _Layout):
+        self.template, self.table, self.layout = template, table, layout
+
+    def learn_partition(self, X, y):
+        if not len(X):
+            return 0
+        clone = self.template.clone()
+        clone.learn_many(X, y)
+        rows = self.table.translate(clone.data_)
+        nodes = np.column_stack([rows.codes, rows.y]).astype(np.int64)
+        return self.layout.scores().count(nodes)
+
+    def combine(self, partials: list):
+        out = partials[0]
+        for counts in partials[1:]:
+            out = out + counts
+        return out
+
+
+def _counts_plan(model) -> CountsPlan:
+    """``model``'s plan, which must be a :class:`CountsPlan` (a window is refused first)."""
+    refuse_window(model)
+    plan = model.distributed_plan()
+    if not isinstance(plan, CountsPlan):
+        raise TypeError(f"count tables are for an OrderMCMC or FixedOrderBMA that has learned "
+                        f"nothing, not this {type(model).__name__}")
+    return plan
 
 
 def count_tables(model, ddf, target: str, split_every: int):
-    """``(coder, scores)``: a clone of ``model`` that has learned the frame's coding (its store
-    holds the rows that show it) and the K2 count tables of all the frame's records, or
-    ``None`` for the tables when the frame has numeric features."""
-    from ..order_mcmc.fixed_order import OrderAveragingClassifier
-
-    dask, _ = require_dask()
-    if not isinstance(model, OrderAveragingClassifier):
-        raise TypeError(f"count tables are for OrderMCMC or FixedOrderBMA, not "
-                        f"{type(model).__name__}")
-    template, parts, coder, sizes = learn_coding(model, ddf, target)
-    if coder._numeric_cols:
-        return coder, None  # cut points need every record at once: see fit_orders
-    table = coder.data_
-    names = tuple(table.nominal_features) + (model.class_name,)
-    room = np.maximum(1, np.array(list(table.n_values) + [len(table.classes)], dtype=np.int64))
-    missing = np.append((table.codes < 0).any(axis=0), False)
-    counts = [dask.delayed(_partition_counts)(template, p, target, table, names, room, missing)
-              for p, n in zip(parts, sizes) if n]
-    total = dask.compute(tree(counts, _sum, split_every))[0]
-    scores = _layout(model, names, room, missing)
-    scores.add_counts(total)
-    return coder, scores
+    """:meth:`CountsPlan.count` of ``model`` on ``ddf``."""
+    require_dask()
+    return _counts_plan(model).count(DaskPartitions(ddf, target, split_every))
 
 
 def run_chains_on_dask(model, jobs, n_iter, burn_in, n_orders, show_progress=False) -> list:
@@ -102,8 +150,4 @@ def fit_orders(model, ddf, target: str, split_every: int):
     """``model.clone().fit(X, y)`` for the whole frame from count tables summed over the
     partitions (module docstring). Numeric features need their MDL cut points from every
     record at once: such a frame trains through ``merge`` instead, its records gathered."""
-    coder, scores = count_tables(model, ddf, target, split_every)
-    if scores is None:
-        return fit_by_merge(model, ddf, target, split_every)
-    coder._adopt_counts(scores, run_chains_on_dask)
-    return coder
+    return _counts_plan(model).run(DaskPartitions(ddf, target, split_every))

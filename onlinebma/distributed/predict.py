@@ -16,6 +16,8 @@ from __future__ import annotations
 import copy
 import threading
 
+import pandas as pd
+
 from ._dask import check_frame, require_dask
 
 __all__ = ["predict_proba"]
@@ -57,8 +59,6 @@ def predict_proba(model, ddf):
     frame. ``model`` is not modified."""
     dask, dd = require_dask()
     check_frame(ddf)
-    import pandas as pd
-
     ready = copy.deepcopy(model)
     # The learner's answer on the frame's empty schema names the label columns, and does the
     # refits that a prediction would do, once, before the learner is sent anywhere.

@@ -7,26 +7,70 @@ the combined result becomes the learner. :func:`onlinebma.distributed.fit` drive
 never looks inside a learner, so a new learner joins Dask by implementing
 ``distributed_plan`` in its own module, without editing this package.
 
+``distributed_plan()`` is where a learner refuses what it cannot do on Dask (a learner that
+forgets has no exact merge): it raises before any partition is learned.
+
 This module imports neither Dask nor any learner: learners import :class:`MergePlan` from it.
 
-:class:`MergePlan` is the plan of every learner with an exact ``merge``: each partition is
-learned by a fresh clone (``learn_many``) and the partial learners are merged left to right.
+- :class:`MergePlan` is the plan of every learner with an exact ``merge``: each partition is
+  learned by a fresh clone (``learn_many``) and the partial learners are merged left to right.
+- A plan that needs several passes over the records where they lie (distributed EM, count
+  tables after a pass that finds the coding: :mod:`onlinebma.distributed.em`,
+  :mod:`onlinebma.distributed.orders`) overrides :meth:`Plan.run`, which receives the
+  frame's :class:`Partitions`, and reduces them with other plans as often as it needs.
+
+Examples
+--------
+A learner whose partial results are counts joins by returning a plan of its own:
+
+>>> class CountPlan(Plan):
+...     def learn_partition(self, X, y):
+...         return y.value_counts().to_dict()
+...     def combine(self, partials):
+...         out = {}
+...         for counts in partials:
+...             for label, n in counts.items():
+...                 out[label] = out.get(label, 0) + n
+...         return out
+...     def finish(self, partial):
+...         return partial
+>>> import pandas as pd
+>>> plan = CountPlan()
+>>> parts = [plan.learn_partition(pd.DataFrame({"a": [1, 2]}), pd.Series(["x", "y"])),
+...          plan.learn_partition(pd.DataFrame({"a": [3]}), pd.Series(["x"]))]
+>>> plan.finish(plan.combine(parts))
+{'x': 2, 'y': 1}
 """
 
 from __future__ import annotations
 
 import copy
 
-__all__ = ["MergePlan", "Plan"]
+__all__ = ["MergePlan", "Partitions", "Plan"]
+
+
+class Partitions:
+    """The partitions of a frame where they lie, as a plan's :meth:`Plan.run` sees them.
+
+    :func:`onlinebma.distributed.fit` gives a Dask implementation; a plan calls
+    :meth:`reduce` once per pass over the records.
+    """
+
+    def reduce(self, plan: Plan):
+        """``plan.learn_partition`` on every partition where it lies (empty ones included;
+        an error names the partition), the partial results combined with ``plan.combine``
+        in a tree, neighbours left to right: the partial result of the whole frame."""
+        raise NotImplementedError
 
 
 class Plan:
     """How one learner trains on the partitions of a frame.
 
-    :func:`onlinebma.distributed.fit` calls :meth:`learn_partition` once per partition (where
-    it lies, empty partitions included), :meth:`combine` on neighbouring partial results in
-    partition order (in a tree), and :meth:`finish` once on the client. Partial results travel
-    between workers, so they must pickle.
+    :func:`onlinebma.distributed.fit` calls :meth:`run`, which by default makes one pass:
+    :meth:`learn_partition` once per partition (where it lies, empty partitions included),
+    :meth:`combine` on neighbouring partial results in partition order (in a tree), and
+    :meth:`finish` once on the client. Partial results travel between workers, so they must
+    pickle; so must the plan, which is sent to the workers once.
     """
 
     def learn_partition(self, X, y):
@@ -42,6 +86,11 @@ class Plan:
         """The trained learner from the partial result of the whole frame."""
         raise NotImplementedError
 
+    def run(self, partitions: Partitions):
+        """The trained learner: one pass over ``partitions``, then :meth:`finish`. A plan
+        that needs several passes over the records overrides this."""
+        return self.finish(partitions.reduce(self))
+
 
 class MergePlan(Plan):
     """The plan of a learner with an exact ``merge``: learn each partition with a fresh clone,
@@ -51,6 +100,10 @@ class MergePlan(Plan):
     def __init__(self, model):
         self.model = model
         self.template = model.clone()
+
+    def __getstate__(self):
+        # The workers need the template only: the learner itself stays on the client.
+        return {**self.__dict__, "model": None}
 
     def learn_partition(self, X, y):
         learner = self.template.clone()

@@ -22,6 +22,7 @@ default ``criterion="prequential"`` averages the candidates by their prequential
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..batch import BufferRefitClassifier, Table
 from ..progress import progress as progress_bar
@@ -29,9 +30,12 @@ from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
 from ..store import RecordStore
 from ..validation import check_choice, check_int, check_real
+from .arrays import EMResult, Params
 from .averaging import Evidence
 from .criteria import CRITERIA, scores_many
-from .em import EMEngine, EMResult, Params, one_component, run_em, run_em_many
+from .em import EMEngine, one_component, run_em, run_em_many
+from .engine import Engine
+from .fitted import FittedAttributes
 from .layout import design as _design
 from .layout import row_key as _row_key
 from .layout import rows_of as _slice
@@ -93,7 +97,7 @@ PARAMETERS_DOC = """max_components
         Features to treat as nominal even when their values are numbers."""
 
 
-class MixtureClassifier(BufferRefitClassifier):
+class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
     """Base of :class:`~onlinebma.mixture.FAN` and :class:`~onlinebma.mixture.FiniteMixture`."""
 
     _class_parent: bool = True  # FAN: features depend on (class, component); FM: on the component
@@ -192,11 +196,9 @@ class MixtureClassifier(BufferRefitClassifier):
     def _fit_candidates(self, data: Table):
         """EM for every K on ``data`` (module docstring); sets the fitted attributes."""
         n_classes = len(data.classes)
-        s = EMEngine(_design(data, data, data.y, n_classes), self._class_parent, self.alpha,
-                      VAR_SMOOTHING)
-        self._fit_engine(s, data)
+        self._fit_engine(self.em_engine(_design(data, data, data.y, n_classes)), data)
 
-    def _fit_engine(self, s: EMEngine, data: Table):
+    def _fit_engine(self, s: Engine, data: Table):
         """:meth:`_fit_candidates` on the records of engine ``s``, coded by ``data`` (whose
         records are those of ``s``, or which has none: then ``s`` is an engine over the
         partitions of a Dask frame, :mod:`onlinebma.distributed.em`, and the fit is cold)."""
@@ -234,11 +236,18 @@ class MixtureClassifier(BufferRefitClassifier):
         self.objective_ = {k: list(fit.objective) for k, fit in best.items()}
         self.n_iter_ = {k: fit.n_iter for k, fit in best.items()}
 
-    def _adopt_fit(self, s, data: Table) -> None:
-        """Fit on the engine ``s`` over the partitions of a Dask frame (cold, a criterion, as
-        ``fit(X, y)``), the adapter's coding of those records being already learned and
-        ``data`` their table without rows (:func:`onlinebma.distributed.em.fit_em`). The
-        records stay in the partitions: the store holds none of them."""
+    def em_engine(self, design, coords: tuple | None = None, totals=None) -> EMEngine:
+        """The EM engine of this model (FAN or FM, its ``alpha``) over the records of
+        ``design``: in the coordinates ``coords`` and with the constants ``totals`` of all the
+        training records when ``design`` holds one chunk of them (``None``: its own)."""
+        return EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING, coords=coords,
+                        totals=totals)
+
+    def fit_on_engine(self, s, data: Table) -> None:
+        """Fit on the engine ``s`` over records held elsewhere (cold, with a criterion, as
+        ``fit(X, y)``): the partitions of a Dask frame (:mod:`onlinebma.distributed.em`).
+        The coding of those records is already learned and ``data`` is their table without
+        rows; the store keeps none of the records."""
         store = RecordStore()  # the coding learned, without the records that taught it
         store.add_columns(self._store.codes.shape[1], self._store.numeric.shape[1])
         self._store = store
@@ -249,8 +258,20 @@ class MixtureClassifier(BufferRefitClassifier):
         self._size_at_fit = s.n_total
         self.n_fits_ += 1
 
+    def distributed_plan(self):
+        """How :func:`onlinebma.distributed.fit` trains this model on Dask: distributed EM
+        from sums (:class:`onlinebma.distributed.em.EMPlan`) when it has learned nothing,
+        keeps every record and selects K by a criterion computed from sums; otherwise the
+        adapter's exact merge (the prequential criterion's evidence is an order of fits)."""
+        if self._n_learned or self.window is not None or self.criterion == "prequential":
+            return super().distributed_plan()
+        # Imported when asked: onlinebma.distributed.em imports this package's modules.
+        from ..distributed.em import EMPlan
+
+        return EMPlan(self)
+
     def _fitted_elsewhere(self) -> bool:
-        """Fitted on Dask, with no record stored here (:meth:`_adopt_fit`)."""
+        """Fitted on Dask, with no record stored here (:meth:`fit_on_engine`)."""
         return not len(self._store) and self._model is not None
 
     def predict_proba_one(self, x: dict) -> dict:
@@ -263,8 +284,6 @@ class MixtureClassifier(BufferRefitClassifier):
     def predict_proba_many(self, X):
         if not self._fitted_elsewhere():
             return super().predict_proba_many(X)
-        import pandas as pd
-
         table = self._training_data()
         self._kinds.split_frame(X, learning=False)  # validation only
         proba = self._predict_proba(table, table.encode_frame(X))
@@ -313,9 +332,7 @@ class MixtureClassifier(BufferRefitClassifier):
         rows = fitted.translate(data)
         unknown = rows.y < 0
         design = _design(fitted, rows, np.where(unknown, 0, rows.y), len(fitted.classes))
-        s = EMEngine(design, self._class_parent, self.alpha, VAR_SMOOTHING,
-                      coords=(s_prev.center, s_prev.scale))
-        return s, unknown
+        return self.em_engine(design, coords=(s_prev.center, s_prev.scale)), unknown
 
     def _log_proba(self, rows: Table, ks) -> dict:
         """``{K: (m, C) log p_K(c | x)}`` of rows coded by the last fit's table."""
@@ -383,54 +400,8 @@ class MixtureClassifier(BufferRefitClassifier):
         out = sum(weights[k] * np.exp(log_proba[k]) for k in weights if weights[k] >= _NEGLIGIBLE)
         return out / out.sum(axis=1, keepdims=True)
 
-    # -------------------------------------------------------- fitted attributes
-
-    def _fitted(self):
-        if self._model is None:
-            self._training_data()  # fits if records are waiting
-        if self._model is None:
-            raise AttributeError("the model has not been fitted yet")
-        return self._model
-
-    @property
-    def weights_(self) -> np.ndarray:
-        """Mixing proportions ``p(h_k)`` of the selected model."""
-        return np.exp(self._fitted()[1].log_weights)
-
-    @property
-    def means_(self) -> np.ndarray:
-        """Gaussian means: ``(C, K, q)`` for FAN, ``(K, q)`` for FM (columns: numeric features)."""
-        s, p, _ = self._fitted()
-        mean = p.mean * s.scale + s.center
-        return mean.reshape(-1, p.k, mean.shape[1]) if self._class_parent else mean
-
-    @property
-    def variances_(self) -> np.ndarray:
-        """Gaussian variances, shaped like :attr:`means_`."""
-        s, p, _ = self._fitted()
-        with np.errstate(over="ignore"):  # inf only for values beyond 1e154 in training
-            var = p.var * s.scale**2
-        return var.reshape(-1, p.k, var.shape[1]) if self._class_parent else var
-
-    @property
-    def value_probabilities_(self) -> dict:
-        """``{feature: {value: probabilities}}`` of every nominal value seen in training.
-
-        FAN: a ``(C, K)`` array ``p(value | class, component)``; FM: ``(K,)`` ``p(value | h)``.
-        """
-        _, p, table = self._fitted()
-        theta = np.exp(p.log_theta)
-        out = {}
-        start = 0
-        for name, values in zip(table.nominal_features, table.values):
-            cols = theta[:, start:start + len(values)].T
-            start += len(values)
-            if values:
-                out[name] = {v: col.reshape(-1, p.k) if self._class_parent else col
-                             for v, col in zip(values, cols)}
-        return out
-
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {"max_components": 2, "n_init": 1, "seed": 1}
         yield {"max_components": 2, "n_init": 1, "em": "hard", "criterion": "bic", "seed": 2,
                "window": 150}

@@ -23,15 +23,17 @@ holding every record gives the single-machine fit.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 import numpy as np
 
+from .arrays import Design, Params
 from .criteria import score_sums
-from .em import Design, EMEngine, Params
+from .em import EMEngine
 from .starts import split_parts, split_tau
 
-__all__ = ["SplitStart", "add", "counts_at", "deviations", "dev_sums", "em_round", "engine",
+__all__ = ["SplitStart", "add", "counts_at", "deviations", "dev_sums", "em_round",
            "expected_of", "interval_summary", "observed", "records", "score_round", "split_totals",
            "split_values", "totals", "values_between"]
 
@@ -72,13 +74,6 @@ def dev_sums(design: Design, center: np.ndarray, n_total: int) -> np.ndarray:
     return np.where(design.obs, capped, 0.0).sum(axis=0)
 
 
-def engine(design: Design, class_parent: bool, alpha: float, var_smoothing: float,
-           coords: tuple) -> EMEngine:
-    """The EM engine of one chunk, in the coordinates of all records (its constants are its
-    own until :meth:`~onlinebma.mixture.em.EMEngine.use_totals` gives those of all)."""
-    return EMEngine(design, class_parent, alpha, var_smoothing, coords=coords)
-
-
 def totals(s: EMEngine):
     """The chunk's :class:`~onlinebma.mixture.em.Totals`."""
     return s.chunk_totals()
@@ -86,8 +81,6 @@ def totals(s: EMEngine):
 
 def with_totals(s: EMEngine, all_totals) -> EMEngine:
     """A shallow copy of the chunk's engine with the constants of all records."""
-    import copy
-
     out = copy.copy(s)
     out.use_totals(all_totals)
     return out

@@ -24,12 +24,17 @@ Free parameters (``C`` classes, ``K`` components, nominal features with ``r_i`` 
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..stats.dirichlet import log_dirichlet_marginal_np
 from ..stats.logmath import logsumexp_np
-from .em import EMEngine, Expected, Params
+from .arrays import Expected, Params
+from .engine import Engine
+
+if TYPE_CHECKING:  # annotations only: the engine imports this module
+    from .em import EMEngine
 
 __all__ = ["CRITERIA", "n_free_parameters", "score_sums", "scores",
            "scores_from_sums", "scores_many"]
@@ -37,7 +42,7 @@ __all__ = ["CRITERIA", "n_free_parameters", "score_sums", "scores",
 CRITERIA = ("bic", "aic", "cs", "icl")
 
 
-def n_free_parameters(s: EMEngine, p: Params) -> int:
+def n_free_parameters(s: Engine, p: Params) -> int:
     """Free parameters of the model (formulas in the module docstring)."""
     c, k = s.d.n_classes, p.k
     nominal = int((s.d.r - 1).sum())
@@ -52,7 +57,7 @@ def scores(s: EMEngine, p: Params) -> dict:
     return scores_from_sums(s, p, *score_sums(s, p))
 
 
-def scores_many(s: EMEngine, params: list) -> list:
+def scores_many(s: Engine, params: list) -> list:
     """:func:`scores` of several parameter sets (one pass over the records for all of them
     when ``s`` runs over partitions)."""
     return [scores_from_sums(s, p, *sums) for p, sums in zip(params, s.sums_for_scores(params))]
@@ -68,7 +73,7 @@ def score_sums(s: EMEngine, p: Params) -> tuple:
     return rows.sum(), post.max(axis=1).sum(), s.expected(np.exp(post), gaussians=False)
 
 
-def scores_from_sums(s: EMEngine, p: Params, loglik, best_post, e: Expected) -> dict:
+def scores_from_sums(s: Engine, p: Params, loglik, best_post, e: Expected) -> dict:
     """:func:`scores` from :func:`score_sums` (summed over all training records)."""
     loglik = float(loglik) - s.log_jacobian  # numeric densities in original units
     d = n_free_parameters(s, p)
@@ -85,7 +90,7 @@ def scores_from_sums(s: EMEngine, p: Params, loglik, best_post, e: Expected) -> 
     }
 
 
-def _cheeseman_stutz_gap(s: EMEngine, p: Params, e: Expected, log_n: float) -> float:
+def _cheeseman_stutz_gap(s: Engine, p: Params, e: Expected, log_n: float) -> float:
     """``log p(D' | M) - log p(D' | theta)`` for the data completed with the posteriors whose
     expected statistics are ``e``."""
     d, a = s.d, s.alpha

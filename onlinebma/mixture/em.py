@@ -22,9 +22,10 @@ so the E and M steps are the same code for both, vectorised over all records and
   whatever finite values arrive (one value of 1e200 among values near 1 included) and one
   outlier does not flatten the resolution of the other values. Log densities are evaluated
   directly as ``-(x - mu)^2 / (2 var) - log(2 pi var) / 2`` (standardised distances clipped
-  at :data:`Z_MAX`, so they stay finite for any finite input) and variances by a second pass
-  over the centred values. The log likelihoods the criteria report are converted back to the
-  original units (the log Jacobian of the scaling). Missing values drop out.
+  at :data:`~onlinebma.mixture.arrays.Z_MAX`, so they stay finite for any finite input) and
+  variances by a second pass over the centred values. The log likelihoods the criteria report
+  are converted back to the original units (the log Jacobian of the scaling).
+  Missing values drop out.
 
 Estimates are the Dirichlet ones of eq. 5, ``(N_ijk + alpha) / (N_ij + alpha r_i)``, for the
 feature tables, the mixing proportions and (FM) ``p(C | H)``. They maximise the log likelihood plus
@@ -48,141 +49,23 @@ most probable component; its objective is the classification log likelihood
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
 
 import numpy as np
 from scipy import sparse
 
 from ..stats.logmath import logsumexp_np
-from ..stats.numerics import LOG_2PI
+from .arrays import Design, EMResult, Expected, Params, Totals, gaussian_log_density
+from .criteria import score_sums
+from .engine import Engine
+from .starts import split_start
 
-__all__ = ["Design", "Params", "EMResult", "EMEngine", "Expected", "Totals", "X_MAX", "Z_MAX",
-           "gaussian_log_density", "one_component", "run_em", "run_em_many"]
+__all__ = ["EMEngine", "X_MAX", "coordinates", "one_component", "run_em", "run_em_many"]
 
 #: Scaled values are clipped here, so that sums of squares over any number of records below
 #: 1e100 stay finite (a value 1e100 robust scales from the median is an outlier for any model).
 X_MAX = 1e100
 
-#: Standardised distances ``|x - mu| / sigma`` are clipped here: beyond it every density is 0
-#: for any purpose, and the clipped log densities stay finite for any finite input.
-Z_MAX = 1e100
-
-
-@dataclass
-class Design:
-    """Training (or prediction) records in the engine's layout.
-
-    ``onehot`` is a dense or sparse ``(n, R)`` matrix; ``block`` gives the feature of each one-hot
-    column and ``r`` the number of columns (values seen in training) of each nominal feature.
-    ``x`` holds the numeric values with missing ones set to 0 and ``obs`` says which are
-    observed. ``y`` are class codes (``None`` for rows to predict).
-    """
-
-    onehot: np.ndarray | sparse.csr_matrix
-    x: np.ndarray
-    obs: np.ndarray
-    y: np.ndarray | None
-    block: np.ndarray
-    r: np.ndarray
-    n_classes: int
-
-    @property
-    def n(self) -> int:
-        return self.onehot.shape[0]
-
-
-@dataclass
-class Params:
-    """Parameters of one fitted model with ``K`` components (all in log space where logs).
-
-    ``log_theta`` is ``(cells, R)``, ``mean``/``var`` are ``(cells, q)`` and ``active`` (same
-    shape, bool) marks the Gaussian factors that have data behind them (FAN: the class observed
-    the feature at least once); inactive factors are skipped like missing values.
-    ``log_class`` is ``(C,)`` for FAN (``p(C)``) and ``(K, C)`` for FM (``p(C | H)``).
-    """
-
-    log_weights: np.ndarray
-    log_class: np.ndarray
-    log_theta: np.ndarray
-    mean: np.ndarray
-    var: np.ndarray
-    active: np.ndarray
-
-    @property
-    def k(self) -> int:
-        return self.log_weights.shape[0]
-
-
-@dataclass
-class EMResult:
-    """One EM run: final parameters and the objective after every M step."""
-
-    params: Params
-    objective: list = field(default_factory=list)
-    n_iter: int = 0
-
-
-def _pool(w1, mean1, m2_1, w2, mean2, m2_2):
-    """Counts, means and sums of squared deviations of two groups pooled (Chan, Golub &
-    LeVeque's pairwise formula: stable, and exact in the means when one group is empty)."""
-    w = w1 + w2
-    share = np.divide(w2, w, out=np.zeros(np.shape(w)), where=w > 0)
-    delta = mean2 - mean1
-    mean = mean1 + delta * share
-    m2 = m2_1 + m2_2 + delta * delta * (w1 * share)
-    return w, mean, m2
-
-
-@dataclass
-class Totals:
-    """What EM needs to know about all the training records beyond one chunk of them, as
-    sums that add up over chunks: the number of records, of each class, and the count, mean
-    and sum of squared deviations of every numeric feature in scaled coordinates (the
-    features' marginal Gaussians, whose variance sets the naive Bayes smoothing ``eps``)."""
-
-    n: int
-    class_counts: np.ndarray
-    w: np.ndarray
-    mean: np.ndarray
-    m2: np.ndarray
-
-    def __add__(self, other: Totals) -> Totals:
-        w, mean, m2 = _pool(self.w, self.mean, self.m2, other.w, other.mean, other.m2)
-        return Totals(self.n + other.n, self.class_counts + other.class_counts, w, mean, m2)
-
-
-@dataclass
-class Expected:
-    """Expected sufficient statistics of responsibilities ``tau`` (the M step's input, eq. 8):
-    component totals ``nk`` ``(K,)``, component-by-class totals ``nkc`` ``(K, C)``, expected
-    value counts ``(cells, R)`` and, per cell and numeric feature, the expected number of
-    observed values ``w``, their weighted mean and sum of squared deviations ``m2`` ``(cells,
-    q)``. They add up over chunks of records (``+``), so the M step can run once on the sums
-    of statistics computed where the records lie."""
-
-    nk: np.ndarray
-    nkc: np.ndarray
-    counts: np.ndarray
-    w: np.ndarray
-    mean: np.ndarray
-    m2: np.ndarray
-
-    def __add__(self, other: Expected) -> Expected:
-        w, mean, m2 = _pool(self.w, self.mean, self.m2, other.w, other.mean, other.m2)
-        return Expected(self.nk + other.nk, self.nkc + other.nkc, self.counts + other.counts,
-                        w, mean, m2)
-
-
-def gaussian_log_density(x, obs, mean, var, active) -> np.ndarray:
-    """``sum_j log N(x_j; mean_j, var_j)`` over the last axis, as
-    ``-(x - mu)^2 / (2 var) - log(2 pi var) / 2`` (eq. 7), for observed values of active factors.
-
-    Arrays broadcast together; ``|x - mu| / sigma`` is clipped at :data:`Z_MAX`.
-    """
-    with np.errstate(over="ignore"):
-        z = np.clip((x - mean) / np.sqrt(var), -Z_MAX, Z_MAX)
-    terms = -0.5 * (z * z + np.log(var) + LOG_2PI)
-    return np.where(obs & active, terms, 0.0).sum(axis=-1)
 
 
 def coordinates(x: np.ndarray, obs: np.ndarray) -> tuple:
@@ -203,7 +86,7 @@ def coordinates(x: np.ndarray, obs: np.ndarray) -> tuple:
     return center, scale
 
 
-class EMEngine:
+class EMEngine(Engine):
     """Which model the engine runs: FAN (``class_parent=True``) or FM (``False``), on which data.
 
     Holds what does not change during EM: the design, ``alpha``, the one-hot blocks, the
@@ -257,8 +140,6 @@ class EMEngine:
 
     def without_records(self) -> EMEngine:
         """A copy that keeps what prediction needs and drops the training arrays (memory)."""
-        import copy
-
         out = copy.copy(self)
         d = self.d
         out.d = Design(onehot=d.onehot[:0], x=d.x[:0], obs=d.obs[:0], y=d.y[:0], block=d.block,
@@ -452,8 +333,6 @@ class EMEngine:
 
     def sums_for_scores(self, params: list) -> list:
         """:func:`onlinebma.mixture.criteria.score_sums` of each parameter set."""
-        from .criteria import score_sums
-
         return [score_sums(self, p) for p in params]
 
     def all_in_one(self) -> np.ndarray:
@@ -463,8 +342,6 @@ class EMEngine:
     def split_start(self, smaller: Params, hard: bool) -> np.ndarray:
         """Responsibilities that split the heaviest component of a ``K - 1`` fit
         (:func:`onlinebma.mixture.starts.split_start`)."""
-        from .starts import split_start
-
         return split_start(self, smaller, hard)
 
 

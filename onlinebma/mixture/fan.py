@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import PARAMETERS_DOC, MixtureClassifier
 
 __all__ = ["FAN"]
@@ -73,6 +75,4 @@ class FAN(MixtureClassifier):
     @property
     def class_prior_(self):
         """``p(c)`` of every class code, ``(N_c + alpha) / (N + alpha C)``."""
-        import numpy as np
-
         return np.exp(self._fitted()[1].log_class)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .base import PARAMETERS_DOC, MixtureClassifier
 
 __all__ = ["FiniteMixture"]
@@ -43,13 +45,12 @@ class FiniteMixture(MixtureClassifier):
 
     _class_parent = False
 
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         # One set: hard EM and the window go through the same engine and adapter code, which
         # FAN's second set already puts through River's checks (keeps the suite fast).
         yield {"max_components": 2, "n_init": 1, "seed": 1}
 
     @property
     def class_given_component_(self):
-        import numpy as np
-
         return np.exp(self._fitted()[1].log_class)

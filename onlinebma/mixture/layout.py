@@ -8,7 +8,7 @@ import numpy as np
 from scipy import sparse
 
 from ..table import Table
-from .em import Design
+from .arrays import Design
 
 __all__ = ["design", "row_key", "rows_of"]
 

@@ -14,15 +14,20 @@ Every start is turned into responsibilities ``(n, K)``; EM begins with an M step
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .em import EMEngine, Params
+from .arrays import Params
+from .engine import Engine
+
+if TYPE_CHECKING:  # annotations only: the engine imports this module
+    from .em import EMEngine
 
 __all__ = ["seeded_params", "split_parts", "split_start", "split_tau"]
 
 
-def seeded_params(s: EMEngine, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
+def seeded_params(s: Engine, k: int, seeds: np.ndarray, ref: Params, floor) -> Params:
     """Starting parameters: component ``k`` centred on training record ``seeds[k]``.
 
     Nominal tables put half their mass on the seed's value and half on the one-component

@@ -13,8 +13,11 @@ the class" (arc C → F), with the posterior weight of each::
   (Wu, Sanner & Oliveira 2015, eq. 11).
 
 The base owns the statistics (:mod:`onlinebma.stats.tables`), reading and validating records
-(:mod:`onlinebma.records`), ``learn_one``/``learn_many``/``merge`` and both prediction paths;
-a learner supplies the weights, the Dirichlet pseudo-counts and the numeric density.
+(:mod:`onlinebma.records`) and the per-record paths (``learn_one``, ``predict_proba_one``);
+the paths over many records (``learn_many``, ``predict_proba_many``, ``merge``, the Dask plan)
+are :mod:`~onlinebma.naive_bayes.batches`. A learner supplies, through hooks, the structure
+weights (:meth:`BaseNB._arc_log_odds`, :meth:`BaseNB._kept_log_odds`), the Dirichlet
+pseudo-counts and the numeric density.
 
 Conventions shared by the three learners:
 
@@ -29,35 +32,28 @@ Conventions shared by the three learners:
 
 from __future__ import annotations
 
-import copy
 import math
 
-import numpy as np
 from river import base
 
-from ..records import NOMINAL, FeatureKinds, check_label, numeric_values
+from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_choice, check_mergeable_with, check_real
+from ..validation import check_choice, check_real
+from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .decay import Forgetting, check_decay
-from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
 
 __all__ = ["BaseNB"]
 
-class BaseNB(Forgetting, base.MiniBatchClassifier):
+class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
     """Shared statistics, validation and prediction of the naive Bayes family."""
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
     # per-record path a call to _pseudo_counts.
     _cell_prior_varies = False
-
-    # True when the arc log odds are log P(D | arc) - log P(D | no arc) + prior log odds from
-    # the learner's _log_ml and _prior_log_odds (ModelAveragedNB without structure_decay):
-    # the prediction loops then read them without a call per feature.
-    _odds_from_log_ml = False
 
     # Renormalise the scaled unit of a forgetting learner once a record weighs this much in
     # it (counts stay below ~1e41 / (1 - decay): far from overflow, see MAX_ABS_VALUE).
@@ -90,7 +86,10 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         self._unit = 1
         self._scale = 1
         # The last prediction's reading of its record (see _read_for_learning): derived state,
-        # not pickled.
+        # not pickled. A tuple (record, a copy of it, records learned then, its
+        # FeatureKinds.split, (classes, numeric densities) or None), not a dataclass: it is
+        # built at every prediction, and a dataclass's __init__ measured 6.7 times a tuple's
+        # (2.2 us against 0.33 us, load average 6, timeit), a cost on the per-record path.
         self._predicted = None
 
     def __getstate__(self):
@@ -114,6 +113,13 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
     def _arc_log_odds(self, f, table) -> float:
         """Posterior log odds that feature ``f`` depends on the class (``inf``: always)."""
         return math.inf
+
+    def _kept_log_odds(self):
+        """``(log_ml, prior_log_odds)`` when every arc's log odds are
+        ``prior_log_odds + log_ml[f][1] - log_ml[f][0]`` (kept marginal likelihoods, without
+        and with the arc), so the prediction loop reads them without a call per feature;
+        ``None`` (the default) to call :meth:`_arc_log_odds`. Called once per prediction."""
+        return None
 
     def _log_weights(self, f, table) -> tuple[float, float]:
         """``(log w(no arc), log w(arc))``: the posterior structure weights of feature ``f``."""
@@ -231,78 +237,6 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return last[3], last[4]
         return self._kinds.split(x), None
 
-    def learn_many(self, X, y) -> None:
-        """Learn a pandas DataFrame (NaN/None = missing) and its labels.
-
-        Without forgetting, vectorised per column; with it (``decay`` or ``structure_decay``
-        below 1, or ``"auto"``) and with ``absent="zero"``, row by row in order, equal to
-        ``learn_one`` on each row. The whole batch is validated before anything changes.
-        """
-        columns, new, labels = prepare_frame(self._kinds, X, y)
-        if self._zero:
-            check_name(new)
-            for f, (kind, values, present) in columns.items():
-                if kind != NOMINAL:
-                    check_bag([(f, float(np.min(values[present])))])
-        if self._auto or self._forgets or self._zero:
-            # rows validate as their columns did: none fails
-            for x, label in zip(records_of(columns, len(labels)), labels):
-                self.learn_one(x, label)
-            return
-        self._kinds.commit(new)
-        names, ycodes = factorize(labels)
-        for f, (kind, values, present) in columns.items():
-            t = self._tables.get(f)
-            if kind == NOMINAL:
-                t = t if t is not None else self._tables.setdefault(f, NominalTable())
-                t.merge(nominal_counts(values, present, ycodes, names))
-            else:
-                t = t if t is not None else self._tables.setdefault(f, NumericTable())
-                t.merge(numeric_moments(values, present, ycodes, names))
-        counts = np.bincount(ycodes, minlength=len(names))
-        new_classes = [lab for lab in names if lab not in self._class_counts]
-        for label, c in zip(names, counts):
-            self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
-        self._n += len(labels)
-        self._t += len(labels)
-        self._refresh(list(columns) if not new_classes else list(self._tables))
-
-    def merge(self, other: BaseNB) -> BaseNB:
-        """A new learner equal to one trained on both learners' streams.
-
-        Both must be the same class with the same hyperparameters; sufficient statistics
-        add up. The result's labels are ordered as first seen by ``self``, then ``other``.
-        Learners that forget are refused: their statistics weigh records by age on two
-        unrelated clocks, and the posterior over structures is a recursion over one ordered
-        stream, not a function of summed statistics.
-        """
-        check_mergeable_with(self, other)
-        if self._auto or self._forgets:
-            raise ValueError(
-                "cannot merge learners that forget (decay or structure_decay other than 1.0): "
-                "records of two streams have no common age; train one learner on the "
-                "interleaved stream instead"
-            )
-        for f, k in other._kinds.kind.items():
-            mine = self._kinds.kind.get(f)
-            if mine is not None and mine != k:
-                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
-        out = copy.deepcopy(self)
-        out._predicted = None
-        out._kinds.commit(other._kinds.kind)
-        for f, t in other._tables.items():
-            mine = out._tables.get(f)
-            if mine is None:
-                out._tables[f] = copy.deepcopy(t)
-            else:
-                mine.merge(t)
-        for label, c in other._class_counts.items():
-            out._class_counts[label] = out._class_counts.get(label, 0) + c
-        out._n += other._n
-        out._t += other._t
-        out._refresh(list(out._tables))
-        return out
-
     # -------------------------------------------------------------- predicting
 
     def _log_prior(self) -> dict:
@@ -324,8 +258,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         tables = self._tables
         exp, inf = math.exp, math.inf
         odds = self._arc_log_odds
-        kept = self._log_ml if self._odds_from_log_ml else None
-        prior_odds = self._prior_log_odds if kept is not None else 0.0
+        kept, prior_odds = self._kept_log_odds() or (None, 0.0)
         u = self._unit  # pseudo-counts in the counts' scaled unit
         varies = self._cell_prior_varies
         a0 = a1 = self.alpha * u
@@ -437,55 +370,6 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
             return self._rate_mixture().predict_proba_one(x)
         return normalize_log(self.joint_log_likelihood(x))
 
-    def predict_proba_many(self, X):
-        """Class probabilities of a DataFrame's rows, vectorised per column."""
-        import pandas as pd
-
-        if self._auto:
-            return self._rate_mixture().predict_proba_many(X)
-        if not self._class_counts:
-            return pd.DataFrame(index=X.index)
-        if self._zero:  # row by row (documented): a bag's terms do not split per column
-            rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
-            return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
-        kinds, _ = self._kinds.split_frame(X, learning=False)
-        prior = self._log_prior()
-        classes = list(prior)
-        jll = np.tile(np.array(list(prior.values())), (len(X), 1))
-        for f, kind in kinds.items():
-            t = self._tables.get(f)
-            if t is None:
-                continue
-            if kind == NOMINAL:  # factorised: one term per distinct value, -1 where missing
-                codes, uniques = pd.factorize(X[f])
-                terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen/missing
-                zeros = [0.0] * len(classes)
-                for i, v in enumerate(np.asarray(uniques)):
-                    v = v.item() if isinstance(v, np.generic) else v
-                    if v in t.n_value:
-                        terms[i] = self._add_nominals(zeros, [(f, v)], classes)
-                jll += terms[codes]  # code -1 picks the last row
-            else:
-                jll += self._numeric_term_np(f, t, numeric_values(X[f]), classes)
-        # Normalise after subtracting each row's maximum: a row of huge scores (a far
-        # outlier) then still sums to 1, which log-sum-exp rounding could not promise.
-        p = np.exp(jll - jll.max(axis=1, keepdims=True))
-        p /= p.sum(axis=1, keepdims=True)
-        return pd.DataFrame(p, columns=classes, index=X.index)
-
-    def _numeric_term_np(self, f, t: NumericTable, x: np.ndarray, classes) -> np.ndarray:
-        out = np.zeros((len(x), len(classes)))
-        present = ~np.isnan(x)
-        xs = x[present]
-        none = self._log_density_np(t, t.marginal, xs)
-        if none is None:
-            return out
-        arc = np.column_stack([self._log_density_np(t, t.by_class.get(y), xs) for y in classes])
-        lw0, lw1 = self._log_weights(f, t)
-        if lw0 != -math.inf:
-            arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
-        out[present] = arc
-        return out
 
 
 def _add_mixture(scores: list, densities: list, d: float) -> None:

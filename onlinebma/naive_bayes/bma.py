@@ -91,8 +91,6 @@ class BMANB(NaiveBayes):
 
     """
 
-    _always_arc = False
-
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing"):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
@@ -104,6 +102,9 @@ class BMANB(NaiveBayes):
         # incrementally: [sum_v N_v log(N_v + alpha), sum_vy N_vy log(N_vy + alpha), M,
         # sum_y N_y log(N_y + alpha M)], the last valid while the feature has M values.
         self._sums: dict = {}
+
+    def _plugin_log_gamma(self) -> float:
+        return self._log_gamma
 
     def _learn_nominals(self, pairs, y, w) -> None:
         """Count ``(feature, value)`` pairs of class ``y`` and keep the sums of eq. 14: one
@@ -201,7 +202,8 @@ class BMANB(NaiveBayes):
             return c * (with_class - loglik(table, table.marginal)) - (n + 1) * self._log_gamma
         return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
 
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {}
         yield {"gamma": 1.2, "alpha": 0.5}
         yield {"decay": 0.9}

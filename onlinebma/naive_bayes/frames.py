@@ -7,6 +7,7 @@ changes anything, so a refused batch leaves the learner exactly as it was.
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 from ..records import NOMINAL, check_label, check_labels
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
@@ -22,8 +23,6 @@ def prepare_frame(kinds, X, y):
     value to ``(kind, values, present)`` (numeric values as a float array, NaN where missing;
     nominal values factorised, ``(codes, distinct values)``), ``labels`` is an object Series.
     """
-    import pandas as pd
-
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
     labels = pd.Series(y.to_numpy(dtype=object) if isinstance(y, pd.Series)
@@ -70,8 +69,6 @@ def records_of(columns, n_rows: int) -> list:
 
 def factorize(y):
     """Labels in order of first appearance and the code of each row."""
-    import pandas as pd
-
     codes, uniques = pd.factorize(y)
     return list(uniques), codes
 

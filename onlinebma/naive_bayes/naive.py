@@ -91,8 +91,11 @@ class NaiveBayes(BaseNB):
             moments = marginal
         return moments.mean, moments.m2 / moments.n + floor
 
-    # NaiveBayes always uses every feature; BMANB mixes with plug-in structure weights.
-    _always_arc = True
+    def _plugin_log_gamma(self):
+        """``log Γ`` of BMANB's structure prior ``β = Γ^(N + 1)`` (eq. 11), which mixes every
+        numeric feature with plug-in structure weights; ``None`` for NaiveBayes, which always
+        uses every feature. Called once per prediction."""
+        return None
 
     def _add_numerics(self, scores: list, pairs, classes, seen: list) -> list:
         """Per class, the log mixed density of each numeric feature (see the base), added in
@@ -103,8 +106,8 @@ class NaiveBayes(BaseNB):
             return super()._add_numerics(scores, pairs, classes, seen)
         tables = self._tables
         log, cap, add_mixture = math.log, MAX_SQUARED_Z, _add_mixture
-        always = self._always_arc
-        log_gamma = 0.0 if always else self._log_gamma
+        log_gamma = self._plugin_log_gamma()
+        always = log_gamma is None
         scores = list(scores)
         n_classes = len(classes)
         arc = [0.0] * (n_classes + 1)  # [no arc, class 0, class 1, ...]
@@ -173,7 +176,8 @@ class NaiveBayes(BaseNB):
         var = gaussian[1]
         return -0.5 * moments.n * (LOG_2PI + math.log(var)) - moments.m2 / (2.0 * var)
 
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {}
         yield {"alpha": 0.5}
         yield {"decay": 0.9}

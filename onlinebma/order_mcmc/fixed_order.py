@@ -135,6 +135,25 @@ class OrderAveragingClassifier(BufferRefitClassifier):
                                             self.max_missing_configs))
 
 
+    def adopt_counts(self, scores, chain_runner=None) -> None:
+        """Fit from count tables of records counted elsewhere (on Dask,
+        :mod:`onlinebma.distributed.orders`) in the coding this learner has learned; the
+        store keeps no record. ``chain_runner`` runs OrderMCMC's chains (default: one after
+        another)."""
+        self._adopt_counts(scores, chain_runner)
+
+    def distributed_plan(self):
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: from count
+        tables summed over the partitions (:class:`onlinebma.distributed.orders.CountsPlan`)
+        when it has learned nothing and keeps every record; otherwise the adapter's exact
+        merge."""
+        if self._n_learned or self.window is not None:
+            return super().distributed_plan()
+        # Imported when asked: onlinebma.distributed.orders imports this package's modules.
+        from ..distributed.orders import CountsPlan
+
+        return CountsPlan(self, self._live_listing())
+
 class FixedOrderBMA(OrderAveragingClassifier):
     """Exact Bayesian model averaging over every DAG consistent with one node order.
 

@@ -1,0 +1,164 @@
+"""The naive Bayes family on many records at once: a pandas frame, another learner's
+statistics (``merge``), the partitions of a Dask frame (``distributed_plan``).
+
+Without forgetting, learning and predicting a frame are vectorised per column
+(:mod:`~onlinebma.naive_bayes.frames`), and give what the per-record paths of
+:class:`~onlinebma.naive_bayes.base.BaseNB` give row by row; with forgetting or
+``absent="zero"``, they go row by row. Sufficient statistics add up, so two learners merge
+exactly, and so do the learners of a Dask frame's partitions.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..distributed.protocol import MergePlan
+from ..records import NOMINAL, numeric_values
+from ..stats.tables import NominalTable, NumericTable
+from ..validation import check_mergeable_with
+from .counts import check_bag, check_name
+from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
+
+__all__ = ["BatchPaths"]
+
+
+class BatchPaths:
+    """Mixin of :class:`~onlinebma.naive_bayes.base.BaseNB`: ``learn_many``, ``merge``,
+    ``distributed_plan`` and ``predict_proba_many`` over the base's statistics."""
+
+    def learn_many(self, X, y) -> None:
+        """Learn a pandas DataFrame (NaN/None = missing) and its labels.
+
+        Without forgetting, vectorised per column; with it (``decay`` or ``structure_decay``
+        below 1, or ``"auto"``) and with ``absent="zero"``, row by row in order, equal to
+        ``learn_one`` on each row. The whole batch is validated before anything changes.
+        """
+        columns, new, labels = prepare_frame(self._kinds, X, y)
+        if self._zero:
+            check_name(new)
+            for f, (kind, values, present) in columns.items():
+                if kind != NOMINAL:
+                    check_bag([(f, float(np.min(values[present])))])
+        if self._auto or self._forgets or self._zero:
+            # rows validate as their columns did: none fails
+            for x, label in zip(records_of(columns, len(labels)), labels):
+                self.learn_one(x, label)
+            return
+        self._kinds.commit(new)
+        names, ycodes = factorize(labels)
+        for f, (kind, values, present) in columns.items():
+            t = self._tables.get(f)
+            if kind == NOMINAL:
+                t = t if t is not None else self._tables.setdefault(f, NominalTable())
+                t.merge(nominal_counts(values, present, ycodes, names))
+            else:
+                t = t if t is not None else self._tables.setdefault(f, NumericTable())
+                t.merge(numeric_moments(values, present, ycodes, names))
+        counts = np.bincount(ycodes, minlength=len(names))
+        new_classes = [lab for lab in names if lab not in self._class_counts]
+        for label, c in zip(names, counts):
+            self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
+        self._n += len(labels)
+        self._t += len(labels)
+        self._refresh(list(columns) if not new_classes else list(self._tables))
+
+    def merge(self, other):
+        """A new learner equal to one trained on both learners' streams.
+
+        Both must be the same class with the same hyperparameters; sufficient statistics
+        add up. The result's labels are ordered as first seen by ``self``, then ``other``.
+        Learners that forget are refused: their statistics weigh records by age on two
+        unrelated clocks, and the posterior over structures is a recursion over one ordered
+        stream, not a function of summed statistics.
+        """
+        check_mergeable_with(self, other)
+        self._refuse_forgetting("merge learners")
+        for f, k in other._kinds.kind.items():
+            mine = self._kinds.kind.get(f)
+            if mine is not None and mine != k:
+                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
+        out = copy.deepcopy(self)
+        out._predicted = None
+        out._kinds.commit(other._kinds.kind)
+        for f, t in other._tables.items():
+            mine = out._tables.get(f)
+            if mine is None:
+                out._tables[f] = copy.deepcopy(t)
+            else:
+                mine.merge(t)
+        for label, c in other._class_counts.items():
+            out._class_counts[label] = out._class_counts.get(label, 0) + c
+        out._n += other._n
+        out._t += other._t
+        out._refresh(list(out._tables))
+        return out
+
+    def _refuse_forgetting(self, action: str) -> None:
+        """A ``ValueError`` when this learner forgets: its statistics weigh records by age
+        on one clock, so those of two streams (or partitions) do not combine."""
+        if self._auto or self._forgets:
+            raise ValueError(
+                f"cannot {action} that forget (decay or structure_decay other than 1.0): "
+                "records of two streams have no common age; train one learner on the "
+                "interleaved stream instead"
+            )
+
+    def distributed_plan(self) -> MergePlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
+        counted where it lies and the learners merged in order (:meth:`merge`; only count
+        tables and moments travel). A learner that forgets is refused here, before any
+        partition is learned."""
+        self._refuse_forgetting("train on Dask learners")
+        return MergePlan(self)
+
+    def predict_proba_many(self, X):
+        """Class probabilities of a DataFrame's rows, vectorised per column."""
+        if self._auto:
+            return self._rate_mixture().predict_proba_many(X)
+        if not self._class_counts:
+            return pd.DataFrame(index=X.index)
+        if self._zero:  # row by row (documented): a bag's terms do not split per column
+            rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
+            return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
+        kinds, _ = self._kinds.split_frame(X, learning=False)
+        prior = self._log_prior()
+        classes = list(prior)
+        jll = np.tile(np.array(list(prior.values())), (len(X), 1))
+        for f, kind in kinds.items():
+            t = self._tables.get(f)
+            if t is None:
+                continue
+            if kind == NOMINAL:  # factorised: one term per distinct value, -1 where missing
+                codes, uniques = pd.factorize(X[f])
+                terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen/missing
+                zeros = [0.0] * len(classes)
+                for i, v in enumerate(np.asarray(uniques)):
+                    v = v.item() if isinstance(v, np.generic) else v
+                    if v in t.n_value:
+                        terms[i] = self._add_nominals(zeros, [(f, v)], classes)
+                jll += terms[codes]  # code -1 picks the last row
+            else:
+                jll += self._numeric_term_np(f, t, numeric_values(X[f]), classes)
+        # Normalise after subtracting each row's maximum: a row of huge scores (a far
+        # outlier) then still sums to 1, which log-sum-exp rounding could not promise.
+        p = np.exp(jll - jll.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        return pd.DataFrame(p, columns=classes, index=X.index)
+
+    def _numeric_term_np(self, f, t: NumericTable, x: np.ndarray, classes) -> np.ndarray:
+        out = np.zeros((len(x), len(classes)))
+        present = ~np.isnan(x)
+        xs = x[present]
+        none = self._log_density_np(t, t.marginal, xs)
+        if none is None:
+            return out
+        arc = np.column_stack([self._log_density_np(t, t.by_class.get(y), xs) for y in classes])
+        lw0, lw1 = self._log_weights(f, t)
+        if lw0 != -math.inf:
+            arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
+        out[present] = arc
+        return out
