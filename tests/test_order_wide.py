@@ -189,3 +189,23 @@ def test_fitted_attributes_before_data_say_not_fitted(cls, name):
     with pytest.raises(NotFittedError, match="not fitted"):
         getattr(cls(), name)
     assert not hasattr(cls(), name)  # still an AttributeError for hasattr
+
+
+def test_a_pickle_carries_the_nonzero_counts_only():
+    rows = np.random.default_rng(0).integers(0, 6, (30, 8))
+    scores = StreamingScores(8, 3)
+    scores.add_many(rows)
+    dense = scores._cells.nbytes + scores._configs.nbytes  # 1.9 MB, 30 records
+    blob = pickle.dumps(scores)
+    assert len(blob) < dense / 4
+    again = pickle.loads(blob)
+    np.testing.assert_array_equal(again._cells, scores._cells)
+    np.testing.assert_array_equal(again._configs, scores._configs)
+    assert again._cells.dtype == scores._cells.dtype
+    for i in range(8):
+        np.testing.assert_array_equal(again.log_score(i), scores.log_score(i))
+    records, features = _sample_records(9, 30, n_features=6)
+    X, y = _frame(records, features)
+    model = OrderMCMC(n_orders=2, burn_in=20, n_iter=60, seed=0).fit(X, y)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X).to_numpy(),
+                                  model.predict_proba(X).to_numpy())

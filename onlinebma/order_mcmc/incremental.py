@@ -25,7 +25,9 @@ Exceptions, all exact:
 
 Memory is the dense count tables of every candidate family: ``sum_Z prod_{v in Z} (c_v + 1)``
 configurations times ``c_i`` values per family, ``c_v`` the number of value codes of node
-``v`` — bounded by the candidate sets and the numbers of values, not by the records.
+``v`` — bounded by the candidate parents (:mod:`~onlinebma.order_mcmc.candidates`) and the
+numbers of values, not by the records. A pickle carries the non-zero counts only (at most
+one configuration and one cell per record and family).
 """
 
 from __future__ import annotations
@@ -438,6 +440,28 @@ class StreamingScores:
         norm = np.log(np.add.reduceat(np.exp(shifted), starts))
         lw = shifted - np.repeat(norm, np.diff(self._start))
         return np.split(lw, self._start[1:-1])
+
+    def __getstate__(self):
+        # The count tables are mostly zeros: only the non-zero entries travel (the dense
+        # table when at least half of it is non-zero, so a pickle is never the larger).
+        state = self.__dict__.copy()
+        for name in ("_cells", "_configs"):
+            counts = state[name]
+            at = np.flatnonzero(counts)
+            if 2 * len(at) < len(counts):
+                state[name] = (len(counts), counts.dtype.str,
+                               at.astype(np.int32 if len(counts) < 2**31 else np.int64),
+                               counts[at])
+        return state
+
+    def __setstate__(self, state):
+        for name in ("_cells", "_configs"):
+            if isinstance(state[name], tuple):
+                size, dtype, at, values = state[name]
+                counts = np.zeros(size, dtype=np.dtype(dtype))
+                counts[at] = values
+                state[name] = counts
+        self.__dict__.update(state)
 
     def pair_tables(self) -> list:
         """:func:`~onlinebma.order_mcmc.candidates.pair_tables` of the records counted, from

@@ -33,6 +33,8 @@ from .scores import _prune
 
 __all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
 
+#: Largest (rows x families) block of predictive probabilities evaluated at once.
+_CELLS = 1 << 22
 _GROWTH = 0.1  # numeric cut points are refitted once the store has grown by 10%
 #: Candidate parents are chosen again once the records learned have doubled (each change
 #: rebuilds the tables from the stored records: amortised, a constant cost per record).
@@ -112,6 +114,10 @@ class StreamingOrderModel(OrderModel):
         if (rows == _DROPPED).any():
             return super().log_joint(rows, log_weights, class_node)
         fams, w, seg, has_class = self._flat_weights(log_weights, class_node)
+        step = max(1, _CELLS // max(1, len(fams)))
+        if len(rows) > step:  # bounded memory: (rows x families) in slices
+            return np.vstack([self.log_joint(rows[lo:lo + step], log_weights, class_node)
+                              for lo in range(0, len(rows), step)])
         theta = np.empty((len(rows), len(fams)))
         if class_node is None or has_class.all():
             theta[:] = self.scores.predictive_flat(fams, rows)
