@@ -499,7 +499,7 @@ def test_river_estimator_checks_on_default_parameters(cls):
 
 @pytest.mark.slow
 @pytest.mark.experiments
-@pytest.mark.parametrize("name", ["order_alarm", "bench_order"])
+@pytest.mark.parametrize("name", ["order_alarm", "bench_order", "order_wide"])
 def test_experiment_quick_runs(name, tmp_path):
     import importlib
 

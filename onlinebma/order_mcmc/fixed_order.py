@@ -8,19 +8,32 @@ missing-value summation and pruning).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
 from ..store import RecordStore
 from ..validation import check_bool, check_int, check_real
+from .candidates import choose_candidates
 from .order_model import OrderModel
 from .streaming import LiveState, resolve_order
 
-__all__ = ["FixedOrderBMA", "OrderAveragingClassifier"]
+__all__ = ["FixedOrderBMA", "NotFittedError", "OrderAveragingClassifier"]
+
+#: Largest number of parent sets (over all nodes) the score tables may hold: a record that
+#: would need more is refused (:meth:`OrderAveragingClassifier.learn_one`).
+MAX_FAMILIES = 2_000_000
+#: Default number of candidate parents per node (``max_candidates``).
+DEFAULT_CANDIDATES = 10
 
 #: Fitted attributes that the streaming FixedOrderBMA computes when they are read.
 _LIVE_ATTRIBUTES = ("orders_", "log_evidence_", "class_parent_proba_", "class_child_proba_",
                     "markov_blanket_proba_")
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A fitted attribute read before the learner has learned anything (as scikit-learn's)."""
 
 
 class OrderAveragingClassifier(BufferRefitClassifier):
@@ -33,10 +46,12 @@ class OrderAveragingClassifier(BufferRefitClassifier):
     _discrete = True
 
     def _init_common(self, max_parents, alpha, class_name, max_missing_configs, prune_tol,
-                     progress, window, refit_every, nominal_attributes):
+                     progress, window, refit_every, nominal_attributes, max_candidates):
         super().__init__(window=window, refit_every=refit_every,
                          nominal_attributes=nominal_attributes)
         check_int("max_parents", max_parents, 0)
+        if max_candidates is not None:
+            check_int("max_candidates", max_candidates, 1)
         check_real("alpha", alpha, 0.0, strict=True)
         check_int("max_missing_configs", max_missing_configs, 1)
         check_real("prune_tol", prune_tol, 0.0, strict=False, high=1.0, strict_high=True)
@@ -47,6 +62,7 @@ class OrderAveragingClassifier(BufferRefitClassifier):
         self.max_missing_configs = max_missing_configs
         self.prune_tol = prune_tol
         self.progress = progress
+        self.max_candidates = max_candidates
 
     def _refuse_class_key(self, keys):
         """A feature named like the class node is refused before anything changes."""
@@ -60,15 +76,30 @@ class OrderAveragingClassifier(BufferRefitClassifier):
         """Without a window the learners keep a per-record state (:mod:`.streaming`)."""
         return self.window is None
 
+    def _refuse_too_wide(self, keys):
+        """A record that would make the score tables too large is refused up front."""
+        nodes = len(set(self._nominal_cols) | set(self._numeric_cols) | set(keys)) + 1
+        k = nodes - 1 if self.max_candidates is None else min(self.max_candidates, nodes - 1)
+        families = nodes * sum(math.comb(k, z) for z in range(min(self.max_parents, k) + 1))
+        if families > MAX_FAMILIES:
+            raise ValueError(
+                f"{nodes - 1} features would need {families:,} parent sets in the score "
+                f"tables (at most {MAX_FAMILIES:,}); lower max_candidates "
+                f"({self.max_candidates!r}) or max_parents ({self.max_parents})")
+
     def learn_one(self, x: dict, y) -> None:
         self._refuse_class_key(x)
+        if isinstance(x, dict):
+            self._refuse_too_wide(x)
         super().learn_one(x, y)
         self._after_learning(1)
 
     def learn_many(self, X, y) -> None:
         self._refuse_class_key(X.columns)
+        self._refuse_too_wide(X.columns)
         super().learn_many(X, y)
-        self._after_learning(len(X))
+        if len(X):
+            self._after_learning(len(X))
 
     def _after_learning(self, k: int) -> None:
         """Called after ``k`` records were stored (streaming subclasses count them)."""
@@ -108,10 +139,13 @@ class OrderAveragingClassifier(BufferRefitClassifier):
                 f"a feature is named {self.class_name!r}, the name of the class node "
                 f"(class_name); rename the feature or pass another class_name")
         codes = np.hstack([data.codes, data.y[:, None]])
+        names = names + (self.class_name,)
+        candidates = choose_candidates(codes, self.max_candidates, self.alpha, len(names) - 1,
+                                       self._candidate_order(names))
         model = OrderModel(codes, self.max_parents, self.alpha, self.prune_tol,
                            show_progress=self.progress,
-                           cards=list(data.n_values) + [len(data.classes)])
-        names = names + (self.class_name,)
+                           cards=list(data.n_values) + [len(data.classes)],
+                           candidates=candidates)
         orders, extra = self._choose_orders(model, names)
         weights = [model.log_weights(o) for o in orders]
         c = len(names) - 1
@@ -127,6 +161,14 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def _choose_orders(self, model: OrderModel, names: tuple):  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def _candidate_order(self, names: tuple):
+        """The order among whose predecessors candidates are chosen (``None``: any node)."""
+        return None
+
+    def _not_fitted(self, name: str) -> NotFittedError:
+        return NotFittedError(f"{type(self).__name__} is not fitted yet: {name} exists once it "
+                              f"has learned a record")
 
     def _predict_proba(self, data: Table, rows: Table) -> np.ndarray:
         node_rows = np.hstack([rows.codes, np.full((rows.n, 1), -1)]).astype(np.int64)
@@ -196,6 +238,16 @@ class FixedOrderBMA(OrderAveragingClassifier):
     window, refit_every, nominal_attributes
         See :class:`onlinebma.batch.BufferRefitClassifier` (``refit_every`` applies to window
         mode only).
+    max_candidates
+        Candidate parents per node (:mod:`~onlinebma.order_mcmc.candidates`): each node's
+        parents are chosen among at most this many of its predecessors, those with the
+        largest pairwise K2 score gain (the class always among them), and the averaging is
+        exact over the DAGs of the order whose parent sets lie within the candidates. Widen
+        it for a larger space; ``None``: every predecessor (the full space, whose tables grow
+        as ``C(n, max_parents)``). A node with at most this many predecessors keeps all of
+        them. In a stream the candidates are chosen again each time the records double
+        (:class:`~onlinebma.order_mcmc.streaming.LiveState`); a record that would make the
+        tables hold more than :data:`MAX_FAMILIES` parent sets is refused.
 
     Attributes
     ----------
@@ -225,9 +277,10 @@ class FixedOrderBMA(OrderAveragingClassifier):
     def __init__(self, order=None, max_parents: int = 3, alpha: float = 1.0,
                  class_name="class", max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  progress: bool = False, window: int | None = None,
-                 refit_every: int | None = None, nominal_attributes: list | None = None):
+                 refit_every: int | None = None, nominal_attributes: list | None = None,
+                 max_candidates: int | None = DEFAULT_CANDIDATES):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
-                          progress, window, refit_every, nominal_attributes)
+                          progress, window, refit_every, nominal_attributes, max_candidates)
         if isinstance(order, (str, bytes)):
             raise TypeError(f"order must be a sequence of node names, such as "
                             f"({class_name!r}, 'feature'), not the string {order!r}")
@@ -251,6 +304,9 @@ class FixedOrderBMA(OrderAveragingClassifier):
     def _choose_orders(self, model, names):
         order = resolve_order(self._listed, names)
         return [order], {"log_evidence_": model.log_evidence(order)}
+
+    def _candidate_order(self, names):
+        return resolve_order(self._listed, names)
 
     # ------------------------------------------------------------- streaming
 
@@ -319,4 +375,6 @@ class FixedOrderBMA(OrderAveragingClassifier):
             edges = model.class_edge_proba(model.log_weights(order), c)
             row = {"class_parent_proba_": 0, "class_child_proba_": 1}.get(name, 2)
             return dict(zip(live.names[:c], edges[row].tolist()))
+        if name in _LIVE_ATTRIBUTES:
+            raise self._not_fitted(name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")

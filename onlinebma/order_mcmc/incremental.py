@@ -25,7 +25,9 @@ Exceptions, all exact:
 
 Memory is the dense count tables of every candidate family: ``sum_Z prod_{v in Z} (c_v + 1)``
 configurations times ``c_i`` values per family, ``c_v`` the number of value codes of node
-``v`` — bounded by the candidate sets and the numbers of values, not by the records.
+``v`` — bounded by the candidate parents (:mod:`~onlinebma.order_mcmc.candidates`) and the
+numbers of values, not by the records. A pickle carries the non-zero counts only (at most
+one configuration and one cell per record and family).
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
-from .scores import _candidate_sets
+from .scores import _candidate_sets, candidate_lists
 
 __all__ = ["FamilyCounts", "StreamingScores"]
 
@@ -71,12 +73,25 @@ class StreamingScores:
         :class:`~onlinebma.order_mcmc.scores.ScoreTables`).
     n_values
         Room for value codes per node to start with (grown as larger codes arrive).
+    order
+        When given, only the parent sets this order allows are kept (one order averaged).
+    candidates
+        Candidate parents of each node (:mod:`~onlinebma.order_mcmc.candidates`); ``None``:
+        every other node.
 
     Attributes
     ----------
     parents
         ``parents[i]``: ``(s, max(max_parents, 1))`` candidate parent sets of node ``i``,
         padded with the dummy node ``n``, in the order of the batch tables (row 0: empty set).
+    candidates
+        ``candidates[i]``: the indices of ``parents[i]`` among all the sets within node
+        ``i``'s candidate parents (all of them without an order).
+    candidate_parents
+        ``candidate_parents[i]``: sorted candidate parents of node ``i``.
+    set_structure
+        ``set_structure[i]``: ``(sizes, immediate subsets)`` of ``parents[i]`` (as
+        :func:`~onlinebma.order_mcmc.scores._candidate_sets`), ``None`` with an order.
     n_records
         Records currently counted.
 
@@ -90,27 +105,29 @@ class StreamingScores:
     """
 
     def __init__(self, n: int, max_parents: int = 3, alpha: float = 1.0, n_values=None,
-                 order=None):
+                 order=None, candidates=None):
         self.n = n = int(n)
         self.max_parents = k = max(0, min(int(max_parents), n - 1))
         self.alpha = float(alpha)
-        combos, sizes, _ = _candidate_sets(n - 1, k)
-        log_prior = -math.log(n) - np.array([math.log(math.comb(n, int(z))) for z in sizes])
+        log_prior = -math.log(n) - np.array([math.log(math.comb(n, z)) for z in range(k + 1)])
         pos = None
         self.order = None if order is None else np.asarray(order, dtype=np.int64)
         if order is not None:
             pos = np.empty(n + 1, dtype=np.int64)
             pos[np.asarray(order, dtype=np.int64)] = np.arange(n)
             pos[n] = -1
-        self.parents, self.candidates, prior = [], [], []
-        for i in range(n):
-            par = np.append(np.delete(np.arange(n), i), n)[combos]
+        self.candidate_parents = candidate_lists(n, candidates)
+        self.parents, self.candidates, self.set_structure, prior = [], [], [], []
+        for i, cand in enumerate(self.candidate_parents):
+            combos, sizes, subsets = _candidate_sets(len(cand), k)
+            par = np.append(cand, n)[combos]
             keep = np.arange(len(par)) if pos is None else \
                 np.flatnonzero(pos[par].max(axis=1) < pos[i])
             self.parents.append(par[keep])
             self.candidates.append(keep)
-            prior.append(log_prior[keep])  # eq. 13
-        sizes_ = [len(c) for c in self.candidates]
+            self.set_structure.append((sizes, subsets) if pos is None else None)
+            prior.append(log_prior[sizes[keep]])  # eq. 13
+        sizes_ = [len(p) for p in self.parents]
         self._par = np.vstack(self.parents)  # (F, width) every family, node-major
         self._node = np.repeat(np.arange(n), sizes_)
         self._start = np.concatenate([[0], np.cumsum(sizes_)])  # node i: _start[i]:_start[i+1]
@@ -424,10 +441,78 @@ class StreamingScores:
         lw = shifted - np.repeat(norm, np.diff(self._start))
         return np.split(lw, self._start[1:-1])
 
+    def __getstate__(self):
+        # The count tables are mostly zeros: only the non-zero entries travel (the dense
+        # table when at least half of it is non-zero, so a pickle is never the larger).
+        state = self.__dict__.copy()
+        for name in ("_cells", "_configs"):
+            counts = state[name]
+            at = np.flatnonzero(counts)
+            if 2 * len(at) < len(counts):
+                state[name] = (len(counts), counts.dtype.str,
+                               at.astype(np.int32 if len(counts) < 2**31 else np.int64),
+                               counts[at])
+        return state
+
+    def __setstate__(self, state):
+        for name in ("_cells", "_configs"):
+            if isinstance(state[name], tuple):
+                size, dtype, at, values = state[name]
+                counts = np.zeros(size, dtype=np.dtype(dtype))
+                counts[at] = values
+                state[name] = counts
+        self.__dict__.update(state)
+
+    def pair_tables(self) -> list:
+        """:func:`~onlinebma.order_mcmc.candidates.pair_tables` of the records counted, from
+        the one-parent families (zeros where a pair has no family)."""
+        rad = self._room + self._has_missing
+        width = int(rad[:-1].max(initial=1))
+        out = []
+        for i in range(self.n):
+            r = int(self._room[i])
+            table = np.zeros((self.n, width, r), dtype=np.int64)
+            vc = self._value_counts[i][:r]
+            table[i, 0, :len(vc)] = vc
+            for f in range(self._start[i], self._start[i + 1]):
+                par = self._par[f]
+                if par[0] < self.n and (par[1:] == self.n).all():
+                    q = int(rad[par[0]])
+                    cells = self._cells[self._cell_off[f]:self._cell_off[f + 1]]
+                    table[par[0], :q] = cells.reshape(q, r)
+            out.append(table)
+        return out
+
+    def restricted(self, candidates) -> StreamingScores:
+        """These tables restricted to the parent sets within ``candidates`` (a list per
+        node): the same counts and scores, copied family by family, without the records."""
+        out = StreamingScores(self.n, self.max_parents, self.alpha, self._room[:-1],
+                              self.order, candidates)
+        out.reserve(self._room[:-1], self._has_missing[:-1])
+        index = {(int(node), tuple(par.tolist())): f
+                 for f, (node, par) in enumerate(zip(self._node, self._par))}
+        old = np.array([index[(int(node), tuple(par.tolist()))]
+                        for node, par in zip(out._node, out._par)], dtype=np.int64)
+        out._cells = self._cells[_segments(self._cell_off, old)]
+        out._configs = self._configs[_segments(self._conf_off, old)]
+        out._cell_part = self._cell_part[old].copy()
+        out._config_part = self._config_part[old].copy()
+        out._value_counts = [v.copy() for v in self._value_counts]
+        out._card = self._card.copy()
+        out.n_records = self.n_records
+        return out
+
     @property
     def n_cells(self) -> int:
         """Size of the count tables (cells plus configurations)."""
         return len(self._cells) + len(self._configs)
+
+
+def _segments(offsets, which):
+    """Indices of the entries ``offsets[f]:offsets[f + 1]`` of each ``f`` in ``which``."""
+    lo, hi = offsets[which], offsets[which + 1]
+    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(hi - lo)[:-1]]), hi - lo)
+    return starts + np.arange(int((hi - lo).sum()))
 
 
 def _bump(counts, index, fam, base, n_families):

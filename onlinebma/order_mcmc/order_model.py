@@ -68,22 +68,27 @@ class OrderModel:
         See :class:`~onlinebma.order_mcmc.scores.ScoreTables`.
     cards
         Number of values ``r_i`` of each node (default: the largest code plus one, at least 1).
+    candidates
+        Candidate parents of each node (:mod:`~onlinebma.order_mcmc.candidates`); ``None``
+        (default): every other node.
     """
 
     def __init__(self, codes, max_parents=3, alpha=1.0, prune_tol=1e-12, show_progress=False,
-                 cards=None):
+                 cards=None, candidates=None):
         codes = np.asarray(codes, dtype=np.int64)
         if cards is None:
             cards = codes.max(axis=0, initial=-1) + 1
         cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
-        self.tables = ScoreTables(codes, cards, max_parents, alpha, prune_tol, show_progress)
+        self.tables = ScoreTables(codes, cards, max_parents, alpha, prune_tol, show_progress,
+                                  candidates)
         self.n = self.tables.n
         self.cards = cards
         self.alpha = float(alpha)
         self.prune_tol = float(prune_tol)
         self._theta: dict = {}  # node -> predictive probabilities of all its kept families
         self._weight_cache: dict = {}  # see _node_weights
-        self._set_masks = set_masks(self.tables.parents, self.n)
+        self._set_masks = set_masks(self.tables.parents, self.tables.candidate_parents, self.n)
+        self._candidate_lists = [c.tolist() for c in self.tables.candidate_parents]
 
     # ------------------------------------------------------------- structure
 
@@ -102,12 +107,29 @@ class OrderModel:
         allowed = pos[self.tables.parents[i]].max(axis=1) < pos[i]
         return float(logsumexp_np(self.tables.log_score[i][allowed]))
 
+    def candidate_mask(self, i: int, mask: int) -> int:
+        """The predecessors ``mask`` (bit ``v`` = node ``v``) seen by node ``i``: bit ``t`` for
+        its ``t``-th candidate parent (the mask itself beyond 62 candidates). Node ``i``'s
+        per-node sum depends on nothing else (a key for caches)."""
+        if self._set_masks[i] is None:
+            return mask
+        local = 0
+        for t, v in enumerate(self._candidate_lists[i]):
+            if (mask >> v) & 1:
+                local |= 1 << t
+        return local
+
     def node_log_evidence_mask(self, i: int, mask: int) -> float:
         """:meth:`node_log_evidence` with the predecessors as a bitmask (bit ``v`` = node ``v``)."""
-        if self._set_masks is not None:
-            allowed = (self._set_masks[i] & ~np.int64(mask)) == 0
+        return self.node_log_evidence_local(i, self.candidate_mask(i, mask))
+
+    def node_log_evidence_local(self, i: int, local: int) -> float:
+        """:meth:`node_log_evidence` with the predecessors given by :meth:`candidate_mask`."""
+        masks = self._set_masks[i]
+        if masks is not None:
+            allowed = (masks & ~np.int64(local)) == 0
         else:
-            pred = np.array([(mask >> v) & 1 for v in range(self.n)] + [1], dtype=bool)
+            pred = np.array([(local >> v) & 1 for v in range(self.n)] + [1], dtype=bool)
             allowed = pred[self.tables.parents[i]].all(axis=1)
         x = self.tables.log_score[i][allowed]  # never empty: the empty set is always allowed
         top = x.max()
@@ -368,13 +390,16 @@ class OrderModel:
         return averaged - logsumexp_np(averaged, axis=1, keepdims=True)
 
 
-def set_masks(parents: list, n: int):
-    """Parent sets as bitmasks (bit ``v`` = node ``v``), for the chain's "sets inside this
-    predecessor set" query; ``None`` beyond 62 nodes."""
-    if n > 62:
-        return None
+def set_masks(parents: list, candidates: list, n: int) -> list:
+    """Parent sets as bitmasks over each node's candidate parents (bit ``t`` = its ``t``-th
+    candidate), for the chain's "sets inside this predecessor set" query; ``None`` for a node
+    with more than 62 candidates."""
     out = []
-    for par in parents:
-        bits = np.where(par < n, np.left_shift(1, np.minimum(par, 62)), 0)
-        out.append(np.bitwise_or.reduce(bits, axis=1).astype(np.int64))
+    for par, cand in zip(parents, candidates):
+        if len(cand) > 62:
+            out.append(None)
+            continue
+        bit = np.zeros(n + 1, dtype=np.int64)  # the dummy node n: no bit
+        bit[cand] = np.left_shift(1, np.arange(len(cand), dtype=np.int64))
+        out.append(np.bitwise_or.reduce(bit[par], axis=1).astype(np.int64))
     return out

@@ -19,7 +19,7 @@ import numpy as np
 
 from ..progress import progress
 from ..validation import check_int
-from .fixed_order import OrderAveragingClassifier
+from .fixed_order import DEFAULT_CANDIDATES, OrderAveragingClassifier
 from .order_model import OrderModel
 from .streaming import LiveState
 
@@ -30,6 +30,9 @@ _CACHE_LIMIT = 1_000_000  # per-node sums kept before the cache is cleared
 MAX_GAP = 10
 #: Fitted attributes a stream computes when they are first read after a refit.
 _EDGE_ATTRIBUTES = ("class_parent_proba_", "class_child_proba_", "markov_blanket_proba_")
+#: Attributes that exist once the learner has been fitted (a clear error before).
+_FITTED = _EDGE_ATTRIBUTES + ("orders_", "log_evidence_trace_", "log_evidence_traces_",
+                              "rhat_", "acceptance_rate_")
 
 
 class OrderChain:
@@ -76,12 +79,13 @@ class OrderChain:
 
     def _node(self, v: int, mask: int) -> float:
         """Cached per-node sum ``log sum_{Z ⊆ predecessors} S(X_v; Z)`` (eq. 9)."""
-        key = (v, mask)
+        local = self.model.candidate_mask(v, mask)  # only the candidates matter
+        key = (v, local)
         hit = self._cache.get(key)
         if hit is None:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
-            hit = self._cache[key] = self.model.node_log_evidence_mask(v, mask)
+            hit = self._cache[key] = self.model.node_log_evidence_local(v, local)
         return hit
 
     def step(self, a: int, b: int, log_u: float) -> bool:
@@ -224,6 +228,13 @@ class OrderMCMC(OrderAveragingClassifier):
         ``rhat_``. Chain 1 is the chain of ``n_chains=1``; here they run one after another,
         on Dask (:func:`onlinebma.distributed.fit`) side by side. A stream's continuations
         continue chain 1.
+    max_candidates
+        Candidate parents per node: the ``max_candidates`` nodes with the largest pairwise
+        K2 score gain (the class always among them), :mod:`~onlinebma.order_mcmc.candidates`.
+        Every order is averaged exactly over its DAGs whose parent sets lie within the
+        candidates, and the chain's target is the posterior over orders in that space.
+        Widen it for a larger space; ``None``: every node (tables of ``C(n - 1,
+        max_parents)`` sets per node). See :class:`~onlinebma.order_mcmc.FixedOrderBMA`.
 
     Streams
     -------
@@ -281,9 +292,10 @@ class OrderMCMC(OrderAveragingClassifier):
                  max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  iterations_per_record: int = 10, progress: bool = False,
                  window: int | None = None, refit_every: int | None = None,
-                 nominal_attributes: list | None = None, n_chains: int = 1):
+                 nominal_attributes: list | None = None, n_chains: int = 1,
+                 max_candidates: int | None = DEFAULT_CANDIDATES):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
-                          progress, window, refit_every, nominal_attributes)
+                          progress, window, refit_every, nominal_attributes, max_candidates)
         check_int("n_orders", n_orders, 1)
         check_int("iterations_per_record", iterations_per_record, 1)
         check_int("n_iter", n_iter, 1)
@@ -351,8 +363,13 @@ class OrderMCMC(OrderAveragingClassifier):
                 self._live, self._pending = None, 0  # rebuilt at the next refit
 
     def fit(self, X, y):
+        pending = self.__dict__.get("_full_pending", False)
         self._full_pending = True
-        return super().fit(X, y)
+        try:
+            return super().fit(X, y)
+        except BaseException:
+            self._full_pending = pending  # a refused fit leaves the learner as it was
+            raise
 
     def _live_listing(self) -> tuple:
         return (), False
@@ -481,6 +498,8 @@ class OrderMCMC(OrderAveragingClassifier):
             for k, attr in enumerate(_EDGE_ATTRIBUTES):
                 self.__dict__[attr] = dict(zip(names[:c], edges[k].tolist()))
             return self.__dict__[name]
+        if name in _FITTED:
+            raise self._not_fitted(name)
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _class_proba(self, rows):

@@ -38,7 +38,7 @@ from scipy.special import gammaln
 
 from ..progress import progress
 
-__all__ = ["ScoreTables", "config_offsets", "family_index"]
+__all__ = ["ScoreTables", "candidate_lists", "config_offsets", "family_index"]
 
 #: Largest number of cells (or rows x sets) handled in one vectorised chunk.
 _CHUNK = 1 << 22
@@ -80,6 +80,9 @@ class ScoreTables:
         ``(n,)`` number of values ``r_i`` of each node.
     max_parents, alpha, prune_tol
         In-degree bound, K2 pseudo-count, pruning tolerance (0 keeps every set).
+    candidates
+        Candidate parents of each node (:mod:`~onlinebma.order_mcmc.candidates`): the sets
+        are those within them; ``None`` (default): every other node.
 
     Attributes
     ----------
@@ -88,6 +91,8 @@ class ScoreTables:
         dummy node ``n``; row 0 is the empty set.
     log_score
         ``log_score[i]``: ``(s_i,)`` ``log S(X_i; Z)`` of those sets.
+    candidate_parents
+        ``candidate_parents[i]``: sorted candidate parents of node ``i``.
     n_candidates, n_kept
         Number of candidate and kept sets over all nodes.
 
@@ -100,7 +105,7 @@ class ScoreTables:
     """
 
     def __init__(self, codes, cards, max_parents: int = 3, alpha: float = 1.0,
-                 prune_tol: float = 1e-12, show_progress: bool = False):
+                 prune_tol: float = 1e-12, show_progress: bool = False, candidates=None):
         codes = np.asarray(codes, dtype=np.int64)
         self.n = n = codes.shape[1]
         self.cards = np.asarray(cards, dtype=np.int64)
@@ -114,11 +119,12 @@ class ScoreTables:
         self._parent_codes = np.vstack([filled.T, np.zeros((1, codes.shape[0]), np.int64)])
         self.parents, self.log_score = [], []
         self.n_candidates = self.n_kept = 0
-        combos, sizes, subsets = _candidate_sets(n - 1, k)
+        self.candidate_parents = candidate_lists(n, candidates)
         log_prior = -math.log(n) - np.array([math.log(math.comb(n, int(z))) for z in range(k + 1)])
         for i in progress(range(n), total=n, desc="score tables", enabled=show_progress):
-            others = np.append(np.delete(np.arange(n), i), n)  # index n-1 of combos: dummy
-            par = others[combos]
+            cand = self.candidate_parents[i]
+            combos, sizes, subsets = _candidate_sets(len(cand), k)
+            par = np.append(cand, n)[combos]  # the last index of combos: the dummy
             score = self._score_sets(i, par) + log_prior[sizes]  # eq. 13
             keep = _prune(score, sizes, subsets, prune_tol)
             self.parents.append(par[keep])
@@ -176,7 +182,26 @@ class ScoreTables:
         return out
 
 
-@functools.lru_cache(maxsize=16)
+def candidate_lists(n: int, candidates=None) -> list:
+    """Sorted candidate parents of each of ``n`` nodes as int arrays; ``None``: all others.
+
+    >>> [c.tolist() for c in candidate_lists(3)]
+    [[1, 2], [0, 2], [0, 1]]
+    """
+    if candidates is None:
+        return [np.delete(np.arange(n), i) for i in range(n)]
+    if len(candidates) != n:
+        raise ValueError(f"candidates must list the candidate parents of each of {n} nodes")
+    out = []
+    for i, cand in enumerate(candidates):
+        cand = np.unique(np.asarray(cand, dtype=np.int64))
+        if ((cand < 0) | (cand >= n) | (cand == i)).any():
+            raise ValueError(f"candidate parents of node {i} must be other nodes 0..{n - 1}")
+        out.append(cand)
+    return out
+
+
+@functools.lru_cache(maxsize=64)
 def _candidate_sets(n_others: int, k: int):
     """All subsets of ``range(n_others)`` with at most ``k`` members, by size.
 

@@ -12,7 +12,10 @@ records predicts exactly as the batch model fitted on those ``n`` records.
 buffer codes them. Numeric features are cut with the MDL rule on the stored records (the
 batch protocol); the cut points are refitted by the adapter's growth policy (every 10% of
 new records), and the counts are rebuilt from the stored records only when they change.
-A new feature also rebuilds them (the set of nodes changes).
+A new feature also rebuilds them (the set of nodes changes), and so do new candidate parents
+(:mod:`~onlinebma.order_mcmc.candidates`), chosen again from the stored records each time
+the records learned have doubled. A state whose counts were taken elsewhere (on Dask) keeps
+the candidates it was given: it has no records to rebuild from.
 """
 
 from __future__ import annotations
@@ -23,13 +26,19 @@ import numpy as np
 
 from ..records import numeric_values
 from ..table import canonical_order
+from .candidates import choose_candidates
 from .incremental import StreamingScores
 from .order_model import _DROPPED, OrderModel, set_masks
-from .scores import _candidate_sets, _prune
+from .scores import _prune
 
 __all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
 
+#: Largest (rows x families) block of predictive probabilities evaluated at once.
+_CELLS = 1 << 22
 _GROWTH = 0.1  # numeric cut points are refitted once the store has grown by 10%
+#: Candidate parents are chosen again once the records learned have doubled (each change
+#: rebuilds the tables from the stored records: amortised, a constant cost per record).
+_CANDIDATE_GROWTH = 1.0
 
 
 class _LiveTables:
@@ -38,6 +47,7 @@ class _LiveTables:
     def __init__(self, scores: StreamingScores):
         self.scores = scores
         self.parents = scores.parents
+        self.candidate_parents = scores.candidate_parents
         self.keep = None  # per node: sets kept by the score pruning (None: all)
         self._cache = (None, None)
 
@@ -71,7 +81,8 @@ class StreamingOrderModel(OrderModel):
         self.prune_tol = float(prune_tol)
         self._theta: dict = {}
         self._weight_cache: dict = {}
-        self._set_masks = set_masks(scores.parents, self.n)
+        self._set_masks = set_masks(scores.parents, scores.candidate_parents, self.n)
+        self._candidate_lists = [c.tolist() for c in scores.candidate_parents]
 
     @property
     def cards(self) -> np.ndarray:
@@ -85,11 +96,11 @@ class StreamingOrderModel(OrderModel):
         counts of every set are kept, so a set can come back at the next call."""
         if self.scores.order is not None or self.prune_tol <= 0:
             return
-        _, sizes, subsets = _candidate_sets(self.n - 1, self.scores.max_parents)
         self.tables.keep = None
         self.tables._cache = (None, None)
         scores = self.tables.log_score
-        self.tables.keep = [_prune(x, sizes, subsets, self.prune_tol) for x in scores]
+        self.tables.keep = [_prune(x, sizes, subsets, self.prune_tol)
+                            for x, (sizes, subsets) in zip(scores, self.scores.set_structure)]
         self.tables._cache = (None, None)
 
     def _theta_at(self, i, idx, columns):
@@ -103,6 +114,10 @@ class StreamingOrderModel(OrderModel):
         if (rows == _DROPPED).any():
             return super().log_joint(rows, log_weights, class_node)
         fams, w, seg, has_class = self._flat_weights(log_weights, class_node)
+        step = max(1, _CELLS // max(1, len(fams)))
+        if len(rows) > step:  # bounded memory: (rows x families) in slices
+            return np.vstack([self.log_joint(rows[lo:lo + step], log_weights, class_node)
+                              for lo in range(0, len(rows), step)])
         theta = np.empty((len(rows), len(fams)))
         if class_node is None or has_class.all():
             theta[:] = self.scores.predictive_flat(fams, rows)
@@ -161,13 +176,16 @@ class LiveState:
         self.columns = (tuple(clf._nominal_cols), tuple(clf._numeric_cols))
         self.names = self.columns[0] + self.columns[1] + (clf.class_name,)
         self.order = resolve_order(order, self.names)
+        self.restrict = restrict
         self.cuts = clf._fit_cuts() if self.columns[1] else []
-        self.n_at_cuts = clf._n_learned
+        self.n_at_cuts = self.n_at_candidates = clf._n_learned
         codes, numeric, y = clf._store.view()
         rows = self._node_rows(clf, codes, numeric, y)
+        self.candidates = self._choose(clf, rows)
         self.scores = StreamingScores(len(self.names), clf.max_parents, clf.alpha,
                                       n_values=rows.max(axis=0, initial=0) + 1,
-                                      order=self.order if restrict else None)
+                                      order=self.order if restrict else None,
+                                      candidates=self.candidates)
         self.scores.add_many(rows)
         self.model = StreamingOrderModel(self.scores, clf.prune_tol)
 
@@ -183,6 +201,14 @@ class LiveState:
         out.names = out.columns[0] + (clf.class_name,)
         out.order = resolve_order(order, out.names)
         out.cuts, out.n_at_cuts = [], clf._n_learned
+        out.restrict = scores.order is not None
+        # The records are not at hand: the candidates come from the one-parent families'
+        # counts (the same numbers as from the records) and stay until the next rebuild.
+        out.candidates = out._choose(clf, np.zeros((0, scores.n), np.int64),
+                                     scores.pair_tables())
+        out.n_at_candidates = None
+        if out.candidates is not None:
+            scores = scores.restricted(out.candidates)
         out.scores = scores
         out.model = StreamingOrderModel(scores, clf.prune_tol)
         return out
@@ -195,9 +221,15 @@ class LiveState:
         cols.append(y if y is not None else np.full(len(codes), -1))
         return np.column_stack(cols).astype(np.int64) if cols else np.zeros((0, 0), np.int64)
 
+    def _choose(self, clf, rows, tables=None):
+        """Candidate parents of the nodes on ``rows`` (:func:`choose_candidates`)."""
+        return choose_candidates(rows, clf.max_candidates, clf.alpha, len(self.names) - 1,
+                                 self.order if self.restrict else None, tables)
+
     def current(self, clf) -> bool:
-        """Whether the state still fits the buffer's columns and cut points (refits cuts when
-        due, and keeps the state if they did not move)."""
+        """Whether the state still fits the buffer's columns, cut points and candidate
+        parents (refits cuts and candidates when due, and keeps the state if they did not
+        move)."""
         if (tuple(clf._nominal_cols), tuple(clf._numeric_cols)) != self.columns:
             return False
         new = clf._n_learned - self.n_at_cuts
@@ -206,10 +238,20 @@ class LiveState:
             if any(len(a) != len(b) or (a != b).any() for a, b in zip(cuts, self.cuts)):
                 return False
             self.n_at_cuts = clf._n_learned
+        if self.n_at_candidates is not None and clf.max_candidates is not None and \
+                clf._n_learned - self.n_at_candidates >= \
+                max(1, math.ceil(_CANDIDATE_GROWTH * self.n_at_candidates)):
+            codes, numeric, y = clf._store.view()
+            chosen = self._choose(clf, self._node_rows(clf, codes, numeric, y))
+            if not _same_candidates(chosen, self.candidates):
+                return False
+            self.n_at_candidates = clf._n_learned
         return True
 
     def learn_last(self, clf, k: int = 1):
         """Count the last ``k`` stored records."""
+        if k <= 0:
+            return  # codes[-0:] would be every record
         codes, numeric, y = clf._store.view()
         rows = self._node_rows(clf, codes[-k:], numeric[-k:], y[-k:])
         if k == 1:
@@ -264,6 +306,12 @@ def resolve_order(listed, names) -> np.ndarray:
         rest.append(names[-1])
     index = {v: k for k, v in enumerate(names)}
     return np.array([index[v] for v in listed + rest], dtype=np.int64)
+
+
+def _same_candidates(a, b) -> bool:
+    if a is None or b is None:
+        return a is b
+    return all(np.array_equal(x, y) for x, y in zip(a, b))
 
 
 def _bins(values: np.ndarray, cuts) -> np.ndarray:
