@@ -14,7 +14,8 @@ A record touches ``1 + 2m + 4 m (m - 1) / 2`` cells, ``m`` its observed features
 Codes. Labels, features and each feature's values are coded as ints in order of first
 appearance (:meth:`add_class`, :meth:`add_feature`, :meth:`add_value`; the names are in
 ``classes_``, ``features_`` and ``values_``). Pair ``(u, v)``, ``u < v``, has the id
-``v (v - 1) / 2 + u`` (:func:`pair_id`), so the pairs of a new feature come last.
+``v (v - 1) / 2 + u`` (:func:`pair_id`, inverse :func:`pairs_of`), so the pairs of a new
+feature come last.
 
 Layout. All counts are one float array ``counts_`` of shape ``(K, columns)``, one row per
 class. Column 0 is ``N(c)``; feature ``u`` owns ``cap_u + 1`` columns from
@@ -56,7 +57,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["CLASS", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V", "VALUE", "PairCounts",
-           "pair_id"]
+           "pair_id", "pairs_of"]
 
 CLASS, VALUE, MARGIN, JOINT, PAIR_U, PAIR_V, PAIR_CLASS = range(7)
 
@@ -89,10 +90,12 @@ class PairCounts:
         self._feature_codes: dict = {}
         self._value_codes: list = []
         self._laid_out = np.zeros(0, dtype=np.int64)  # capacities of the current layout
-        self._triu: dict = {}  # m -> the index pairs (i < j) of m observed features
+        self._plans: dict = {}  # observed feature codes -> their columns' plan (see _plan)
+        self._version = 0
+        self._dirty = False  # capacities or features changed since the last layout
 
     def __getstate__(self):
-        return {**self.__dict__, "_triu": {}}
+        return {**self.__dict__, "_plans": {}}
 
     # ------------------------------------------------------------------ codes
 
@@ -131,6 +134,7 @@ class PairCounts:
         if code is None:
             code = self._class_codes[label] = len(self.classes_)
             self.classes_.append(label)
+            self._version += 1
             self.counts_ = np.vstack([self.counts_, np.zeros((1, self.counts_.shape[1]))])
         return code
 
@@ -143,6 +147,8 @@ class PairCounts:
             self.values_.append([])
             self._value_codes.append({})
             self.capacity_ = np.append(self.capacity_, 2)
+            self._version += 1
+            self._dirty = True
         return code
 
     def add_value(self, u: int, value) -> int:
@@ -152,20 +158,22 @@ class PairCounts:
         if code is None:
             code = codes[value] = len(self.values_[u])
             self.values_[u].append(value)
+            self._version += 1
             while self.capacity_[u] <= code:
                 self.capacity_[u] *= 2
+                self._dirty = True
         return code
 
     # ----------------------------------------------------------------- layout
 
     def _layout(self) -> None:
         """Lay the columns out for the current features and capacities, moving the counts."""
-        cap = self.capacity_
-        if np.array_equal(cap, self._laid_out):
+        if not self._dirty:
             return
+        cap = self.capacity_
         old = self._laid_out
         n = len(cap)
-        u_of, v_of = _pairs_of(n)
+        u_of, v_of = pairs_of(n)
         single = 1 + np.concatenate([[0], np.cumsum(cap + 1)])
         pair_sizes = cap[u_of] * cap[v_of] + cap[u_of] + cap[v_of] + 1
         pair = single[-1] + np.concatenate([[0], np.cumsum(pair_sizes)])
@@ -199,6 +207,8 @@ class PairCounts:
             roles[o + cu * cv + cu + cv] = PAIR_CLASS
         self.column_pairs_, self.column_roles_ = pairs, roles
         self._laid_out = cap.copy()
+        self._plans = {}
+        self._dirty = False
 
     @staticmethod
     def _pair_cells(u, v, old, cap, src_offset, dst_offset):
@@ -211,15 +221,43 @@ class PairCounts:
                               cu * cv + cu + np.arange(ov), [cu * cv + cu + cv]])
         return src, dst_offset + dst
 
-    def _triu_of(self, m: int):
-        t = self._triu.get(m)
-        if t is None:
-            t = self._triu[m] = np.triu_indices(m, 1)
-        return t
+    @property
+    def version(self) -> int:
+        """Changes whenever a class, feature or value is added (codes, domains or layout
+        change): what a caller derived from them is stale."""
+        return self._version
+
+    def _plan(self, codes: np.ndarray):
+        """``(template, first, factor, second)`` of a set of observed features: the columns
+        of a record are ``template + v[first] * factor + v[second]`` with ``v`` its value
+        codes followed by a 0 (cached per set until the layout changes)."""
+        key = codes.tobytes()
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        m = len(codes)
+        cap = self.capacity_
+        single = self.single_offsets_[codes]
+        i, j = np.triu_indices(m, 1)
+        u, v = codes[i], codes[j]
+        base = self.pair_offsets_[pair_id(u, v)]
+        cu, cv = cap[u], cap[v]
+        after = base + cu * cv
+        p = len(i)
+        none, zeros = np.full(m, m), np.zeros(p, dtype=np.int64)
+        template = np.concatenate([[0], single, single + cap[codes], base, after, after + cu,
+                                   after + cu + cv])
+        first = np.concatenate([[m], np.arange(m), none, i, i, zeros + m, zeros + m])
+        factor = np.concatenate([[0], np.ones(m, dtype=np.int64), np.zeros(m, dtype=np.int64),
+                                 cv, zeros + 1, zeros, zeros])
+        second = np.concatenate([[m], none, none, j, zeros + m, j, zeros + m])
+        plan = self._plans[key] = (template, first, factor, second)
+        return plan
 
     def record_columns(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
         """The columns one record touches: ``codes`` its observed features' codes in
-        increasing order, ``values`` their value codes.
+        increasing order, ``values`` their value codes (or a matrix ``(rows, m)`` of records
+        observing the same features: then one row of columns per record).
 
         With ``m = len(codes)`` and ``P = m (m - 1) / 2`` the result is, in this order:
         ``[0]`` (class count), ``m`` value cells, ``m`` feature margins, then for the pairs
@@ -228,16 +266,9 @@ class PairCounts:
         ``P`` pair class counts.
         """
         self._layout()
-        cap = self.capacity_
-        single = self.single_offsets_[codes]
-        i, j = self._triu_of(len(codes))
-        u, v = codes[i], codes[j]
-        base = self.pair_offsets_[pair_id(u, v)]
-        cu, cv = cap[u], cap[v]
-        joint = base + values[i] * cv + values[j]
-        after = base + cu * cv
-        return np.concatenate([[0], single + values, single + cap[codes], joint,
-                               after + values[i], after + cu + values[j], after + cu + cv])
+        template, first, factor, second = self._plan(codes)
+        v = np.concatenate([values, np.zeros((*values.shape[:-1], 1), dtype=np.int64)], axis=-1)
+        return template + v[..., first] * factor + v[..., second]
 
     # --------------------------------------------------------------- counting
 
@@ -352,8 +383,8 @@ class PairCounts:
                 self.counts_[:, a + cu:a + cu + rv].copy(), self.counts_[:, a + cu + cv].copy())
 
 
-def _pairs_of(n: int):
-    """``(u, v)`` of every pair id below ``n (n - 1) / 2``."""
+def pairs_of(n: int):
+    """``(u, v)``: the feature codes of every pair id of ``n`` features, in id order."""
     if n < 2:
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
     v = np.repeat(np.arange(1, n), np.arange(1, n))
