@@ -179,17 +179,17 @@ class PairCounts:
         pair = single[-1] + np.concatenate([[0], np.cumsum(pair_sizes)])
         width = int(pair[-1])
         new = np.zeros((self.counts_.shape[0], width))
-        if len(old):  # the counts of the old layout, cell by cell
-            src, dst = [np.zeros(1, dtype=np.int64)], [np.zeros(1, dtype=np.int64)]
-            for u in range(len(old)):
-                src.append(self.single_offsets_[u] + np.append(np.arange(old[u]), old[u]))
-                dst.append(single[u] + np.append(np.arange(old[u]), cap[u]))
-            for p in range(pair_id(0, len(old))):
-                s, d = self._pair_cells(int(u_of[p]), int(v_of[p]), old, cap,
-                                        self.pair_offsets_[p], pair[p])
-                src.append(s)
-                dst.append(d)
-            new[:, np.concatenate(dst)] = self.counts_[:, np.concatenate(src)]
+        # the counts of the old layout, cell by cell: class counts, singles, pairs
+        src, dst = [np.zeros(1, dtype=np.int64)], [np.zeros(1, dtype=np.int64)]
+        for u in range(len(old)):
+            src.append(self.single_offsets_[u] + np.append(np.arange(old[u]), old[u]))
+            dst.append(single[u] + np.append(np.arange(old[u]), cap[u]))
+        for p in range(pair_id(0, len(old))):
+            s, d = self._pair_cells(int(u_of[p]), int(v_of[p]), old, cap,
+                                    self.pair_offsets_[p], pair[p])
+            src.append(s)
+            dst.append(d)
+        new[:, np.concatenate(dst)] = self.counts_[:, np.concatenate(src)]
         self.counts_ = new
         self.single_offsets_ = single[:-1]
         self.pair_offsets_ = pair[:-1]

@@ -7,9 +7,10 @@ the cut points once, from the feature's first ``warmup`` observed values:
 - Those first ``warmup`` values are only collected: for the learner the feature is missing in
   those records (its counts, pair counts and edge weights do not see them).
 - At the ``warmup``-th value the cut points are fixed at the sample's ``1/n_bins, ...,
-  (n_bins-1)/n_bins`` quantiles (duplicates dropped, so a feature with few distinct values
-  gets fewer intervals) and the feature gets all its intervals as values at once, so its
-  number of values ``r`` is fixed from then on.
+  (n_bins-1)/n_bins`` quantiles (duplicates, and cuts at the sample's minimum, dropped, so a
+  feature with few distinct values gets fewer intervals, a constant one a single interval)
+  and the feature gets all its intervals as values at once, so its number of values ``r``
+  is fixed from then on.
 - A value falls in interval ``i`` when ``cuts[i-1] <= x < cuts[i]``; values below the first
   or above the last cut point fall in the end intervals, however far out they are.
 - The cut points are never moved afterwards, so every count stays a count of the same
@@ -63,8 +64,9 @@ class StreamingBins:
         return 0 if self.cuts is None else len(self.cuts) + 1
 
     def _fix(self) -> None:
-        q = np.quantile(np.array(self.sample), np.arange(1, self.n_bins) / self.n_bins)
-        self.cuts = [float(c) for c in np.unique(q)]
+        sample = np.array(self.sample)
+        q = np.unique(np.quantile(sample, np.arange(1, self.n_bins) / self.n_bins))
+        self.cuts = [float(c) for c in q[q > sample.min()]]
         self.sample = []
 
     def learn(self, x: float):

@@ -121,11 +121,13 @@ class ModelAveragedTAN(BaseTAN):
         self._plans: dict = {}  # derived per set of observed features (see _plan)
         self._plans_version = -1
 
+    def __getstate__(self):  # the per-feature-set cache is derived, not state
+        return {**super().__getstate__(), "_plans": {}, "_plans_version": -1}
+
     @classmethod
     def _unit_test_params(cls):
-        yield {}
-        yield {"structures": "trees", "ess": 2.0}
-        yield {"decay": 0.99, "structure_decay": 0.99, "edge_prior": 0.5}
+        yield {"structures": "trees", "ess": 2.0, "decay": 0.99}
+        yield {"structure_decay": 0.99, "edge_prior": 0.5, "n_bins": 3, "bin_warmup": 10}
 
     def distributed_plan(self):
         """Dask training (:func:`onlinebma.distributed.fit`): partitions learned by clones
