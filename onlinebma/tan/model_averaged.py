@@ -62,10 +62,14 @@ class ModelAveragedTAN(BaseTAN):
     Parameters
     ----------
     structures
-        ``"forests"`` (default) or ``"trees"``.
+        ``"forests"`` (default) or ``"trees"``. Forests had a lower mean error and log loss
+        than trees at every ``ess`` measured (12 shared UCI sets, 5 folds, MDL per fold:
+        docs/tan.md), and they include naive Bayes, which trees cannot fall back to.
     ess
-        Equivalent sample size of the joint Dirichlet prior (default 1: see docs/tan.md for
-        the measurement behind it).
+        Equivalent sample size of the joint Dirichlet prior. Default 10: of 0.5, 1, 2, 5, 10,
+        20 and 50 it had the lowest mean error on those sets (0.189, naive Bayes 0.207); the
+        mean log loss falls with ``ess`` from 0.70 (0.5) to 0.59 (10) and 0.56 (50), while the
+        error rises again above 10.
     edge_prior
         Prior weight of each feature–feature edge relative to none (forests only).
     decay
@@ -101,7 +105,7 @@ class ModelAveragedTAN(BaseTAN):
     True
     """
 
-    def __init__(self, structures: str = "forests", ess: float = 1.0, edge_prior: float = 1.0,
+    def __init__(self, structures: str = "forests", ess: float = 10.0, edge_prior: float = 1.0,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None, n_bins: int = 5,
                  bin_warmup: int = 30):
@@ -120,9 +124,13 @@ class ModelAveragedTAN(BaseTAN):
         self._l = np.zeros(0)  # l_uv per pair id: log W_uv, or the prequential recursion
         self._plans: dict = {}  # derived per set of observed features (see _plan)
         self._plans_version = -1
+        # (observed features, LT(l) over them) while l has not changed otherwise: learning a
+        # predicted record makes the next denominator the numerator of its class
+        self._denominator = None
 
-    def __getstate__(self):  # the per-feature-set cache is derived, not state
-        return {**super().__getstate__(), "_plans": {}, "_plans_version": -1}
+    def __getstate__(self):  # the caches are derived, not state
+        return {**super().__getstate__(), "_plans": {}, "_plans_version": -1,
+                "_denominator": None}
 
     @classmethod
     def _unit_test_params(cls):
@@ -149,6 +157,7 @@ class ModelAveragedTAN(BaseTAN):
         counts = self._counts
         n_pairs = counts.n_pairs
         k = counts.n_classes
+        self._denominator = None
         if not n_pairs or not k:
             self._l = np.zeros(n_pairs)
             return
@@ -218,11 +227,18 @@ class ModelAveragedTAN(BaseTAN):
         base, log_q = self._terms(codes, counts.counts_[:, columns], prior)
         m = len(codes)
         if m < 2:
-            return base, log_q
+            return base, (log_q, None)
         l_pairs = self._l[ids]
-        stack = self._matrices(m, l_pairs, np.vstack([log_q, np.zeros(log_q.shape[1])]))
-        lt = self._log_sum(stack)
-        return base + lt[:-1] - lt[-1], log_q
+        key = codes.tobytes()
+        if self._denominator is not None and self._denominator[0] == key:
+            lt = self._log_sum(self._matrices(m, l_pairs, log_q))
+            denominator = self._denominator[1]
+        else:
+            stack = self._matrices(m, l_pairs, np.vstack([log_q, np.zeros(log_q.shape[1])]))
+            lt = self._log_sum(stack)
+            lt, denominator = lt[:-1], lt[-1]
+            self._denominator = (key, denominator)
+        return base + lt - denominator, (log_q, lt)
 
     def _learning(self, c, codes, values, columns, grew, memo) -> None:
         n_pairs = self._counts.n_pairs
@@ -231,15 +247,16 @@ class ModelAveragedTAN(BaseTAN):
         if grew and not self._forgets:
             return  # _refresh recomputes l from the counts after this record
         ids, prior = self._plan(codes)
+        self._denominator = None
         if memo is None:
             log_q = self._terms(codes, self._counts.counts_[[c]][:, columns], prior)[1][0]
         else:
-            log_q = memo[c]
+            log_q = memo[0][c]
+        self._l[ids] += log_q
         if self.structure_decay != 1:
-            self._l[ids] += log_q
             self._l *= self.structure_decay
-        else:
-            self._l[ids] += log_q
+        elif memo is not None and memo[1] is not None:  # LT(l + log Q_c): computed already
+            self._denominator = (codes.tobytes(), memo[1][c])
 
     # --------------------------------------------------------------- batches
 
