@@ -194,16 +194,23 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
             return
         check_label(y)
         last, self._predicted = self._predicted, None
-        split = self._kinds.split(x)  # validated: from here on nothing can fail
-        codes, values, grew = self._code_for_learning(split)
+        if last is not None and last[0] is x and last[1] == self._t and last[2] == x:
+            memo, reading = last[3], last[4]  # the prediction of this very record
+        else:
+            memo = reading = None
         counts = self._counts
+        if reading is None:
+            split = self._kinds.split(x)  # validated: from here on nothing can fail
+            codes, values, grew = self._code_for_learning(split)
+            columns = counts.record_columns(codes, values)
+        else:  # validated and coded by the prediction, every value known: nothing new
+            codes, values, columns = reading
+            grew = False
         k = counts.n_classes
         c = counts.add_class(y)
         grew = grew or c == k
-        memo = None
-        if not grew and last is not None and last[0] is x and last[1] == self._t and last[2] == x:
-            memo = last[3]
-        columns = counts.record_columns(codes, values)
+        if grew:
+            memo = None
         self._learning(c, codes, values, columns, grew, memo)
         counts.add(c, columns, self._unit)
         self._t += 1
@@ -309,10 +316,14 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
         counts = self._counts
         if not counts.n_classes:
             return {}
-        codes, values, _ = self._code_record(x)
+        codes, values, (numeric, nominal, _) = self._code_record(x)
         columns = counts.record_columns(codes, values)
         jll, memo = self._joint_log_likelihood(codes, values, columns)
-        self._predicted = (x, self._t, dict(x), memo)
+        # learning this record next can reuse its reading if every value was known (no new
+        # feature, value or numeric sample: learning would code it the same way)
+        complete = len(codes) == len(numeric) + len(nominal)
+        self._predicted = (x, self._t, dict(x), memo,
+                           (codes, values, columns) if complete else None)
         return dict(zip(counts.classes_, jll.tolist()))
 
     def predict_proba_one(self, x: dict) -> dict:

@@ -5,6 +5,7 @@ See :class:`ModelAveragedTAN` and the method page ``docs/tan.md`` for the formul
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -212,14 +213,16 @@ class ModelAveragedTAN(BaseTAN):
                  - lg[..., s + p:s + 2 * p] - lg[..., s + 2 * p:s + 3 * p])
         return base, log_q
 
-    def _matrices(self, m, l_pairs, log_q):
+    @staticmethod
+    def _matrices(m, l_pairs, log_q):
         """Edge log-weight matrices ``(..., m, m)`` of ``l + log Q`` (``log_q`` ``(..., P)``)."""
-        i, j = np.triu_indices(m, 1)
-        w = np.zeros((*log_q.shape[:-1], m, m))
+        upper, lower = _triu_flat(m)
+        shape = log_q.shape[:-1]
+        w = np.zeros((*shape, m * m))
         e = l_pairs + log_q
-        w[..., i, j] = e
-        w[..., j, i] = e
-        return w
+        w[..., upper] = e
+        w[..., lower] = e
+        return w.reshape(*shape, m, m)
 
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
@@ -317,3 +320,10 @@ class ModelAveragedTAN(BaseTAN):
         i, j = np.triu_indices(n, 1)
         return {(names[a], names[b]): float(q) for a, b, q in zip(i, j, np.clip(p, 0.0, 1.0))}
 
+
+@functools.lru_cache(maxsize=256)
+def _triu_flat(m: int):
+    """Flat indices of the entries above and below the diagonal of an ``m x m`` matrix, in
+    ``np.triu_indices(m, 1)`` order."""
+    i, j = np.triu_indices(m, 1)
+    return i * m + j, j * m + i
