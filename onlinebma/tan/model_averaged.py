@@ -135,8 +135,9 @@ class ModelAveragedTAN(BaseTAN):
 
     @classmethod
     def _unit_test_params(cls):
-        yield {"structures": "trees", "ess": 2.0, "decay": 0.99}
-        yield {"structure_decay": 0.99, "edge_prior": 0.5, "n_bins": 3, "bin_warmup": 10}
+        # the other structures, forgetting of both kinds and small intervals in one set
+        yield {"structures": "trees", "ess": 2.0, "decay": 0.99, "structure_decay": 0.99,
+               "n_bins": 3, "bin_warmup": 10}
 
     def distributed_plan(self):
         """Dask training (:func:`onlinebma.distributed.fit`): partitions learned by clones
