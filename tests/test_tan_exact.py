@@ -147,8 +147,9 @@ def forests(features):
             yield pa
 
 
-def brute_predict(data, x, ess, kind, edge_prior=1.0, log_weights=None):
-    """P(c | x) averaged over every structure of x's observed, known features."""
+def brute_predict(data, x, ess, kind, edge_prior=1.0, log_weights=None, families=None):
+    """P(c | x) averaged over every structure of x's observed, known features (``families``:
+    a dict to share the family scores and predictives of ``data`` between calls)."""
     classes = sorted({y for _, y, _ in data})
     domains: dict = {}
     for r, _, _ in data:
@@ -158,7 +159,7 @@ def brute_predict(data, x, ess, kind, edge_prior=1.0, log_weights=None):
     b = Brute(data, ess, classes, {f: sorted(d) for f, d in domains.items()})
     feats = sorted(x)
     structures = list(trees(feats) if kind == "trees" else forests(feats)) if feats else [{}]
-    families = {}
+    families = {} if families is None else families
     prior = b.class_prior()
     logs = {c: [] for c in classes}
     for s, pa in enumerate(structures):
@@ -345,20 +346,24 @@ def test_edge_posteriors_equal_brute_force():
             assert p == pytest.approx(expected[frozenset(e)], abs=1e-9)
 
 
-@pytest.mark.parametrize("decay,structure_decay", [(0.9, 0.8), (1.0, 0.7), (0.85, 1.0)])
-def test_forgetting_equals_brute_force_dynamic_model_average(decay, structure_decay):
-    """Each tree's weight times its own predictive probability of the record (counts and
-    domains current before it, the record's new values included), flattened by α; counts
-    decayed by λ after each record."""
+@pytest.mark.parametrize("decay,structure_decay,structures",
+                         [(0.9, 0.8, "trees"), (1.0, 0.7, "trees"), (0.85, 1.0, "trees"),
+                          (0.9, 0.8, "forests")])
+def test_forgetting_equals_brute_force_dynamic_model_average(decay, structure_decay,
+                                                             structures):
+    """Each structure's weight times its own predictive probability of the record (counts
+    and domains current before it, the record's new values included), flattened by α; counts
+    decayed by λ after each record; the prior over structures applied outside."""
     records, labels = make_data(10, 4, 2, 3, 35, True)
     records += [{"f0": "v9", "f1": "v0", "f2": "v1", "f3": "v2"}]  # a new value mid-stream
     labels += ["c1"]
     records, labels = records + records[:10], labels + ["c2"] + labels[1:10]  # a new class
-    model = ModelAveragedTAN(structures="trees", ess=2.0, decay=decay,
-                             structure_decay=structure_decay)
+    edge_prior = 0.6 if structures == "forests" else 1.0
+    model = ModelAveragedTAN(structures=structures, ess=2.0, decay=decay,
+                             structure_decay=structure_decay, edge_prior=edge_prior)
     feats = sorted(records[0])
-    structures = list(trees(feats))
-    log_w = np.zeros(len(structures))
+    structures_ = list(trees(feats) if structures == "trees" else forests(feats))
+    log_w = np.zeros(len(structures_))
     for t, (x, y) in enumerate(zip(records, labels)):
         if t % 2:
             model.predict_proba_one(x)  # progressive validation reuses the prediction
@@ -371,14 +376,43 @@ def test_forgetting_equals_brute_force_dynamic_model_average(decay, structure_de
                 domains.setdefault(f, set()).add(v)
         b = Brute(data, 2.0, sorted(set(labels[:t + 1])), {f: sorted(d) for f, d in
                                                            domains.items()})
-        for s, pa in enumerate(structures):
+        cache: dict = {}
+        for s, pa in enumerate(structures_):
             log_w[s] = structure_decay * (log_w[s] + math.log(math.prod(
-                b.family(v, p)[1](y, x) for v, p in pa.items())))
+                family(cache, b, v, p)[1](y, x) for v, p in pa.items())))
     final = as_data(records, labels, [decay ** (len(records) - s) for s in
                                       range(len(records))])
     for probe in records[:5]:
         assert_close(model.predict_proba_one(probe),
-                     brute_predict(final, probe, 2.0, "trees", log_weights=log_w))
+                     brute_predict(final, probe, 2.0, structures, edge_prior, log_w))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("structures", ["trees", "forests"])
+def test_edge_weights_spanning_tens_of_thousands_of_nats(structures):
+    """10^5 strongly dependent records: l spans > 10^4 nats, far beyond a float's exp range;
+    the learner still equals the brute force (a log-sum-exp over every structure's exact log
+    weight, on the distinct records weighted by their counts)."""
+    rows = 100_000
+    rng = np.random.default_rng(12)
+    y = rng.integers(0, 2, rows)
+    X = np.zeros((rows, 5), dtype=int)
+    X[:, 0] = (y + (rng.random(rows) < 0.3)) % 3
+    for f in range(1, 5):  # f1..f3 copies of their predecessor, f4 independent noise
+        noisy = rng.random(rows) < (0.05 if f < 4 else 1.0)
+        X[:, f] = np.where(noisy, rng.integers(0, 3, rows), X[:, f - 1])
+    frame = pd.DataFrame({f"f{f}": pd.Categorical.from_codes(X[:, f], ["v0", "v1", "v2"])
+                          for f in range(5)})
+    model = ModelAveragedTAN(structures=structures, ess=1.0)
+    model.learn_many(frame, pd.Series([f"c{v}" for v in y]))
+    assert np.ptp(model._l) > 1e4
+    distinct, counts = np.unique(np.column_stack([X, y]), axis=0, return_counts=True)
+    data = [({f"f{f}": f"v{row[f]}" for f in range(5)}, f"c{row[5]}", float(n))
+            for row, n in zip(distinct, counts)]
+    families: dict = {}
+    for x, _, _ in data[::20]:
+        assert_close(model.predict_proba_one(x),
+                     brute_predict(data, x, 1.0, structures, families=families))
 
 
 @pytest.mark.slow
