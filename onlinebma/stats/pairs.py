@@ -128,6 +128,19 @@ class PairCounts:
         """The code of ``value`` of the feature coded ``u``, or -1."""
         return self._value_codes[u].get(value, -1)
 
+    def known(self, pairs) -> list:
+        """``[(u, value code)]`` of the ``(feature, value)`` pairs whose feature and value are
+        both known (the others are left out)."""
+        features, values = self._feature_codes, self._value_codes
+        out = []
+        for f, v in pairs:
+            u = features.get(f)
+            if u is not None:
+                c = values[u].get(v)
+                if c is not None:
+                    out.append((u, c))
+        return out
+
     def add_class(self, label) -> int:
         """The code of ``label``, a new row of zeros if it is new."""
         code = self._class_codes.get(label)

@@ -132,13 +132,7 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
         split = self._kinds.split(x)
         numeric, nominal, _ = split
         counts = self._counts
-        pairs = []
-        for f, v in nominal:
-            u = counts.feature_code(f)
-            if u >= 0:
-                c = counts.value_code(u, v)
-                if c >= 0:
-                    pairs.append((u, c))
+        pairs = counts.known(nominal)
         for f, v in numeric:
             b = self._bins.get(f)
             if b is not None and b.cuts is not None:
