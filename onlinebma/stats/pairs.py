@@ -13,7 +13,10 @@ A record touches ``1 + 2m + 4 m (m - 1) / 2`` cells, ``m`` its observed features
 
 Codes. Labels, features and each feature's values are coded as ints in order of first
 appearance (:meth:`add_class`, :meth:`add_feature`, :meth:`add_value`; the names are in
-``classes_``, ``features_`` and ``values_``). Pair ``(u, v)``, ``u < v``, has the id
+``classes_``, ``features_`` and ``values_``; :meth:`class_code`, :meth:`feature_code`,
+:meth:`value_code` and :meth:`known` look codes up without adding, ``n_classes``,
+``n_features``, ``n_pairs`` and ``n_values`` count them, and ``version`` changes whenever one
+is added, so callers know when what they derived is stale). Pair ``(u, v)``, ``u < v``, has the id
 ``v (v - 1) / 2 + u`` (:func:`pair_id`, inverse :func:`pairs_of`), so the pairs of a new
 feature come last.
 
