@@ -156,3 +156,19 @@ def test_scaled_unit_equals_decaying_every_count():
     np.testing.assert_allclose(model.counts.counts_ * model._scale, reference.counts_,
                                rtol=1e-12)
     assert model._k < 62
+
+
+@pytest.mark.parametrize("params", [{"decay": 0.9}, {"structure_decay": 0.95, "bin_warmup": 5}])
+def test_learn_many_with_forgetting_is_learn_one_row_by_row(params):
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame({"a": rng.choice(["p", "q", None], 80), "z": rng.normal(size=80)})
+    labels = pd.Series(rng.choice(["s", "t"], 80))
+    many, one = ModelAveragedTAN(**params), ModelAveragedTAN(**params)
+    many.learn_many(frame[:30], labels[:30])
+    many.learn_many(frame[30:], labels[30:])
+    for x, y in zip(frame.to_dict("records"), labels):
+        one.learn_one(x, y)
+    np.testing.assert_allclose(many._l, one._l, rtol=1e-12)
+    probe = frame.head(10)
+    np.testing.assert_allclose(many.predict_proba_many(probe).to_numpy(),
+                               one.predict_proba_many(probe).to_numpy(), atol=1e-12)
