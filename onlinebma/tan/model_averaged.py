@@ -266,6 +266,11 @@ class ModelAveragedTAN(BaseTAN):
     # --------------------------------------------------------------- batches
 
     def _joint_log_likelihood_many(self, codes):
+        # identical coded rows (frequent after discretisation) are computed once
+        distinct, back = np.unique(codes, axis=0, return_inverse=True)
+        return self._distinct_rows(distinct)[back.ravel()]
+
+    def _distinct_rows(self, codes):
         counts = self._counts
         k = counts.n_classes
         out = np.zeros((len(codes), k))
