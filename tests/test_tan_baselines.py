@@ -207,9 +207,11 @@ def test_aode_predictions_equal_the_direct_formula(limit, m, decay, seed):
     for i, (x, y) in enumerate(rows):
         model.learn_one(x, y)
         if i in (3, 40, 79):
-            for xt, _ in tests:
-                assert_close(model.predict_proba_one(xt),
-                             direct_aode(rows[:i + 1], xt, limit, m, decay))
+            batch = model.predict_proba_many(pd.DataFrame([xt for xt, _ in tests]))
+            for (xt, _), row in zip(tests, batch.to_dict("records")):
+                want = direct_aode(rows[:i + 1], xt, limit, m, decay)
+                assert_close(model.predict_proba_one(xt), want)
+                assert_close(row, want)
 
 
 @pytest.mark.parametrize("make", [lambda: TAN(), lambda: AODE()])

@@ -23,7 +23,8 @@ with ``x_p`` and ``v`` observed, ``r_v`` the values of ``v`` and ``K`` the label
 The frequency of ``x_p`` is its count over all classes (with ``decay``, the decayed count).
 
 A record adds ``1 + 2m + 4 m (m-1)/2`` counts (``m`` observed features); a prediction reads
-the same cells in one gather and costs ``O(K m²)``.
+the same cells in one gather and costs ``O(K m²)``; ``predict_proba_many`` reads each pair's
+table once for all rows.
 """
 
 from __future__ import annotations
@@ -50,13 +51,9 @@ class AODE(BaseTAN):
     m_estimate
         ``None`` for Laplace estimates (Weka's default), else the weight ``m`` of
         m-estimates.
-    decay
-        λ in (0, 1]: every count is multiplied by λ after each record; ``"auto"`` averages
-        the rates of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`.
-    nominal_attributes
-        Features to treat as nominal even though their values are numbers.
-    n_bins, bin_warmup
-        Numeric features: intervals and warm-up (:mod:`onlinebma.tan.binning`).
+    decay, nominal_attributes, n_bins, bin_warmup
+        Forgetting, features given as numbers that are nominal, and numeric intervals: as
+        in :class:`~onlinebma.tan.base.BaseTAN`.
 
     Examples
     --------
@@ -92,14 +89,48 @@ class AODE(BaseTAN):
         return self._estimate(cells, counts.n_values[codes]), None
 
     def _joint_log_likelihood_many(self, codes):
-        counts = self.counts
-        out = np.empty((len(codes), counts.n_classes))
-        r = counts.n_values
-        for i, row in enumerate(codes):
-            u = np.flatnonzero(row >= 0)
-            columns = counts.record_columns(u, row[u])
-            out[i] = self._estimate(counts.counts_[:, columns] * self._scale, r[u])
-        return out
+        """The estimates of :meth:`_estimate` for a coded matrix, vectorised over the rows:
+        one pass over the features' single tables and one over the pairs' tables."""
+        counts, scale, w = self.counts, self._scale, self.m_estimate
+        rows, n = codes.shape
+        k = counts.n_classes
+        r = counts.n_values.astype(float)
+        seen = codes >= 0
+        at = np.where(seen, codes, 0)
+        a, d = (np.ones(n), r) if w is None else (w / r, np.full(n, float(w)))
+        e, f = (np.ones(n), k * r) if w is None else (w / (k * r), np.full(n, float(w)))
+        naive = np.zeros((k, rows))
+        spode = np.zeros((k, rows, n))  # [c, row, parent]
+        frequency = np.zeros((rows, n))
+        for u in range(n):
+            single, margin = counts.single(u)
+            cell = single[:, at[:, u]] * scale
+            naive += np.where(seen[:, u], np.log(cell + a[u])
+                              - np.log(margin * scale + d[u])[:, None], 0.0)
+            spode[:, :, u] = np.log(cell + e[u]) - np.log(margin.sum() * scale + f[u])
+            frequency[:, u] = cell.sum(axis=0)
+        for v in range(1, n):
+            for u in range(v):
+                both = seen[:, u] & seen[:, v]
+                if not both.any():
+                    continue
+                joint, first, second, _ = counts.pair(u, v)
+                cell = joint[:, at[:, u], at[:, v]] * scale
+                spode[:, :, u] += np.where(both, np.log(cell + a[v])
+                                           - np.log(first[:, at[:, u]] * scale + d[v]), 0.0)
+                spode[:, :, v] += np.where(both, np.log(cell + a[u])
+                                           - np.log(second[:, at[:, v]] * scale + d[u]), 0.0)
+        parents = seen & (frequency >= self.frequency_limit)
+        n_parents = parents.sum(axis=1)
+        spode = np.where(parents, spode, -np.inf)
+        top = np.where(n_parents > 0, spode.max(axis=2), 0.0)
+        with np.errstate(divide="ignore"):
+            averaged = top + np.log(np.exp(spode - top[:, :, None]).sum(axis=2)) - np.log(
+                np.maximum(n_parents, 1))
+        n_class = counts.class_counts() * scale
+        e0, f0 = (1.0, k) if w is None else (w / k, w)
+        naive += (np.log(n_class + e0) - np.log(n_class.sum() + f0))[:, None]
+        return np.where(n_parents > 0, averaged, naive).T
 
     def _estimate(self, cells: np.ndarray, r: np.ndarray) -> np.ndarray:
         """``log P̂(c, x)`` of every class from the gathered cells of one record (in the order

@@ -137,14 +137,9 @@ class TAN(BaseTAN):
     alpha
         Dirichlet pseudo-count per cell of every conditional table (Weka's ``SimpleEstimator``
         default, 0.5).
-    decay
-        λ in (0, 1]: every count is multiplied by λ after each record; ``"auto"`` averages
-        the rates of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID` by their predictive
-        performance.
-    nominal_attributes
-        Features to treat as nominal even though their values are numbers.
-    n_bins, bin_warmup
-        Numeric features: intervals and warm-up (:mod:`onlinebma.tan.binning`).
+    decay, nominal_attributes, n_bins, bin_warmup
+        Forgetting, features given as numbers that are nominal, and numeric intervals: as
+        in :class:`~onlinebma.tan.base.BaseTAN`.
 
     Examples
     --------
