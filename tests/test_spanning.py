@@ -18,7 +18,13 @@ import mpmath
 import numpy as np
 import pytest
 
-from onlinebma.stats.spanning import log_forest_sum, log_tree_sum
+from onlinebma.stats import spanning
+from onlinebma.stats.spanning import (
+    edge_probabilities,
+    float_path_is_safe,
+    log_forest_sum,
+    log_tree_sum,
+)
 
 NEG = -np.inf
 
@@ -375,3 +381,160 @@ def test_mpmath_forests_with_tiny_and_huge_root_weights():
         assert_close(log_forest_sum(lw, r), want, huge_tol(big))
         order = list(rng.permutation(n + 1))
         assert_close(want, mp_eliminate_tree(big, order), huge_tol(big))
+
+
+# ---------------------------------------------------------------- the float path
+
+
+def test_float_path_equals_log_path():
+    rng = np.random.default_rng(11)
+    for n in (2, 5, 21, 61):
+        for scale in (1.0, 30.0, 100.0):
+            a = np.stack([random_weights(rng, n, scale=scale) for _ in range(4)])
+            safe = float_path_is_safe(a)
+            a = a[safe]
+            if not len(a):
+                continue
+            lin = np.exp(a - a.max(axis=(1, 2), keepdims=True))
+            fast = spanning._float_eliminate(lin, 1) + (n - 1) * a.max(axis=(1, 2))
+            logs = a.copy()
+            logs[:, np.arange(n), np.arange(n)] = NEG
+            slow = spanning._log_eliminate(logs, 1)
+            np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
+
+
+def test_float_path_bound():
+    n = 10
+    edge = np.log(2.0) * n + np.log(n)
+    ok = np.zeros((n, n))
+    ok[0, 1] = ok[1, 0] = spanning.SAFE_NATS - edge  # spread exactly at the bound
+    assert bool(float_path_is_safe(ok))
+    ok[0, 1] = ok[1, 0] = spanning.SAFE_NATS - edge + 1e-6
+    assert not bool(float_path_is_safe(ok))
+    ok[0, 1] = ok[1, 0] = NEG
+    assert not bool(float_path_is_safe(ok))
+
+
+def test_batch_mixing_float_and_log_paths():
+    rng = np.random.default_rng(12)
+    n = 6
+    graphs = [random_weights(rng, n), clusters(rng, [3, 3], p_missing=0.0),
+              random_weights(rng, n, p_missing=0.3), random_weights(rng, n, scale=0.1)]
+    stack = np.stack(graphs)
+    assert float_path_is_safe(stack).tolist() == [True, False, False, True]
+    got = log_tree_sum(stack, ground=2)
+    for g, lw in zip(got, graphs):
+        assert_close(g, mp_brute_tree(lw), huge_tol(lw))
+
+
+# ---------------------------------------------------------------- edge_probabilities
+
+
+def brute_edge_probabilities(lw: np.ndarray, dps: int = 60) -> np.ndarray:
+    """Probability of each edge: the mpmath sum of the trees holding it over the sum of all."""
+    n = lw.shape[0]
+    with mpmath.workdps(dps):
+        mass = {}
+        total = mpmath.mpf(0)
+        for t in prufer_trees(n):
+            if any(lw[u, v] == NEG for u, v in t):
+                continue
+            w = mpmath.exp(mpmath.fsum(mpmath.mpf(lw[u, v]) for u, v in t))
+            total += w
+            for u, v in t:
+                key = (min(u, v), max(u, v))
+                mass[key] = mass.get(key, mpmath.mpf(0)) + w
+        p = np.zeros((n, n))
+        for (u, v), m in mass.items():
+            p[u, v] = p[v, u] = float(m / total)
+        return p
+
+
+def brute_forest_probabilities(lw: np.ndarray, r: np.ndarray):
+    n = lw.shape[0]
+    edges, roots, total = np.zeros((n, n)), np.zeros(n), 0.0
+    for es, comps in rooted_forests(n):
+        base = math.exp(sum(lw[u, v] for u, v in es))
+        for comp in comps:
+            base *= sum(math.exp(r[c]) for c in comp)
+        total += base
+        for u, v in es:
+            edges[u, v] += base
+            edges[v, u] += base
+        for comp in comps:
+            z = sum(math.exp(r[c]) for c in comp)
+            for c in comp:
+                roots[c] += base * math.exp(r[c]) / z
+    return edges / total, roots / total
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5, 6])
+def test_edge_probabilities_match_enumeration(n):
+    rng = np.random.default_rng(30 + n)
+    for p_missing in (0.0, 0.3):
+        lw = random_weights(rng, n, p_missing=p_missing)
+        if float(log_tree_sum(lw)) == NEG:
+            continue
+        p = edge_probabilities(lw)
+        np.testing.assert_allclose(p, brute_edge_probabilities(lw), rtol=0, atol=1e-12)
+        np.testing.assert_array_equal(p, p.T)
+        assert np.diag(p).tolist() == [0.0] * n
+        assert p.sum() / 2 == pytest.approx(n - 1, abs=1e-12)
+
+
+def test_edge_probabilities_at_huge_spreads_and_in_batches():
+    rng = np.random.default_rng(13)
+    graphs = np.stack([clusters(rng, [2, 4]), clusters(rng, [3, 3]), clusters(rng, [1, 2, 3]),
+                       random_weights(rng, 6, scale=3e4)])
+    got = edge_probabilities(graphs.reshape(2, 2, 6, 6)).reshape(4, 6, 6)
+    for p, lw in zip(got, graphs):
+        np.testing.assert_allclose(p, brute_edge_probabilities(lw), rtol=0, atol=huge_tol(lw))
+        assert p.sum() / 2 == pytest.approx(5, abs=1e-12)
+
+
+def test_edge_probabilities_of_large_graphs_sum_to_n_minus_one():
+    rng = np.random.default_rng(14)
+    for n in (7, 13, 22):
+        lw = clusters(rng, [n // 3, n - n // 3], p_missing=0.5)
+        p = edge_probabilities(lw)
+        assert p.sum() / 2 == pytest.approx(n - 1, abs=1e-9)
+        assert ((p >= 0) & (p <= 1 + 1e-12)).all()
+        # a bridge is in every tree
+        bridge = random_weights(rng, n, p_missing=0.0)
+        bridge[:1, 1:] = bridge[1:, :1] = NEG
+        bridge[0, 1] = bridge[1, 0] = -2e4
+        assert edge_probabilities(bridge)[0, 1] == pytest.approx(1.0, abs=1e-12)
+
+
+def test_edge_probabilities_of_disconnected_graphs_are_nan():
+    lw = random_weights(np.random.default_rng(15), 5)
+    lw[:2, 2:] = lw[2:, :2] = NEG
+    assert np.isnan(edge_probabilities(lw)).all()
+    assert edge_probabilities(np.zeros((1, 1))).tolist() == [[0.0]]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_forest_edge_and_root_probabilities_match_enumeration(n):
+    rng = np.random.default_rng(40 + n)
+    lw = random_weights(rng, n, p_missing=0.3)
+    r = rng.normal(0, 2, n)
+    edges, roots = edge_probabilities(lw, r)
+    want_edges, want_roots = brute_forest_probabilities(lw, r)
+    np.testing.assert_allclose(edges, want_edges, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(roots, want_roots, rtol=0, atol=1e-12)
+    assert edges.sum() / 2 + roots.sum() == pytest.approx(n, abs=1e-12)
+
+
+def test_forest_probabilities_at_huge_spreads():
+    rng = np.random.default_rng(16)
+    n = 5
+    lw = clusters(rng, [2, 3])
+    r = rng.uniform(-3e4, -2e4, n)
+    edges, roots = edge_probabilities(lw, r)
+    big = np.full((n + 1, n + 1), NEG)
+    big[1:, 1:] = lw
+    big[0, 1:] = big[1:, 0] = r
+    want = brute_edge_probabilities(big)
+    np.testing.assert_allclose(edges, want[1:, 1:], rtol=0, atol=huge_tol(big))
+    np.testing.assert_allclose(roots, want[0, 1:], rtol=0, atol=huge_tol(big))
+    assert edges.sum() / 2 + roots.sum() == pytest.approx(n, abs=1e-12)
