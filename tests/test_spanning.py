@@ -396,11 +396,17 @@ def test_float_path_equals_log_path():
             if not len(a):
                 continue
             lin = np.exp(a - a.max(axis=(1, 2), keepdims=True))
-            fast = spanning._float_eliminate(lin, 1) + (n - 1) * a.max(axis=(1, 2))
+            fast = spanning._float_eliminate(lin, 1)[0] + (n - 1) * a.max(axis=(1, 2))
             logs = a.copy()
             logs[:, np.arange(n), np.arange(n)] = NEG
-            slow = spanning._log_eliminate(logs, 1)
+            slow = spanning._log_eliminate(logs, 1)[0]
             np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(log_tree_sum(a, path="float"),
+                                       log_tree_sum(a, path="log"), rtol=1e-12, atol=1e-12)
+    with pytest.raises(ValueError, match="float_path_is_safe"):
+        log_tree_sum(clusters(rng, [2, 2]), path="float")
+    with pytest.raises(ValueError, match="path must be"):
+        log_tree_sum(np.zeros((3, 3)), path="fast")
 
 
 def test_float_path_bound():

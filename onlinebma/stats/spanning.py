@@ -93,9 +93,11 @@ def _safe(a: np.ndarray):
         return spread <= SAFE_NATS - n * math.log(2.0) - math.log(n), top
 
 
-def _log_eliminate(a: np.ndarray, keep: int) -> np.ndarray:
-    """Kron-reduce ``a`` (``(B, m, m)`` log weights, changed in place) onto its first ``keep``
-    nodes, last node first; return the sum of the log pivots ``(B,)``."""
+def _log_eliminate(a: np.ndarray, keep: int):
+    """Kron-reduce ``a`` (``(B, m, m)`` log weights, diagonal ``-inf``) onto its first
+    ``keep`` nodes, last node first; return the sum of the log pivots ``(B,)`` and the reduced
+    graphs ``(B, keep, keep)``. Each step writes a new contiguous array (faster than updating
+    a strided view in place)."""
     total = np.zeros(a.shape[0])
     with np.errstate(invalid="ignore", divide="ignore"):
         for k in range(a.shape[1] - 1, keep - 1, -1):
@@ -107,32 +109,38 @@ def _log_eliminate(a: np.ndarray, keep: int) -> np.ndarray:
             log_d += top
             total += log_d
             np.subtract(row, log_d[:, None], out=tmp)
-            block = a[:, :k, :k]
-            np.logaddexp(block, row[:, :, None] + tmp[:, None, :], out=block)
-    return total
+            a = np.logaddexp(a[:, :k, :k], row[:, :, None] + tmp[:, None, :])
+    return total, a
 
 
-def _float_eliminate(x: np.ndarray, keep: int) -> np.ndarray:
-    """:func:`_log_eliminate` in linear space (``x`` positive weights, changed in place); the
-    caller has checked :func:`float_path_is_safe`. Returns the sum of the log pivots."""
+def _float_eliminate(x: np.ndarray, keep: int):
+    """:func:`_log_eliminate` in linear space (``x`` positive weights, diagonal finite); the
+    caller has checked :func:`float_path_is_safe`. Returns the sum of the log pivots and the
+    reduced graphs in linear space."""
     b, m = x.shape[0], x.shape[1]
     pivots = np.empty((m - keep, b))
     for j, k in enumerate(range(m - 1, keep - 1, -1)):
         row = x[:, k, :k]
         d = np.sum(row, axis=1, out=pivots[j])
-        block = x[:, :k, :k]
-        block += row[:, :, None] * (row / d[:, None])[:, None, :]
-    return np.log(pivots).sum(axis=0)
+        x = x[:, :k, :k] + row[:, :, None] * (row[:, None, :] / d[:, None, None])
+    return np.log(pivots).sum(axis=0), x
 
 
-def _reduce(a: np.ndarray, keep: int, want_graph: bool = False):
+def _reduce(a: np.ndarray, keep: int, want_graph: bool = False, path: str = "auto"):
     """Kron-reduce the graphs ``a`` (``(B, m, m)`` log weights, diagonal anything, changed)
-    onto their first ``keep`` nodes by the safe path of each graph. Returns the sum of log
-    pivots ``(B,)`` and, if ``want_graph``, the reduced log weights ``(B, keep, keep)``."""
+    onto their first ``keep`` nodes by the safe path of each graph (or the ``path`` asked).
+    Returns the sum of log pivots ``(B,)`` and, if ``want_graph``, the reduced log weights
+    ``(B, keep, keep)``."""
     m = a.shape[1]
     diag = np.arange(m)
     a[:, diag, diag] = a[:, :1, 1]
     safe, tops = _safe(a)
+    if path == "log":
+        safe = np.zeros_like(safe)
+    elif path == "float" and not safe.all():
+        raise ValueError("path='float' asked for graphs outside float_path_is_safe")
+    elif path not in ("auto", "float"):
+        raise ValueError(f"path must be 'auto', 'log' or 'float', not {path!r}")
     total = np.empty(a.shape[0])
     graph = np.empty((a.shape[0], keep, keep)) if want_graph else None
     if safe.all():
@@ -147,20 +155,20 @@ def _reduce(a: np.ndarray, keep: int, want_graph: bool = False):
             top = tops[idx]
             sub -= top[:, None, None]
             np.exp(sub, out=sub)
-            total[idx] = _float_eliminate(sub, keep) + (m - keep) * top
+            logs, reduced = _float_eliminate(sub, keep)
+            total[idx] = logs + (m - keep) * top
             if want_graph:
-                with np.errstate(divide="ignore"):
-                    graph[idx] = np.log(sub[:, :keep, :keep]) + top[:, None, None]
+                graph[idx] = np.log(reduced) + top[:, None, None]
         else:
             sub[:, diag, diag] = -np.inf
-            total[idx] = _log_eliminate(sub, keep)
+            total[idx], reduced = _log_eliminate(sub, keep)
             if want_graph:
-                graph[idx] = sub[:, :keep, :keep]
+                graph[idx] = reduced
     total[np.isnan(total)] = -np.inf
     return (total, graph) if want_graph else total
 
 
-def log_tree_sum(log_weights, ground: int = 0) -> np.ndarray:
+def log_tree_sum(log_weights, ground: int = 0, path: str = "auto") -> np.ndarray:
     """``log sum_T prod_{uv in T} w_uv`` over the spanning trees of each graph.
 
     The matrix-tree theorem: the sum is the determinant of the Laplacian without the row and
@@ -174,6 +182,11 @@ def log_tree_sum(log_weights, ground: int = 0) -> np.ndarray:
     ground
         The node whose row and column the reduced Laplacian leaves out (the result does not
         depend on it).
+    path
+        ``"auto"`` (default) takes the float path for the graphs :func:`float_path_is_safe`
+        allows and the log path for the others; ``"log"`` forces the log path, ``"float"``
+        the float path (``ValueError`` if a graph is not safe). For benchmarks and tests:
+        both give the same sums to rounding.
 
     Returns
     -------
@@ -204,7 +217,7 @@ def log_tree_sum(log_weights, ground: int = 0) -> np.ndarray:
     if g:
         order = np.r_[g, 0:g, g + 1:n]
         a = a[:, order[:, None], order]
-    return _reduce(a, 1).reshape(batch)
+    return _reduce(a, 1, path=path).reshape(batch)
 
 
 def _with_root_node(log_weights, log_root_weights) -> np.ndarray:
