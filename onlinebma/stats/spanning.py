@@ -23,10 +23,13 @@ pairs of node quarters, positive terms only.
 
 Two exact paths eliminate the nodes. The log path works on log weights (``logaddexp`` per
 entry) at any spread. The float path shifts each graph's log weights by their maximum and
-eliminates in linear space; it is taken, per graph, only when it provably loses nothing (see
-:func:`float_path_is_safe`). Cost (``python -m experiments.scripts.spanning_cost``,
-docs/results/spanning-cost.md): see that page for the table; the float path is several
-times faster and is chosen automatically.
+eliminates in linear space; it is taken, per graph, only when it provably loses nothing (every
+edge present and ``S + n log 2 + log n <= 600`` nats, :func:`float_path_is_safe`). Measured
+(``python -m experiments.scripts.spanning_cost``, docs/results/spanning-cost.md, 2 loaded
+cores): per record, ``K = 3`` graphs of ``n = 21`` nodes, about 0.5 ms on the float path and
+0.8 ms on the log path; a batch of 3,000 such graphs 60 ms and 300 ms. The safety check costs
+less than it saves at every size measured, so there is no size crossover: the float path is
+used whenever it is safe.
 """
 
 from __future__ import annotations
