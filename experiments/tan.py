@@ -351,10 +351,12 @@ NOTES = """\
   three; it is slower than ARF per record (it runs one member per rate), and the fixed rate is
   only a few times ARF's speed: the speed targets of issue 23 are not met on this machine.
 - Speed: ModelAveragedTAN's per-record cost grows with the square of the number of features
-  (every pair's weight changes); its `predict_proba_many` is barely faster than per-record
-  prediction. TAN recomputes its tree after each learned record when a prediction follows
-  (progressive validation), which dominates its per-record cost; on a learned model its batch
-  prediction is an order of magnitude faster than per-record prediction with 20 features.
+  (every pair's weight changes); its `predict_proba_many` is a few times faster than
+  per-record prediction, short of the tenfold target. TAN recomputes its tree after each
+  learned record when a prediction follows (progressive validation), which dominates its
+  per-record cost; on a learned model its batch prediction is an order of magnitude faster
+  than per-record prediction with 20 features. AODE's batch path reads each pair table once
+  for all rows: several times its per-record rate with 20 features, no gain with 60.
 - records/s were measured on a 2-core machine shared with other jobs (the load average is
   stated at the top): compare ratios within the run.\
 """
