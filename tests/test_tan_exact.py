@@ -346,6 +346,22 @@ def test_edge_posteriors_equal_brute_force():
             assert p == pytest.approx(expected[frozenset(e)], abs=1e-9)
 
 
+@pytest.mark.parametrize("structures", ["trees", "forests"])
+def test_small_edge_posteriors_have_full_relative_precision(structures):
+    """Edges far from the data's chain have posteriors of 1e-26 to 1e-14: each equals the
+    brute force (a sum of positive structure weights, exact relative to its size) to a
+    relative 1e-9, far below the ~1e-16 |LT| a difference of two tree sums could resolve."""
+    records, labels = make_data(13, 4, 2, 3, 300, True)
+    model = ModelAveragedTAN(structures=structures, ess=1.0, edge_prior=0.3)
+    model.learn_many(pd.DataFrame(records), pd.Series(labels))
+    expected = brute_edges(as_data(records, labels), 1.0, structures, 0.3)
+    got = {frozenset(e): p for e, p in model.edge_posteriors().items()}
+    small = [e for e, p in expected.items() if p < 1e-12]
+    assert len(small) >= 3 and min(expected.values()) < 1e-20
+    for e in small:
+        assert got[e] == pytest.approx(expected[e], rel=1e-9, abs=0.0)
+
+
 @pytest.mark.parametrize("decay,structure_decay,structures",
                          [(0.9, 0.8, "trees"), (1.0, 0.7, "trees"), (0.85, 1.0, "trees"),
                           (0.9, 0.8, "forests")])

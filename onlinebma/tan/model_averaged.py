@@ -14,7 +14,7 @@ from scipy.special import gammaln
 from ..distributed.protocol import MergePlan
 from ..naive_bayes.decay import check_decay
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, pair_id, pairs_of
-from ..stats.spanning import log_forest_sum, log_tree_sum
+from ..stats.spanning import edge_probabilities, log_forest_sum, log_tree_sum
 from ..validation import check_choice, check_real
 from .base import BaseTAN
 
@@ -317,16 +317,16 @@ class ModelAveragedTAN(BaseTAN):
         n_pairs = counts.n_pairs
         if n_pairs == 0:
             return {}
-        codes = np.arange(n)
         l_pairs = np.zeros(n_pairs)
         l_pairs[:len(self._l)] = self._l
-        # P(edge) = 1 - (sum over structures without it) / (sum over all)
-        without = np.zeros((n_pairs + 1, n_pairs))
-        without[np.arange(n_pairs), np.arange(n_pairs)] = -np.inf
-        lt = self._log_sum(self._matrices(n, l_pairs[self._plan(codes)[0]], without))
-        p = -np.expm1(lt[:-1] - lt[-1])
-        names = counts.features_
+        w = self._matrices(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
+        if self._forests:
+            p = edge_probabilities(w + math.log(self.edge_prior), np.zeros(n))[0]
+        else:
+            p = edge_probabilities(w)
         i, j = np.triu_indices(n, 1)
+        p = p[i, j]
+        names = counts.features_
         return {(names[a], names[b]): float(q) for a, b, q in zip(i, j, np.clip(p, 0.0, 1.0))}
 
 
