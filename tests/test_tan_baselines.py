@@ -292,6 +292,7 @@ weka = pytest.mark.weka(pytest.mark.skipif(not javac_available(),
 
 
 @weka
+@pytest.mark.slow
 @pytest.mark.parametrize("name,n_train", [("lymphography", 110), ("solar-flare", 700)])
 def test_tan_tree_and_estimates_match_weka(tmp_path, name, n_train):
     from tests.support.weka_tan import TAN_ENTROPY
