@@ -44,6 +44,13 @@ __all__ = ["edge_probabilities", "float_path_is_safe", "log_forest_sum", "log_tr
 # the smallest normal float; 108 nats of margin.
 SAFE_NATS = 600.0
 
+# The per-step reductions and log additions of the elimination loops, bound once: a record's
+# graphs are tiny (K x 21 x 21), so the np.sum wrapper and attribute look-ups cost as much as
+# the arithmetic.
+_ADD_REDUCE = np.add.reduce
+_LOG_ADD = np.logaddexp
+_LOG_ADD_REDUCE = np.logaddexp.reduce
+
 
 def float_path_is_safe(log_weights) -> np.ndarray:
     """Whether linear-space elimination of each graph is exact to rounding.
@@ -101,14 +108,14 @@ def _log_eliminate(a: np.ndarray, keep: int):
     ``keep`` nodes, last node first; return the sum of the log pivots ``(B,)`` and the reduced
     graphs ``(B, keep, keep)``. Each step writes a new contiguous array (faster than updating
     a strided view in place)."""
-    total = np.zeros(a.shape[0])
+    b, m = a.shape[0], a.shape[1]
+    log_pivots = np.empty((m - keep, b))
     with np.errstate(invalid="ignore", divide="ignore"):
-        for k in range(a.shape[1] - 1, keep - 1, -1):
+        for j, k in enumerate(range(m - 1, keep - 1, -1)):
             row = a[:, k, :k]
-            log_d = np.logaddexp.reduce(row, axis=1)
-            total += log_d
-            a = np.logaddexp(a[:, :k, :k], row[:, :, None] + (row - log_d[:, None])[:, None, :])
-    return total, a
+            log_d = _LOG_ADD_REDUCE(row, 1, None, log_pivots[j])
+            a = _LOG_ADD(a[:, :k, :k], row[:, :, None] + (row - log_d[:, None])[:, None, :])
+    return log_pivots.sum(axis=0), a
 
 
 def _float_eliminate(x: np.ndarray, keep: int):
@@ -119,8 +126,8 @@ def _float_eliminate(x: np.ndarray, keep: int):
     pivots = np.empty((m - keep, b))
     for j, k in enumerate(range(m - 1, keep - 1, -1)):
         row = x[:, k, :k]
-        d = np.sum(row, axis=1, out=pivots[j])
-        x = x[:, :k, :k] + row[:, :, None] * (row[:, None, :] / d[:, None, None])
+        d = _ADD_REDUCE(row, 1, None, pivots[j])
+        x = x[:, :k, :k] + row[:, :, None] * (row / d[:, None])[:, None, :]
     return np.log(pivots).sum(axis=0), x
 
 
