@@ -7,18 +7,26 @@
   likelihood and the Student-t predictive.
 - :mod:`~onlinebma.stats.numerics` — Gaussian constants, the sigmoid of log odds and the
   single-thread BLAS context shared by several learners.
+- :mod:`~onlinebma.stats.pairs` — per-class pair counts (``PairCounts``), the sufficient
+  statistic of the tree-augmented learners, with the coding of pairs (``pair_id``).
+- :mod:`~onlinebma.stats.spanning` — sums over spanning trees and rooted forests and the
+  probability of each edge, exact in log space (Kron reduction, positive terms only).
 """
 
 from .dirichlet import log_dirichlet_marginal, log_dirichlet_marginal_np
 from .gaussian import GaussianMoments, NormalGammaPrior
 from .logmath import log_add, logsumexp, logsumexp_np, normalize_log
+from .spanning import edge_probabilities, log_forest_sum, log_tree_sum
 
 __all__ = [
     "GaussianMoments",
     "NormalGammaPrior",
+    "edge_probabilities",
     "log_add",
     "log_dirichlet_marginal",
     "log_dirichlet_marginal_np",
+    "log_forest_sum",
+    "log_tree_sum",
     "logsumexp",
     "logsumexp_np",
     "normalize_log",

@@ -1,0 +1,408 @@
+"""Per-class pair counts: the one sufficient statistic of the tree-augmented learners.
+
+:class:`PairCounts` holds, for records with class ``c``:
+
+- the class counts ``N(c)``;
+- per feature ``u``, the single counts ``N(c, x_u)`` over the records where ``u`` is
+  observed, and their margin ``N_u(c)`` (those records per class);
+- per pair of features ``u < v``, the pair table ``N(c, x_u, x_v)`` over the records where
+  both are observed, and that table's own margins ``N_uv(c, x_u)``, ``N_uv(c, x_v)`` and
+  ``N_uv(c)`` (equal to the single counts and class counts when nothing is missing).
+
+A record touches ``1 + 2m + 4 m (m - 1) / 2`` cells, ``m`` its observed features.
+
+Codes. Labels, features and each feature's values are coded as ints in order of first
+appearance (:meth:`add_class`, :meth:`add_feature`, :meth:`add_value`; the names are in
+``classes_``, ``features_`` and ``values_``; :meth:`class_code`, :meth:`feature_code`,
+:meth:`value_code` and :meth:`known` look codes up without adding, ``n_classes``,
+``n_features``, ``n_pairs`` and ``n_values`` count them, and ``version`` changes whenever one
+is added, so callers know when what they derived is stale). Pair ``(u, v)``, ``u < v``, has the id
+``v (v - 1) / 2 + u`` (:func:`pair_id`, inverse :func:`pairs_of`), so the pairs of a new
+feature come last.
+
+Layout. All counts are one float array ``counts_`` of shape ``(K, columns)``, one row per
+class. Column 0 is ``N(c)``; feature ``u`` owns ``cap_u + 1`` columns from
+``single_offsets_[u]`` (its values, then its margin); pair ``p = (u, v)`` owns
+``cap_u cap_v + cap_u + cap_v + 1`` columns from ``pair_offsets_[p]`` (the joint, value
+``x_u`` major, then the two margins, then the pair's class count). ``cap_u`` (``capacity_``)
+is a power of two at least the number of values; the spare cells stay 0. A new value past the
+capacity, or a new feature, lays the array out again (amortised: capacities double), a new
+class adds a row. ``column_pairs_`` and ``column_roles_`` describe every column
+(``-1`` / :data:`CLASS`, :data:`VALUE`, :data:`MARGIN`, :data:`JOINT`, :data:`PAIR_U`,
+:data:`PAIR_V`, :data:`PAIR_CLASS`).
+
+One record is one vector of column indices (:meth:`record_columns`): learning it is one
+fancy-indexed add to its class's row (:meth:`add`), reading it for every class one gather
+``counts_[:, columns]``. :meth:`learn_many` counts a coded int matrix with ``bincount``;
+:meth:`merge` adds another instance's counts (its codes remapped); :meth:`scale` multiplies
+every count (forgetting). :meth:`single` and :meth:`pair` read one feature's or one pair's
+tables as arrays in value-code order.
+
+>>> import numpy as np
+>>> pc = PairCounts()
+>>> for x, y in [({"a": 0, "b": 1}, "no"), ({"a": 1, "b": 1}, "yes"), ({"a": 1}, "yes")]:
+...     c = pc.add_class(y)
+...     codes = np.array([pc.add_feature(f) for f in x])
+...     values = np.array([pc.add_value(u, v) for u, v in zip(codes, x.values())])
+...     pc.add(c, pc.record_columns(codes, values), 1.0)
+>>> pc.classes_, pc.features_, pc.values_
+(['no', 'yes'], ['a', 'b'], [[0, 1], [1]])
+>>> joint, margin_a, margin_b, n = pc.pair(0, 1)
+>>> joint[:, :, 0].tolist(), margin_a.tolist(), n.tolist()
+([[1.0, 0.0], [0.0, 1.0]], [[1.0, 0.0], [0.0, 1.0]], [1.0, 1.0])
+>>> counts, margin = pc.single(0)
+>>> counts.tolist(), margin.tolist(), pc.class_counts().tolist()
+([[1.0, 0.0], [0.0, 2.0]], [1.0, 2.0], [1.0, 2.0])
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["CLASS", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V", "VALUE", "PairCounts",
+           "pair_id", "pairs_of"]
+
+CLASS, VALUE, MARGIN, JOINT, PAIR_U, PAIR_V, PAIR_CLASS = range(7)
+
+# Rows x pairs of index arrays per bincount in learn_many (memory, not speed).
+_CHUNK_CELLS = 1 << 22
+
+
+def pair_id(u, v):
+    """The id of the pair of feature codes ``u < v`` (ints or int arrays)."""
+    return v * (v - 1) // 2 + u
+
+
+class PairCounts:
+    """Class, single and pair counts of a stream, coded and laid out in one array.
+
+    See the module docstring for the meaning and layout of the public attributes.
+    """
+
+    def __init__(self):
+        self.classes_: list = []
+        self.features_: list = []
+        self.values_: list = []  # per feature: its values in code order
+        self.capacity_ = np.zeros(0, dtype=np.int64)
+        self.counts_ = np.zeros((0, 1))
+        self.single_offsets_ = np.zeros(0, dtype=np.int64)
+        self.pair_offsets_ = np.zeros(0, dtype=np.int64)
+        self.column_pairs_ = np.full(1, -1, dtype=np.int64)
+        self.column_roles_ = np.full(1, CLASS, dtype=np.int64)
+        self._class_codes: dict = {}
+        self._feature_codes: dict = {}
+        self._value_codes: list = []
+        self._laid_out = np.zeros(0, dtype=np.int64)  # capacities of the current layout
+        self._plans: dict = {}  # observed feature codes -> their columns' plan (see _plan)
+        self._version = 0
+        self._dirty = False  # capacities or features changed since the last layout
+
+    def __getstate__(self):
+        return {**self.__dict__, "_plans": {}}
+
+    # ------------------------------------------------------------------ codes
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes_)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.features_)
+
+    @property
+    def n_pairs(self) -> int:
+        return pair_id(0, len(self.features_))
+
+    @property
+    def n_values(self) -> np.ndarray:
+        """The number of values of each feature, in feature-code order."""
+        return np.array([len(v) for v in self.values_], dtype=np.int64)
+
+    def class_code(self, label) -> int:
+        """The code of ``label``, or -1."""
+        return self._class_codes.get(label, -1)
+
+    def feature_code(self, feature) -> int:
+        """The code of ``feature``, or -1."""
+        return self._feature_codes.get(feature, -1)
+
+    def value_code(self, u: int, value) -> int:
+        """The code of ``value`` of the feature coded ``u``, or -1."""
+        return self._value_codes[u].get(value, -1)
+
+    def known(self, pairs) -> list:
+        """``[(u, value code)]`` of the ``(feature, value)`` pairs whose feature and value are
+        both known (the others are left out)."""
+        features, values = self._feature_codes, self._value_codes
+        out = []
+        for f, v in pairs:
+            u = features.get(f)
+            if u is not None:
+                c = values[u].get(v)
+                if c is not None:
+                    out.append((u, c))
+        return out
+
+    def add_class(self, label) -> int:
+        """The code of ``label``, a new row of zeros if it is new."""
+        code = self._class_codes.get(label)
+        if code is None:
+            code = self._class_codes[label] = len(self.classes_)
+            self.classes_.append(label)
+            self._version += 1
+            self.counts_ = np.vstack([self.counts_, np.zeros((1, self.counts_.shape[1]))])
+        return code
+
+    def add_feature(self, feature) -> int:
+        """The code of ``feature`` (new features get their columns at the next count)."""
+        code = self._feature_codes.get(feature)
+        if code is None:
+            code = self._feature_codes[feature] = len(self.features_)
+            self.features_.append(feature)
+            self.values_.append([])
+            self._value_codes.append({})
+            self.capacity_ = np.append(self.capacity_, 2)
+            self._version += 1
+            self._dirty = True
+        return code
+
+    def add_value(self, u: int, value) -> int:
+        """The code of ``value`` of feature ``u`` (capacities double when full)."""
+        codes = self._value_codes[u]
+        code = codes.get(value)
+        if code is None:
+            code = codes[value] = len(self.values_[u])
+            self.values_[u].append(value)
+            self._version += 1
+            while self.capacity_[u] <= code:
+                self.capacity_[u] *= 2
+                self._dirty = True
+        return code
+
+    # ----------------------------------------------------------------- layout
+
+    def _layout(self) -> None:
+        """Lay the columns out for the current features and capacities, moving the counts."""
+        if not self._dirty:
+            return
+        cap = self.capacity_
+        old = self._laid_out
+        n = len(cap)
+        u_of, v_of = pairs_of(n)
+        single = 1 + np.concatenate([[0], np.cumsum(cap + 1)])
+        pair_sizes = cap[u_of] * cap[v_of] + cap[u_of] + cap[v_of] + 1
+        pair = single[-1] + np.concatenate([[0], np.cumsum(pair_sizes)])
+        width = int(pair[-1])
+        new = np.zeros((self.counts_.shape[0], width))
+        # the counts of the old layout, cell by cell: class counts, singles, pairs
+        src, dst = [np.zeros(1, dtype=np.int64)], [np.zeros(1, dtype=np.int64)]
+        for u in range(len(old)):
+            src.append(self.single_offsets_[u] + np.append(np.arange(old[u]), old[u]))
+            dst.append(single[u] + np.append(np.arange(old[u]), cap[u]))
+        for p in range(pair_id(0, len(old))):
+            s, d = self._pair_cells(int(u_of[p]), int(v_of[p]), old, cap,
+                                    self.pair_offsets_[p], pair[p])
+            src.append(s)
+            dst.append(d)
+        new[:, np.concatenate(dst)] = self.counts_[:, np.concatenate(src)]
+        self.counts_ = new
+        self.single_offsets_ = single[:-1]
+        self.pair_offsets_ = pair[:-1]
+        roles = np.full(width, CLASS, dtype=np.int64)
+        pairs = np.full(width, -1, dtype=np.int64)
+        for u in range(n):
+            roles[single[u]:single[u] + cap[u]] = VALUE
+            roles[single[u] + cap[u]] = MARGIN
+        for p in range(len(u_of)):
+            o, cu, cv = pair[p], cap[u_of[p]], cap[v_of[p]]
+            pairs[o:pair[p + 1]] = p
+            roles[o:o + cu * cv] = JOINT
+            roles[o + cu * cv:o + cu * cv + cu] = PAIR_U
+            roles[o + cu * cv + cu:o + cu * cv + cu + cv] = PAIR_V
+            roles[o + cu * cv + cu + cv] = PAIR_CLASS
+        self.column_pairs_, self.column_roles_ = pairs, roles
+        self._laid_out = cap.copy()
+        self._plans = {}
+        self._dirty = False
+
+    @staticmethod
+    def _pair_cells(u, v, old, cap, src_offset, dst_offset):
+        """Column indices of pair ``(u, v)``'s cells in layouts of capacities ``old`` and
+        ``cap``: ``(source, destination)``."""
+        ou, ov, cu, cv = old[u], old[v], cap[u], cap[v]
+        xu, xv = np.divmod(np.arange(ou * ov), ov)
+        src = src_offset + np.arange(ou * ov + ou + ov + 1)
+        dst = np.concatenate([xu * cv + xv, cu * cv + np.arange(ou),
+                              cu * cv + cu + np.arange(ov), [cu * cv + cu + cv]])
+        return src, dst_offset + dst
+
+    @property
+    def version(self) -> int:
+        """Changes whenever a class, feature or value is added (codes, domains or layout
+        change): what a caller derived from them is stale."""
+        return self._version
+
+    def _plan(self, codes: np.ndarray):
+        """``(template, first, factor, second)`` of a set of observed features: the columns
+        of a record are ``template + v[first] * factor + v[second]`` with ``v`` its value
+        codes followed by a 0 (cached per set until the layout changes)."""
+        key = codes.tobytes()
+        plan = self._plans.get(key)
+        if plan is not None:
+            return plan
+        m = len(codes)
+        cap = self.capacity_
+        single = self.single_offsets_[codes]
+        i, j = np.triu_indices(m, 1)
+        u, v = codes[i], codes[j]
+        base = self.pair_offsets_[pair_id(u, v)]
+        cu, cv = cap[u], cap[v]
+        after = base + cu * cv
+        p = len(i)
+        none, zeros = np.full(m, m), np.zeros(p, dtype=np.int64)
+        template = np.concatenate([[0], single, single + cap[codes], base, after, after + cu,
+                                   after + cu + cv])
+        first = np.concatenate([[m], np.arange(m), none, i, i, zeros + m, zeros + m])
+        factor = np.concatenate([[0], np.ones(m, dtype=np.int64), np.zeros(m, dtype=np.int64),
+                                 cv, zeros + 1, zeros, zeros])
+        second = np.concatenate([[m], none, none, j, zeros + m, j, zeros + m])
+        plan = self._plans[key] = (template, first, factor, second)
+        return plan
+
+    def record_columns(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+        """The columns one record touches: ``codes`` its observed features' codes in
+        increasing order, ``values`` their value codes (or a matrix ``(rows, m)`` of records
+        observing the same features: then one row of columns per record).
+
+        With ``m = len(codes)`` and ``P = m (m - 1) / 2`` the result is, in this order:
+        ``[0]`` (class count), ``m`` value cells, ``m`` feature margins, then for the pairs
+        ``(codes[i], codes[j])``, ``i < j`` in ``np.triu_indices(m, 1)`` order, ``P`` joint
+        cells, ``P`` cells of the first feature's pair margin, ``P`` of the second's and
+        ``P`` pair class counts.
+        """
+        self._layout()
+        template, first, factor, second = self._plan(codes)
+        v = np.concatenate([values, np.zeros((*values.shape[:-1], 1), dtype=np.int64)], axis=-1)
+        return template + v[..., first] * factor + v[..., second]
+
+    # --------------------------------------------------------------- counting
+
+    def add(self, c: int, columns: np.ndarray, weight: float) -> None:
+        """Count one record of class code ``c`` with ``weight`` at its ``columns``."""
+        self._layout()
+        self.counts_[c, columns] += weight
+
+    def learn_many(self, codes: np.ndarray, y: np.ndarray, weight: float = 1.0) -> None:
+        """Count a batch: ``codes`` an int matrix ``(rows, features)`` of value codes, -1
+        where missing (columns in feature-code order, possibly fewer than the features),
+        ``y`` the rows' class codes."""
+        self._layout()
+        codes = np.asarray(codes, dtype=np.int64)
+        y = np.asarray(y, dtype=np.int64)
+        rows, n = codes.shape
+        k, width = self.counts_.shape
+        cap = self.capacity_
+        present = codes >= 0
+        cells = [np.zeros(rows, dtype=np.int64)]
+        keep = [np.ones(rows, dtype=bool)]
+        for u in range(n):
+            s = self.single_offsets_[u]
+            cells += [s + codes[:, u], np.full(rows, s + cap[u])]
+            keep += [present[:, u], present[:, u]]
+        flat = [c * k + y for c in cells]  # column-major cell ids: column * K + class
+        total = np.bincount(np.concatenate(flat)[np.concatenate(keep)], minlength=k * width)
+        step = max(1, _CHUNK_CELLS // max(1, 4 * pair_id(0, n)))
+        for start in range(0, rows, step):
+            block, yb = codes[start:start + step], y[start:start + step]
+            ids = []
+            for v in range(1, n):
+                both = (block[:, :v] >= 0) & (block[:, [v]] >= 0)
+                r, uu = np.nonzero(both)
+                base = self.pair_offsets_[pair_id(uu, v)]
+                cu, cv = cap[uu], cap[v]
+                xu, xv = block[r, uu], block[r, v]
+                after = base + cu * cv
+                yr = yb[r]
+                for col in (base + xu * cv + xv, after + xu, after + cu + xv, after + cu + cv):
+                    ids.append(col * k + yr)
+            if ids:
+                total += np.bincount(np.concatenate(ids), minlength=k * width)
+        self.counts_ += weight * total.reshape(width, k).T
+
+    def scale(self, factor: float) -> None:
+        """Multiply every count by ``factor``."""
+        self.counts_ *= factor
+
+    def merge(self, other: PairCounts) -> None:
+        """Add ``other``'s counts to these (its classes, features and values coded here, new
+        ones after these)."""
+        cmap = np.array([self.add_class(c) for c in other.classes_], dtype=np.int64)
+        fmap = [self.add_feature(f) for f in other.features_]
+        vmaps = [np.array([self.add_value(u, v) for v in values], dtype=np.int64)
+                 for u, values in zip(fmap, other.values_)]
+        self._layout()
+        if not len(cmap):
+            return
+        rows = cmap[:, None]
+        self.counts_[rows, [0]] += other.class_counts()[:, None]
+        for u, (tu, vm) in enumerate(zip(fmap, vmaps)):
+            counts, margin = other.single(u)
+            s = self.single_offsets_[tu]
+            self.counts_[rows, s + vm] += counts
+            self.counts_[cmap, s + self.capacity_[tu]] += margin
+        for v in range(other.n_features):
+            for u in range(v):
+                a, b = fmap[u], fmap[v]
+                joint, mu, mv, n = other.pair(u, v)
+                if a > b:  # the pair is ordered the other way round here
+                    a, b, joint, mu, mv = b, a, joint.transpose(0, 2, 1), mv, mu
+                    va, vb = vmaps[v], vmaps[u]
+                else:
+                    va, vb = vmaps[u], vmaps[v]
+                o = self.pair_offsets_[pair_id(a, b)]
+                ca, cb = self.capacity_[a], self.capacity_[b]
+                cols = o + (va[:, None] * cb + vb[None, :]).ravel()
+                self.counts_[rows, cols] += joint.reshape(len(cmap), -1)
+                self.counts_[rows, o + ca * cb + va] += mu
+                self.counts_[rows, o + ca * cb + ca + vb] += mv
+                self.counts_[cmap, o + ca * cb + ca + cb] += n
+
+    # ---------------------------------------------------------------- reading
+
+    def class_counts(self) -> np.ndarray:
+        """``N(c)``, shape ``(K,)``."""
+        self._layout()
+        return self.counts_[:, 0].copy()
+
+    def single(self, u: int):
+        """``(N(c, x_u), N_u(c))`` of feature ``u``: shapes ``(K, r_u)`` and ``(K,)``."""
+        self._layout()
+        s, r = self.single_offsets_[u], len(self.values_[u])
+        return self.counts_[:, s:s + r].copy(), self.counts_[:, s + self.capacity_[u]].copy()
+
+    def pair(self, u: int, v: int):
+        """``(N(c, x_u, x_v), N_uv(c, x_u), N_uv(c, x_v), N_uv(c))`` of features ``u != v``,
+        shapes ``(K, r_u, r_v)``, ``(K, r_u)``, ``(K, r_v)`` and ``(K,)``: the pair table over
+        the records where both are observed and its margins, in the order asked."""
+        if u > v:
+            joint, mv, mu, n = self.pair(v, u)
+            return joint.transpose(0, 2, 1), mu, mv, n
+        self._layout()
+        o = self.pair_offsets_[pair_id(u, v)]
+        cu, cv = self.capacity_[u], self.capacity_[v]
+        ru, rv = len(self.values_[u]), len(self.values_[v])
+        k = self.counts_.shape[0]
+        joint = self.counts_[:, o:o + cu * cv].reshape(k, cu, cv)[:, :ru, :rv].copy()
+        a = o + cu * cv
+        return (joint, self.counts_[:, a:a + ru].copy(),
+                self.counts_[:, a + cu:a + cu + rv].copy(), self.counts_[:, a + cu + cv].copy())
+
+
+def pairs_of(n: int):
+    """``(u, v)``: the feature codes of every pair id of ``n`` features, in id order."""
+    if n < 2:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+    v = np.repeat(np.arange(1, n), np.arange(1, n))
+    u = np.arange(len(v)) - pair_id(0, v)
+    return u, v

@@ -1,0 +1,17 @@
+"""Tree-augmented classifiers on one shared statistic, the per-class pair counts.
+
+- :class:`ModelAveragedTAN` — exact Bayesian model averaging over every tree- or
+  forest-augmented naive Bayes structure, per record.
+- :class:`TAN` — Friedman, Geiger & Goldszmidt's tree-augmented naive Bayes (one maximum
+  spanning tree on conditional mutual information), updated per record.
+- :class:`AODE` — Webb, Boughton & Wang's averaged one-dependence estimators.
+- :class:`~onlinebma.tan.base.BaseTAN` — the shared base: record reading, coding, numeric
+  intervals (:mod:`~onlinebma.tan.binning`), forgetting, batches and ``merge``.
+"""
+
+from .aode import AODE
+from .base import BaseTAN
+from .model_averaged import ModelAveragedTAN
+from .tan import TAN
+
+__all__ = ["AODE", "TAN", "BaseTAN", "ModelAveragedTAN"]

@@ -1,0 +1,174 @@
+"""Streaming state against batch recomputation: PairCounts, the intervals of numeric features
+and ModelAveragedTAN's edge weights."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from onlinebma.stats.pairs import PairCounts, pair_id, pairs_of
+from onlinebma.tan import ModelAveragedTAN
+from onlinebma.tan.binning import StreamingBins
+
+
+def raw(seed, rows=150, n=5, missing=0.2):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 5, (rows, n))
+    X[rng.random((rows, n)) < missing] = -1
+    return X, rng.integers(0, 3, rows)
+
+
+def count_stream(pc, X, y, rows):
+    """Code and count records one by one (features in a shuffled order per record)."""
+    rng = np.random.default_rng(0)
+    for i in rows:
+        c = pc.add_class(int(y[i]))
+        obs = [(f, int(X[i, f])) for f in rng.permutation(X.shape[1]) if X[i, f] >= 0]
+        codes = np.array([pc.add_feature(int(f)) for f, _ in obs], dtype=np.int64)
+        values = np.array([pc.add_value(u, v) for u, (_, v) in zip(codes, obs)],
+                          dtype=np.int64)
+        order = np.argsort(codes)
+        pc.add(c, pc.record_columns(codes[order], values[order]), 1.0)
+
+
+def assert_counts_match_raw(pc, X, y):
+    """Every table of ``pc`` against direct counting of the raw records."""
+    def code(u, vals):
+        return [pc.values_[u].index(v) if v in pc.values_[u] else -1 for v in vals]
+    for f in range(X.shape[1]):
+        u = pc.feature_code(f)
+        counts, margin = pc.single(u)
+        for ci, label in enumerate(pc.classes_):
+            rows = (y == label) & (X[:, f] >= 0)
+            assert margin[ci] == rows.sum()
+            np.testing.assert_array_equal(
+                counts[ci], np.bincount(code(u, X[rows, f]), minlength=len(pc.values_[u])))
+        for g in range(X.shape[1]):
+            if g == f:
+                continue
+            v = pc.feature_code(g)
+            joint, mu, mv, n = pc.pair(u, v)
+            for ci, label in enumerate(pc.classes_):
+                rows = (y == label) & (X[:, f] >= 0) & (X[:, g] >= 0)
+                assert n[ci] == rows.sum()
+                expected = np.zeros(joint.shape[1:])
+                np.add.at(expected, (code(u, X[rows, f]), code(v, X[rows, g])), 1)
+                np.testing.assert_array_equal(joint[ci], expected)
+                np.testing.assert_array_equal(mu[ci], expected.sum(axis=1))
+                np.testing.assert_array_equal(mv[ci], expected.sum(axis=0))
+    np.testing.assert_array_equal(pc.class_counts(),
+                                  [(y == label).sum() for label in pc.classes_])
+
+
+def test_pair_counts_per_record_batch_and_merge_equal_raw_counts():
+    X, y = raw(1)
+    one = PairCounts()
+    count_stream(one, X, y, range(len(y)))
+    assert_counts_match_raw(one, X, y)
+    # merge: the second half's codes differ (another order of first appearance)
+    left, right = PairCounts(), PairCounts()
+    count_stream(left, X, y, range(60))
+    count_stream(right, X[::-1], y[::-1], range(len(y) - 60))
+    left.merge(right)
+    assert_counts_match_raw(left, X, y)
+    # learn_many over a coded matrix, after a per-record start
+    many = PairCounts()
+    count_stream(many, X, y, range(10))
+    codes = np.full(X.shape, -1)
+    for f in range(X.shape[1]):
+        u = many.add_feature(f)
+        for i in np.flatnonzero(X[10:, f] >= 0):
+            codes[10 + i, u] = many.add_value(u, int(X[10 + i, f]))
+    many.learn_many(codes[10:], np.array([many.add_class(int(c)) for c in y[10:]]))
+    assert_counts_match_raw(many, X, y)
+
+
+def test_pair_ids_and_scaling():
+    u, v = pairs_of(6)
+    np.testing.assert_array_equal(pair_id(u, v), np.arange(15))
+    assert (u < v).all() and len(set(zip(u, v))) == 15
+    pc = PairCounts()
+    X, y = raw(2, rows=30)
+    count_stream(pc, X, y, range(30))
+    before = pc.counts_.copy()
+    pc.scale(0.25)
+    np.testing.assert_array_equal(pc.counts_, before * 0.25)
+
+
+def test_bins_batch_equals_stream_and_keep_their_cuts():
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=200)
+    x[rng.random(200) < 0.1] = np.nan
+    one, many = StreamingBins(4, 25), StreamingBins(4, 25)
+    streamed = [None if math.isnan(v) else one.learn(v) for v in x]
+    streamed = np.array([-1 if b is None else b for b in streamed])
+    batched = np.concatenate([many.learn_many(x[:13]), many.learn_many(x[13:])])
+    np.testing.assert_array_equal(streamed, batched)
+    assert one.cuts == many.cuts and len(one.cuts) == 3
+    first = list(one.cuts)
+    for v in rng.normal(50.0, 1.0, 100):  # drift: far beyond the last cut, in the end interval
+        assert one.learn(v) == 3
+    assert one.cuts == first and one.bin(-1e9) == 0
+    few = StreamingBins(5, 10)
+    for v in [0.0, 1.0] * 5:
+        few.learn(v)
+    assert few.n_values == 2  # duplicate quantiles dropped
+
+
+@pytest.mark.parametrize("structures", ["trees", "forests"])
+def test_chain_rule_updates_equal_the_batch_weights(structures):
+    """Per record l += log Q_y(x) equals log W recomputed from the counts (lgamma)."""
+    X, y = raw(4, rows=400, n=6)
+    records = [{f"f{f}": f"v{X[i, f]}" for f in range(6) if X[i, f] >= 0} for i in range(400)]
+    model = ModelAveragedTAN(structures=structures, ess=2.5)
+    for i, x in enumerate(records):
+        if i % 3:
+            model.predict_proba_one(x)
+        model.learn_one(x, int(y[i]))
+    incremental = model._l.copy()
+    model._refresh()
+    np.testing.assert_allclose(incremental, model._l, rtol=1e-10, atol=1e-9)
+    batch = ModelAveragedTAN(structures=structures, ess=2.5)
+    batch.learn_many(pd.DataFrame(records), pd.Series(y))
+    probe = pd.DataFrame(records[:50])
+    np.testing.assert_allclose(batch.predict_proba_many(probe).to_numpy(),
+                               model.predict_proba_many(probe).to_numpy(), atol=1e-12)
+
+
+def test_scaled_unit_equals_decaying_every_count():
+    """decay keeps counts in a scaled unit and renormalises; equal to multiplying all counts
+    by λ after every record."""
+    X, y = raw(5, rows=300, n=3, missing=0.0)
+    records = [{f"f{f}": f"v{X[i, f]}" for f in range(3)} for i in range(300)]
+    model = ModelAveragedTAN(decay=0.8, structure_decay=0.9)
+    model._renormalise_above = 1e6  # renormalise every ~62 records here
+    reference = PairCounts()
+    for i, x in enumerate(records):
+        model.learn_one(x, int(y[i]))
+        c = reference.add_class(int(y[i]))
+        codes = np.array([reference.add_feature(f) for f in x])
+        values = np.array([reference.add_value(u, v) for u, v in zip(codes, x.values())])
+        reference.add(c, reference.record_columns(codes, values), 1.0)
+        reference.scale(0.8)
+    np.testing.assert_allclose(model.counts.counts_ * model._scale, reference.counts_,
+                               rtol=1e-12)
+    assert model._k < 62
+
+
+@pytest.mark.parametrize("params", [{"decay": 0.9}, {"structure_decay": 0.95, "bin_warmup": 5}])
+def test_learn_many_with_forgetting_is_learn_one_row_by_row(params):
+    rng = np.random.default_rng(6)
+    frame = pd.DataFrame({"a": rng.choice(["p", "q", None], 80), "z": rng.normal(size=80)})
+    labels = pd.Series(rng.choice(["s", "t"], 80))
+    many, one = ModelAveragedTAN(**params), ModelAveragedTAN(**params)
+    many.learn_many(frame[:30], labels[:30])
+    many.learn_many(frame[30:], labels[30:])
+    for x, y in zip(frame.to_dict("records"), labels):
+        one.learn_one(x, y)
+    np.testing.assert_allclose(many._l, one._l, rtol=1e-12)
+    probe = frame.head(10)
+    np.testing.assert_allclose(many.predict_proba_many(probe).to_numpy(),
+                               one.predict_proba_many(probe).to_numpy(), atol=1e-12)
