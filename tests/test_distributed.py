@@ -14,6 +14,7 @@ from onlinebma.isa import ISA
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
+from onlinebma.tan import AODE, TAN, ModelAveragedTAN
 
 LEARNERS = [NaiveBayes, ModelAveragedNB, BMANB]
 #: The batch learners, with parameters that keep a fit to a fraction of a second.
@@ -281,7 +282,10 @@ def _watched_frame(X, y, npartitions, learned):
     (lambda: NaiveBayes(decay="auto"), ValueError, "forget"),
     (lambda: ModelAveragedNB(structure_decay=0.9), ValueError, "forget"),
     (lambda: BMANB(decay=0.99), ValueError, "forget"),
-], ids=["no plan", "decay", "auto", "structure_decay", "BMANB decay"])
+    (lambda: ModelAveragedTAN(structure_decay=0.9), ValueError, "forget"),
+    (lambda: AODE(decay="auto"), ValueError, "forget"),
+], ids=["no plan", "decay", "auto", "structure_decay", "BMANB decay", "MATAN structure_decay",
+        "AODE auto"])
 def test_a_learner_that_cannot_join_is_refused_before_any_partition_is_learned(
         crx, make, error, match):
     X, y = crx
@@ -373,3 +377,18 @@ def test_scale_out_benchmark_runs_and_checks_its_learners(tmp_path):
     gap = float(text.split("largest difference in predicted probabilities ")[1].split(".\n")[0])
     assert gap < 1e-9
     assert (tmp_path / "figures" / "scale-out-speedup.png").exists()
+
+
+@pytest.mark.parametrize("make", [ModelAveragedTAN, TAN, AODE])
+def test_tree_augmented_learners_join_dask_through_their_plan(votes, make):
+    """The tan package joins Dask by implementing distributed_plan alone: fit on three
+    partitions equals learn_many on the whole frame."""
+    X, y = votes
+    ddf = dd.from_pandas(X.assign(label=y), npartitions=3)
+    with dask.config.set(scheduler="synchronous"):
+        got = distributed.fit(make(), ddf, target="label")
+    one = make()
+    one.learn_many(X, y)
+    expected = one.predict_proba_many(X)
+    proba = got.predict_proba_many(X)[list(expected.columns)]
+    np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), atol=1e-9)

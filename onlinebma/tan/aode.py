@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..distributed.protocol import MergePlan
 from ..validation import check_int, check_real
 from .base import BaseTAN
 
@@ -78,10 +77,6 @@ class AODE(BaseTAN):
                          bin_warmup=bin_warmup)
         self.frequency_limit = frequency_limit
         self.m_estimate = m_estimate
-
-    def distributed_plan(self):
-        """Training on Dask: partitions learned by clones, merged exactly (counts add)."""
-        return MergePlan(self)
 
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self.counts

@@ -45,6 +45,7 @@ import copy
 import numpy as np
 from river import base
 
+from ..distributed.protocol import MergePlan
 from ..naive_bayes.decay import Forgetting, check_decay
 from ..naive_bayes.frames import factorize, prepare_frame, records_of
 from ..records import NOMINAL, FeatureKinds, check_label, numeric_values
@@ -265,6 +266,21 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
         self._t += len(labels)
         self._refresh()
 
+    def _refuse_forgetting(self, what: str) -> None:
+        if self._auto or self._forgets:
+            raise ValueError(
+                f"cannot {what} {type(self).__name__} learners that forget (decay or "
+                f"structure_decay other than 1.0): records of two streams have no common age; "
+                f"train one learner on the interleaved stream instead"
+            )
+
+    def distributed_plan(self) -> MergePlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: partitions
+        learned by clones where they lie and merged in order (exact: the counts add). A
+        learner that forgets is refused here, before any partition is learned."""
+        self._refuse_forgetting("train on Dask")
+        return MergePlan(self)
+
     def merge(self, other: BaseTAN) -> BaseTAN:
         """A new learner equal to one trained on both learners' streams.
 
@@ -274,12 +290,8 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
         unrelated clocks), and so are numeric features cut into different intervals.
         """
         check_mergeable_with(self, other)
-        if self._auto or self._forgets or other._forgets:
-            raise ValueError(
-                f"cannot merge {type(self).__name__} learners that forget (decay or "
-                f"structure_decay other than 1.0): records of two streams have no common age; "
-                f"train one learner on the interleaved stream instead"
-            )
+        self._refuse_forgetting("merge")
+        other._refuse_forgetting("merge")
         for f, k in other._kinds.kind.items():
             if self._kinds.kind.get(f, k) != k:
                 raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")

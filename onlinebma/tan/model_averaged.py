@@ -11,7 +11,6 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
-from ..distributed.protocol import MergePlan
 from ..naive_bayes.decay import check_decay
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, pair_id, pairs_of
 from ..stats.spanning import edge_probabilities, log_forest_sum, log_tree_sum
@@ -141,11 +140,6 @@ class ModelAveragedTAN(BaseTAN):
         # the other structures, forgetting of both kinds and small intervals in one set
         yield {"structures": "trees", "ess": 2.0, "decay": 0.99, "structure_decay": 0.99,
                "n_bins": 3, "bin_warmup": 10}
-
-    def distributed_plan(self):
-        """Dask training (:func:`onlinebma.distributed.fit`): partitions learned by clones
-        and merged (exact: sums of counts)."""
-        return MergePlan(self)
 
     # ---------------------------------------------------------------- weights
 

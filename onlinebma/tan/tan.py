@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..distributed.protocol import MergePlan
 from ..stats.pairs import JOINT
 from ..validation import check_real
 from .base import BaseTAN
@@ -174,10 +173,6 @@ class TAN(BaseTAN):
 
     def _refresh(self) -> None:
         self._model = None
-
-    def distributed_plan(self):
-        """Training on Dask: partitions learned by clones, merged exactly (counts add)."""
-        return MergePlan(self)
 
     # ------------------------------------------------------------------ the model
 
