@@ -21,7 +21,14 @@ from ..records import NOMINAL, numeric_values
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_mergeable_with
 from .counts import check_bag, check_name
-from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
+from .frames import (
+    factorize,
+    nominal_counts,
+    numeric_moments,
+    prepare_frame,
+    read_frame,
+    records_of,
+)
 
 __all__ = ["BatchPaths"]
 
@@ -117,6 +124,7 @@ class BatchPaths:
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows, vectorised per column."""
+        kinds, _ = read_frame(self._kinds, X, learning=False)
         if self._auto:
             return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
@@ -124,7 +132,6 @@ class BatchPaths:
         if self._zero:  # row by row (documented): a bag's terms do not split per column
             rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
             return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
-        kinds, _ = self._kinds.split_frame(X, learning=False)
         prior = self._log_prior()
         classes = list(prior)
         jll = np.tile(np.array(list(prior.values())), (len(X), 1))
