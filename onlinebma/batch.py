@@ -83,6 +83,7 @@ from river import base
 
 from .distributed.protocol import MergePlan
 from .naive_bayes.frames import labels_of, read_frame, read_record
+from .naive_bayes.interrupts import uninterrupted
 from .records import (
     NOMINAL,
     NUMERIC,
@@ -194,34 +195,35 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
         ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
         (align first, ``y.loc[X.index]``, to pair by index). The whole batch is validated
-        before anything changes; an interrupt (``KeyboardInterrupt``) while it is being stored
-        can leave it half-stored: learn it again into a copy (``fit``) when that matters.
+        before anything changes, and a Ctrl-C while it is stored is delivered once it is stored
+        whole (:mod:`onlinebma.naive_bayes.interrupts`).
         """
         labels = labels_of(X, y)
         check_labels(labels)
         new_labels = _unique_labels(labels)
         kinds, new_kinds = read_frame(self._kinds, X)  # validates everything first
-        # Validated: from here on nothing can fail.
-        self._kinds.commit(new_kinds)
-        self._add_features(new_kinds)
-        n = len(X)
-        codes = np.full((n, self._store.codes.shape[1]), -1, dtype=np.int32)
-        numeric = np.full((n, self._store.numeric.shape[1]), np.nan)
-        for f, kind in kinds.items():
-            s = X[f]
-            if kind == NOMINAL:
-                j = self._nominal_cols[f]
-                mapping = self._value_codes[j]
-                for v in pd.unique(s[s.notna()]):
-                    mapping.setdefault(v, len(mapping))
-                codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
-            else:
-                numeric[:, self._numeric_cols[f]] = numeric_values(s)
-        for label in new_labels:
-            self._class_codes.setdefault(label, len(self._class_codes))
-        ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
-        self._store.append(codes, numeric, ycodes, self.window)
-        self._n_learned += n
+        # Validated: from here on nothing can fail, and Ctrl-C waits for the end.
+        with uninterrupted():
+            self._kinds.commit(new_kinds)
+            self._add_features(new_kinds)
+            n = len(X)
+            codes = np.full((n, self._store.codes.shape[1]), -1, dtype=np.int32)
+            numeric = np.full((n, self._store.numeric.shape[1]), np.nan)
+            for f, kind in kinds.items():
+                s = X[f]
+                if kind == NOMINAL:
+                    j = self._nominal_cols[f]
+                    mapping = self._value_codes[j]
+                    for v in pd.unique(s[s.notna()]):
+                        mapping.setdefault(v, len(mapping))
+                    codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
+                else:
+                    numeric[:, self._numeric_cols[f]] = numeric_values(s)
+            for label in new_labels:
+                self._class_codes.setdefault(label, len(self._class_codes))
+            ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
+            self._store.append(codes, numeric, ycodes, self.window)
+            self._n_learned += n
 
     def fit(self, X, y):
         """Fit on exactly the records of ``X`` and ``y`` (pandas), forgetting any earlier ones.

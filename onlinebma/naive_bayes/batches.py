@@ -18,7 +18,7 @@ import pandas as pd
 
 from ..distributed.protocol import MergePlan
 from ..records import NOMINAL, numeric_values
-from ..stats.tables import NominalTable, NumericTable
+from ..stats.tables import NumericTable
 from ..validation import check_mergeable_with
 from .counts import check_bag, check_name
 from .frames import (
@@ -29,6 +29,7 @@ from .frames import (
     read_frame,
     records_of,
 )
+from .interrupts import uninterrupted
 
 __all__ = ["BatchPaths"]
 
@@ -43,6 +44,11 @@ class BatchPaths:
         Without forgetting, vectorised per column; with it (``decay`` or ``structure_decay``
         below 1, or ``"auto"``) and with ``absent="zero"``, row by row in order, equal to
         ``learn_one`` on each row. The whole batch is validated before anything changes.
+
+        ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
+        (align first, ``y.loc[X.index]``, to pair by index). A Ctrl-C while the counts are
+        updated is delivered once the batch is counted whole (:mod:`.interrupts`); row by row,
+        it stops the batch between two rows.
         """
         columns, new, labels = prepare_frame(self._kinds, X, y)
         if self._zero:
@@ -55,23 +61,24 @@ class BatchPaths:
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
             return
-        self._kinds.commit(new)
         names, ycodes = factorize(labels)
-        for f, (kind, values, present) in columns.items():
-            t = self._tables.get(f)
-            if kind == NOMINAL:
-                t = t if t is not None else self._tables.setdefault(f, NominalTable())
-                t.merge(nominal_counts(values, present, ycodes, names))
-            else:
-                t = t if t is not None else self._tables.setdefault(f, NumericTable())
-                t.merge(numeric_moments(values, present, ycodes, names))
+        tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
+                      else numeric_moments(values, present, ycodes, names))
+                  for f, (kind, values, present) in columns.items()}
         counts = np.bincount(ycodes, minlength=len(names))
         new_classes = [lab for lab in names if lab not in self._class_counts]
-        for label, c in zip(names, counts):
-            self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
-        self._n += len(labels)
-        self._t += len(labels)
-        self._refresh(list(columns) if not new_classes else list(self._tables))
+        with uninterrupted():  # Ctrl-C waits for the whole batch (.interrupts)
+            self._kinds.commit(new)
+            for f, batch in tables.items():
+                t = self._tables.get(f)
+                if t is None:
+                    t = self._tables[f] = type(batch)()
+                t.merge(batch)
+            for label, c in zip(names, counts):
+                self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
+            self._n += len(labels)
+            self._t += len(labels)
+            self._refresh(list(columns) if not new_classes else list(self._tables))
 
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.
