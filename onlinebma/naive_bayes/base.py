@@ -206,6 +206,11 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
                 check_magnitude(f, v)
         # Validated: from here on nothing can fail, so a refused record changes nothing.
         self._kinds.commit(new)
+        self._count_record(numeric, nominal, y, seen)
+
+    def _count_record(self, numeric, nominal, y, seen=None) -> None:
+        """Count a validated record, read as its ``numeric`` and ``nominal`` pairs (kinds
+        committed), of class ``y``."""
         tables = self._tables
         w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)

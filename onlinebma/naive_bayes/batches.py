@@ -25,6 +25,7 @@ from .frames import (
     factorize,
     nominal_counts,
     numeric_moments,
+    pairs_of,
     prepare_frame,
     read_frame,
     records_of,
@@ -56,10 +57,17 @@ class BatchPaths:
             for f, (kind, values, present) in columns.items():
                 if kind != NOMINAL:
                     check_bag([(f, float(np.min(values[present])))])
-        if self._auto or self._forgets or self._zero:
+        if self._auto or self._zero:
             # rows validate as their columns did: none fails
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
+            return
+        if self._forgets:  # learn_one's counting, on rows read and validated per column
+            self._predicted = None
+            self._kinds.commit(new)
+            count = self._count_record
+            for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
+                count(numeric, nominal, label)
             return
         names, ycodes = factorize(labels)
         tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL

@@ -27,7 +27,7 @@ from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.tables import NominalTable, NumericTable
 
 __all__ = ["check_frame", "factorize", "labels_of", "nominal_counts", "numeric_moments",
-           "prepare_frame", "read_frame", "read_record", "records_of"]
+           "pairs_of", "prepare_frame", "read_frame", "read_record", "records_of"]
 
 
 def read_record(kinds, x):
@@ -130,17 +130,26 @@ def prepare_frame(kinds, X, y):
 
 def records_of(columns, n_rows: int) -> list:
     """The rows of prepared ``columns`` as sparse dicts of their observed values."""
-    rows = [{} for _ in range(n_rows)]
+    return [dict(nominal + numeric) for numeric, nominal in pairs_of(columns, n_rows)]
+
+
+def pairs_of(columns, n_rows: int):
+    """The rows of prepared ``columns`` as :meth:`FeatureKinds.split
+    <onlinebma.records.FeatureKinds.split>` reads them, one at a time: ``(numeric, nominal)``,
+    the observed numeric ``(feature, float)`` and nominal ``(feature, value)`` pairs in column
+    order. Made row by row, not all at once: a batch's pairs alive together would cost
+    collections of the garbage collector."""
+    numeric, nominal = [], []
     for f, (kind, values, present) in columns.items():
         if kind == NOMINAL:
             codes, uniques = values
             uniques = [v.item() if isinstance(v, np.generic) else v for v in uniques]
-            for i in np.flatnonzero(present):
-                rows[i][f] = uniques[codes[i]]
-            continue
-        for i in np.flatnonzero(present):
-            rows[i][f] = values[i].item()
-    return rows
+            nominal.append((f, [uniques[c] for c in codes.tolist()], present.tolist()))
+        else:
+            numeric.append((f, values.tolist(), present.tolist()))
+    for i in range(n_rows):
+        yield ([(f, v[i]) for f, v, p in numeric if p[i]],
+               [(f, v[i]) for f, v, p in nominal if p[i]])
 
 
 def factorize(y):
