@@ -23,7 +23,7 @@ def frame(n=60, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     X = pd.DataFrame({"a": np.where(y == 1, "p", "q"), "b": np.where(rng.random(n) < .5, "r", "s"),
-                      "u": rng.normal(y, 1.0)})
+                      "u": np.abs(rng.normal(y, 1.0))})  # a count for absent="zero"
     return X, pd.Series(y == 1)
 
 
@@ -61,6 +61,14 @@ def check(model, monkeypatch, owner, name):
                          ids=["NaiveBayes", "ModelAveragedNB", "BMANB"])
 def test_naive_bayes_counts_are_committed_whole(learner, monkeypatch):
     check(learner.clone(), monkeypatch, NominalTable, "merge")
+
+
+@pytest.mark.parametrize("learner", [NaiveBayes(decay=0.99), ModelAveragedNB(decay="auto"),
+                                     BMANB(decay=0.9), NaiveBayes(absent="zero")],
+                         ids=["NaiveBayes-decay", "ModelAveragedNB-auto", "BMANB-decay", "zero"])
+def test_naive_bayes_rows_are_committed_whole(learner, monkeypatch):
+    """Row by row (forgetting, absent="zero"), an interrupt after the first row."""
+    check(learner.clone(), monkeypatch, type(learner), "_count_record")
 
 
 @pytest.mark.parametrize("learner", [FAN(max_components=2, n_init=1, seed=0, refit_every=1),

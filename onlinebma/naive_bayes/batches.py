@@ -48,8 +48,8 @@ class BatchPaths:
 
         ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
         (align first, ``y.loc[X.index]``, to pair by index). A Ctrl-C while the counts are
-        updated is delivered once the batch is counted whole (:mod:`.interrupts`); row by row,
-        it stops the batch between two rows.
+        updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
+        by row, where it waits for the batch's last row.
         """
         columns, new, labels = prepare_frame(self._kinds, X, y)
         if self._zero:
@@ -59,15 +59,17 @@ class BatchPaths:
                     check_bag([(f, float(np.min(values[present])))])
         if self._auto or self._zero:
             # rows validate as their columns did: none fails
-            for x, label in zip(records_of(columns, len(labels)), labels):
-                self.learn_one(x, label)
+            with uninterrupted():
+                for x, label in zip(records_of(columns, len(labels)), labels):
+                    self.learn_one(x, label)
             return
         if self._forgets:  # learn_one's counting, on rows read and validated per column
-            self._predicted = None
-            self._kinds.commit(new)
-            count = self._count_record
-            for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
-                count(numeric, nominal, label)
+            with uninterrupted():
+                self._predicted = None
+                self._kinds.commit(new)
+                count = self._count_record
+                for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
+                    count(numeric, nominal, label)
             return
         names, ycodes = factorize(labels)
         tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
