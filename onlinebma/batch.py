@@ -82,6 +82,8 @@ import pandas as pd
 from river import base
 
 from .distributed.protocol import MergePlan
+from .naive_bayes.frames import labels_of, read_frame, read_record
+from .naive_bayes.interrupts import uninterrupted
 from .records import (
     NOMINAL,
     NUMERIC,
@@ -173,7 +175,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     def learn_one(self, x: dict, y) -> None:
         check_label(y)
-        numeric, nominal, new = self._kinds.split(x)
+        numeric, nominal, new = read_record(self._kinds, x)
         # Validated: from here on nothing can fail.
         self._kinds.commit(new)
         self._add_features(new)
@@ -189,34 +191,39 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         self._n_learned += 1
 
     def learn_many(self, X, y) -> None:
-        """Learn a pandas DataFrame of records (missing = NaN/None) with their labels."""
-        if len(X) != len(y):
-            raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-        labels = pd.Series(y).reset_index(drop=True)
+        """Learn a pandas DataFrame of records (missing = NaN/None) with their labels.
+
+        ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
+        (align first, ``y.loc[X.index]``, to pair by index). The whole batch is validated
+        before anything changes, and a Ctrl-C while it is stored is delivered once it is stored
+        whole (:mod:`onlinebma.naive_bayes.interrupts`).
+        """
+        labels = labels_of(X, y)
         check_labels(labels)
         new_labels = _unique_labels(labels)
-        kinds, new_kinds = self._kinds.split_frame(X)  # validates everything first
-        # Validated: from here on nothing can fail.
-        self._kinds.commit(new_kinds)
-        self._add_features(new_kinds)
-        n = len(X)
-        codes = np.full((n, self._store.codes.shape[1]), -1, dtype=np.int32)
-        numeric = np.full((n, self._store.numeric.shape[1]), np.nan)
-        for f, kind in kinds.items():
-            s = X[f]
-            if kind == NOMINAL:
-                j = self._nominal_cols[f]
-                mapping = self._value_codes[j]
-                for v in pd.unique(s[s.notna()]):
-                    mapping.setdefault(v, len(mapping))
-                codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
-            else:
-                numeric[:, self._numeric_cols[f]] = numeric_values(s)
-        for label in new_labels:
-            self._class_codes.setdefault(label, len(self._class_codes))
-        ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
-        self._store.append(codes, numeric, ycodes, self.window)
-        self._n_learned += n
+        kinds, new_kinds = read_frame(self._kinds, X)  # validates everything first
+        # Validated: from here on nothing can fail, and Ctrl-C waits for the end.
+        with uninterrupted():
+            self._kinds.commit(new_kinds)
+            self._add_features(new_kinds)
+            n = len(X)
+            codes = np.full((n, self._store.codes.shape[1]), -1, dtype=np.int32)
+            numeric = np.full((n, self._store.numeric.shape[1]), np.nan)
+            for f, kind in kinds.items():
+                s = X[f]
+                if kind == NOMINAL:
+                    j = self._nominal_cols[f]
+                    mapping = self._value_codes[j]
+                    for v in pd.unique(s[s.notna()]):
+                        mapping.setdefault(v, len(mapping))
+                    codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
+                else:
+                    numeric[:, self._numeric_cols[f]] = numeric_values(s)
+            for label in new_labels:
+                self._class_codes.setdefault(label, len(self._class_codes))
+            ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
+            self._store.append(codes, numeric, ycodes, self.window)
+            self._n_learned += n
 
     def fit(self, X, y):
         """Fit on exactly the records of ``X`` and ``y`` (pandas), forgetting any earlier ones.
@@ -423,17 +430,18 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         return out
 
     def predict_proba_one(self, x: dict) -> dict:
+        numeric, nominal, _ = read_record(self._kinds, x)  # refused before any refit
         if self._store.end == self._store.start:
             return {}
         table = self._training_data()
-        proba = self._predict_proba(table, self._encode_one(x, table))
+        proba = self._predict_proba(table, table.encode_one(dict(nominal + numeric)))
         return dict(zip(self.classes_, self._expand_classes(table, proba)[0].tolist()))
 
     def predict_proba_many(self, X):
+        read_frame(self._kinds, X, learning=False)  # validation only, before any refit
         if self._store.end == self._store.start:
             return pd.DataFrame(index=X.index)
         table = self._training_data()
-        self._kinds.split_frame(X, learning=False)  # validation only
         proba = self._expand_classes(table, self._predict_proba(table, table.encode_frame(X)))
         return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
 
@@ -450,7 +458,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     def _encode_one(self, x: dict, table: Table | None = None) -> Table:
         """``x`` (validated, missing values dropped) as one row in the coding of ``table``, by
         default the table of the last prediction."""
-        numeric, nominal, _ = self._kinds.split(x)
+        numeric, nominal, _ = read_record(self._kinds, x)
         return (self._fitted_data if table is None else table).encode_one(dict(nominal + numeric))
 
     # ---------------------------------------------------------- for subclasses

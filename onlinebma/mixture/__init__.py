@@ -11,5 +11,6 @@ adapter (:class:`onlinebma.batch.BufferRefitClassifier`) and have pandas ``fit``
 
 from .fan import FAN
 from .finite_mixture import FiniteMixture
+from .fitted import NotFittedError
 
-__all__ = ["FAN", "FiniteMixture"]
+__all__ = ["FAN", "FiniteMixture", "NotFittedError"]

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ..batch import BufferRefitClassifier, Table
+from ..naive_bayes.interrupts import uninterrupted
 from ..progress import progress as progress_bar
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
@@ -372,13 +373,14 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
             self._weigh()
 
     def learn_many(self, X, y) -> None:
-        super().learn_many(X, y)
-        if self._averaging():
-            table = self._last[1]
-            codes = {c: i for i, c in enumerate(table.classes)}
-            y_codes = np.array([codes.get(c, -1) for c in y], dtype=np.int64)
-            self._score(table.encode_frame(X), y_codes)
-            self._weigh()
+        with uninterrupted():  # Ctrl-C waits for the records and their evidence
+            super().learn_many(X, y)
+            if self._averaging():
+                table = self._last[1]
+                codes = {c: i for i, c in enumerate(table.classes)}
+                y_codes = np.array([codes.get(c, -1) for c in y], dtype=np.int64)
+                self._score(table.encode_frame(X), y_codes)
+                self._weigh()
 
     # ------------------------------------------------------------- predicting
 

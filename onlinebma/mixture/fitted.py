@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["FittedAttributes"]
+__all__ = ["FittedAttributes", "NotFittedError"]
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A fitted attribute read before any record arrived (as scikit-learn's: a ``ValueError``
+    and an ``AttributeError``, so ``hasattr(model, "weights_")`` is ``False``)."""
 
 
 class FittedAttributes:
@@ -20,10 +25,15 @@ class FittedAttributes:
     """
 
     def _fitted(self):
-        if self._model is None:
+        """The selected model, fitting first if records are waiting; a
+        :class:`NotFittedError` (the learner unchanged) before any record."""
+        if self._model is None and self._n_learned:
             self._training_data()  # fits if records are waiting
         if self._model is None:
-            raise AttributeError("the model has not been fitted yet")
+            raise NotFittedError(
+                f"this {type(self).__name__} has not been fitted yet: learn records "
+                "(learn_one, learn_many or fit) before reading its fitted attributes"
+            )
         return self._model
 
     @property

@@ -45,6 +45,7 @@ from ..validation import check_choice, check_real
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .decay import Forgetting, check_decay
+from .frames import read_record
 
 __all__ = ["BaseNB"]
 
@@ -205,6 +206,11 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
                 check_magnitude(f, v)
         # Validated: from here on nothing can fail, so a refused record changes nothing.
         self._kinds.commit(new)
+        self._count_record(numeric, nominal, y, seen)
+
+    def _count_record(self, numeric, nominal, y, seen=None) -> None:
+        """Count a validated record, read as its ``numeric`` and ``nominal`` pairs (kinds
+        committed), of class ``y``."""
         tables = self._tables
         w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)
@@ -235,7 +241,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         last, self._predicted = self._predicted, None
         if last is not None and last[0] is x and last[2] == self._t and last[1] == x:
             return last[3], last[4]
-        return self._kinds.split(x), None
+        return read_record(self._kinds, x), None
 
     # -------------------------------------------------------------- predicting
 
@@ -341,9 +347,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         ``decay="auto"``, the log of the rate-averaged ``P(y | x)``."""
         if self._auto:
             return self._rate_mixture().joint_log_likelihood(x)
+        split = read_record(self._kinds, x)
         if not self._class_counts:
             return {}
-        split = self._kinds.split(x)
         numeric, nominal, _ = split
         jll = self._log_prior()
         classes = list(jll)

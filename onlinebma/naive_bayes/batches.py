@@ -18,10 +18,19 @@ import pandas as pd
 
 from ..distributed.protocol import MergePlan
 from ..records import NOMINAL, numeric_values
-from ..stats.tables import NominalTable, NumericTable
+from ..stats.tables import NumericTable
 from ..validation import check_mergeable_with
 from .counts import check_bag, check_name
-from .frames import factorize, nominal_counts, numeric_moments, prepare_frame, records_of
+from .frames import (
+    factorize,
+    nominal_counts,
+    numeric_moments,
+    pairs_of,
+    prepare_frame,
+    read_frame,
+    records_of,
+)
+from .interrupts import uninterrupted
 
 __all__ = ["BatchPaths"]
 
@@ -36,6 +45,11 @@ class BatchPaths:
         Without forgetting, vectorised per column; with it (``decay`` or ``structure_decay``
         below 1, or ``"auto"``) and with ``absent="zero"``, row by row in order, equal to
         ``learn_one`` on each row. The whole batch is validated before anything changes.
+
+        ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
+        (align first, ``y.loc[X.index]``, to pair by index). A Ctrl-C while the counts are
+        updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
+        by row, where it waits for the batch's last row.
         """
         columns, new, labels = prepare_frame(self._kinds, X, y)
         if self._zero:
@@ -43,28 +57,38 @@ class BatchPaths:
             for f, (kind, values, present) in columns.items():
                 if kind != NOMINAL:
                     check_bag([(f, float(np.min(values[present])))])
-        if self._auto or self._forgets or self._zero:
+        if self._auto or self._zero:
             # rows validate as their columns did: none fails
-            for x, label in zip(records_of(columns, len(labels)), labels):
-                self.learn_one(x, label)
+            with uninterrupted():
+                for x, label in zip(records_of(columns, len(labels)), labels):
+                    self.learn_one(x, label)
             return
-        self._kinds.commit(new)
+        if self._forgets:  # learn_one's counting, on rows read and validated per column
+            with uninterrupted():
+                self._predicted = None
+                self._kinds.commit(new)
+                count = self._count_record
+                for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
+                    count(numeric, nominal, label)
+            return
         names, ycodes = factorize(labels)
-        for f, (kind, values, present) in columns.items():
-            t = self._tables.get(f)
-            if kind == NOMINAL:
-                t = t if t is not None else self._tables.setdefault(f, NominalTable())
-                t.merge(nominal_counts(values, present, ycodes, names))
-            else:
-                t = t if t is not None else self._tables.setdefault(f, NumericTable())
-                t.merge(numeric_moments(values, present, ycodes, names))
+        tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
+                      else numeric_moments(values, present, ycodes, names))
+                  for f, (kind, values, present) in columns.items()}
         counts = np.bincount(ycodes, minlength=len(names))
         new_classes = [lab for lab in names if lab not in self._class_counts]
-        for label, c in zip(names, counts):
-            self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
-        self._n += len(labels)
-        self._t += len(labels)
-        self._refresh(list(columns) if not new_classes else list(self._tables))
+        with uninterrupted():  # Ctrl-C waits for the whole batch (.interrupts)
+            self._kinds.commit(new)
+            for f, batch in tables.items():
+                t = self._tables.get(f)
+                if t is None:
+                    t = self._tables[f] = type(batch)()
+                t.merge(batch)
+            for label, c in zip(names, counts):
+                self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
+            self._n += len(labels)
+            self._t += len(labels)
+            self._refresh(list(columns) if not new_classes else list(self._tables))
 
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.
@@ -117,6 +141,7 @@ class BatchPaths:
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows, vectorised per column."""
+        kinds, _ = read_frame(self._kinds, X, learning=False)
         if self._auto:
             return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
@@ -124,7 +149,6 @@ class BatchPaths:
         if self._zero:  # row by row (documented): a bag's terms do not split per column
             rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
             return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
-        kinds, _ = self._kinds.split_frame(X, learning=False)
         prior = self._log_prior()
         classes = list(prior)
         jll = np.tile(np.array(list(prior.values())), (len(X), 1))

@@ -2,9 +2,22 @@
 
 :func:`prepare_frame` checks a whole batch and converts its columns before the learner
 changes anything, so a refused batch leaves the learner exactly as it was.
+
+:func:`read_record` and :func:`read_frame` are :meth:`FeatureKinds.split
+<onlinebma.records.FeatureKinds.split>` and ``split_frame`` for every learner (the naive Bayes
+family and :class:`~onlinebma.batch.BufferRefitClassifier`), with the errors a hostile input
+gets named: a record that is not a dict, ``X`` that is not a DataFrame or repeats a column
+name, a value no float can hold (``10**400``) or that cannot be compared (``Decimal("sNaN")``).
+
+``X`` and ``y`` are paired by position, not by index (as River's and scikit-learn's
+``learn_many``/``fit`` do): row ``i`` of ``X`` is learned with the ``i``-th label of ``y``,
+whatever the two indexes say; a caller that means index alignment aligns first
+(``y.loc[X.index]``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -13,7 +26,73 @@ from ..records import NOMINAL, check_label, check_labels
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.tables import NominalTable, NumericTable
 
-__all__ = ["factorize", "nominal_counts", "numeric_moments", "prepare_frame", "records_of"]
+__all__ = ["check_frame", "factorize", "labels_of", "nominal_counts", "numeric_moments",
+           "pairs_of", "prepare_frame", "read_frame", "read_record", "records_of"]
+
+
+def read_record(kinds, x):
+    """``kinds.split(x)``, refusing a record that is not a dict (``TypeError``) and naming the
+    feature of a value that cannot be read as a number (``ValueError``).
+
+    >>> from onlinebma.records import FeatureKinds
+    >>> try:
+    ...     read_record(FeatureKinds(), {"b": "x", "a": 10**400})
+    ... except ValueError as error:
+    ...     print(error)
+    feature 'a' has a value that cannot be read as a number (int too large to convert to float)
+    """
+    if type(x) is not dict and not isinstance(x, Mapping):
+        hint = "; a pandas row is row.to_dict()" if isinstance(x, pd.Series) else ""
+        raise TypeError(f"a record is a dict {{feature: value}}, got {type(x).__name__}{hint}")
+    try:
+        return kinds.split(x)
+    except ArithmeticError as error:  # float(10**400), Decimal("sNaN") != itself
+        for f, v in x.items():
+            try:
+                kinds.split({f: v})
+            except ArithmeticError:
+                raise ValueError(f"feature {f!r} has a value that cannot be read as a number "
+                                 f"({error})") from None
+        raise  # pragma: no cover - some single feature raises what the record raised
+
+
+def read_frame(kinds, X, learning: bool = True):
+    """``kinds.split_frame(X, learning)`` for a DataFrame ``X`` with distinct column names
+    (else a ``TypeError``/``ValueError``), naming the column of a value that cannot be read
+    as a number."""
+    check_frame(X)
+    try:
+        return kinds.split_frame(X, learning=learning)
+    except ArithmeticError as error:
+        for f in X.columns:
+            try:
+                kinds.split_frame(X[[f]], learning=learning)
+            except ArithmeticError:
+                raise ValueError(f"column {f!r} has a value that cannot be read as a number "
+                                 f"({error})") from None
+        raise  # pragma: no cover - some single column raises what the frame raised
+
+
+def check_frame(X) -> None:
+    """A ``TypeError`` unless ``X`` is a DataFrame, a ``ValueError`` naming a repeated column."""
+    if not isinstance(X, pd.DataFrame):
+        raise TypeError(f"X is a pandas DataFrame with one column per feature, got "
+                        f"{type(X).__name__}; wrap it: pd.DataFrame(X, columns=names)")
+    if not X.columns.is_unique:
+        repeated = X.columns[X.columns.duplicated()].unique().tolist()
+        raise ValueError(f"X repeats the column name(s) {repeated}; a feature is one column")
+
+
+def labels_of(X, y) -> pd.Series:
+    """``y`` as an object Series paired with ``X``'s rows by position (a ``ValueError`` when
+    the lengths differ); each label kept whole, tuples included."""
+    check_frame(X)
+    if len(X) != len(y):
+        raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
+    if isinstance(y, pd.Series):
+        return pd.Series(y.to_numpy(dtype=object))
+    # a list, not np.asarray: that would make a column of tuples a second axis
+    return pd.Series(y.astype(object) if isinstance(y, np.ndarray) else list(y), dtype=object)
 
 
 def prepare_frame(kinds, X, y):
@@ -23,10 +102,7 @@ def prepare_frame(kinds, X, y):
     value to ``(kind, values, present)`` (numeric values as a float array, NaN where missing;
     nominal values factorised, ``(codes, distinct values)``), ``labels`` is an object Series.
     """
-    if len(X) != len(y):
-        raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-    labels = pd.Series(y.to_numpy(dtype=object) if isinstance(y, pd.Series)
-                       else np.asarray(y, dtype=object))
+    labels = labels_of(X, y)
     check_labels(labels)
     try:  # each distinct label once (issue 17); an unhashable one is found and named
         distinct = pd.unique(labels)
@@ -34,7 +110,7 @@ def prepare_frame(kinds, X, y):
         distinct = labels
     for label in distinct:
         check_label(label)
-    col_kinds, new = kinds.split_frame(X)
+    col_kinds, new = read_frame(kinds, X)
     columns = {}
     for f, kind in col_kinds.items():
         s = X[f]
@@ -54,17 +130,26 @@ def prepare_frame(kinds, X, y):
 
 def records_of(columns, n_rows: int) -> list:
     """The rows of prepared ``columns`` as sparse dicts of their observed values."""
-    rows = [{} for _ in range(n_rows)]
+    return [dict(nominal + numeric) for numeric, nominal in pairs_of(columns, n_rows)]
+
+
+def pairs_of(columns, n_rows: int):
+    """The rows of prepared ``columns`` as :meth:`FeatureKinds.split
+    <onlinebma.records.FeatureKinds.split>` reads them, one at a time: ``(numeric, nominal)``,
+    the observed numeric ``(feature, float)`` and nominal ``(feature, value)`` pairs in column
+    order. Made row by row, not all at once: a batch's pairs alive together would cost
+    collections of the garbage collector."""
+    numeric, nominal = [], []
     for f, (kind, values, present) in columns.items():
         if kind == NOMINAL:
             codes, uniques = values
             uniques = [v.item() if isinstance(v, np.generic) else v for v in uniques]
-            for i in np.flatnonzero(present):
-                rows[i][f] = uniques[codes[i]]
-            continue
-        for i in np.flatnonzero(present):
-            rows[i][f] = values[i].item()
-    return rows
+            nominal.append((f, [uniques[c] for c in codes.tolist()], present.tolist()))
+        else:
+            numeric.append((f, values.tolist(), present.tolist()))
+    for i in range(n_rows):
+        yield ([(f, v[i]) for f, v, p in numeric if p[i]],
+               [(f, v[i]) for f, v, p in nominal if p[i]])
 
 
 def factorize(y):

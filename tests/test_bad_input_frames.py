@@ -1,0 +1,108 @@
+"""Hostile records and frames (issue 27's catalogue) for the naive Bayes family and the batch
+adapter's learners: a clear error naming the record, feature or column, the learner unchanged."""
+
+from __future__ import annotations
+
+import decimal
+import pickle
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from onlinebma.mixture import FAN, FiniteMixture
+from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
+from onlinebma.preprocessing import MDLDiscretizer
+
+LEARNERS = [NaiveBayes(), ModelAveragedNB(), BMANB(), NaiveBayes(decay=0.99),
+            ModelAveragedNB(decay="auto"), FAN(max_components=2, n_init=1, refit_every=1),
+            FiniteMixture(max_components=2, n_init=1, refit_every=1)]
+
+IDS = ["NaiveBayes", "ModelAveragedNB", "BMANB", "NaiveBayes-decay", "ModelAveragedNB-auto",
+       "FAN", "FiniteMixture"]
+
+
+def trained(learner, n=30):
+    """A learner after ``n`` records of a numeric ``a``, a nominal ``c``, and one prediction
+    (so a batch learner has fitted: a refused prediction then cannot pass for a refit)."""
+    model = learner.clone()
+    for i in range(n):
+        model.learn_one({"a": float(i % 7), "c": "xyz"[i % 3]}, i % 2 == 0)
+    model.predict_proba_one({"a": 1.0, "c": "x"})
+    return model
+
+
+def refused(model, call, error, match):
+    """``call(model)`` raises ``error`` matching ``match`` and leaves ``model`` unchanged."""
+    before = pickle.dumps(model)
+    with pytest.raises(error, match=match):
+        call(model)
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+@pytest.mark.parametrize("record", [None, "a=1", [("a", 1.0)], pd.Series({"a": 1.0})],
+                         ids=["None", "str", "list", "Series"])
+def test_a_record_that_is_not_a_dict_is_a_type_error(learner, record):
+    model = trained(learner)
+    refused(model, lambda m: m.learn_one(record, True), TypeError, "a record is a dict")
+    refused(model, lambda m: m.predict_proba_one(record), TypeError, "a record is a dict")
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+@pytest.mark.parametrize("value", [10**400, decimal.Decimal("sNaN")], ids=["10**400", "sNaN"])
+def test_a_value_no_float_holds_names_its_feature(learner, value):
+    model = trained(learner)
+    record = {"c": "x", "a": value}
+    refused(model, lambda m: m.learn_one(record, True), ValueError, "feature 'a'")
+    refused(model, lambda m: m.predict_proba_one(record), ValueError, "feature 'a'")
+    X = pd.DataFrame({"c": ["x", "y"], "a": pd.Series([1.0, value], dtype=object)})
+    refused(model, lambda m: m.learn_many(X, pd.Series([True, False])), ValueError, "column 'a'")
+    refused(model, lambda m: m.predict_proba_many(X), ValueError, "column 'a'")
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_x_must_be_a_frame_with_distinct_column_names(learner):
+    model = trained(learner)
+    y = pd.Series([True, False])
+    array = np.array([[1.0, 2.0], [3.0, 4.0]])
+    refused(model, lambda m: m.learn_many(array, y), TypeError, "DataFrame.*ndarray")
+    refused(model, lambda m: m.predict_proba_many(array), TypeError, "DataFrame.*ndarray")
+    twice = pd.DataFrame([[1.0, "x", 2.0], [3.0, "y", 4.0]], columns=["a", "c", "a"])
+    refused(model, lambda m: m.learn_many(twice, y), ValueError, r"repeats .*\['a'\]")
+    refused(model, lambda m: m.predict_proba_many(twice), ValueError, r"repeats .*\['a'\]")
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_tuple_labels_in_a_list_are_learned_as_learn_one_learns_them(learner):
+    """A list of tuples is a column of labels (``np.asarray`` would make it 2-D)."""
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "c": ["x", "y", "x", "y"]})
+    labels = [("p", 1), ("q", 2), ("p", 1), ("q", 2)]
+    many, one = learner.clone(), learner.clone()
+    many.learn_many(X, labels)
+    for x, label in zip(X.to_dict("records"), labels):
+        one.learn_one(x, label)
+    x = {"a": 2.5, "c": "x"}
+    assert set(many.predict_proba_one(x)) == {("p", 1), ("q", 2)}
+    assert many.predict_proba_one(x) == pytest.approx(one.predict_proba_one(x), abs=1e-12)
+
+
+def test_a_pipeline_learns_tuple_labels_whole():
+    """The catalogue's case: MDLDiscretizer | NaiveBayes refused them half-way."""
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0]})
+    pipeline = MDLDiscretizer() | NaiveBayes()
+    pipeline.learn_many(X, [("p", 1), ("q", 2), ("p", 1), ("q", 2)])
+    assert set(pipeline.predict_proba_one({"a": 1.0})) == {("p", 1), ("q", 2)}
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_learn_many_pairs_x_and_y_by_position_not_by_index(learner):
+    """Documented (as River's and scikit-learn's): the indexes are ignored."""
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 9.0], "c": ["x", "y", "x", "z"]}, index=[0, 1, 2, 3])
+    y = pd.Series([True, True, False, False], index=[3, 2, 1, 0])
+    by_position, by_index = learner.clone(), learner.clone()
+    by_position.learn_many(X, y)
+    by_index.learn_many(X, y.loc[X.index])
+    mine = by_position.predict_proba_one({"a": 9.0, "c": "z"})
+    assert mine[False] > mine[True]  # 9.0 / "z" came with False, its label by position
+    assert by_index.predict_proba_one({"a": 9.0, "c": "z"})[True] > 0.5
