@@ -16,8 +16,8 @@ Every learner in the package reads records the same way:
   (``ValueError``). The label must not be missing (any of the above: ``ValueError``) and must be
   hashable (``TypeError``).
 
-:class:`FeatureKinds` validates a whole record (or a whole DataFrame) *before* anything is
-changed, so that a refused record leaves the learner exactly as it was; :func:`numeric_values`
+`FeatureKinds` validates a whole record (or a whole DataFrame) *before* anything is
+changed, so that a refused record leaves the learner exactly as it was; `numeric_values`
 reads a validated numeric column of a DataFrame as floats, every missing value as NaN.
 """
 
@@ -53,7 +53,7 @@ def _is_missing(value) -> bool:
 
 
 def _is_missing_other(value) -> bool:
-    """:func:`_is_missing` for values other than None and plain str/int/float: plain Python
+    """`_is_missing` for values other than None and plain str/int/float: plain Python
     comparisons only (``NaN != NaN``), no numpy call, for the per-record path."""
     dtype = getattr(value, "dtype", None)
     if dtype is not None:  # a numpy scalar: NaN of any precision, complex NaN, NaT
@@ -125,7 +125,7 @@ class FeatureKinds:
 
         ``numeric`` and ``nominal`` list the observed ``(feature, value)`` pairs (numeric
         values as floats); ``new_kinds`` maps features seen for the first time to their kind.
-        Call :meth:`commit` with ``new_kinds`` once the record has been accepted.
+        Call `commit` with ``new_kinds`` once the record has been accepted.
         """
         values = x.values()
         types = set(map(type, values))
@@ -183,7 +183,7 @@ class FeatureKinds:
 
         Returns ``(kinds, new_kinds)``: the kind of every column that has an observed value
         and is known (or, when ``learning``, new), and the kinds of the new ones. Raises the
-        same errors as :meth:`split`, naming the feature.
+        same errors as `split`, naming the feature.
         """
         kinds, new = {}, {}
         named = self.nominal_attributes
@@ -278,7 +278,7 @@ def check_labels(y) -> None:
 
 
 def numeric_values(column) -> np.ndarray:
-    """A numeric column of a DataFrame (validated by :meth:`FeatureKinds.split_frame`) as a
+    """A numeric column of a DataFrame (validated by `FeatureKinds.split_frame`) as a
     float64 array, every missing value (None, NaN, ``pd.NA``, ``NaT``) as NaN: also for object
     columns and pandas' nullable dtypes, where ``to_numpy().astype(float)`` fails on ``pd.NA``.
 

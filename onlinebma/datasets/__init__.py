@@ -63,6 +63,7 @@ from river.datasets import base
 __all__ = ["Elec2", "UCIDataset", "catalog", "load_network", "networks", "read_network"]
 
 DATA = pathlib.Path(__file__).parent / "data"
+"""The folder of the bundled files and of ``catalog.json``."""
 
 
 @functools.cache
@@ -86,6 +87,9 @@ class UCIDataset(base.FileDataset):
 
     Attributes
     ----------
+    n_samples, n_features, n_classes : int
+        Records, features and classes (River's ``Dataset`` attributes, as ``task``,
+        ``filename``, ``directory``).
     numeric : tuple of str
         The numeric columns; every other column is nominal.
     true : str or None
@@ -95,6 +99,8 @@ class UCIDataset(base.FileDataset):
         What ``True`` means, for example ``"poisonous"`` for mushroom.
     source : str
         Where the file comes from.
+    path : pathlib.Path
+        The bundled file (gzipped CSV).
 
     """
 
@@ -179,7 +185,7 @@ class Elec2(UCIDataset):
 
 @functools.cache
 def networks() -> tuple[str, ...]:
-    """Names of the bundled Bayesian networks, for :func:`load_network`.
+    """Names of the bundled Bayesian networks, for `load_network`.
 
     >>> networks()
     ('alarm', 'asia', 'hepar2')
@@ -188,12 +194,12 @@ def networks() -> tuple[str, ...]:
 
 
 def load_network(name: str):
-    """A bundled Bayesian network (one of :func:`networks`: ``"alarm"``, ``"hepar2"``,
+    """A bundled Bayesian network (one of `networks`: ``"alarm"``, ``"hepar2"``,
     ``"asia"``) as a pgmpy model.
 
     Only the bundled names are accepted, never a path; read a network file of your own with
-    :func:`read_network`. Needs the optional dependency pgmpy
-    (``pip install onlinebma[experiments]``).
+    `read_network`. Needs the optional dependency pgmpy
+    (``pip install -e ".[experiments]"`` in a clone).
     """
     if not isinstance(name, str) or name not in networks():
         raise ValueError(f"unknown network {name!r}; bundled networks: {', '.join(networks())}"
@@ -206,7 +212,7 @@ def read_network(path):
     ``.gz``) as a pgmpy model. Needs the optional dependency pgmpy.
 
     The file is read as given (any path the process can read), so pass only paths you trust;
-    :func:`load_network` reads the bundled networks by name.
+    `load_network` reads the bundled networks by name.
     """
     path = pathlib.Path(path)
     if not path.is_file():

@@ -46,13 +46,13 @@ class ISA(BufferRefitClassifier):
         weight is below ``exp(-margin)`` times the best's) are negligible: counted in ``R`` but
         not brought up to date as records arrive, not expanded, left out of the average. The
         prediction then differs from the average over all of ``R`` by at most ``|R| *
-        exp(-margin)`` per class probability (see :mod:`onlinebma.isa.search`). ``None``: no
+        exp(-margin)`` per class probability (see `onlinebma.isa.search`). ``None``: no
         model is negligible (the paper's search exactly).
     window
         Keep only the last ``window`` records (``None``: all).
     refit_every
         Refit the cut points of numeric features after this many new records (``None``: once
-        the stored records have grown by 10%; see :mod:`onlinebma.batch`).
+        the stored records have grown by 10%; see `onlinebma.batch`).
     nominal_attributes
         Features that are nominal even when their values are numbers.
 
