@@ -60,6 +60,56 @@ def test_guide_experiment_quick_run(tmp_path):
     assert "[start:table]" in text and "[end:table]" in text
 
 
+def _guide_table():
+    """The guide's table, as the experiment wrote it: ``{(stream, learner): row}``."""
+    text = (ROOT / "docs" / "results" / "guide.md").read_text()
+    table = text.split("[start:table]")[1].split("[end:table]")[0]
+    lines = [line.strip("|").split("|") for line in table.splitlines() if line.startswith("|")]
+    header = [h.strip() for h in lines[0]]
+    rows = {}
+    for cells in lines[2:]:
+        row = dict(zip(header, (c.strip() for c in cells)))
+        rows[row["stream"], row["learner"]] = {k: float(v) for k, v in row.items()
+                                               if k not in ("stream", "learner")}
+    return rows
+
+
+def test_the_guide_says_what_its_table_shows():
+    """Each sentence of the guide's reading of its table, checked against the table."""
+    rows = _guide_table()
+    streams = sorted({s for s, _ in rows})
+    nb = ("NaiveBayes", "ModelAveragedNB", "BMANB")
+    prose = GUIDE.read_text()
+    assert len(streams) == 3 and "on all three streams" in prose
+    for s in streams:
+        for learner in ("ISA", "FixedOrderBMA", "OrderMCMC"):
+            r = rows[s, learner]
+            for b in nb:
+                assert r["accuracy"] > rows[s, b]["accuracy"], (s, learner, b)
+                assert r["log loss"] < rows[s, b]["log loss"], (s, learner, b)
+                assert r["ECE"] < rows[s, b]["ECE"], (s, learner, b)
+        ms = [rows[s, m]["ms/record"] for m in ("FixedOrderBMA", "OrderMCMC")]
+        assert 1.5 <= min(ms) and max(ms) <= 15.0, ms
+        assert 10.0 <= rows[s, "ISA"]["ms/record"] <= 65.0
+        fan, naive = rows[s, "FAN"], rows[s, "NaiveBayes"]
+        worse = (fan["accuracy"] < naive["accuracy"], fan["log loss"] > naive["log loss"],
+                 fan["ECE"] > naive["ECE"])
+        assert all(worse) if s == "Phishing" else not any(worse), s
+        # the fastest by an order of magnitude, the order pair the largest in memory
+        assert 10 * max(rows[s, b]["ms/record"] for b in nb) < \
+            min(r["ms/record"] for (t, m), r in rows.items() if t == s and m not in nb)
+        assert max((r["pickled kB"], m) for (t, m), r in rows.items() if t == s)[1] == \
+            "OrderMCMC"
+    for s in ("mushroom", "Phishing"):
+        assert min((r["accuracy"], m) for (t, m), r in rows.items() if t == s)[1] == \
+            "FiniteMixture"
+    votes = [rows["house-votes-84", b] for b in nb]
+    assert all(r["log loss"] > r["prior log loss"] for r in votes)
+    gain = {s: rows[s, "NaiveBayes"]["log loss"] - rows[s, "ModelAveragedNB"]["log loss"]
+            for s in streams}
+    assert max(gain, key=gain.get) == "Phishing"
+
+
 def _hook():
     spec = importlib.util.spec_from_file_location("sphinx_roles",
                                                   ROOT / "docs" / "hooks" / "sphinx_roles.py")
@@ -127,3 +177,27 @@ def test_site_builds_lists_every_learner_method_and_prints_no_raw_role(tmp_path)
     for name in ("results/drift/", "results/guide/", "results/isa-table1/"):
         assert f'href="{name}"' in (site / "index.html").read_text() or \
             (site / name / "index.html").exists()
+
+
+OWNED_PAGES = ["README.md", "docs/index.md", "docs/guide.md", "docs/isa.md", "docs/fan.md",
+               "docs/naive_bayes.md", "docs/batch.md", "docs/results.md",
+               "docs/results/drift.md", *(str(p.relative_to(ROOT))
+                                          for p in sorted(ROOT.glob("docs/api/*.md")))]
+
+
+@pytest.mark.parametrize("page", OWNED_PAGES)
+def test_pages_speak_of_no_tracker_issue_a_reader_cannot_open(page):
+    assert not re.search(r"\bissues? \d+", (ROOT / page).read_text(), flags=re.I)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_one_install_line_that_works_from_a_clone(page):
+    text = (ROOT / page).read_text()
+    assert "pip install -e ." in text
+    assert not re.search(r"pip install [\"']?onlinebma", text)
+
+
+def test_every_results_page_is_in_the_navigation():
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for page in sorted((ROOT / "docs" / "results").glob("*.md")):
+        assert f"results/{page.name}" in nav, page.name
