@@ -227,10 +227,11 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     the joined frame: there, ``learn_many`` the discretizer on a first batch before the
     pipeline.)
 
-    Put it in front of the discrete learners (ISA, FAN, order MCMC, naive Bayes over
-    categories), so that they receive interval names, as the papers' protocol does. The learners
-    built on `onlinebma.batch.BatchClassifier` with ``_discrete = True`` already
-    discretize internally with the same rule.
+    Use it in front of a learner that reads numbers as categories (naive Bayes over intervals, a
+    River learner). ISA and the order learners need no discretizer: they cut numeric features
+    themselves with the same rule, refitted with their stored records, and a discretizer in
+    front of them is worse, not better (``MDLDiscretizer() | ISA()`` on River's Phishing: 89.75 %
+    accuracy under progressive validation, ``ISA()`` alone 90.95 %).
 
     Parameters
     ----------
