@@ -290,7 +290,8 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     def learn_many(self, X, y) -> None:
         """Learn a pandas DataFrame (missing = NaN/None/``pd.NA``) with its labels.
 
-        When ``X`` is the frame the last `transform_many` call received (as in River's
+        The i-th row of ``X`` goes with the i-th label of ``y``, whatever their indexes. When
+        ``X`` is the frame the last `transform_many` call received (as in River's
         ``Pipeline.learn_many``), that call's output is rewritten with the cut points refitted
         on this batch too (see the class docstring).
         """
@@ -300,9 +301,15 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         labels = pd.Series(y).reset_index(drop=True)
         check_labels(labels)
+        try:
+            uniques = pd.unique(labels)
+        except TypeError:  # an unhashable label: name it, before anything changes
+            for label in labels:
+                check_label(label)
+            raise
         kinds, new = self._kinds.split_frame(X)
         self._kinds.commit(new)
-        for label in pd.unique(labels):
+        for label in uniques:
             self._classes.setdefault(label, len(self._classes))
         codes = labels.map(self._classes).to_numpy()
         for f, kind in kinds.items():
