@@ -201,6 +201,12 @@ class FeatureKinds:
         and is known (or, when ``learning``, new), and the kinds of the new ones. Raises the
         same errors as `split`, naming the feature.
         """
+        if not hasattr(X, "columns") or not hasattr(X, "iloc"):
+            raise TypeError(f"X is a pandas DataFrame of records, got {type(X).__name__}; "
+                            f"pd.DataFrame(X, columns=names) names its columns")
+        if not X.columns.is_unique:
+            twice = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
+            raise ValueError(f"X has duplicate column names: {twice}; a feature is one column")
         kinds, new = {}, {}
         named = self.nominal_attributes
         for f in X.columns:

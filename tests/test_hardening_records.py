@@ -407,3 +407,15 @@ def test_mdl_discretizer_learn_many_checks_labels_before_committing_feature_kind
     assert pickle.dumps(disc) == before
     disc.learn_many(pd.DataFrame({"a": ["u", "v"], "b": [1.0, 2.0]}), pd.Series([1, 2]))
     assert disc.transform_one({"a": "u", "b": 1.5})["a"] == "u"  # kinds free to be chosen now
+
+
+@pytest.mark.parametrize("model", _readers(), ids=lambda m: type(m).__name__)
+def test_learn_many_refuses_an_array_and_duplicate_columns_naming_them(model):
+    y = pd.Series([True, False])
+    before = pickle.dumps(model)
+    with pytest.raises(TypeError, match="X is a pandas DataFrame .* got ndarray"):
+        model.learn_many(np.array([[1.0, 2.0], [3.0, 4.0]]), y)
+    twice = pd.DataFrame([[1.0, 2.0, "u"], [3.0, 4.0, "v"]], columns=["a", "a", "b"])
+    with pytest.raises(ValueError, match=r"duplicate column names: \['a'\]"):
+        model.learn_many(twice, y)
+    assert pickle.dumps(model) == before
