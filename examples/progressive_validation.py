@@ -12,7 +12,7 @@ from onlinebma.datasets import UCIDataset
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else 3000
-data = UCIDataset("mushroom")  # all 22 features nominal
+data = UCIDataset("mushroom")  # all 22 features nominal; the label is True for poisonous
 models = {
     "onlinebma NaiveBayes": NaiveBayes(),
     "onlinebma ModelAveragedNB": ModelAveragedNB(),
@@ -21,6 +21,7 @@ models = {
     "River MultinomialNB": preprocessing.OneHotEncoder() | river_nb.MultinomialNB(),
 }
 for name, model in models.items():
-    metric = metrics.Accuracy() + metrics.CrossEntropy()
+    # Two-class labels are bools, as River's binary metrics (LogLoss, ROCAUC, F1) expect.
+    metric = metrics.Accuracy() + metrics.LogLoss() + metrics.ROCAUC()
     evaluate.progressive_val_score(data.take(n), model, metric)
     print(f"{name:<30} {metric}")

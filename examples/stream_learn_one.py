@@ -11,6 +11,7 @@ from onlinebma.naive_bayes import ModelAveragedNB
 
 n = int(sys.argv[1]) if len(sys.argv) > 1 else None
 stream = UCIDataset("house-votes-84")  # 435 US congress voting records, 16 yes/no votes
+# The label is a bool: True for a Republican, False for a Democrat (stream.true_means).
 model = ModelAveragedNB()
 
 correct = seen = 0

@@ -250,7 +250,7 @@ def save_figure(fig, name: str, out, suffix: str) -> pathlib.Path:
     """Save ``fig`` as ``out/figures/{name}-{suffix}.png``, close it and return the path."""
     path = pathlib.Path(out) / "figures" / f"{name}-{suffix}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110, bbox_inches="tight")
+    fig.savefig(path, dpi=160, bbox_inches="tight")
     pyplot().close(fig)
     return path
 

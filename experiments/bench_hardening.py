@@ -1,4 +1,4 @@
-"""Hardening benchmarks of issue 13: MDLDiscretizer streamed record by record, and in a pipeline.
+"""Hardening benchmarks: MDLDiscretizer streamed record by record, and in a pipeline.
 
 1. **Streaming cost (item 9).** ``MDLDiscretizer`` over the first n records of the bundled
    ``adult`` stream (6 numeric features), each record transformed and then learned, as a River

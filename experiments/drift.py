@@ -434,7 +434,7 @@ def _tradeoff_figure(df, out) -> pathlib.Path:
 
 
 def targets(df):
-    """The issue's targets on Elec2 as a table: what was measured, and met or not."""
+    """The targets on Elec2 as a table: what was measured, and met or not."""
     import pandas as pd
 
     g = df[df["stream"] == "Elec2"].set_index("model")
@@ -548,8 +548,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         "",
     ]
     ours_tab = targets_by_learner(df, [*OURS_PLAIN, *OURS_AUTO, names[-1]])
-    text += ["## Targets on Elec2 (issue 10)", "",
-             f"For `{TARGET}`, the learner the issue names:", "",
+    text += ["## Targets on Elec2", "",
+             f"For `{TARGET}`, the learner the targets name:", "",
              _report.markdown_table(target_tab), "",
              "The same targets for each of our learners (the best River peer in log loss, ARF's "
              "records/s and accuracy, the Hoeffding adaptive tree's accuracy, all on Elec2):",
@@ -607,7 +607,7 @@ NOTES = """\
   (equal probabilities), so the accuracy comes from the model, not the harness. With a short
   memory, Gaussians whose variance floor is tiny separate the current price regime sharply
   (Elec2's three Victorian columns are constant over a long first stretch of the stream).
-- `ModelAveragedNB auto`, the learner the issue's targets name, is the weakest of the three
+- `ModelAveragedNB auto`, the learner the targets name, is the weakest of the three
   forgetting learners on Elec2: it beats River's Hoeffding adaptive tree in accuracy but not
   ARF, and ARF keeps the lowest log loss. Its posterior over rates (figure) spends long
   stretches on slow rates where `BMANB auto`'s stays on the fastest one; why its Normal–Gamma

@@ -1,4 +1,4 @@
-"""Per-record speed of the naive Bayes family against River as records widen (issue 17).
+"""Per-record speed of the naive Bayes family against River as records widen.
 
 Progressive validation (``predict_proba_one`` then ``learn_one``) on synthetic streams, side by
 side in this one process, records per second of CPU time (``time.process_time``), median of 3

@@ -2,9 +2,9 @@
 
 ISA, FAN and order MCMC model discrete variables; the papers behind them discretize numeric
 attributes on each training fold with Fayyad & Irani's method, as Weka's supervised
-``Discretize`` filter does by default. :func:`mdl_cut_points` reproduces Weka 3.6.14's
+``Discretize`` filter does by default. `mdl_cut_points` reproduces Weka 3.6.14's
 ``weka.filters.supervised.attribute.Discretize`` (Fayyad–Irani criterion, not Kononenko's, and
-not the "better encoding") decision for decision, and :class:`MDLDiscretizer` puts it in a
+not the "better encoding") decision for decision, and `MDLDiscretizer` puts it in a
 River pipeline.
 
 >>> import numpy as np
@@ -198,9 +198,9 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     """Fayyad & Irani's supervised MDL discretization as a River transformer.
 
     ``learn_one`` / ``learn_many`` store the numeric values with their labels; the cut points
-    of a feature (:func:`mdl_cut_points`, equal to Weka's supervised ``Discretize``) are
+    of a feature (`mdl_cut_points`, equal to Weka's supervised ``Discretize``) are
     computed when ``transform_one`` / ``transform_many`` need them, and **refitted by a
-    policy**, as :class:`onlinebma.batch.BatchClassifier` refits its models: once the feature's
+    policy**, as `onlinebma.batch.BatchClassifier` refits its models: once the feature's
     learned values have grown by 10% since its cut points were last computed (by default), or
     by ``refit_every`` values. A stream of n records then costs O(log n) refits of O(n log n)
     each, O(n log n) in all, where recomputing at every transform cost O(n² log n). After a
@@ -227,10 +227,11 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     the joined frame: there, ``learn_many`` the discretizer on a first batch before the
     pipeline.)
 
-    Put it in front of the discrete learners (ISA, FAN, order MCMC, naive Bayes over
-    categories), so that they receive interval names, as the papers' protocol does. The learners
-    built on :class:`onlinebma.batch.BatchClassifier` with ``_discrete = True`` already
-    discretize internally with the same rule.
+    Use it in front of a learner that reads numbers as categories (naive Bayes over intervals, a
+    River learner). ISA and the order learners need no discretizer: they cut numeric features
+    themselves with the same rule, refitted with their stored records, and a discretizer in
+    front of them is worse, not better (``MDLDiscretizer() | ISA()`` on River's Phishing: 89.75 %
+    accuracy under progressive validation, ``ISA()`` alone 90.95 %).
 
     Parameters
     ----------
@@ -289,7 +290,8 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
     def learn_many(self, X, y) -> None:
         """Learn a pandas DataFrame (missing = NaN/None/``pd.NA``) with its labels.
 
-        When ``X`` is the frame the last :meth:`transform_many` call received (as in River's
+        The i-th row of ``X`` goes with the i-th label of ``y``, whatever their indexes. When
+        ``X`` is the frame the last `transform_many` call received (as in River's
         ``Pipeline.learn_many``), that call's output is rewritten with the cut points refitted
         on this batch too (see the class docstring).
         """
@@ -299,9 +301,15 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
             raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
         labels = pd.Series(y).reset_index(drop=True)
         check_labels(labels)
+        try:
+            uniques = pd.unique(labels)
+        except TypeError:  # an unhashable label: name it, before anything changes
+            for label in labels:
+                check_label(label)
+            raise
         kinds, new = self._kinds.split_frame(X)
         self._kinds.commit(new)
-        for label in pd.unique(labels):
+        for label in uniques:
             self._classes.setdefault(label, len(self._classes))
         codes = labels.map(self._classes).to_numpy()
         for f, kind in kinds.items():

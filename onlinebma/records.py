@@ -12,12 +12,19 @@ Every learner in the package reads records the same way:
   ``bool``) is **numeric**; any other value makes it **nominal**. A feature keeps its kind:
   a string arriving for a numeric feature, or a number for a nominal one not named in
   ``nominal_attributes``, is a ``TypeError``.
-- Nominal values must be hashable (``TypeError``); numeric values must be finite
-  (``ValueError``). The label must not be missing (any of the above: ``ValueError``) and must be
-  hashable (``TypeError``).
+- Nominal values must be hashable (``TypeError``); numeric values must be finite and within
+  a float's range (``10**400``: ``ValueError``). The label must not be missing (any of the
+  above: ``ValueError``) and must be hashable (``TypeError``).
+- A record is a ``dict`` (or another mapping) of ``{feature: value}``: a pandas row, ``None``
+  or a string is a ``TypeError`` (``row.to_dict()`` turns a row into a record). A feature name
+  that is NaN is a ``ValueError``: every NaN differs from every other, so each would become a
+  new feature.
+- A NaN of any kind is missing, a signalling ``Decimal('sNaN')`` too (it refuses comparison).
+- ``learn_many`` of every learner pairs the rows of ``X`` and ``y`` by position (the i-th row
+  with the i-th label), whatever their indexes, as River's ``learn_many`` does.
 
-:class:`FeatureKinds` validates a whole record (or a whole DataFrame) *before* anything is
-changed, so that a refused record leaves the learner exactly as it was; :func:`numeric_values`
+`FeatureKinds` validates a whole record (or a whole DataFrame) *before* anything is
+changed, so that a refused record leaves the learner exactly as it was; `numeric_values`
 reads a validated numeric column of a DataFrame as floats, every missing value as NaN.
 """
 
@@ -26,6 +33,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -53,13 +61,16 @@ def _is_missing(value) -> bool:
 
 
 def _is_missing_other(value) -> bool:
-    """:func:`_is_missing` for values other than None and plain str/int/float: plain Python
+    """`_is_missing` for values other than None and plain str/int/float: plain Python
     comparisons only (``NaN != NaN``), no numpy call, for the per-record path."""
     dtype = getattr(value, "dtype", None)
     if dtype is not None:  # a numpy scalar: NaN of any precision, complex NaN, NaT
         return dtype.kind in "fcmM" and getattr(value, "ndim", 1) == 0 and bool(value != value)
     if isinstance(value, numbers.Number):  # float subclasses, complex, Decimal
-        return value != value
+        try:
+            return value != value
+        except ArithmeticError:  # a signalling NaN (Decimal('sNaN')) refuses comparison
+            return True
     pd = sys.modules.get("pandas")  # pd.NA and pd.NaT exist only if pandas was imported
     return pd is not None and (value is pd.NA or value is pd.NaT)
 
@@ -125,8 +136,11 @@ class FeatureKinds:
 
         ``numeric`` and ``nominal`` list the observed ``(feature, value)`` pairs (numeric
         values as floats); ``new_kinds`` maps features seen for the first time to their kind.
-        Call :meth:`commit` with ``new_kinds`` once the record has been accepted.
+        Call `commit` with ``new_kinds`` once the record has been accepted.
         """
+        if type(x) is not dict and not isinstance(x, Mapping):
+            raise TypeError(f"a record is a dict {{feature: value}}, got {_short(x)} "
+                            f"({type(x).__name__}); a pandas row becomes one with row.to_dict()")
         values = x.values()
         types = set(map(type, values))
         if len(types) == 1:  # fast path: every value a str of a known nominal feature, or
@@ -149,6 +163,8 @@ class FeatureKinds:
             if k is None:
                 k = new.get(f)
             if k is None:
+                if f != f:
+                    raise ValueError(f"a feature name is NaN ({f!r}): every NaN is a new name")
                 k = NOMINAL if (f in named or not _is_number(v)) else NUMERIC
                 new[f] = k
             if k == NUMERIC:
@@ -157,7 +173,7 @@ class FeatureKinds:
                         raise TypeError(
                             f"feature {f!r} is numeric but got {v!r} ({t.__name__})"
                         )
-                    v = float(v)
+                    v = _float(f, v)
                 if v == math.inf or v == -math.inf:
                     raise ValueError(f"feature {f!r} has an infinite value {v!r}")
                 numeric.append((f, v))
@@ -183,8 +199,14 @@ class FeatureKinds:
 
         Returns ``(kinds, new_kinds)``: the kind of every column that has an observed value
         and is known (or, when ``learning``, new), and the kinds of the new ones. Raises the
-        same errors as :meth:`split`, naming the feature.
+        same errors as `split`, naming the feature.
         """
+        if not hasattr(X, "columns") or not hasattr(X, "iloc"):
+            raise TypeError(f"X is a pandas DataFrame of records, got {type(X).__name__}; "
+                            f"pd.DataFrame(X, columns=names) names its columns")
+        if not X.columns.is_unique:
+            twice = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
+            raise ValueError(f"X has duplicate column names: {twice}; a feature is one column")
         kinds, new = {}, {}
         named = self.nominal_attributes
         for f in X.columns:
@@ -196,6 +218,8 @@ class FeatureKinds:
             if kind is None:
                 if not learning:
                     continue
+                if f != f:
+                    raise ValueError(f"a feature name is NaN ({f!r}): every NaN is a new name")
                 first = present.iloc[0]
                 kind = NOMINAL if (f in named or not _is_number(first)) else NUMERIC
                 new[f] = kind
@@ -208,7 +232,13 @@ class FeatureKinds:
                             )
                 if s.dtype.kind == "b":
                     raise TypeError(f"feature {f!r} is numeric but got booleans")
-                if np.isinf(present.to_numpy(dtype=float)).any():
+                try:
+                    as_float = present.to_numpy(dtype=float)
+                except OverflowError:
+                    for v in present:
+                        _float(f, v)  # names the value
+                    raise
+                if np.isinf(as_float).any():
                     raise ValueError(f"feature {f!r} has an infinite value")
             elif s.dtype.kind in "iuf" and f not in named:
                 raise TypeError(
@@ -240,6 +270,21 @@ class FeatureKinds:
         self.nominal_attributes, self.kind = state
         self.nominal = {f for f, k in self.kind.items() if k == NOMINAL}
         self.numeric = {f for f, k in self.kind.items() if k == NUMERIC}
+
+
+def _float(f, v) -> float:
+    """``float(v)`` for a number of feature ``f``, a ``ValueError`` naming it if no float can
+    hold it (an integer such as ``10**400``)."""
+    try:
+        return float(v)
+    except OverflowError:
+        raise ValueError(f"feature {f!r} has a value too large for a float: "
+                         f"{_short(v)}") from None
+
+
+def _short(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else f"{text[:20]}...{text[-10:]} ({len(text)} characters)"
 
 
 def _distinct(f, values):
@@ -278,7 +323,7 @@ def check_labels(y) -> None:
 
 
 def numeric_values(column) -> np.ndarray:
-    """A numeric column of a DataFrame (validated by :meth:`FeatureKinds.split_frame`) as a
+    """A numeric column of a DataFrame (validated by `FeatureKinds.split_frame`) as a
     float64 array, every missing value (None, NaN, ``pd.NA``, ``NaT``) as NaN: also for object
     columns and pandas' nullable dtypes, where ``to_numpy().astype(float)`` fails on ``pd.NA``.
 

@@ -1,11 +1,39 @@
-"""Every code block of the user guide runs, as a user would paste it."""
+"""Every code block of the user guide runs, as a user would paste it; the site builds, lists
+every learner's methods with their docstrings and prints no raw Sphinx role."""
 
+import importlib.util
+import os
 import pathlib
 import re
+import subprocess
+import sys
 
 import pytest
 
-GUIDE = pathlib.Path(__file__).parents[1] / "docs" / "guide.md"
+ROOT = pathlib.Path(__file__).parents[1]
+GUIDE = ROOT / "docs" / "guide.md"
+ROLE = re.compile(r":(?:py:)?(?:class|mod|meth|func|attr|obj|exc|data|ref|math):")
+#: Every learner's API page and the public methods a River user calls on it (inherited ones
+#: included: from the package's private bases and from River's).
+LEARNERS = {
+    "naive_bayes": {
+        f"onlinebma.naive_bayes.{c}": ["learn_one", "learn_many", "predict_proba_one",
+                                       "predict_proba_many", "predict_one", "merge",
+                                       "feature_posteriors", "decay_posterior", "clone"]
+        for c in ("NaiveBayes", "ModelAveragedNB", "BMANB")
+    },
+    "isa": {"onlinebma.isa.ISA": ["learn_one", "learn_many", "predict_proba_one",
+                                  "predict_proba_many", "fit", "predict_proba", "merge",
+                                  "explain_one", "classes_"]},
+    "mixture": {f"onlinebma.mixture.{c}": ["learn_one", "learn_many", "predict_proba_one",
+                                           "predict_proba_many", "fit", "merge", "weights_"]
+                for c in ("FAN", "FiniteMixture")},
+    "order_mcmc": {f"onlinebma.order_mcmc.{c}": ["learn_one", "learn_many", "predict_proba_one",
+                                                 "predict_proba_many", "fit", "merge"]
+                   for c in ("FixedOrderBMA", "OrderMCMC")},
+    "preprocessing": {"onlinebma.preprocessing.MDLDiscretizer": ["learn_one", "learn_many",
+                                                                 "transform_one", "cut_points_"]},
+}
 BLOCKS = re.findall(r"```python\n(.*?)```", GUIDE.read_text(), flags=re.S)
 
 
@@ -30,3 +58,146 @@ def test_guide_experiment_quick_run(tmp_path):
     assert ((table["accuracy"] >= 0) & (table["accuracy"] <= 1)).all()
     text = (tmp_path / "results" / "guide.md").read_text()
     assert "[start:table]" in text and "[end:table]" in text
+
+
+def _guide_table():
+    """The guide's table, as the experiment wrote it: ``{(stream, learner): row}``."""
+    text = (ROOT / "docs" / "results" / "guide.md").read_text()
+    table = text.split("[start:table]")[1].split("[end:table]")[0]
+    lines = [line.strip("|").split("|") for line in table.splitlines() if line.startswith("|")]
+    header = [h.strip() for h in lines[0]]
+    rows = {}
+    for cells in lines[2:]:
+        row = dict(zip(header, (c.strip() for c in cells)))
+        rows[row["stream"], row["learner"]] = {k: float(v) for k, v in row.items()
+                                               if k not in ("stream", "learner")}
+    return rows
+
+
+def test_the_guide_says_what_its_table_shows():
+    """Each sentence of the guide's reading of its table, checked against the table."""
+    rows = _guide_table()
+    streams = sorted({s for s, _ in rows})
+    nb = ("NaiveBayes", "ModelAveragedNB", "BMANB")
+    prose = GUIDE.read_text()
+    assert len(streams) == 3 and "on all three streams" in prose
+    for s in streams:
+        for learner in ("ISA", "FixedOrderBMA", "OrderMCMC"):
+            r = rows[s, learner]
+            for b in nb:
+                assert r["accuracy"] > rows[s, b]["accuracy"], (s, learner, b)
+                assert r["log loss"] < rows[s, b]["log loss"], (s, learner, b)
+                assert r["ECE"] < rows[s, b]["ECE"], (s, learner, b)
+        ms = [rows[s, m]["ms/record"] for m in ("FixedOrderBMA", "OrderMCMC")]
+        assert 1.5 <= min(ms) and max(ms) <= 15.0, ms
+        assert 10.0 <= rows[s, "ISA"]["ms/record"] <= 65.0
+        fan, naive = rows[s, "FAN"], rows[s, "NaiveBayes"]
+        worse = (fan["accuracy"] < naive["accuracy"], fan["log loss"] > naive["log loss"],
+                 fan["ECE"] > naive["ECE"])
+        assert all(worse) if s == "Phishing" else not any(worse), s
+        # the fastest by an order of magnitude, the order pair the largest in memory
+        assert 10 * max(rows[s, b]["ms/record"] for b in nb) < \
+            min(r["ms/record"] for (t, m), r in rows.items() if t == s and m not in nb)
+        assert max((r["pickled kB"], m) for (t, m), r in rows.items() if t == s)[1] == \
+            "OrderMCMC"
+    for s in ("mushroom", "Phishing"):
+        assert min((r["accuracy"], m) for (t, m), r in rows.items() if t == s)[1] == \
+            "FiniteMixture"
+    votes = [rows["house-votes-84", b] for b in nb]
+    assert all(r["log loss"] > r["prior log loss"] for r in votes)
+    gain = {s: rows[s, "NaiveBayes"]["log loss"] - rows[s, "ModelAveragedNB"]["log loss"]
+            for s in streams}
+    assert max(gain, key=gain.get) == "Phishing"
+
+
+def _hook():
+    spec = importlib.util.spec_from_file_location("sphinx_roles",
+                                                  ROOT / "docs" / "hooks" / "sphinx_roles.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_sphinx_roles_become_code_spans():
+    strip = _hook().strip_roles
+    assert strip("See :class:`~onlinebma.records.FeatureKinds` and :meth:`.merge`.") == \
+        "See `FeatureKinds` and `merge`."
+    assert strip(":func:`the loader <a.b>`, :mod:`onlinebma.batch`, :py:attr:`x`") == \
+        "`the loader`, `onlinebma.batch`, `x`"
+    assert strip("a ``literal`` and key: value") == "a ``literal`` and key: value"
+
+
+CONVERTED = sorted([*ROOT.glob("onlinebma/isa/*.py"), *ROOT.glob("onlinebma/datasets/*.py"),
+                    *(ROOT / "onlinebma" / f for f in ("records.py", "preprocessing.py",
+                                                       "validation.py", "__main__.py"))])
+
+
+@pytest.mark.parametrize("path", CONVERTED, ids=lambda p: str(p.relative_to(ROOT)))
+def test_no_raw_roles_in_the_docstrings_converted_to_markdown(path):
+    """These modules' docstrings are written in Markdown (the site's hook converts the rest)."""
+    assert not ROLE.search(path.read_text())
+
+
+def _member_docs(html: str) -> dict:
+    """``{object id: its rendered docstring text}`` of an API page."""
+    parts = re.split(r'<h\d id="(onlinebma\.[\w.]+)" class="doc doc-heading">', html)
+    out = {}
+    for ident, body in zip(parts[1::2], parts[2::2]):
+        m = re.search(r'<div class="doc doc-contents[^"]*">(.*?)'
+                      r'(?:<div class="doc doc-children">|</div>)', body, re.S)
+        out[ident] = re.sub(r"<[^>]+>", "", m.group(1) if m else "").strip()
+    return out
+
+
+@pytest.mark.slow
+def test_site_builds_lists_every_learner_method_and_prints_no_raw_role(tmp_path):
+    site = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--quiet", "--site-dir", str(site)],
+        cwd=ROOT, capture_output=True, text=True, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+        timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    pages = sorted(site.rglob("*.html"))
+    raw = {str(p.relative_to(site)): ROLE.findall(p.read_text()) for p in pages}
+    assert not {p: r for p, r in raw.items() if r}
+    for page, classes in LEARNERS.items():
+        html = (site / "api" / page / "index.html").read_text()
+        docs = _member_docs(html)
+        for cls, methods in classes.items():
+            own = html.split(f'id="{cls}"', 1)[1].split(f'id="{cls}.', 1)[0]  # its docstring
+            for name in methods:
+                # an attribute may be described in the class's Attributes table instead
+                assert docs.get(f"{cls}.{name}") or (name.endswith("_") and name in own), \
+                    f"{cls}.{name}: absent or without a docstring"
+            members = [i for i in docs if i.startswith(f"{cls}.")]
+            assert all(docs[i] for i in members), [i for i in members if not docs[i]]
+    css = (site / "stylesheets" / "extra.css").read_text()
+    assert "overflow-x: auto" in css
+    assert "stylesheets/extra.css" in (site / "index.html").read_text()
+    for name in ("results/drift/", "results/guide/", "results/isa-table1/"):
+        assert f'href="{name}"' in (site / "index.html").read_text() or \
+            (site / name / "index.html").exists()
+
+
+OWNED_PAGES = ["README.md", "docs/index.md", "docs/guide.md", "docs/isa.md", "docs/fan.md",
+               "docs/naive_bayes.md", "docs/batch.md", "docs/results.md",
+               "docs/results/drift.md", *(str(p.relative_to(ROOT))
+                                          for p in sorted(ROOT.glob("docs/api/*.md")))]
+
+
+@pytest.mark.parametrize("page", OWNED_PAGES)
+def test_pages_speak_of_no_tracker_issue_a_reader_cannot_open(page):
+    assert not re.search(r"\bissues? \d+", (ROOT / page).read_text(), flags=re.I)
+
+
+@pytest.mark.parametrize("page", ["README.md", "docs/index.md"])
+def test_one_install_line_that_works_from_a_clone(page):
+    text = (ROOT / page).read_text()
+    assert "pip install -e ." in text
+    assert not re.search(r"pip install [\"']?onlinebma", text)
+
+
+def test_every_results_page_is_in_the_navigation():
+    nav = (ROOT / "mkdocs.yml").read_text()
+    for page in sorted((ROOT / "docs" / "results").glob("*.md")):
+        assert f"results/{page.name}" in nav, page.name

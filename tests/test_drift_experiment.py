@@ -17,7 +17,7 @@ def test_elec2_is_bundled_in_time_order():
     data = list(ds)
     assert len(data) == ds.n_samples == 45_312
     assert all(len(x) == 6 and all(0.0 <= v <= 1.0 for v in x.values()) for x, _ in data)
-    assert {y for _, y in data} == {"0", "1"}
+    assert {y for _, y in data} == {False, True}  # River's Elec2 too: True when the price went UP
     # Time order: the half-hour ``period`` climbs through each day and wraps at midnight.
     periods = [x["period"] for x, _ in data[:96]]
     assert periods[0] == 0.0 and periods[:48] == sorted(periods[:48]) and periods[48] == 0.0

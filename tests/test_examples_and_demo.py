@@ -1,21 +1,34 @@
 """The README's demo and the example scripts run and say something sensible."""
 
+import itertools
 import math
+import os
 import pathlib
 import subprocess
 import sys
 
 import pytest
 
-from onlinebma.__main__ import demo
+from onlinebma.__main__ import PreviousLabel, demo
+from onlinebma.datasets import Elec2
 
-EXAMPLES = sorted((pathlib.Path(__file__).parents[1] / "examples").glob("*.py"))
+ROOT = pathlib.Path(__file__).parents[1]
+EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
+# Scripts run from elsewhere import this checkout's package, whatever else is installed.
+ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT),
+                                                                  os.environ.get("PYTHONPATH")]))}
+LEARNERS = ["class prior", "previous label", "NaiveBayes", "ModelAveragedNB", "BMANB",
+            "NaiveBayes auto", "BMANB auto"]
 
 
-def test_demo_reports_finite_metrics_for_the_three_learners_beside_the_class_prior():
+def _demo(*args, cwd=None):
+    command = [sys.executable, "-m", "onlinebma", "demo", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=ENV, cwd=cwd, timeout=300)
+
+
+def test_demo_reports_finite_metrics_for_the_learners_beside_the_two_baselines():
     rows = demo("adult", limit=800, progress_bar=False)
-    assert [r["learner"] for r in rows] == ["class prior", "NaiveBayes", "ModelAveragedNB",
-                                            "BMANB"]
+    assert [r["learner"] for r in rows] == LEARNERS
     for r in rows:
         assert 0.6 < r["accuracy"] <= 1.0
         assert math.isfinite(r["log loss"]) and r["log loss"] > 0
@@ -23,16 +36,75 @@ def test_demo_reports_finite_metrics_for_the_three_learners_beside_the_class_pri
         assert r["records/s"] > 0
 
 
-def test_demo_command_line_prints_the_table():
-    command = [sys.executable, "-m", "onlinebma", "demo", "--limit", "300", "--no-progress"]
-    out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
-    assert "ModelAveragedNB" in out and "records/s" in out
-    assert "class prior" in out and "ECE" in out and "overconfident" in out
+def test_the_default_stream_shows_averaging_beat_both_baselines():
+    """Elec2 by default (on adult every learner loses to the class prior in log loss): the
+    learner averaging over forgetting rates and models beats the class prior and the previous
+    label in accuracy and log loss on the first 3,000 records."""
+    rows = {r["learner"]: r for r in demo(limit=3000, progress_bar=False)}
+    best = rows["BMANB auto"]
+    for baseline in ("class prior", "previous label"):
+        assert best["accuracy"] > rows[baseline]["accuracy"]
+        assert best["log loss"] < rows[baseline]["log loss"]
+
+
+def test_previous_label_baseline_is_right_when_the_label_repeats():
+    data = list(itertools.islice(Elec2(), 2000))
+    model, hits, predicted = PreviousLabel(), 0, 0
+    for x, y in data:
+        proba = model.predict_proba_one(x)
+        if proba:
+            assert math.isclose(sum(proba.values()), 1.0)
+            hits += max(proba, key=proba.get) == y
+            predicted += 1
+        model.learn_one(x, y)
+    repeats = sum(a == b for (_, a), (_, b) in itertools.pairwise(data))
+    assert (predicted, hits) == (len(data) - 1, repeats)
+    assert model.predict_proba_one({})[data[-1][1]] == (repeats + 1) / (len(data) - 1 + 2)
+
+
+def test_demo_command_line_prints_the_table_and_the_comparison_with_both_baselines():
+    out = _demo("--limit", "300", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    for name in LEARNERS:
+        assert name in out.stdout
+    assert "records/s" in out.stdout and "ECE" in out.stdout and "overconfident" in out.stdout
+    assert "electricity (300 records)" in out.stdout
+    assert "against the class prior" in out.stdout and "against the previous label" in out.stdout
+
+
+@pytest.mark.parametrize("name", ["elec2", "Elec2", "electricity", "ELECTRICITY"])
+def test_demo_accepts_every_spelling_of_elec2(name):
+    out = _demo("--dataset", name, "--limit", "50", "--no-progress")
+    assert out.returncode == 0, out.stderr
+    assert "electricity (50 records)" in out.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--dataset", "nope"], "unknown dataset 'nope'; one of: adult, "),
+    (["--limit", "0"], "must be a positive whole number of records, got '0'"),
+    (["--limit", "-5"], "must be a positive whole number of records, got '-5'"),
+    (["--limit", "ten"], "must be a positive whole number of records, got 'ten'"),
+])
+def test_demo_refuses_bad_arguments_in_one_line_without_a_traceback(args, message):
+    out = _demo(*args, "--no-progress")
+    assert out.returncode == 2
+    assert "Traceback" not in out.stderr
+    errors = [line for line in out.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and message in errors[0]
+    if "dataset" in message:
+        assert "electricity (or elec2)" in errors[0] and "mushroom" in errors[0]
+
+
+def test_demo_help_is_plain_text():
+    out = _demo("--help")
+    assert out.returncode == 0
+    assert "``" not in out.stdout and ":class:" not in out.stdout and "elec2" in out.stdout
+    assert "--limit N" in out.stdout
 
 
 @pytest.mark.parametrize("script", EXAMPLES, ids=lambda p: p.name)
 def test_example_runs(script, tmp_path):
-    result = subprocess.run([sys.executable, str(script), "400"], cwd=tmp_path,
+    result = subprocess.run([sys.executable, str(script), "400"], cwd=tmp_path, env=ENV,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()

@@ -328,3 +328,94 @@ def test_feature_kinds_pickle_the_same_whatever_the_history_of_their_sets():
     copy = pickle.loads(pickle.dumps(large))
     assert copy.kind == small.kind and copy.nominal == {1, 9, 17} and copy.numeric == set()
     assert copy.split({1: "u", 9: "v", 17: "w"}) == ([], [(1, "u"), (9, "v"), (17, "w")], {})
+
+
+# The hostile-input catalogue: records that are not dicts, values no float can hold, NaN keys,
+# unhashable labels in a batch.
+
+NOT_A_DICT = {"pd.Series": pd.Series({"a": 1.0}), "None": None, "str": "a=1",
+              "list of pairs": [("a", 1.0)]}
+
+
+def _readers():
+    """The learners and transformers whose records reach records.FeatureKinds first (the
+    order learners look inside a record before: their own check is pending)."""
+    from onlinebma.isa import ISA
+    from onlinebma.mixture import FAN
+
+    return [*learners(), ISA(), FAN(max_components=2, n_init=1)]
+
+
+@pytest.mark.parametrize("record", list(NOT_A_DICT.values()), ids=list(NOT_A_DICT))
+def test_split_refuses_a_record_that_is_not_a_dict(record):
+    kinds = FeatureKinds()
+    with pytest.raises(TypeError, match=r"a record is a dict \{feature: value\}, got "):
+        kinds.split(record)
+    assert kinds.kind == {}
+
+
+@pytest.mark.parametrize("record", list(NOT_A_DICT.values()), ids=list(NOT_A_DICT))
+@pytest.mark.parametrize("model", _readers(), ids=lambda m: type(m).__name__)
+def test_every_reader_refuses_a_record_that_is_not_a_dict_and_changes_nothing(model, record):
+    model.learn_one({"a": 1.0, "b": "x"}, True)
+    before = pickle.dumps(model)
+    with pytest.raises(TypeError, match="a record is a dict"):
+        model.learn_one(record, False)
+    assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize("value", [10**400, -(10**400)], ids=["10**400", "-10**400"])
+def test_an_integer_no_float_can_hold_is_refused_naming_the_feature(value):
+    kinds = FeatureKinds()
+    with pytest.raises(ValueError, match="feature 'big' .* too large for a float"):
+        kinds.split({"big": value})
+    kinds.commit(kinds.split({"big": 1})[2])
+    with pytest.raises(ValueError, match="feature 'big' .* too large for a float"):
+        kinds.split({"big": value})
+    column = pd.DataFrame({"big": pd.Series([1, value], dtype=object)})
+    with pytest.raises(ValueError, match="feature 'big' .* too large for a float"):
+        FeatureKinds().split_frame(column)
+
+
+def test_a_signalling_nan_is_missing_like_every_nan():
+    from decimal import Decimal
+
+    kinds = FeatureKinds()
+    assert kinds.split({"d": Decimal("sNaN"), "e": Decimal("NaN")}) == ([], [], {})
+    with pytest.raises(ValueError, match="is missing"):
+        check_label(Decimal("sNaN"))
+
+
+@pytest.mark.parametrize("key", [float("nan"), np.float64("nan")], ids=["float", "np.float64"])
+def test_a_nan_feature_name_is_refused(key):
+    """Every NaN differs from every other: each would become a new feature."""
+    kinds = FeatureKinds()
+    with pytest.raises(ValueError, match="a feature name is NaN"):
+        kinds.split({key: 1.0, "a": 2.0})
+    with pytest.raises(ValueError, match="a feature name is NaN"):
+        kinds.split_frame(pd.DataFrame({key: [1.0], "a": [2.0]}))
+    assert kinds.split({key: None, "a": 2.0})[0] == [("a", 2.0)]  # missing: never read
+
+
+@pytest.mark.parametrize("labels", [[[1], [2]], [{"a": 1}, {"b": 2}]], ids=["lists", "dicts"])
+def test_mdl_discretizer_learn_many_checks_labels_before_committing_feature_kinds(labels):
+    disc = MDLDiscretizer()
+    before = pickle.dumps(disc)
+    X = pd.DataFrame({"a": [1.0, 2.0], "b": ["x", "y"]})
+    with pytest.raises(TypeError, match="the label y=.* is not hashable"):
+        disc.learn_many(X, pd.Series(labels))
+    assert pickle.dumps(disc) == before
+    disc.learn_many(pd.DataFrame({"a": ["u", "v"], "b": [1.0, 2.0]}), pd.Series([1, 2]))
+    assert disc.transform_one({"a": "u", "b": 1.5})["a"] == "u"  # kinds free to be chosen now
+
+
+@pytest.mark.parametrize("model", _readers(), ids=lambda m: type(m).__name__)
+def test_learn_many_refuses_an_array_and_duplicate_columns_naming_them(model):
+    y = pd.Series([True, False])
+    before = pickle.dumps(model)
+    with pytest.raises(TypeError, match="X is a pandas DataFrame .* got ndarray"):
+        model.learn_many(np.array([[1.0, 2.0], [3.0, 4.0]]), y)
+    twice = pd.DataFrame([[1.0, 2.0, "u"], [3.0, 4.0, "v"]], columns=["a", "a", "b"])
+    with pytest.raises(ValueError, match=r"duplicate column names: \['a'\]"):
+        model.learn_many(twice, y)
+    assert pickle.dumps(model) == before

@@ -669,3 +669,20 @@ def test_the_weka_timing_helper_is_built_in_a_private_temporary_folder():
     assert str(folder.parent) == tempfile.gettempdir()
     assert folder.name != "onlinebma-weka-helper" and folder.name.startswith("onlinebma-weka-")
     assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700  # mkdtemp: this user only
+
+
+def test_explain_one_top_k_is_the_k_weightiest_models_and_refuses_a_bad_k():
+    from onlinebma.datasets import UCIDataset
+
+    model = ISA()
+    for x, y in UCIDataset("house-votes-84").take(120):
+        model.learn_one(x, y)
+    x, _ = next(iter(UCIDataset("house-votes-84")))
+    every = model.explain_one(x)
+    assert len(every) > 3
+    assert model.explain_one(x, top=3) == every[:3]
+    assert model.explain_one(x, top=len(every) + 5) == every
+    assert ISA().explain_one(x, top=2) == []
+    for bad in (0, -1, 2.0, True, "3"):
+        with pytest.raises(ValueError, match="top must be an integer >= 1"):
+            model.explain_one(x, top=bad)

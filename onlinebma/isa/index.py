@@ -105,7 +105,7 @@ class BitsetIndex:
 
     def counts(self, sets: np.ndarray, query: np.ndarray, children: np.ndarray,
                incomplete: np.ndarray):
-        """Counts of eq. 10 among the records of ``sets`` (from :meth:`config_sets`).
+        """Counts of eq. 10 among the records of ``sets`` (from `config_sets`).
 
         Returns ``n_k`` ``(M, K)`` (records of class ``k``), ``n_x`` ``(M, K, C)`` (of class
         ``k`` with child ``children[c]`` equal to ``query``'s value) and ``n_o`` ``(M, K, C)``

@@ -1,10 +1,10 @@
 """ISA's scorer: the stored records in ISA's coding, eq. 9 scores and eq. 10 predictions.
 
-The records are the adapter's canonical table (:mod:`onlinebma.table`): values and classes
+The records are the adapter's canonical table (`onlinebma.table`): values and classes
 compacted to those present in the stored records, so ``r_i`` and the number of classes of
 eq. 10 are those present, as the paper's method wants. A model's score over all records is
-computed at once, for several models together (:meth:`Scorer.log_scores`): the records grouped
-by (configuration, class) in :mod:`.blocks`, and each child's counts read from running sums of
+computed at once, for several models together (`Scorer.log_scores`): the records grouped
+by (configuration, class) in `blocks`, and each child's counts read from running sums of
 64-bit words, one child at a time. Only the classes a record's configuration already holds
 are counted for it: a class absent so far has all counts of eq. 10 zero, so one value stands
 for all absent classes (on soybean, 19 classes, a record's configuration holds 2.3 on average
@@ -22,7 +22,7 @@ from .index import BitsetIndex
 
 __all__ = ["Scorer"]
 
-#: Records times models of one scoring pass of :meth:`Scorer.log_scores` (its temporaries,
+#: Records times models of one scoring pass of `Scorer.log_scores` (its temporaries,
 #: a few per record and class present, then stay in the processor's cache).
 _PASS_RECORDS = 1 << 15
 
@@ -43,7 +43,7 @@ class Scorer:
     """ISA's scorer: the stored records (a canonical table's codes), indexed; the eq. 9 score
     of a model over them and the eq. 10 predictions of models.
 
-    Records can be appended (:meth:`append`) as long as they bring no new value or class.
+    Records can be appended (`append`) as long as they bring no new value or class.
     """
 
     def __init__(self, table: Table, alpha: float):
@@ -129,7 +129,7 @@ class Scorer:
         return float(self.log_scores([A], coding, [xt])[0])
 
     def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
-        """:meth:`log_score` of several models, computed together (``xts[m]``: the row model
+        """`log_score` of several models, computed together (``xts[m]``: the row model
         ``m``'s indicator coding is taken against; unused with the full coding)."""
         per_pass = max(1, _PASS_RECORDS // max(self.n, 1))
         return np.concatenate([
