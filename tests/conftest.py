@@ -10,7 +10,7 @@ import pytest
 from onlinebma.datasets import UCIDataset
 
 
-def _grouped(name: str, last: str):
+def _grouped(name: str, last):
     """``name`` with its rows grouped by class (``last`` at the end), in a stable order."""
     X, y = UCIDataset(name).to_frame()
     order = np.argsort(y.to_numpy() == last, kind="stable")
@@ -21,13 +21,13 @@ def _grouped(name: str, last: str):
 def crx():
     """All of crx (mixed nominal/numeric records with missing values), rows grouped by class:
     partitions and shards meet the labels in a fixed order, and some hold one class only."""
-    return _grouped("crx", "+")
+    return _grouped("crx", True)  # "+" (approved) is True
 
 
 @pytest.fixture(scope="session")
 def votes():
     """All of house-votes-84 (nominal records with missing values), grouped by class."""
-    return _grouped("house-votes-84", "democrat")
+    return _grouped("house-votes-84", False)  # democrat is False
 
 
 @pytest.fixture(scope="session")

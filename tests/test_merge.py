@@ -34,7 +34,7 @@ def records():
     grouped by class so that shards meet the labels in different orders."""
     X, y = UCIDataset("crx").to_frame()
     X, y = X[["A1", "A2", "A4", "A9", "A14"]].iloc[:150], y.iloc[:150]
-    order = np.argsort(y.to_numpy() == "+", kind="stable")[::-1]
+    order = np.argsort(y.to_numpy().astype(bool), kind="stable")[::-1]  # "+" is True
     return X.iloc[order].reset_index(drop=True), y.iloc[order].reset_index(drop=True)
 
 
@@ -132,7 +132,7 @@ def test_labels_and_values_seen_only_in_dropped_records_are_kept(records):
     X, y = records
     X = X.assign(extra=[None] * 149 + ["late"])
     X.loc[0, "extra"] = "early"
-    y = y.copy()
+    y = y.astype(object)  # bool labels, and one string label beside them
     y[1] = "rare"  # a label that b's window drops
     a, b = _learned("ISA", X[:1], y[:1], window=20), _learned("ISA", X[1:], y[1:], window=20)
     merged, one = a.merge(b), _learned("ISA", X, y, window=20)
@@ -152,7 +152,7 @@ def test_bad_merges_are_refused(records):
     with pytest.raises(ValueError, match="different hyperparameters"):
         a.merge(ISA(alpha=2.0))
     other = ISA(phase1_models=5, max_models=10)
-    other.learn_many(pd.DataFrame({"A1": [1.0, 2.0]}), pd.Series(["+", "-"]))
+    other.learn_many(pd.DataFrame({"A1": [1.0, 2.0]}), pd.Series([True, False]))
     with pytest.raises(TypeError, match="feature 'A1' is nominal in one learner and numeric"):
         a.merge(other)
 
