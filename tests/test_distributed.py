@@ -390,5 +390,5 @@ def test_tree_augmented_learners_join_dask_through_their_plan(votes, make):
     one = make()
     one.learn_many(X, y)
     expected = one.predict_proba_many(X)
-    proba = got.predict_proba_many(X)[list(expected.columns)]
+    proba = got.predict_proba_many(X).reindex(columns=expected.columns)
     np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), atol=1e-9)

@@ -36,7 +36,7 @@ def _predict_partition(model, part, labels, meta):
         return meta.copy()
     with _lock_for(model):
         proba = model.predict_proba_many(part)
-    return proba[labels].astype(float)
+    return proba.reindex(columns=labels).astype(float)  # labels may be bools: no mask
 
 
 def _active_client():
