@@ -16,8 +16,15 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["check_bool", "check_choice", "check_int", "check_mergeable_with", "check_real"]
+__all__ = ["NotFittedError", "check_bool", "check_choice", "check_int", "check_mergeable_with",
+           "check_real"]
 
+
+
+class NotFittedError(ValueError, AttributeError):
+    """A fitted attribute read before the learner has learned anything (as scikit-learn's: a
+    ``ValueError`` and an ``AttributeError``, so ``hasattr(model, "weights_")`` is ``False``).
+    The learner is left as it was."""
 
 def check_int(name: str, value, low: int) -> None:
     """An integer (not a bool) at least ``low``."""

@@ -9,12 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..validation import NotFittedError
+
 __all__ = ["FittedAttributes", "NotFittedError"]
-
-
-class NotFittedError(ValueError, AttributeError):
-    """A fitted attribute read before any record arrived (as scikit-learn's: a ``ValueError``
-    and an ``AttributeError``, so ``hasattr(model, "weights_")`` is ``False``)."""
 
 
 class FittedAttributes:

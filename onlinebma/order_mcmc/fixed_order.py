@@ -14,7 +14,7 @@ import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
 from ..store import RecordStore
-from ..validation import check_bool, check_int, check_real
+from ..validation import NotFittedError, check_bool, check_int, check_real
 from .candidates import choose_candidates
 from .order_model import OrderModel
 from .streaming import LiveState, resolve_order
@@ -30,10 +30,6 @@ DEFAULT_CANDIDATES = 10
 #: Fitted attributes that the streaming FixedOrderBMA computes when they are read.
 _LIVE_ATTRIBUTES = ("orders_", "log_evidence_", "class_parent_proba_", "class_child_proba_",
                     "markov_blanket_proba_")
-
-
-class NotFittedError(ValueError, AttributeError):
-    """A fitted attribute read before the learner has learned anything (as scikit-learn's)."""
 
 
 class OrderAveragingClassifier(BufferRefitClassifier):
