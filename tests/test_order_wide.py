@@ -209,3 +209,17 @@ def test_a_pickle_carries_the_nonzero_counts_only():
     model = OrderMCMC(n_orders=2, burn_in=20, n_iter=60, seed=0).fit(X, y)
     np.testing.assert_array_equal(pickle.loads(pickle.dumps(model)).predict_proba(X).to_numpy(),
                                   model.predict_proba(X).to_numpy())
+
+
+@pytest.mark.parametrize("make", [FixedOrderBMA, lambda: OrderMCMC(seed=0)],
+                         ids=["FixedOrderBMA", "OrderMCMC"])
+@pytest.mark.parametrize("record", [None, "a=1", 3], ids=["None", "str", "int"])
+def test_a_record_that_is_not_a_dict_is_a_type_error(make, record):
+    """The order learners read the record's keys for their own checks first; a record that is
+    not a dict must still meet the library's TypeError, not a bare 'not iterable'."""
+    model = make()
+    model.learn_one({"a": "x"}, True)
+    before = pickle.dumps(model)
+    with pytest.raises(TypeError, match="a record is a dict"):
+        model.learn_one(record, True)
+    assert pickle.dumps(model) == before

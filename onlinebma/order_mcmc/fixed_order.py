@@ -84,8 +84,8 @@ class OrderAveragingClassifier(BufferRefitClassifier):
                 f"({self.max_candidates!r}) or max_parents ({self.max_parents})")
 
     def learn_one(self, x: dict, y) -> None:
-        self._refuse_class_key(x)
-        if isinstance(x, dict):
+        if isinstance(x, dict):  # anything else is refused by the record reader below
+            self._refuse_class_key(x)
             self._refuse_too_wide(x)
         super().learn_one(x, y)
         self._after_learning(1)
