@@ -23,5 +23,5 @@ Naive Bayes reproductions (this package's issue 3):
 The ISA, FAN and order-MCMC reproductions add their own modules here (``isa-table1``,
 ``fan-uci``, ``order-alarm`` and their ``bench-*`` benchmarks); ``--list`` shows them.
 Shared helpers for all of them live in :mod:`experiments._report`.
-The experiments need the optional extras: ``pip install onlinebma[experiments]``.
+The experiments need the optional extras: ``pip install -e ".[experiments]"`` from a clone.
 """

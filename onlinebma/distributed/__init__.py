@@ -33,7 +33,7 @@ Dask does the scheduling: :func:`fit` and :func:`predict_proba` run on whatever 
 active — the synchronous or threaded one, a ``distributed.LocalCluster``, a real cluster
 (create a ``distributed.Client`` first and Dask uses it).
 
-Needs the ``dask`` extra: ``pip install "onlinebma[dask]"``.
+Needs the ``dask`` extra: ``pip install -e ".[dask]"`` from a clone (the package is not on PyPI).
 
 Examples
 --------

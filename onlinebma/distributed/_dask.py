@@ -10,7 +10,7 @@ def require_dask():
         import dask.dataframe as dd
     except ImportError as exc:  # pragma: no cover - depends on the installation
         raise ImportError(
-            'onlinebma.distributed needs Dask: pip install "onlinebma[dask]"'
+            'onlinebma.distributed needs Dask: pip install -e ".[dask]" from a clone of onlinebma'
         ) from exc
     return dask, dd
 
