@@ -38,8 +38,8 @@ def read_record(kinds, x):
     >>> try:
     ...     read_record(FeatureKinds(), {"b": "x", "a": 10**400})
     ... except ValueError as error:
-    ...     print(error)
-    feature 'a' has a value that cannot be read as a number (int too large to convert to float)
+    ...     print(str(error).split(":")[0])
+    feature 'a' has a value too large for a float
     """
     if type(x) is not dict and not isinstance(x, Mapping):
         hint = "; a pandas row is row.to_dict()" if isinstance(x, pd.Series) else ""
