@@ -416,6 +416,7 @@ def test_learn_many_refuses_an_array_and_duplicate_columns_naming_them(model):
     with pytest.raises(TypeError, match="X is a pandas DataFrame .* got ndarray"):
         model.learn_many(np.array([[1.0, 2.0], [3.0, 4.0]]), y)
     twice = pd.DataFrame([[1.0, 2.0, "u"], [3.0, 4.0, "v"]], columns=["a", "a", "b"])
-    with pytest.raises(ValueError, match=r"duplicate column names: \['a'\]"):
+    # records.py and the frame readers of naive_bayes/frames.py word it differently
+    with pytest.raises(ValueError, match=r"(duplicate column names:|column name\(s\)) \['a'\]"):
         model.learn_many(twice, y)
     assert pickle.dumps(model) == before
