@@ -173,7 +173,8 @@ def test_decay_auto_averages_rates():
     edges = model.edge_posteriors()
     assert set(edges) == {("a", "b"), ("a", "z"), ("b", "z")} or len(edges) == 3
     batch = model.predict_proba_many(pd.DataFrame([x for x, _ in data[:20]]))
-    one = pd.DataFrame([model.predict_proba_one(x) for x, _ in data[:20]])[batch.columns]
+    one = pd.DataFrame([model.predict_proba_one(x) for x, _ in data[:20]])
+    one = one.reindex(columns=batch.columns)
     np.testing.assert_allclose(batch.to_numpy(), one.to_numpy(), atol=1e-12)
     deep = copy.deepcopy(model)
     assert deep.predict_proba_one(data[1][0]) == model.predict_proba_one(data[1][0])
