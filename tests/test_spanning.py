@@ -25,31 +25,12 @@ from onlinebma.stats.spanning import (
     log_forest_sum,
     log_tree_sum,
 )
+from tests.support.trees import prufer_trees
 
 NEG = -np.inf
 
 
 # ---------------------------------------------------------------- independent references
-
-
-def prufer_trees(n: int):
-    """Every labelled spanning tree of ``n`` nodes, as a list of ``(u, v)`` edges."""
-    if n == 1:
-        yield []
-        return
-    for seq in itertools.product(range(n), repeat=n - 2):
-        degree = [1] * n
-        for x in seq:
-            degree[x] += 1
-        edges = []
-        for x in seq:
-            leaf = min(i for i in range(n) if degree[i] == 1)
-            edges.append((leaf, x))
-            degree[leaf] -= 1
-            degree[x] -= 1
-        u, v = (i for i in range(n) if degree[i] == 1)
-        edges.append((u, v))
-        yield edges
 
 
 def rooted_forests(n: int):

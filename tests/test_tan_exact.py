@@ -22,6 +22,7 @@ import pandas as pd
 import pytest
 
 from onlinebma.tan import ModelAveragedTAN
+from tests.support.trees import prufer_trees
 
 lg = math.lgamma
 
@@ -95,21 +96,10 @@ class Brute:
 
 def trees(features):
     """Every spanning tree as a parent map rooted at ``features[0]`` (Prüfer sequences)."""
-    n = len(features)
-    if n == 1:
+    if len(features) == 1:
         yield {features[0]: None}
         return
-    for seq in itertools.product(range(n), repeat=n - 2):
-        degree = [1] * n
-        for a in seq:
-            degree[a] += 1
-        edges = []
-        for a in seq:
-            leaf = min(i for i in range(n) if degree[i] == 1)
-            edges.append((leaf, a))
-            degree[leaf] -= 1
-            degree[a] -= 1
-        edges.append(tuple(i for i in range(n) if degree[i] == 1))
+    for edges in prufer_trees(len(features)):
         yield orient(features, edges, root=0)
 
 
