@@ -7,7 +7,7 @@
 ``out/figures/NAME-*.png``, and returns ``{"tables": {name: DataFrame}, ...}``.
 ``python -m experiments --list`` lists every experiment found in this package.
 
-Naive Bayes reproductions (this package's issue 3):
+Naive Bayes reproductions:
 
 - ``dash-cooper-random`` — Dash & Cooper (2002) §4.1–4.2: model-averaged vs MAP naive Bayes on
   random networks (Procedures 1 and 2): the nodes, training-records and density tests, ΔROC and

@@ -34,7 +34,7 @@ import zlib
 from dataclasses import dataclass, field
 
 NAME = "batch-streams"
-#: The "before" code path: main when issue 14 was taken up.
+#: The "before" code path: main before the incremental rework of the batch learners.
 BEFORE_REV = "269402b"
 STREAMS = ("house-votes-84", "mushroom", "Phishing")
 #: Windows of the stream, 1-based inclusive record numbers (``None``: to the end).
@@ -212,7 +212,7 @@ def measure(learners, streams, paths, n, budget, cache: pathlib.Path | None = No
 
 # --------------------------------------------------------------------------- report
 
-#: Targets of issue 14 (ms/record over the whole stream, longest stall in seconds).
+#: Targets of the incremental rework (ms/record over the whole stream, longest stall in seconds).
 TARGETS = {"FixedOrderBMA": (10.0, 1.0), "OrderMCMC": (20.0, 1.0), "FAN": (10.0, 1.0),
            "FiniteMixture": (10.0, 1.0)}
 
@@ -269,13 +269,14 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
                                             if c not in ("learner", "stream", "code")]
     df = df[cols]
     text = [
-        f"# {NAME}: batch methods as streams, before and after issue 14",
+        f"# {NAME}: batch methods as streams, before and after the incremental rework",
         "",
         ("**Quick smoke-test run (first 300 records), not a result.** " if quick else "")
         + f"Command: `python -m experiments {NAME}{' --quick' if quick else ''}`. "
         "Progressive validation with default parameters (`predict_proba_one`, then "
         "`learn_one`, per record); the time of the pair is the record's cost. `before` is the "
-        f"library at {BEFORE_REV} (main when issue 14 was taken up; `git archive`, imported in "
+        f"library at {BEFORE_REV} (main before the incremental rework of the batch learners; "
+        "`git archive`, imported in "
         "a subprocess), `after` this checkout; each run is its own subprocess, one after the "
         f"other, stopped after {budget:g} s (`records` says how far it got, `complete` "
         "whether it reached the end). The machine has 2 cores shared with other developers' "

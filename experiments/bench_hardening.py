@@ -135,7 +135,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     pipe = pipeline()
     cmd = f"python -m experiments {NAME}" + (" --quick" if quick else "")
     text = "\n\n".join([
-        f"# {NAME}: MDLDiscretizer streamed and in pipelines (issue 13, items 9 and 12)",
+        f"# {NAME}: MDLDiscretizer streamed and in pipelines",
         __doc__.split("\n", 1)[1].strip(),
         f"Command: `{cmd}`; {platform.python_implementation()} {platform.python_version()}, "
         f"numpy {np.__version__}, {platform.machine()}. Times are CPU seconds of this process "

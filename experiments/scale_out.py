@@ -23,7 +23,7 @@ rows and temporaries it held), the number of tasks, the bytes that travel per me
 one merge. The learner Dask builds is checked against the single-process one (predictions
 equal to 1e-9) on every run.
 
-Targets (issue 12): on a 2-core machine, 2 workers train at ≥ 1.7× one worker's records/s; one
+Targets: on a 2-core machine, 2 workers train at ≥ 1.7× one worker's records/s; one
 worker within 15% of the single process; no worker ever holds more than one partition's rows.
 Options: ``--workers N`` (largest number of workers tried) and ``--records M [M ...]`` (total
 records of each run), so the same command measures a bigger machine.

@@ -1,4 +1,4 @@
-"""Where the CPU time of an ISA fold goes (docs/isa.md, Speed: what is left of issue 16).
+"""Where the CPU time of an ISA fold goes (docs/isa.md, Speed).
 
 For the first folds of bench-isa's split (house-votes-84 and soybean), ISA with the paper's
 settings is fitted on the training fold and predicts the test fold instance by instance, as
