@@ -26,7 +26,7 @@ import tempfile
 
 import numpy as np
 
-from tests.support.weka import WEKA_JAR, weka_available, write_arff
+from experiments.peers.weka import WEKA_JAR, weka_available, write_arff
 
 from ._cv import cv_splits
 

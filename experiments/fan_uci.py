@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from tests.support.fan import fan_conditional_entropy, known_fan, sample_fan
+from experiments.peers.fan import fan_conditional_entropy, known_fan, sample_fan
 
 from ._report import (
     markdown_table,

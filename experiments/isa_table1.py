@@ -26,9 +26,9 @@ import time
 
 import numpy as np
 
+from experiments.peers.weka import write_arff
 from onlinebma.datasets import UCIDataset, catalog
 from onlinebma.progress import progress
-from tests.support.weka import write_arff
 
 from . import _report
 from ._cv import cv_splits

@@ -7,7 +7,7 @@ Three parts, run side by side in one process (``python -m experiments tan [--qui
   (:func:`experiments._cv.cv_splits`), numeric features cut by Fayyad & Irani's MDL rule fitted
   on each training fold (:class:`onlinebma.preprocessing.MDLDiscretizer`, equal to Weka's
   supervised ``Discretize``) and applied to both parts; every learner, ours and Weka 3.6.14's
-  TAN and AODE (:mod:`tests.support.weka_tan`), sees the same discretized folds. Error and log
+  TAN and AODE (:mod:`experiments.peers.weka_tan`), sees the same discretized folds. Error and log
   loss (``-log p(true label)``, clamped at 1e-15) over all out-of-fold records; a test record
   whose class never occurs in its training fold is left out of the log loss of every learner
   (an online learner gives an unseen label no probability; Weka spreads its prior over the
@@ -113,9 +113,9 @@ def _scores(proba, classes, truth, seen) -> tuple[np.ndarray, np.ndarray]:
 
 def evaluate_dataset(name: str, learners: dict, use_weka: bool, seed_key: int) -> dict:
     """Every learner on the same 5 folds of ``name``: per-fold errors and log losses."""
+    from experiments.peers import weka_tan
+    from experiments.peers.weka import write_arff
     from onlinebma.datasets import UCIDataset
-    from tests.support import weka_tan
-    from tests.support.weka import write_arff
 
     ds = UCIDataset(name)
     X, Y = ds.to_frame()
@@ -167,7 +167,7 @@ def uci(quick: bool, show: bool):
     """All data sets: (per data set error table, log loss table, per-fold results)."""
     import pandas as pd
 
-    from tests.support.weka_tan import javac_available
+    from experiments.peers.weka_tan import javac_available
 
     learners = available()
     use_weka = javac_available()

@@ -11,10 +11,10 @@ import pandas as pd
 import pytest
 from river import checks
 
+from experiments.peers.fan import fan_conditional_entropy, known_fan, sample_fan
 from onlinebma.datasets import UCIDataset
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import NaiveBayes
-from tests.support.fan import fan_conditional_entropy, known_fan, sample_fan
 
 MODELS = (FAN, FiniteMixture)
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from river import checks
 
+from experiments.peers.weka import weka_available, weka_cut_points, write_arff
 from onlinebma.datasets import UCIDataset
 from onlinebma.preprocessing import MDLDiscretizer, interval_labels, mdl_cut_points
-from tests.support.weka import weka_available, weka_cut_points, write_arff
 
 
 def needs_weka(test):

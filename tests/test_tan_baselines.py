@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from experiments.peers.weka_tan import javac_available
 from onlinebma.distributed.protocol import MergePlan
 from onlinebma.tan.aode import AODE
 from onlinebma.tan.tan import TAN, maximum_spanning_tree
-from tests.support.weka_tan import javac_available
 from tests.test_tan_exact import trees
 
 # --------------------------------------------------------------------------- data
@@ -277,8 +277,8 @@ def _weka_fold(name, n_train, seed=0):
 
 
 def _run_weka(tmp_path, Xtr, ytr, Xte, yte, spec):
-    from tests.support.weka import write_arff
-    from tests.support.weka_tan import run_weka
+    from experiments.peers.weka import write_arff
+    from experiments.peers.weka_tan import run_weka
 
     classes = sorted(set(ytr))
     write_arff(Xtr, ytr, tmp_path / "tr.arff", classes=classes, domain=Xtr)
@@ -295,7 +295,7 @@ weka = pytest.mark.weka(pytest.mark.skipif(not javac_available(),
 @pytest.mark.slow
 @pytest.mark.parametrize("name,n_train", [("lymphography", 110), ("solar-flare", 700)])
 def test_tan_tree_and_estimates_match_weka(tmp_path, name, n_train):
-    from tests.support.weka_tan import TAN_ENTROPY
+    from experiments.peers.weka_tan import TAN_ENTROPY
 
     Xtr, ytr, Xte, yte = _weka_fold(name, n_train)
     classes, proba, parents = _run_weka(tmp_path, Xtr, ytr, Xte, yte, TAN_ENTROPY)

@@ -1,1 +1,1 @@
-"""Helpers shared by the tests and the reproductions of a checkout (not installed)."""
+"""Helpers only the tests share (the ones the experiments use too are in experiments/peers)."""

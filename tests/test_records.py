@@ -1,5 +1,5 @@
-"""How every learner reads a record (onlinebma.records): missing labels and missing values
-(issue 13, items 7 and 8, and the records-level part of item 5).
+"""How every learner reads a record (onlinebma.records): missing labels, missing values and
+records that are not what a learner can read.
 
 Each learner that reads through ``records.py`` is driven through its public interface; refused
 calls must leave it exactly as it was (``pickle.dumps`` before and after).

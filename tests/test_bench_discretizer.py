@@ -1,4 +1,4 @@
-"""The hardening benchmark's quick run (python -m experiments bench-hardening --quick)."""
+"""The MDLDiscretizer benchmark's quick run (python -m experiments bench-hardening --quick)."""
 
 import math
 

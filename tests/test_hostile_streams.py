@@ -1,4 +1,4 @@
-"""All eight learners under hostile streams (issue 13): every prediction is a finite
+"""All eight learners under hostile streams: every prediction is a finite
 distribution, every refused call leaves the learner exactly as it was, and it keeps learning."""
 
 import math

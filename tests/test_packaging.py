@@ -1,4 +1,4 @@
-"""What a plain (non-editable) install ships and declares (issue 13, items 1 and 10).
+"""What a plain (non-editable) install ships and declares.
 
 CI (``.ci/run``) also builds the wheel, installs it into a fresh virtual environment and runs
 ``python -m onlinebma demo`` from outside the checkout; these tests catch the same mistakes in

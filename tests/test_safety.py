@@ -1,4 +1,4 @@
-"""Small safety items of issue 13 (item 14): bundled networks by name only, a separate reader
+"""Small safety items: bundled networks by name only, a separate reader
 for a user's own file, and the README's word on thread safety."""
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""The Weka bridge the tests (and the ISA reproductions) use: ARFF writing, running Weka 3.6.14.
+"""The Weka bridge the reproductions and the tests use: ARFF writing, running Weka 3.6.14.
 
-Lives with the tests, not in the library: it needs Java and Weka, which only a checkout's tests
-and experiments use. ``experiments`` imports it from here (both exist only in a checkout).
+Not in the library: it needs Java and Weka, which only a checkout's experiments and tests use.
 """
 
 from __future__ import annotations

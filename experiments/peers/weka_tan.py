@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import tempfile
 
-from tests.support.weka import WEKA_JAR, weka_available
+from experiments.peers.weka import WEKA_JAR, weka_available
 
 __all__ = ["AODE", "TAN", "TAN_ENTROPY", "javac_available", "run_weka"]
 

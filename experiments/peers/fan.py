@@ -1,6 +1,6 @@
 """A FAN with known parameters (Monti & Cooper 1999, §5.1.1): sampler and exact entropy.
 
-Used by tests/test_mixture.py and by the fan-uci reproduction (both live in a checkout).
+Used by the fan-uci reproduction and by tests/test_mixture.py.
 """
 
 from __future__ import annotations
