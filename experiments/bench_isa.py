@@ -17,21 +17,19 @@ and the memory of ISA's index at checkpoints. LBR is not a streaming learner: no
 
 from __future__ import annotations
 
-import atexit
 import os
 import pathlib
-import shutil
 import subprocess
 import tempfile
 
 import numpy as np
 
-from experiments.peers.weka import WEKA_JAR, weka_available, write_arff
+from experiments.peers.weka import WEKA_JAR, compiled_java, javac_available, write_arff
 
 from ._cv import cv_splits
 
 __all__ = [
-    "lbr_available", "nominal_stream", "run", "single_threaded_blas", "stream_curve", "weka_lbr",
+    "nominal_stream", "run", "single_threaded_blas", "stream_curve", "weka_lbr",
 ]
 
 NAME = "bench-isa"
@@ -54,11 +52,6 @@ def single_threaded_blas():
     except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
         return contextlib.nullcontext()
     return threadpool_limits(limits=1, user_api="blas")
-
-
-def lbr_available() -> bool:
-    """Weka available and ``javac`` too (the LBR timing helper is compiled on first use)."""
-    return weka_available() and shutil.which("javac") is not None
 
 
 # One JVM for all folds: it times Weka's own distributionForInstance call per test instance
@@ -96,34 +89,13 @@ public class TimedLBR {
 """
 
 
-_helper_dir: list = []  # the private folder of this process's compiled helper
-
-
-def _compiled_helper() -> pathlib.Path:
-    """Compile the timing helper once per process, in a private temporary folder (created by
-    ``tempfile.mkdtemp``: readable by this user only, removed at exit); never run a class
-    from a shared, predictable path."""
-    if not _helper_dir:
-        folder = pathlib.Path(tempfile.mkdtemp(prefix="onlinebma-weka-helper-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        (folder / "TimedLBR.java").write_text(_JAVA_SOURCE)
-        done = subprocess.run(
-            ["javac", "-cp", WEKA_JAR, "-d", str(folder), str(folder / "TimedLBR.java")],
-            capture_output=True, text=True,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"cannot compile the Weka timing helper: {done.stderr[-2000:]}")
-        _helper_dir.append(folder)
-    return _helper_dir[0]
-
-
 def weka_lbr(pairs) -> list[dict]:
     """Run Weka 3.6.14's LBR behind its supervised Discretize on ``[(train.arff, test.arff)]``.
 
     Returns one dict per pair: ``fit_seconds``, ``predicted`` (class indices in header order)
     and ``seconds`` (Weka's time for each test instance).
     """
-    folder = _compiled_helper()
+    folder = compiled_java("TimedLBR", _JAVA_SOURCE)
     args = [str(p) for pair in pairs for p in pair]
     out = subprocess.run(
         ["java", "-Xmx2g", "-cp", f"{WEKA_JAR}{os.pathsep}{folder}", "TimedLBR", *args],
@@ -406,7 +378,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
 
     from . import _report
 
-    if not lbr_available():
+    if not javac_available():
         raise RuntimeError(
             "bench-isa compares with Weka: it needs java, javac (a JDK) and Weka 3.6.14's jar"
         )

@@ -26,13 +26,13 @@ import time
 
 import numpy as np
 
-from experiments.peers.weka import write_arff
+from experiments.peers.weka import javac_available, write_arff
 from onlinebma.datasets import UCIDataset, catalog
 from onlinebma.progress import progress
 
 from . import _report
 from ._cv import cv_splits
-from .bench_isa import lbr_available, single_threaded_blas, weka_lbr
+from .bench_isa import single_threaded_blas, weka_lbr
 
 NAME = "isa-table1"
 
@@ -157,7 +157,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     names = list(QUICK) if quick else table1_datasets()
     slowest = ("soybean", "audiology", "anneal")  # first, so that both workers stay busy
     names.sort(key=lambda n: slowest.index(n) if n in slowest else len(slowest))
-    use_weka = lbr_available()
+    use_weka = javac_available()
     tasks = []
     for name in names:
         runs = 1 if quick else RUNS

@@ -653,24 +653,6 @@ def test_a_new_numeric_feature_refits_the_cut_points_at_once():
     assert model.n_fits_ == 2 and len(model._cuts) == 5 and sum(proba.values()) == pytest.approx(1)
 
 
-@pytest.mark.weka
-def test_the_weka_timing_helper_is_built_in_a_private_temporary_folder():
-    # issue 13, item 14: never run a Java class from a fixed, shared path under /tmp.
-    import os
-    import stat
-    import tempfile
-
-    from experiments import bench_isa
-
-    if not bench_isa.lbr_available():
-        pytest.skip("needs java, javac and Weka's jar")
-    folder = bench_isa._compiled_helper()
-    assert (folder / "TimedLBR.class").exists()
-    assert str(folder.parent) == tempfile.gettempdir()
-    assert folder.name != "onlinebma-weka-helper" and folder.name.startswith("onlinebma-weka-")
-    assert stat.S_IMODE(os.stat(folder).st_mode) == 0o700  # mkdtemp: this user only
-
-
 def test_explain_one_top_k_is_the_k_weightiest_models_and_refuses_a_bad_k():
     from onlinebma.datasets import UCIDataset
 

@@ -5,15 +5,18 @@ Not in the library: it needs Java and Weka, which only a checkout's experiments 
 
 from __future__ import annotations
 
+import atexit
 import os
 import pathlib
 import re
 import shutil
 import subprocess
+import tempfile
 
 import numpy as np
 
-__all__ = ["WEKA_JAR", "java", "weka_available", "weka_cut_points", "write_arff"]
+__all__ = ["WEKA_JAR", "compiled_java", "java", "javac_available", "weka_available",
+           "weka_cut_points", "write_arff"]
 
 #: Debian's ``weka`` package installs Weka 3.6.14 here; override with $WEKA_JAR.
 WEKA_JAR = os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar")
@@ -22,6 +25,37 @@ WEKA_JAR = os.environ.get("WEKA_JAR", "/usr/share/java/weka.jar")
 def weka_available() -> bool:
     """Java on PATH and the Weka jar present."""
     return shutil.which("java") is not None and pathlib.Path(WEKA_JAR).exists()
+
+
+def javac_available() -> bool:
+    """Java, ``javac`` and Weka's jar present (what :func:`compiled_java` needs)."""
+    return weka_available() and shutil.which("javac") is not None
+
+
+_compiled: dict = {}  # class name -> the private folder holding its compiled class
+
+
+def compiled_java(class_name: str, source: str) -> pathlib.Path:
+    """The folder of ``class_name`` compiled from ``source`` against Weka's jar, once per process.
+
+    The folder is private (``tempfile.mkdtemp``: readable by this user only, removed at exit):
+    a Java class is never run from a shared, predictable path. Run it with the classpath
+    ``WEKA_JAR + os.pathsep + folder``.
+    """
+    if class_name not in _compiled:
+        folder = pathlib.Path(tempfile.mkdtemp(prefix=f"onlinebma-weka-{class_name}-"))
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+        (folder / f"{class_name}.java").write_text(source)
+        done = subprocess.run(
+            ["javac", "-nowarn", "-cp", WEKA_JAR, "-d", str(folder),
+             str(folder / f"{class_name}.java")],
+            capture_output=True, text=True,
+        )
+        if done.returncode != 0:
+            raise RuntimeError(f"cannot compile the Weka helper {class_name}: "
+                               f"{done.stderr[-2000:]}")
+        _compiled[class_name] = folder
+    return _compiled[class_name]
 
 
 def _arff_value(v) -> str:

@@ -1,10 +1,10 @@
 """Weka 3.6.14's TAN and AODE on given train/test ARFF pairs, in one JVM: class distributions
 of every test record and, for ``BayesNet``, the learned parents of every attribute.
 
-The Java helper is compiled once per process in a private temporary folder (``mkdtemp``,
-removed at exit), as ``experiments.bench_isa`` does for its LBR helper. Weka's learners are
-built by ``Classifier.forName(name, options)``, so the options are exactly those of Weka's
-command line:
+The Java helper is compiled once per process in a private temporary folder
+(:func:`experiments.peers.weka.compiled_java`), as ``experiments.bench_isa``'s LBR helper
+is. Weka's learners are built by ``Classifier.forName(name, options)``, so the options are
+exactly those of Weka's command line:
 
 - TAN: ``weka.classifiers.bayes.BayesNet -D -Q weka.classifiers.bayes.net.search.local.TAN
   -- -S BAYES -E weka.classifiers.bayes.net.estimate.SimpleEstimator -- -A 0.5`` (Weka's
@@ -15,14 +15,10 @@ command line:
 
 from __future__ import annotations
 
-import atexit
 import os
-import pathlib
-import shutil
 import subprocess
-import tempfile
 
-from experiments.peers.weka import WEKA_JAR, weka_available
+from experiments.peers.weka import WEKA_JAR, compiled_java, javac_available
 
 __all__ = ["AODE", "TAN", "TAN_ENTROPY", "javac_available", "run_weka"]
 
@@ -79,30 +75,6 @@ public class RunFolds {
 }
 """
 
-_helper_dir: list = []
-
-
-def javac_available() -> bool:
-    """Java, javac and Weka's jar present (the helper is compiled on first use)."""
-    return weka_available() and shutil.which("javac") is not None
-
-
-def _compiled_helper() -> pathlib.Path:
-    if not _helper_dir:
-        folder = pathlib.Path(tempfile.mkdtemp(prefix="onlinebma-weka-tan-"))
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-        (folder / "RunFolds.java").write_text(_JAVA_SOURCE)
-        done = subprocess.run(
-            ["javac", "-nowarn", "-cp", WEKA_JAR, "-d", str(folder),
-             str(folder / "RunFolds.java")],
-            capture_output=True, text=True,
-        )
-        if done.returncode != 0:
-            raise RuntimeError(f"cannot compile the Weka TAN/AODE helper: {done.stderr[-2000:]}")
-        _helper_dir.append(folder)
-    return _helper_dir[0]
-
-
 def run_weka(jobs) -> list[dict]:
     """Run ``jobs`` = ``[(train.arff, test.arff, (class name, options))]`` in one JVM.
 
@@ -110,7 +82,7 @@ def run_weka(jobs) -> list[dict]:
     values in the ARFF header's order), ``parents`` (attribute index -> list of parent
     indices, ``BayesNet`` only; the class is the last attribute) and ``fit_seconds``.
     """
-    folder = _compiled_helper()
+    folder = compiled_java("RunFolds", _JAVA_SOURCE)
     lines = "".join(f"{train}\t{test}\t{name}\t{options}\n"
                     for train, test, (name, options) in jobs)
     done = subprocess.run(
