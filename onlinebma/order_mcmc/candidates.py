@@ -93,34 +93,44 @@ def pairwise_gains(tables, alpha: float = 1.0) -> np.ndarray:
     return out
 
 
-def _family_scores(counts, alpha, r) -> np.ndarray:
-    """K2 log marginal likelihood (eq. 7, without the prior) of each family of ``counts``
-    ``(families, configurations, values)``, ``r`` observed values: only the non-zero counts
-    enter, summed in the order of the table (padding-invariant)."""
-    families = counts.shape[0]
-    j, _, _ = np.nonzero(counts)
+def _family_scores(counts, alpha, r, family=None, n_families=None) -> np.ndarray:
+    """K2 log marginal likelihood (eq. 7, without the prior) of each family: ``counts``
+    ``(families, configurations, values)``, or ``(configurations, values)`` with
+    ``family[q]`` the family of configuration ``q``; ``r`` observed values. Only the
+    non-zero counts enter, summed in the order of the table (padding-invariant)."""
+    if family is None:
+        n_families = counts.shape[0]
+        family = np.repeat(np.arange(n_families), counts.shape[1])
+        counts = counts.reshape(-1, counts.shape[2])
+    q, _ = np.nonzero(counts)
     nz = counts[counts > 0].astype(np.float64)
-    cell = np.bincount(j, weights=gammaln(alpha + nz) - gammaln(alpha), minlength=families)
-    per_config = counts.sum(axis=2)
-    jc, _ = np.nonzero(per_config)
-    nzc = per_config[per_config > 0].astype(np.float64)
+    cell = np.bincount(family[q], weights=gammaln(alpha + nz) - gammaln(alpha),
+                       minlength=n_families)
+    per_config = counts.sum(axis=1)
+    qc = np.flatnonzero(per_config)
+    nzc = per_config[qc].astype(np.float64)
     ra = r * alpha
-    return cell + np.bincount(jc, weights=gammaln(ra) - gammaln(ra + nzc), minlength=families)
+    return cell + np.bincount(family[qc], weights=gammaln(ra) - gammaln(ra + nzc),
+                              minlength=n_families)
 
 
 @dataclass
 class ClassPairCounts:
-    """Counts of every node under every other node and the class: ``tables[i][j, d, e, v]``
-    is the number of records with ``X_i = v`` observed, ``X_j`` at digit ``d`` and the class
-    at digit ``e`` (codes, or one more than the largest code when missing). Counts of
-    chunks of records add up (``+``), so partitions can be counted apart (Dask)."""
+    """Counts of every node under every other node and the class: ``tables[i]`` is
+    ``(Q, r_c + 1, r_i)`` with ``tables[i][offsets[j] + d, e, v]`` the number of records with
+    ``X_i = v`` observed, ``X_j`` at digit ``d`` and the class at digit ``e`` (codes, or
+    ``cards[j]`` (``cards[c]``) when missing); ``offsets`` are the running sums of
+    ``cards + 1``, so the tables grow with the total number of values, not with the largest.
+    Counts of chunks of records with the same ``cards`` add up (``+``), so partitions can be
+    counted apart (Dask)."""
 
     tables: list
+    cards: np.ndarray
     class_node: int
     n_records: int
 
     def __add__(self, other: ClassPairCounts) -> ClassPairCounts:
-        return ClassPairCounts([a + b for a, b in zip(self.tables, other.tables)],
+        return ClassPairCounts([a + b for a, b in zip(self.tables, other.tables)], self.cards,
                                self.class_node, self.n_records + other.n_records)
 
 
@@ -132,17 +142,18 @@ def class_pair_counts(rows, class_node: int, cards=None) -> ClassPairCounts:
     if cards is None:
         cards = rows.max(axis=0, initial=-1) + 1
     cards = np.maximum(np.asarray(cards, dtype=np.int64), 1)
-    digits = np.where(rows >= 0, rows, cards)  # missing: one extra value
-    radix, rc = int(cards.max()) + 1, int(cards[class_node]) + 1
+    offsets = np.concatenate([[0], np.cumsum(cards + 1)])
+    digits = np.where(rows >= 0, rows, cards) + offsets[:-1]  # missing: one extra value
+    rc = int(cards[class_node]) + 1
+    class_digit = np.where(rows[:, class_node] >= 0, rows[:, class_node], rc - 1)
     out = []
     for i in range(n):
         obs = rows[:, i] >= 0
         r = int(cards[i])
-        cell = ((np.arange(n)[:, None] * radix + digits[obs].T) * rc
-                + digits[obs, class_node][None]) * r + rows[obs, i][None]
-        out.append(np.bincount(cell.ravel(), minlength=n * radix * rc * r)
-                   .reshape(n, radix, rc, r))
-    return ClassPairCounts(out, int(class_node), m)
+        cell = (digits[obs].T * rc + class_digit[obs][None]) * r + rows[obs, i][None]
+        out.append(np.bincount(cell.ravel(), minlength=int(offsets[-1]) * rc * r)
+                   .reshape(int(offsets[-1]), rc, r))
+    return ClassPairCounts(out, cards, int(class_node), m)
 
 
 def class_gains(counts: ClassPairCounts, alpha: float = 1.0) -> np.ndarray:
@@ -157,20 +168,22 @@ def class_gains(counts: ClassPairCounts, alpha: float = 1.0) -> np.ndarray:
     True
     """
     c = counts.class_node
-    tables = counts.tables
-    n = len(tables)
+    n = len(counts.tables)
+    family = np.repeat(np.arange(n), counts.cards + 1)  # of each parent digit
+    offsets = np.concatenate([[0], np.cumsum(counts.cards + 1)])
     out = np.full((n, n), -np.inf)
-    for i, t in enumerate(tables):
-        alone = t[i].sum(axis=(0, 1))  # X_i's value counts
+    for i, t in enumerate(counts.tables):
+        alone = t[offsets[i]:offsets[i + 1]].sum(axis=(0, 1))  # X_i's value counts
         r = max(1, int((alone > 0).sum()))
         others = np.delete(np.arange(n), i)
-        if i == c:
-            pairs = t.sum(axis=2)  # X_c under each single parent
+        if i == c:  # X_c under each single parent
+            scores = _family_scores(t.sum(axis=1), alpha, r, family, n)
             base = _family_scores(alone[None, None], alpha, r)[0]
-        else:
-            pairs = t.reshape(n, -1, t.shape[3])  # under each parent and the class
-            base = _family_scores(pairs[c:c + 1], alpha, r)[0]  # {c, c} is {c}
-        out[i, others] = _family_scores(pairs[others], alpha, r) - base
+        else:  # under each parent and the class; {c, c} is {c}
+            scores = _family_scores(t.reshape(-1, t.shape[2]), alpha, r,
+                                    np.repeat(family, t.shape[1]), n)
+            base = scores[c]
+        out[i, others] = scores[others] - base
     return out
 
 
