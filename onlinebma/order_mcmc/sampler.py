@@ -239,8 +239,9 @@ class OrderMCMC(OrderAveragingClassifier):
         on Dask (:func:`onlinebma.distributed.fit`) side by side. A stream's continuations
         continue chain 1.
     max_candidates
-        Candidate parents per node: the ``max_candidates`` nodes with the largest pairwise
-        K2 score gain (the class always among them), :mod:`~onlinebma.order_mcmc.candidates`.
+        Candidate parents per node: the class and the nodes with the largest K2 score gain
+        as a parent next to the class (:mod:`~onlinebma.order_mcmc.candidates`; the class
+        node: the largest gain as its only parent), ``max_candidates`` in all.
         Every order is averaged exactly over its DAGs whose parent sets lie within the
         candidates, and the chain's target is the posterior over orders in that space.
         Widen it for a larger space; ``None``: every node (tables of ``C(n - 1,
