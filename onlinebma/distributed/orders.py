@@ -5,8 +5,15 @@ The score tables of the order learners are K2 scores of contingency counts (``N_
 is counted where it lies, in one layout that all partitions share (the numbers of values of
 every node and which nodes have missing values, found in a first pass over the partitions);
 the counts are summed in a tree of fan-in ``split_every`` and the scores computed once from
-the sums. Only count tables travel, never records. Counts are integers, so the sums are those
-of one machine exactly, and so are the scores.
+the sums. Only count tables travel, never records.
+
+Candidate parents (``max_candidates``, :mod:`onlinebma.order_mcmc.candidates`) are chosen
+first, from counts of every node under every other node and the class
+(:class:`~onlinebma.order_mcmc.candidates.ClassPairCounts`, summed over the partitions in a
+pass of their own), so the count tables hold the candidate families only: on a wide frame
+their size is that of one machine's restricted tables, not of every parent set. The
+candidates are those the learner chooses from the records on one machine. Counts are
+integers, so the sums are those of one machine exactly, and so are the scores.
 
 OrderMCMC's ``n_chains`` chains then run as Dask tasks side by side (distinct reproducible
 seeds, see :class:`~onlinebma.order_mcmc.OrderMCMC`); their kept orders are pooled and the
@@ -27,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..order_mcmc.candidates import choose_candidates, class_pair_counts
 from ..order_mcmc.incremental import StreamingScores
 from ..order_mcmc.sampler import run_chain
 from ..order_mcmc.streaming import resolve_order
@@ -76,9 +84,17 @@ class CountsPlan(Plan):
                                       dtype=np.int64))
         missing = np.append((table.codes < 0).any(axis=0), False)
         layout = _Layout(self.model, self.listing, names, room, missing)
+        k, n = self.model.max_candidates, len(names)
+        if k is not None and k < n - 1:  # candidates first (module docstring)
+            pairs = partitions.reduce(_PairPass(template, table, room))
+            layout.candidates = choose_candidates(np.zeros((0, n), np.int64), k,
+                                                  self.model.alpha, n - 1, layout.order, pairs)
+        else:
+            pairs = None
         total = partitions.reduce(_CountPass(template, table, layout))
         scores = layout.scores()
         scores.add_counts(total)
+        scores.selection = pairs  # the learner chooses its candidates from them again
         return coder, scores
 
 
@@ -90,11 +106,21 @@ class _Layout:
         self.order = resolve_order(listed, names) if restrict else None  # FixedOrderBMA
         self.args = (len(names), model.max_parents, model.alpha)
         self.room, self.missing = room, missing
+        self.candidates = None  # candidate parents per node (None: every other node)
 
     def scores(self) -> StreamingScores:
-        scores = StreamingScores(*self.args, n_values=self.room, order=self.order)
+        scores = StreamingScores(*self.args, n_values=self.room, order=self.order,
+                                 candidates=self.candidates)
         scores.reserve(self.room, self.missing)
         return scores
+
+
+def _node_rows(template, table, X, y) -> np.ndarray:
+    """A partition's records as node codes in the frame's coding ``table``."""
+    clone = template.clone()
+    clone.learn_many(X, y)
+    rows = table.translate(clone.data_)
+    return np.column_stack([rows.codes, rows.y]).astype(np.int64)
 
 
 class _CountPass(Plan):
@@ -107,17 +133,27 @@ class _CountPass(Plan):
     def learn_partition(self, X, y):
         if not len(X):
             return 0
-        clone = self.template.clone()
-        clone.learn_many(X, y)
-        rows = self.table.translate(clone.data_)
-        nodes = np.column_stack([rows.codes, rows.y]).astype(np.int64)
-        return self.layout.scores().count(nodes)
+        return self.layout.scores().count(_node_rows(self.template, self.table, X, y))
 
     def combine(self, partials: list):
         out = partials[0]
         for counts in partials[1:]:
             out = out + counts
         return out
+
+
+class _PairPass(_CountPass):
+    """The :class:`~onlinebma.order_mcmc.candidates.ClassPairCounts` of each partition's
+    records (shape fixed by ``room``, the class last), summed."""
+
+    def __init__(self, template, table, room):
+        self.template, self.table, self.room = template, table, room
+
+    def learn_partition(self, X, y):
+        n = len(self.room)
+        rows = _node_rows(self.template, self.table, X, y) if len(X) else \
+            np.zeros((0, n), np.int64)
+        return class_pair_counts(rows, n - 1, self.room)
 
 
 def _counts_plan(model) -> CountsPlan:

@@ -94,6 +94,11 @@ class StreamingScores:
         :func:`~onlinebma.order_mcmc.scores._candidate_sets`), ``None`` with an order.
     n_records
         Records currently counted.
+    selection
+        The :class:`~onlinebma.order_mcmc.candidates.ClassPairCounts` the candidates were
+        chosen from, when the records were counted elsewhere (on Dask,
+        :mod:`onlinebma.distributed.orders`), else ``None``; records counted later do not
+        change it.
 
     >>> s = StreamingScores(2, max_parents=1)
     >>> for row in ([0, 0], [1, 1], [1, 1], [0, 0]):
@@ -137,6 +142,7 @@ class StreamingScores:
         self._value_counts = [np.zeros(0, dtype=np.int64) for _ in range(n)]
         self._card = np.ones(n)  # observed values per node (1 while none), as floats
         self.n_records = 0
+        self.selection = None
         self.version = 0  # changes with every update (for caches of the scores)
         room = np.ones(n, np.int64) if n_values is None else np.maximum(1, np.asarray(n_values))
         self._room = np.append(room, 1).astype(np.int64)  # the dummy node: one value, 0
@@ -455,6 +461,7 @@ class StreamingScores:
         return state
 
     def __setstate__(self, state):
+        state.setdefault("selection", None)  # pickles made before candidate choice on Dask
         for name in ("_cells", "_configs"):
             if isinstance(state[name], tuple):
                 size, dtype, at, values = state[name]
@@ -463,9 +470,12 @@ class StreamingScores:
                 state[name] = counts
         self.__dict__.update(state)
 
-    def pair_tables(self) -> list:
-        """:func:`~onlinebma.order_mcmc.candidates.pair_tables` of the records counted, from
+    def pair_tables(self):
+        """The counts to choose candidate parents from: :attr:`selection` when set, else
+        :func:`~onlinebma.order_mcmc.candidates.pair_tables` of the records counted, from
         the one-parent families (zeros where a pair has no family)."""
+        if self.selection is not None:
+            return self.selection
         rad = self._room + self._has_missing
         width = int(rad[:-1].max(initial=1))
         out = []

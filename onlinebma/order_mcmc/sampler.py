@@ -6,9 +6,11 @@ the proposal is symmetric, so a move is accepted with probability
 ``min(1, P(new | D) / P(current | D))`` (eq. 12).
 
 Speed: only the nodes at and between the two swapped positions change their predecessor sets,
-so only their per-node sums are recomputed (from the pruned score tables), and every per-node
-sum is cached by (node, predecessor set) — a chain that has settled revisits the same states
-over and over.
+and of those between, only the nodes with one of the two swapped nodes among their candidate
+parents change their per-node sums; only these are looked up. The predecessor sets are kept
+as bitmasks of every prefix of the order (updated by the swap), and every per-node sum is
+cached by (node, predecessors within its candidate parents) — a chain that has settled
+revisits the same states over and over.
 """
 
 from __future__ import annotations
@@ -62,7 +64,13 @@ class OrderChain:
         self.pos = model.positions(order)
         self.order = order.astype(np.int64).tolist()
         self._cache: dict = {}
-        self.node_score = [self._node(v, self._pred_mask(p)) for p, v in enumerate(self.order)]
+        # Node v's candidate parents as a bitmask over all nodes: its per-node sum depends on
+        # the predecessors within it only (the key of the cache).
+        self._candidates = [sum(1 << int(u) for u in c) for c in model.tables.candidate_parents]
+        self._prefix = [0] * (n + 1)  # _prefix[p]: bitmask of the nodes before position p
+        for p, v in enumerate(self.order):
+            self._prefix[p + 1] = self._prefix[p] | (1 << v)
+        self.node_score = [self._node(v, self._prefix[p]) for p, v in enumerate(self.order)]
         self.log_evidence = math.fsum(self.node_score)
         self.n_accepted = 0
         self.n_proposed = 0
@@ -71,41 +79,43 @@ class OrderChain:
     def acceptance_rate(self) -> float:
         return self.n_accepted / self.n_proposed if self.n_proposed else math.nan
 
-    def _pred_mask(self, position: int) -> int:
-        mask = 0
-        for v in self.order[:position]:
-            mask |= 1 << v
-        return mask
-
     def _node(self, v: int, mask: int) -> float:
         """Cached per-node sum ``log sum_{Z ⊆ predecessors} S(X_v; Z)`` (eq. 9)."""
-        local = self.model.candidate_mask(v, mask)  # only the candidates matter
-        key = (v, local)
+        key = (v, mask & self._candidates[v])  # only the candidates matter
         hit = self._cache.get(key)
         if hit is None:
             if len(self._cache) >= _CACHE_LIMIT:
                 self._cache.clear()
-            hit = self._cache[key] = self.model.node_log_evidence_local(v, local)
+            hit = self._cache[key] = self.model.node_log_evidence_mask(v, key[1])
         return hit
 
     def step(self, a: int, b: int, log_u: float) -> bool:
-        """Propose swapping positions ``a < b``; accept if ``log_u`` < the log ratio (eq. 12)."""
-        order = self.order
-        mask = self._pred_mask(a)
-        new_order = order[:a] + [order[b]] + order[a + 1:b] + [order[a]] + order[b + 1:]
-        new_scores = []
+        """Propose swapping positions ``a < b``; accept if ``log_u`` < the log ratio (eq. 12).
+
+        Between the two positions a node's predecessors lose ``order[a]`` and gain
+        ``order[b]``; a node with neither among its candidates keeps its per-node sum (its
+        term of the ratio is zero and is skipped).
+        """
+        order, prefix, scores = self.order, self._prefix, self.node_score
+        u, w = order[a], order[b]
+        flip = (1 << u) | (1 << w)
+        changed = [(a, self._node(w, prefix[a]))]
+        for p in range(a + 1, b):
+            v = order[p]
+            if self._candidates[v] & flip:
+                changed.append((p, self._node(v, prefix[p] ^ flip)))
+        changed.append((b, self._node(u, prefix[b] ^ flip)))
         delta = 0.0
-        for p in range(a, b + 1):
-            v = new_order[p]
-            s = self._node(v, mask)
-            new_scores.append(s)
-            delta += s - self.node_score[p]
-            mask |= 1 << v
+        for p, s in changed:
+            delta += s - scores[p]
         self.n_proposed += 1
         if log_u < delta:
-            self.order = new_order
-            self.node_score[a:b + 1] = new_scores
-            self.log_evidence = math.fsum(self.node_score)
+            order[a], order[b] = w, u
+            for p in range(a + 1, b + 1):
+                prefix[p] ^= flip
+            for p, s in changed:
+                scores[p] = s
+            self.log_evidence = math.fsum(scores)
             self.n_accepted += 1
             return True
         return False
@@ -229,8 +239,9 @@ class OrderMCMC(OrderAveragingClassifier):
         on Dask (:func:`onlinebma.distributed.fit`) side by side. A stream's continuations
         continue chain 1.
     max_candidates
-        Candidate parents per node: the ``max_candidates`` nodes with the largest pairwise
-        K2 score gain (the class always among them), :mod:`~onlinebma.order_mcmc.candidates`.
+        Candidate parents per node: the class and the nodes with the largest K2 score gain
+        as a parent next to the class (:mod:`~onlinebma.order_mcmc.candidates`; the class
+        node: the largest gain as its only parent), ``max_candidates`` in all.
         Every order is averaged exactly over its DAGs whose parent sets lie within the
         candidates, and the chain's target is the posterior over orders in that space.
         Widen it for a larger space; ``None``: every node (tables of ``C(n - 1,
