@@ -212,7 +212,8 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
         Records that ``other``'s window dropped are not replayed: the window of the
         concatenation drops them too (both learners have the same window), and their trace —
-        how many were learned, their labels, features and values in order of first arrival —
+        how many were learned, their labels, features and values in order of first arrival
+        (the values whose codes ``other`` still holds: a window lets the others go) —
         is carried over. That is exact unless learning a record changes ``self``'s state beyond
         its store (an eager learner that has fitted, such as a mixture scoring records for its
         average over K): then the dropped records cannot be replayed and merge refuses with a

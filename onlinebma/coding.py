@@ -35,7 +35,7 @@ window whatever the stream, at an amortised constant cost per new value. Class c
 
 >>> coding = Coding(window=2)
 >>> for x, y in [({"sky": "sun"}, "play"), ({"sky": "fog"}, "stay"), ({"sky": "rain"}, "stay")]:
-...     coding.learn_one(x, y)
+...     _ = coding.learn_one(x, y)  # returns the record's usable values
 >>> coding.table().values, coding.classes, coding.n_stored, coding.n_learned
 ((('fog', 'rain'),), ('play', 'stay'), 2, 3)
 >>> coding.encode_one({"sky": "rain"}).tolist()
@@ -181,8 +181,9 @@ class Coding:
 
     # --------------------------------------------------------------- learning
 
-    def learn_one(self, x: dict, y) -> None:
-        """Store one record: validated first, then coded (new features, values, classes)."""
+    def learn_one(self, x: dict, y) -> dict:
+        """Store one record: validated first, then coded (new features, values, classes).
+        Returns its usable values, as :meth:`check_one` does (read once)."""
         check_label(y)
         numeric, nominal, new = read_record(self.kinds, x)
         # Validated: from here on nothing can fail.
@@ -197,6 +198,7 @@ class Coding:
             values[0, self._numeric[f]] = v
         label = self._classes.setdefault(y, len(self._classes))
         self._append(codes, values, np.array([label], dtype=np.int32))
+        return dict(nominal + numeric)
 
     def learn_many(self, X, y) -> None:
         """Store a DataFrame of records (paired with ``y`` by position), all validated first;
@@ -273,7 +275,8 @@ class Coding:
 
     def register(self, other: Coding) -> None:
         """Features, values and labels ``other`` holds, added in its order of first arrival
-        (what learning its stream would add, records dropped by its window included)."""
+        (what learning its stream would add, records dropped by its window included; with a
+        window, values whose codes it let go are not among them)."""
         nominal = sorted(other._nominal.items(), key=lambda t: t[1])  # arrival order
         numeric = sorted(other._numeric.items(), key=lambda t: t[1])
         new = {f: other.kinds.kind[f] for f, _ in nominal + numeric if f not in self.kinds.kind}

@@ -362,10 +362,10 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         return self.criterion == "prequential" and len(self._fits) > 1
 
     def learn_one(self, x: dict, y) -> None:
-        super().learn_one(x, y)
+        x = self.coding.learn_one(x, y)  # validated once: its usable values
         if self._averaging():
             table = self._last[1]
-            self._score(self._encode_one(x, table), table.class_codes([y]))
+            self._score(table.encode_one(x), table.class_codes([y]))
             self._weigh()
 
     def learn_many(self, X, y) -> None:
