@@ -57,6 +57,11 @@ class _LiveTables:
     def __getstate__(self):
         return {**self.__dict__, "_cache": (None, None)}
 
+    def keep_only(self, keep) -> None:
+        """Score only the sets ``keep`` marks, per node (``None``: all), from the next read."""
+        self.keep = keep
+        self._cache = (None, None)
+
     @property
     def log_score(self) -> list:
         version, scores = self._cache
@@ -99,12 +104,10 @@ class StreamingOrderModel(OrderModel):
         counts of every set are kept, so a set can come back at the next call."""
         if self.scores.order is not None or self.prune_tol <= 0:
             return
-        self.tables.keep = None
-        self.tables._cache = (None, None)
+        self.tables.keep_only(None)
         scores = self.tables.log_score
-        self.tables.keep = [_prune(x, sizes, subsets, self.prune_tol)
-                            for x, (sizes, subsets) in zip(scores, self.scores.set_structure)]
-        self.tables._cache = (None, None)
+        self.tables.keep_only([_prune(x, sizes, subsets, self.prune_tol)
+                               for x, (sizes, subsets) in zip(scores, self.scores.set_structure)])
 
     def _theta_at(self, i, idx, columns):
         return self.scores.predictive(i, idx, columns[:-1].T).T
