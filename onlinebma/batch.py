@@ -5,9 +5,13 @@ one record at a time. :class:`BufferRefitClassifier` gives them River's streamin
 and pandas' batch interface with one mechanism:
 
 - **Reading.** Records are read with :mod:`onlinebma.records` rules (missing values skipped,
-  nominal vs numeric, clear errors that leave the learner unchanged) and buffered in arrival
-  order.
+  nominal vs numeric, clear errors that leave the learner unchanged) and stored in arrival
+  order by the learner's :class:`~onlinebma.coding.Coding` (:attr:`coding`), which owns the
+  feature kinds, value and class codes, the store, the cut points and the growth policy;
+  subclasses read records only through it.
 - **Window.** ``window=w`` keeps only the last ``w`` records; ``window=None`` keeps all.
+  Codes of values no stored record holds any more go (amortised): memory is bounded by the
+  window whatever values the stream brings.
 - **Refits.** What a model fits — an eager model's parameters, a discrete model's cut points —
   is refitted when a prediction is asked for and enough records have arrived since the last
   fit: every ``refit_every`` records, or, by default (``refit_every=None``), once the store
@@ -36,7 +40,7 @@ and pandas' batch interface with one mechanism:
 Classes absent from the table
     A method predicts over the table's classes; the adapter then expands the prediction to
     every label the learner knows (:attr:`~BufferRefitClassifier.classes_`; the one expansion
-    is ``_expand_classes``). A known class
+    is :meth:`Coding.expand_classes <onlinebma.coding.Coding.expand_classes>`). A known class
     with no record in the table — it left the window, or arrived after an eager model's last
     fit — gets the share ``p_k = (m_k + 1) / (n + K)``, with ``m_k`` its count among the
     records stored now, ``n`` the number of stored records and ``K = len(classes_)``; the
@@ -75,30 +79,17 @@ The subclass contract
 from __future__ import annotations
 
 import copy
-import math
 
 import numpy as np
 import pandas as pd
 from river import base
 
+from .coding import Coding, growth_due
 from .distributed.protocol import MergePlan
-from .naive_bayes.frames import labels_of, read_frame, read_record
-from .naive_bayes.interrupts import uninterrupted
-from .records import (
-    NOMINAL,
-    NUMERIC,
-    FeatureKinds,
-    check_label,
-    check_labels,
-    numeric_values,
-)
-from .store import RecordStore
-from .table import Table, canonical_order
+from .table import Table
 from .validation import check_int, check_mergeable_with
 
 __all__ = ["BufferRefitClassifier", "Table"]
-
-_GROWTH = 0.1  # default refit policy: refit once the store has grown by 10%
 
 
 class BufferRefitClassifier(base.MiniBatchClassifier):
@@ -134,19 +125,28 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     # ------------------------------------------------------------------ state
 
     def _reset(self):
-        self._kinds = FeatureKinds(self.nominal_attributes)
-        self._nominal_cols: dict = {}  # feature -> store column of codes, canonical order
-        self._numeric_cols: dict = {}  # feature -> store column of numeric, canonical order
-        self._value_codes: list = []  # per store column of codes: {value: code}
-        self._class_codes: dict = {}
-        self._store = RecordStore()
-        self._n_learned = 0  # records ever learned (drives refits and caches)
+        self._coding = Coding(self.nominal_attributes, self.window)
         self._n_learned_at_fit = 0
         self._n_learned_at_data = 0  # lazy models: records learned when _fitted_data was built
         self._size_at_fit = 0
         self._fitted_data: Table | None = None
-        self._cuts: list = []  # discrete models: cut points of the numeric features (last fit)
         self.n_fits_ = 0
+
+    @property
+    def coding(self) -> Coding:
+        """How this learner codes its records (:class:`~onlinebma.coding.Coding`): feature
+        kinds, value and class codes, the stored records, cut points."""
+        return self._coding
+
+    @property
+    def _n_learned(self) -> int:
+        return self._coding.n_learned
+
+    @property
+    def _store(self) -> Coding:
+        # For subclasses not yet moved to ``coding``: OrderMCMC reads ``len(self._store)``
+        # (order_mcmc/sampler.py; its replacement is ``self.coding.n_stored``).
+        return self._coding
 
     @property
     def _multiclass(self):
@@ -155,40 +155,17 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     @property
     def classes_(self) -> tuple:
         """Every label seen so far, by class code."""
-        return tuple(self._class_codes)
+        return self._coding.classes
 
     @property
     def data_(self) -> Table:
         """The stored records as a canonical table (numeric features as floats)."""
-        return self._table(cuts=None)
-
-    def _table(self, cuts) -> Table:
-        codes, numeric, y = self._store.view()
-        return Table.build(
-            codes, numeric, y,
-            nominal=[(f, j, list(self._value_codes[j])) for f, j in self._nominal_cols.items()],
-            numeric_columns=list(self._numeric_cols.items()),
-            classes=tuple(self._class_codes), cuts=cuts,
-        )
+        return self._coding.table()
 
     # --------------------------------------------------------------- learning
 
     def learn_one(self, x: dict, y) -> None:
-        check_label(y)
-        numeric, nominal, new = read_record(self._kinds, x)
-        # Validated: from here on nothing can fail.
-        self._kinds.commit(new)
-        self._add_features(new)
-        codes = np.full((1, self._store.codes.shape[1]), -1, dtype=np.int32)
-        values = np.full((1, self._store.numeric.shape[1]), np.nan)
-        for f, v in nominal:
-            j = self._nominal_cols[f]
-            codes[0, j] = self._value_codes[j].setdefault(v, len(self._value_codes[j]))
-        for f, v in numeric:
-            values[0, self._numeric_cols[f]] = v
-        label = self._class_codes.setdefault(y, len(self._class_codes))
-        self._store.append(codes, values, np.array([label], dtype=np.int32), self.window)
-        self._n_learned += 1
+        self._coding.learn_one(x, y)
 
     def learn_many(self, X, y) -> None:
         """Learn a pandas DataFrame of records (missing = NaN/None) with their labels.
@@ -198,32 +175,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         before anything changes, and a Ctrl-C while it is stored is delivered once it is stored
         whole (:mod:`onlinebma.naive_bayes.interrupts`).
         """
-        labels = labels_of(X, y)
-        check_labels(labels)
-        new_labels = _unique_labels(labels)
-        kinds, new_kinds = read_frame(self._kinds, X)  # validates everything first
-        # Validated: from here on nothing can fail, and Ctrl-C waits for the end.
-        with uninterrupted():
-            self._kinds.commit(new_kinds)
-            self._add_features(new_kinds)
-            n = len(X)
-            codes = np.full((n, self._store.codes.shape[1]), -1, dtype=np.int32)
-            numeric = np.full((n, self._store.numeric.shape[1]), np.nan)
-            for f, kind in kinds.items():
-                s = X[f]
-                if kind == NOMINAL:
-                    j = self._nominal_cols[f]
-                    mapping = self._value_codes[j]
-                    for v in pd.unique(s[s.notna()]):
-                        mapping.setdefault(v, len(mapping))
-                    codes[:, j] = s.map(mapping).fillna(-1).to_numpy(dtype=np.int64)
-                else:
-                    numeric[:, self._numeric_cols[f]] = numeric_values(s)
-            for label in new_labels:
-                self._class_codes.setdefault(label, len(self._class_codes))
-            ycodes = labels.map(self._class_codes).to_numpy(dtype=np.int32)
-            self._store.append(codes, numeric, ycodes, self.window)
-            self._n_learned += n
+        self._coding.learn_many(X, y)
 
     def fit(self, X, y):
         """Fit on exactly the records of ``X`` and ``y`` (pandas), forgetting any earlier ones.
@@ -241,23 +193,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             self.__dict__.update(saved)
             raise
         return self
-
-    def _add_features(self, new_kinds: dict):
-        if not new_kinds:
-            return
-        n_nom = n_num = 0
-        for f, k in new_kinds.items():
-            if k == NUMERIC:
-                self._numeric_cols[f] = self._store.numeric.shape[1] + n_num
-                n_num += 1
-            else:
-                self._nominal_cols[f] = self._store.codes.shape[1] + n_nom
-                self._value_codes.append({})
-                n_nom += 1
-        self._store.add_columns(n_nom, n_num)
-        # Canonical order: the discretized columns follow ``_numeric_cols`` (and ``_cuts``).
-        self._nominal_cols = {f: self._nominal_cols[f] for f in canonical_order(self._nominal_cols)}
-        self._numeric_cols = {f: self._numeric_cols[f] for f in canonical_order(self._numeric_cols)}
 
     # ---------------------------------------------------------------- merging
 
@@ -277,7 +212,8 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
         Records that ``other``'s window dropped are not replayed: the window of the
         concatenation drops them too (both learners have the same window), and their trace —
-        how many were learned, their labels, features and values in order of first arrival —
+        how many were learned, their labels, features and values in order of first arrival
+        (the values whose codes ``other`` still holds: a window lets the others go) —
         is carried over. That is exact unless learning a record changes ``self``'s state beyond
         its store (an eager learner that has fitted, such as a mixture scoring records for its
         average over K): then the dropped records cannot be replayed and merge refuses with a
@@ -295,11 +231,11 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         in the other, ``ValueError`` for other hyperparameters.
         """
         check_mergeable_with(self, other)
-        for f, k in other._kinds.kind.items():
-            mine = self._kinds.kind.get(f)
+        for f, k in other.coding.kinds.kind.items():
+            mine = self._coding.kinds.kind.get(f)
             if mine is not None and mine != k:
                 raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
-        dropped = other._n_learned - len(other._store)
+        dropped = other.coding.n_learned - other.coding.n_stored
         if dropped and self._learning_changes_state():
             raise ValueError(
                 f"cannot merge exactly: the other learner's window dropped {dropped} record(s) "
@@ -307,12 +243,12 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
                 f"depends on every record learned since, not only on the stored ones); merge "
                 f"before the window fills, or train one learner on the concatenated stream"
             )
-        X, y = other._stored_frame()
+        X, y = other.coding.stored_frame()
         out = copy.deepcopy(self)
-        out._register(other)
+        out._coding.register(other.coding)
         if len(y):
             out.learn_many(X, y)
-        out._n_learned += dropped
+        out._coding.count_dropped(dropped)
         return out
 
     def distributed_plan(self) -> MergePlan:
@@ -327,40 +263,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         learner that has fitted). Subclasses that know better may say so."""
         return not self._lazy and self._fitted_data is not None
 
-    def _register(self, other: BufferRefitClassifier) -> None:
-        """Labels, features and nominal values ``other`` has seen, added in its order of first
-        arrival (what learning its whole stream would add, dropped records included)."""
-        nominal = sorted(other._nominal_cols.items(), key=lambda t: t[1])  # arrival order
-        numeric = sorted(other._numeric_cols.items(), key=lambda t: t[1])
-        new = {f: other._kinds.kind[f] for f, _ in nominal + numeric if f not in self._kinds.kind}
-        self._kinds.commit(new)
-        self._add_features(new)
-        for f, j in other._nominal_cols.items():
-            mapping = self._value_codes[self._nominal_cols[f]]
-            for v in other._value_codes[j]:
-                mapping.setdefault(v, len(mapping))
-        for label in other._class_codes:
-            self._class_codes.setdefault(label, len(self._class_codes))
-
-    def _stored_frame(self):
-        """The stored records as ``(X, y)`` in arrival order, with their original values:
-        a pandas DataFrame (nominal columns of objects, ``None`` missing; numeric columns of
-        floats, NaN missing) and a Series of labels."""
-        codes, numeric, y = self._store.view()
-        columns = {}
-        for f, j in self._nominal_cols.items():
-            values = np.empty(len(self._value_codes[j]) + 1, dtype=object)
-            for c, v in enumerate(self._value_codes[j]):
-                values[c] = v  # one by one: a tuple value stays one value
-            columns[f] = pd.Series(values[codes[:, j]], dtype=object)  # -1 reads None
-        for f, j in self._numeric_cols.items():
-            columns[f] = pd.Series(numeric[:, j], dtype=float)
-        labels = np.empty(len(self._class_codes), dtype=object)
-        for c, label in enumerate(self._class_codes):
-            labels[c] = label
-        X = pd.DataFrame(columns, index=pd.RangeIndex(len(y)))
-        return X, pd.Series(labels[y], dtype=object)
-
     # ------------------------------------------------------------- predicting
 
     def _training_data(self) -> Table:
@@ -369,77 +271,55 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         if self._refit_due():
             self._refit()
         elif self._lazy and self._n_learned_at_data != self._n_learned:
-            self._fitted_data = self._table(self._cut_map())
+            self._fitted_data = self._coding.table(self._discrete)
             self._n_learned_at_data = self._n_learned
         return self._fitted_data
-
-    def _cut_map(self):
-        return dict(zip(self._numeric_cols, self._cuts)) if self._discrete else None
 
     def _refit_due(self) -> bool:
         if self._fitted_data is None:
             return True
-        if self._lazy and self._discrete and len(self._cuts) != len(self._numeric_cols):
+        coding = self._coding
+        if self._lazy and self._discrete and len(coding.cuts) != len(coding.numeric_features):
             return True  # a numeric feature arrived: a lazy model would code its values next
         new = self._n_learned - self._n_learned_at_fit
         if new == 0:
             return False
         if self.refit_every is not None:
             return new >= self.refit_every
-        return new >= max(1, math.ceil(_GROWTH * self._size_at_fit))
+        return growth_due(new, self._size_at_fit)
 
     def _refit(self):
-        cuts = self._fit_cuts() if self._discrete else self._cuts
-        saved, self._cuts = self._cuts, cuts
-        table = self._table(self._cut_map())
+        coding = self._coding
+        saved = coding.cuts
+        if self._discrete:
+            coding.cuts = coding.fit_cuts()
+        table = coding.table(self._discrete)
         if not self._lazy:
             try:
                 self._fit(table)
             except Exception:
-                self._cuts = saved
+                coding.cuts = saved
                 raise
         self._fitted_data = table
         self._n_learned_at_fit = self._n_learned_at_data = self._n_learned
         self._size_at_fit = table.n
         self.n_fits_ += 1
 
-    def _fit_cuts(self) -> list:
-        """MDL cut points of every numeric feature on the stored records (canonical order)."""
-        from .preprocessing import mdl_cut_points
-
-        _, numeric, y = self._store.view()
-        ycodes = np.unique(y, return_inverse=True)[1].reshape(-1)  # the table's class codes
-        n_classes = max(1, int(ycodes.max(initial=-1)) + 1)
-        return [np.asarray(mdl_cut_points(numeric[:, j], ycodes, n_classes), dtype=float)
-                for j in self._numeric_cols.values()]
-
     def _expand_classes(self, table: Table, proba: np.ndarray) -> np.ndarray:
-        """Probabilities over ``table.classes`` → over ``classes_`` (the module's class policy)."""
-        k = len(self._class_codes)
-        if len(table.classes) == k:
-            return proba  # every known class is in the table, in class-code order
-        cols = np.array([self._class_codes[c] for c in table.classes], dtype=np.int64)
-        absent = np.ones(k, dtype=bool)
-        absent[cols] = False
-        _, _, y = self._store.view()
-        counts = np.bincount(y, minlength=k)
-        share = (counts[absent] + 1.0) / (len(y) + k)
-        out = np.empty((proba.shape[0], k))
-        out[:, absent] = share
-        out[:, cols] = proba * (1.0 - share.sum())
-        return out
+        """Probabilities over ``table.classes`` → over ``classes_`` (the coding's rule)."""
+        return self._coding.expand_classes(table.classes, proba)
 
     def predict_proba_one(self, x: dict) -> dict:
-        numeric, nominal, _ = read_record(self._kinds, x)  # refused before any refit
-        if self._store.end == self._store.start:
+        x = self._coding.check_one(x)  # refused before any refit
+        if not self._coding.n_stored:
             return {}
         table = self._training_data()
-        proba = self._predict_proba(table, table.encode_one(dict(nominal + numeric)))
+        proba = self._predict_proba(table, table.encode_one(x))
         return dict(zip(self.classes_, self._expand_classes(table, proba)[0].tolist()))
 
     def predict_proba_many(self, X):
-        read_frame(self._kinds, X, learning=False)  # validation only, before any refit
-        if self._store.end == self._store.start:
+        self._coding.check_frame(X)  # validation only, before any refit
+        if not self._coding.n_stored:
             return pd.DataFrame(index=X.index)
         table = self._training_data()
         proba = self._expand_classes(table, self._predict_proba(table, table.encode_frame(X)))
@@ -458,8 +338,8 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     def _encode_one(self, x: dict, table: Table | None = None) -> Table:
         """``x`` (validated, missing values dropped) as one row in the coding of ``table``, by
         default the table of the last prediction."""
-        numeric, nominal, _ = read_record(self._kinds, x)
-        return (self._fitted_data if table is None else table).encode_one(dict(nominal + numeric))
+        x = self._coding.check_one(x)
+        return (self._fitted_data if table is None else table).encode_one(x)
 
     # ---------------------------------------------------------- for subclasses
 
@@ -469,16 +349,3 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     def _predict_proba(self, data: Table, rows: Table) -> np.ndarray:  # pragma: no cover
         raise NotImplementedError
 
-
-def _unique_labels(labels):
-    """The distinct labels of a Series, in order of appearance; an unhashable one is refused."""
-    try:
-        return pd.unique(labels)
-    except TypeError:
-        for row, label in enumerate(labels):
-            try:
-                hash(label)
-            except TypeError:
-                raise TypeError(f"the label y={label!r} in row {row} is not hashable "
-                                f"({type(label).__name__})") from None
-        raise

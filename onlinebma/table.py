@@ -35,7 +35,8 @@ import numpy as np
 
 from .records import numeric_values
 
-__all__ = ["MISSING", "Table", "canonical_order", "compact_codes"]
+__all__ = ["MISSING", "Table", "canonical_order", "compact_codes", "encode_frame", "encode_record",
+           "interval_index"]
 
 #: The code of a missing value, and of a value absent from the table's records.
 MISSING = -1
@@ -49,6 +50,73 @@ def _key(name):
 def canonical_order(names) -> list:
     """``names`` sorted by ``(str(name), type name)``: the table's column order."""
     return sorted(names, key=_key)
+
+
+def interval_index(values: np.ndarray, cuts) -> np.ndarray:
+    """The interval of each value among sorted ``cuts`` (``(-inf, c1]`` is 0), ``MISSING`` for
+    NaN: the one binning of numeric values, for tables and for
+    :class:`~onlinebma.coding.Coding`'s node rows alike.
+
+    >>> interval_index(np.array([1.0, 5.55, 6.0, np.nan, 9.0]), [5.55, 6.15]).tolist()
+    [0, 0, 1, -1, 2]
+    """
+    values = np.asarray(values, dtype=float)
+    nan = np.isnan(values)
+    b = np.searchsorted(np.asarray(cuts, dtype=float), np.where(nan, 0.0, values), side="left")
+    return np.where(nan, MISSING, b).astype(np.int64)
+
+
+def _binned(values, cuts, bins) -> np.ndarray:
+    """Codes of numeric ``values`` cut by ``cuts``, intervals renumbered by ``bins`` (``None``:
+    the interval index itself)."""
+    b = interval_index(values, cuts)
+    if bins is None:
+        return b
+    return np.where(b < 0, MISSING, np.asarray(bins)[np.maximum(b, 0)])
+
+
+def encode_record(x: dict, nominal, discretized, floats):
+    """One checked record (missing values dropped or None) as a code row and a float row:
+    the one encoder of new records.
+
+    ``nominal`` lists ``(feature, {value: code})``, ``discretized`` ``(feature, cuts, bins)``
+    (``bins``: interval -> code, ``None`` for the interval index) and ``floats`` the numeric
+    features kept as floats. A value without a code, and a missing one, get ``MISSING``.
+    """
+    codes = np.full((1, len(nominal) + len(discretized)), MISSING, dtype=np.int64)
+    numeric = np.full((1, len(floats)), np.nan)
+    for j, (f, index) in enumerate(nominal):
+        v = x.get(f)
+        if v is not None:
+            codes[0, j] = index.get(v, MISSING)
+    p = len(nominal)
+    for k, (f, cuts, bins) in enumerate(discretized):
+        v = x.get(f)
+        if v is not None:
+            codes[0, p + k] = _binned(np.array([float(v)]), cuts, bins)[0]
+    for j, f in enumerate(floats):
+        v = x.get(f)
+        if v is not None:
+            numeric[0, j] = float(v)
+    return codes, numeric
+
+
+def encode_frame(X, nominal, discretized, floats):
+    """:func:`encode_record` for a pandas DataFrame of checked records (None/NaN missing)."""
+    n = len(X)
+    codes = np.full((n, len(nominal) + len(discretized)), MISSING, dtype=np.int64)
+    numeric = np.full((n, len(floats)), np.nan)
+    for j, (f, index) in enumerate(nominal):
+        if f in X.columns:
+            codes[:, j] = X[f].map(index).fillna(MISSING).to_numpy(dtype=np.int64)
+    p = len(nominal)
+    for k, (f, cuts, bins) in enumerate(discretized):
+        if f in X.columns:
+            codes[:, p + k] = _binned(numeric_values(X[f]), cuts, bins)
+    for j, f in enumerate(floats):
+        if f in X.columns:
+            numeric[:, j] = numeric_values(X[f])
+    return codes, numeric
 
 
 def _compact(col: np.ndarray, n_codes: int):
@@ -159,8 +227,7 @@ class Table:
             for f, j in numeric_columns:
                 c = np.asarray(cuts[f], dtype=float)
                 x = numeric[:, j]
-                raw = np.where(np.isnan(x), -1, np.searchsorted(c, x, side="left"))
-                col, mapping = _compact(raw.astype(np.int32), len(c) + 1)
+                col, mapping = _compact(interval_index(x, c), len(c) + 1)
                 labels = interval_labels(c)
                 cols.append(col)
                 names.append(f)
@@ -190,49 +257,27 @@ class Table:
                      classes=self.classes, values=self.values, cuts=self.cuts,
                      _index=self._index, _bins=self._bins)
 
-    def _bin_codes(self, k: int, x: np.ndarray) -> np.ndarray:
-        """Codes of values ``x`` of the ``k``-th discretized column (NaN -> MISSING)."""
-        nan = np.isnan(x)
-        b = np.searchsorted(self.cuts[k], np.where(nan, 0.0, x), side="left")
-        return np.where(nan, MISSING, self._bins[k][b]).astype(np.int32)
+    def _encoding(self):
+        """The arguments of :func:`encode_record` for this table's coding."""
+        p_nom = len(self._index)
+        return (list(zip(self.nominal_features[:p_nom], self._index)),
+                list(zip(self.discretized_features, self.cuts, self._bins)),
+                self.numeric_features)
 
     def encode_one(self, x: dict) -> Table:
         """One record (a dict of checked values; None/NaN = missing) as a row to predict."""
-        p_nom = len(self._index)
-        codes = np.full((1, len(self.nominal_features)), MISSING, dtype=np.int32)
-        numeric = np.full((1, len(self.numeric_features)), np.nan)
-        for j in range(p_nom):
-            v = x.get(self.nominal_features[j])
-            if v is not None:
-                codes[0, j] = self._index[j].get(v, MISSING)
-        for k, f in enumerate(self.discretized_features):
-            v = x.get(f)
-            if v is not None:
-                codes[0, p_nom + k] = self._bin_codes(k, np.array([float(v)]))[0]
-        for j, f in enumerate(self.numeric_features):
-            v = x.get(f)
-            if v is not None:
-                numeric[0, j] = float(v)
-        return self._rows(codes, numeric)
+        codes, numeric = encode_record(x, *self._encoding())
+        return self._rows(codes.astype(np.int32), numeric)
 
     def encode_frame(self, X) -> Table:
         """A pandas DataFrame of checked records (None/NaN = missing) as rows to predict."""
-        n = len(X)
-        p_nom = len(self._index)
-        codes = np.full((n, len(self.nominal_features)), MISSING, dtype=np.int32)
-        numeric = np.full((n, len(self.numeric_features)), np.nan)
-        for j in range(p_nom):
-            f = self.nominal_features[j]
-            if f in X.columns:
-                mapped = X[f].map(self._index[j]).fillna(MISSING)
-                codes[:, j] = mapped.to_numpy(dtype=np.int64).astype(np.int32)
-        for k, f in enumerate(self.discretized_features):
-            if f in X.columns:
-                codes[:, p_nom + k] = self._bin_codes(k, numeric_values(X[f]))
-        for j, f in enumerate(self.numeric_features):
-            if f in X.columns:
-                numeric[:, j] = numeric_values(X[f])
-        return self._rows(codes, numeric)
+        codes, numeric = encode_frame(X, *self._encoding())
+        return self._rows(codes.astype(np.int32), numeric)
+
+    def class_codes(self, labels) -> np.ndarray:
+        """The code of each label in :attr:`classes` (``MISSING`` for a label it lacks)."""
+        index = {c: k for k, c in enumerate(self.classes)}
+        return np.array([index.get(c, MISSING) for c in labels], dtype=np.int64)
 
     def translate(self, other: Table) -> Table:
         """``other``'s records (and classes) coded by this table, matched by feature name and

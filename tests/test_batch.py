@@ -121,10 +121,13 @@ def test_bad_input_is_refused_and_leaves_the_model_unchanged(x, y, error):
         model.learn_one(x, y)
     after = model.__dict__
     assert before.keys() == after.keys()
-    np.testing.assert_array_equal(before["_store"].codes, after["_store"].codes)
-    assert before["_value_codes"] == after["_value_codes"]
-    assert before["_kinds"].kind == after["_kinds"].kind
-    assert before["_n_learned"] == after["_n_learned"]
+    was, now = before["_coding"], after["_coding"]  # the coding, through its public views
+    for a, b in zip(was.stored(), now.stored()):
+        np.testing.assert_array_equal(a, b)
+    assert [was.values_of(f) for f in was.nominal_features] == \
+        [now.values_of(f) for f in now.nominal_features]
+    assert was.kinds.kind == now.kinds.kind
+    assert was.n_learned == now.n_learned
 
 
 def test_bad_frame_is_refused_and_leaves_the_model_unchanged():

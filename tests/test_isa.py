@@ -612,7 +612,8 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     model = _learned(ISA(), [x for x, _ in data[:100]], [y for _, y in data[:100]])
     test = data[-1][0]
     model.predict_proba_one(test)
-    cuts = {f: c.copy() for f, c in zip(model._numeric_cols, model._cuts)}
+    coding = model.coding
+    cuts = {f: c.copy() for f, c in zip(coding.numeric_features, coding.cuts)}
     fresh = _spy_fresh_scorings(monkeypatch)
     for x, y in data[100:109]:  # 9 records: less than 10% growth, no refit
         model.learn_one(x, y)
@@ -621,7 +622,7 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     # Every cached score was extended by the new records' terms (new models may be scored).
     assert not any(was_cached for _, was_cached in fresh)
     monkeypatch.undo()
-    assert all(np.array_equal(cuts[f], c) for f, c in zip(model._numeric_cols, model._cuts))
+    assert all(np.array_equal(cuts[f], c) for f, c in zip(coding.numeric_features, coding.cuts))
     # Predictions = ISA on the records coded with the frozen cut points; extended scores =
     # scores recomputed from scratch.
     coded = _learned(ISA(), [_coded(x, cuts) for x, _ in data[:109]], [y for _, y in data[:109]])
@@ -638,9 +639,9 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     for i, (x, y) in enumerate(data[:30]):
         every.learn_one(x, y)
         every.predict_proba_one(test)
-        X = np.array([[r[f] for f in every._numeric_cols] for r, _ in data[: i + 1]])
-        Y = np.array([every._class_codes[label] for _, label in data[: i + 1]])
-        for j, cuts_j in enumerate(every._cuts):
+        X = np.array([[r[f] for f in every.coding.numeric_features] for r, _ in data[: i + 1]])
+        Y = np.array([every.coding.class_code(label) for _, label in data[: i + 1]])
+        for j, cuts_j in enumerate(every.coding.cuts):
             np.testing.assert_array_equal(cuts_j, mdl_cut_points(X[:, j], Y, len(every.classes_)))
 
 
@@ -650,7 +651,8 @@ def test_a_new_numeric_feature_refits_the_cut_points_at_once():
     model.predict_proba_one(data[0][0])
     model.learn_one({**data[50][0], "extra": 1.5}, data[50][1])
     proba = model.predict_proba_one({**data[0][0], "extra": 1.5})
-    assert model.n_fits_ == 2 and len(model._cuts) == 5 and sum(proba.values()) == pytest.approx(1)
+    assert model.n_fits_ == 2 and len(model.coding.cuts) == 5
+    assert sum(proba.values()) == pytest.approx(1)
 
 
 def test_explain_one_top_k_is_the_k_weightiest_models_and_refuses_a_bad_k():

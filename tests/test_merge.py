@@ -137,10 +137,9 @@ def test_labels_and_values_seen_only_in_dropped_records_are_kept(records):
     a, b = _learned("ISA", X[:1], y[:1], window=20), _learned("ISA", X[1:], y[1:], window=20)
     merged, one = a.merge(b), _learned("ISA", X, y, window=20)
     assert merged.classes_ == one.classes_ and "rare" in merged.classes_
-    # The codes of values no stored record holds have no public view (data_ lists the
-    # values present only): read them where the adapter keeps them.
-    assert merged._value_codes[merged._nominal_cols["extra"]] == \
-        one._value_codes[one._nominal_cols["extra"]]
+    # The values that hold a code, those no stored record holds too (data_ lists the values
+    # present only).
+    assert merged.coding.values_of("extra") == one.coding.values_of("extra")
     _assert_same(merged, one, X)
 
 

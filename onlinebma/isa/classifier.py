@@ -217,7 +217,7 @@ class ISA(BufferRefitClassifier):
         """
         if top is not None:
             check_int("top", top, 1)
-        if self._store.end == self._store.start:
+        if not self.coding.n_stored:
             return []
         data = self._training_data()
         recs = self._prepared(data)

@@ -29,7 +29,6 @@ from ..naive_bayes.interrupts import uninterrupted
 from ..progress import progress as progress_bar
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
-from ..store import RecordStore
 from ..validation import check_choice, check_int, check_real
 from .arrays import EMResult, Params
 from .averaging import Evidence
@@ -249,13 +248,11 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         ``fit(X, y)``): the partitions of a Dask frame (:mod:`onlinebma.distributed.em`).
         The coding of those records is already learned and ``data`` is their table without
         rows; the store keeps none of the records."""
-        store = RecordStore()  # the coding learned, without the records that taught it
-        store.add_columns(self._store.codes.shape[1], self._store.numeric.shape[1])
-        self._store = store
+        self.coding.forget_records(s.n_total)  # the coding learned, not the records
         self._fit_engine(s, data)
         self._conclude()
         self._fitted_data = data
-        self._n_learned = self._n_learned_at_fit = self._n_learned_at_data = s.n_total
+        self._n_learned_at_fit = self._n_learned_at_data = s.n_total
         self._size_at_fit = s.n_total
         self.n_fits_ += 1
 
@@ -273,7 +270,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
 
     def _fitted_elsewhere(self) -> bool:
         """Fitted on Dask, with no record stored here (:meth:`fit_on_engine`)."""
-        return not len(self._store) and self._model is not None
+        return not self.coding.n_stored and self._model is not None
 
     def predict_proba_one(self, x: dict) -> dict:
         if not self._fitted_elsewhere():
@@ -286,7 +283,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         if not self._fitted_elsewhere():
             return super().predict_proba_many(X)
         table = self._training_data()
-        self._kinds.split_frame(X, learning=False)  # validation only
+        self.coding.check_frame(X)  # validation only
         proba = self._predict_proba(table, table.encode_frame(X))
         return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
 
@@ -365,11 +362,10 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         return self.criterion == "prequential" and len(self._fits) > 1
 
     def learn_one(self, x: dict, y) -> None:
-        super().learn_one(x, y)
+        x = self.coding.learn_one(x, y)  # validated once: its usable values
         if self._averaging():
             table = self._last[1]
-            code = table.classes.index(y) if y in table.classes else -1
-            self._score(self._encode_one(x, table), np.array([code]))
+            self._score(table.encode_one(x), table.class_codes([y]))
             self._weigh()
 
     def learn_many(self, X, y) -> None:
@@ -377,9 +373,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
             super().learn_many(X, y)
             if self._averaging():
                 table = self._last[1]
-                codes = {c: i for i, c in enumerate(table.classes)}
-                y_codes = np.array([codes.get(c, -1) for c in y], dtype=np.int64)
-                self._score(table.encode_frame(X), y_codes)
+                self._score(table.encode_frame(X), table.class_codes(y))
                 self._weigh()
 
     # ------------------------------------------------------------- predicting

@@ -13,7 +13,6 @@ import math
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
-from ..store import RecordStore
 from ..validation import NotFittedError, check_bool, check_int, check_real
 from .candidates import choose_candidates
 from .order_model import OrderModel
@@ -74,7 +73,8 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def _refuse_too_wide(self, keys):
         """A record that would make the score tables too large is refused up front."""
-        nodes = len(set(self._nominal_cols) | set(self._numeric_cols) | set(keys)) + 1
+        coding = self.coding
+        nodes = len(set(coding.nominal_features) | set(coding.numeric_features) | set(keys)) + 1
         k = nodes - 1 if self.max_candidates is None else min(self.max_candidates, nodes - 1)
         families = nodes * sum(math.comb(k, z) for z in range(min(self.max_parents, k) + 1))
         if families > MAX_FAMILIES:
@@ -109,10 +109,7 @@ class OrderAveragingClassifier(BufferRefitClassifier):
         :mod:`onlinebma.distributed.orders`), in the coding this learner has learned, as
         its stream state, and fit as ``fit`` does; the store keeps no record.
         ``chain_runner`` runs OrderMCMC's chains (default: one after another)."""
-        store = RecordStore()  # the coding learned, without the records that taught it
-        store.add_columns(self._store.codes.shape[1], self._store.numeric.shape[1])
-        self._store = store
-        self._n_learned = scores.n_records
+        self.coding.forget_records(scores.n_records)  # the coding learned, not the records
         self._live = LiveState.from_scores(self, self._live_listing()[0], scores)
         self._fit_counted(chain_runner)
 
@@ -123,7 +120,7 @@ class OrderAveragingClassifier(BufferRefitClassifier):
     def _learned_nothing(self) -> bool:
         """No record stored, and none counted elsewhere (a fit on Dask,
         :mod:`onlinebma.distributed.orders`, keeps the counts, not the records)."""
-        if len(self._store):
+        if self.coding.n_stored:
             return False
         live = self.__dict__.get("_live")
         return live is None or live.scores.n_records == 0
@@ -360,7 +357,7 @@ class FixedOrderBMA(OrderAveragingClassifier):
     def __getattr__(self, name):
         # The fitted attributes of a stream, from the current state (window mode sets them).
         if name in _LIVE_ATTRIBUTES and self.__dict__.get("window", 0) is None \
-                and self.__dict__.get("_store") is not None and not self._learned_nothing():
+                and self.__dict__.get("_coding") is not None and not self._learned_nothing():
             live = self._live_state()
             model, order = live.model, live.order
             if name == "orders_":

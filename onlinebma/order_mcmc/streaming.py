@@ -7,11 +7,15 @@ tables: weights come from the current family scores and the predictive probabili
 ``(a + N_ijk) / (r_i a + N_ij)`` from the current counts, so a model that has learned ``n``
 records predicts exactly as the batch model fitted on those ``n`` records.
 
-:class:`LiveState` ties it to a classifier's buffer: nodes are the canonical columns
-(nominal features, then numeric ones, each sorted by name) and the class, coded as the
-buffer codes them. Numeric features are cut with the MDL rule on the stored records (the
-batch protocol); the cut points are refitted by the adapter's growth policy (every 10% of
-new records), and the counts are rebuilt from the stored records only when they change.
+:class:`LiveState` ties it to a classifier's :class:`~onlinebma.coding.Coding`, read only
+through its public API: nodes are the coding's node columns (nominal features, then numeric
+ones, each sorted by name) and the class, coded as the coding codes them
+(:meth:`~onlinebma.coding.Coding.node_rows`, :meth:`~onlinebma.coding.Coding.encode_one`);
+new records are the rows appended since the state last looked
+(:meth:`~onlinebma.coding.Coding.changes`). Numeric features are cut with the MDL rule on
+the stored records (the batch protocol); the cut points are refitted by the coding's growth
+policy (:func:`~onlinebma.coding.growth_due`), and the counts are rebuilt from the stored
+records only when they change.
 A new feature also rebuilds them (the set of nodes changes), and so do new candidate parents
 (:mod:`~onlinebma.order_mcmc.candidates`), chosen again from the stored records each time
 the records learned have doubled. A state whose counts were taken elsewhere (on Dask) keeps
@@ -24,7 +28,7 @@ import math
 
 import numpy as np
 
-from ..records import numeric_values
+from ..coding import growth_due
 from ..table import canonical_order
 from .candidates import choose_candidates
 from .incremental import StreamingScores
@@ -35,7 +39,6 @@ __all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
 
 #: Largest (rows x families) block of predictive probabilities evaluated at once.
 _CELLS = 1 << 22
-_GROWTH = 0.1  # numeric cut points are refitted once the store has grown by 10%
 #: Candidate parents are chosen again once the records learned have doubled (each change
 #: rebuilds the tables from the stored records: amortised, a constant cost per record).
 _CANDIDATE_GROWTH = 1.0
@@ -53,6 +56,11 @@ class _LiveTables:
 
     def __getstate__(self):
         return {**self.__dict__, "_cache": (None, None)}
+
+    def keep_only(self, keep) -> None:
+        """Score only the sets ``keep`` marks, per node (``None``: all), from the next read."""
+        self.keep = keep
+        self._cache = (None, None)
 
     @property
     def log_score(self) -> list:
@@ -96,12 +104,10 @@ class StreamingOrderModel(OrderModel):
         counts of every set are kept, so a set can come back at the next call."""
         if self.scores.order is not None or self.prune_tol <= 0:
             return
-        self.tables.keep = None
-        self.tables._cache = (None, None)
+        self.tables.keep_only(None)
         scores = self.tables.log_score
-        self.tables.keep = [_prune(x, sizes, subsets, self.prune_tol)
-                            for x, (sizes, subsets) in zip(scores, self.scores.set_structure)]
-        self.tables._cache = (None, None)
+        self.tables.keep_only([_prune(x, sizes, subsets, self.prune_tol)
+                               for x, (sizes, subsets) in zip(scores, self.scores.set_structure)])
 
     def _theta_at(self, i, idx, columns):
         return self.scores.predictive(i, idx, columns[:-1].T).T
@@ -173,14 +179,15 @@ class LiveState:
     """
 
     def __init__(self, clf, order, restrict: bool = True):
-        self.columns = (tuple(clf._nominal_cols), tuple(clf._numeric_cols))
+        coding = clf.coding
+        self.columns = (coding.nominal_features, coding.numeric_features)
         self.names = self.columns[0] + self.columns[1] + (clf.class_name,)
         self.order = resolve_order(order, self.names)
         self.restrict = restrict
-        self.cuts = clf._fit_cuts() if self.columns[1] else []
-        self.n_at_cuts = self.n_at_candidates = clf._n_learned
-        codes, numeric, y = clf._store.view()
-        rows = self._node_rows(clf, codes, numeric, y)
+        self.cuts = coding.fit_cuts() if self.columns[1] else []
+        self.n_at_cuts = self.n_at_candidates = coding.n_learned
+        rows = coding.node_rows(self.cuts)
+        self.mark = coding.mark()
         self.candidates = self._choose(clf, rows)
         self.scores = StreamingScores(len(self.names), clf.max_parents, clf.alpha,
                                       n_values=rows.max(axis=0, initial=0) + 1,
@@ -194,13 +201,15 @@ class LiveState:
         """The state of ``clf`` (nominal features only) whose records were counted elsewhere,
         in ``scores`` (:mod:`onlinebma.distributed.orders`): the coding is ``clf``'s, the
         nodes its canonical columns and the class."""
-        if clf._numeric_cols:
+        coding = clf.coding
+        if coding.numeric_features:
             raise ValueError("count tables taken elsewhere need nominal features only")
         out = cls.__new__(cls)
-        out.columns = (tuple(clf._nominal_cols), ())
+        out.columns = (coding.nominal_features, ())
         out.names = out.columns[0] + (clf.class_name,)
         out.order = resolve_order(order, out.names)
-        out.cuts, out.n_at_cuts = [], clf._n_learned
+        out.cuts, out.n_at_cuts = [], coding.n_learned
+        out.mark = coding.mark()
         out.restrict = scores.order is not None
         # The records are not at hand: the candidates come from the one-parent families'
         # counts (the same numbers as from the records) and stay until the next rebuild.
@@ -213,78 +222,57 @@ class LiveState:
         out.model = StreamingOrderModel(scores, clf.prune_tol)
         return out
 
-    def _node_rows(self, clf, codes, numeric, y) -> np.ndarray:
-        """Stored records (buffer arrays) as node codes: ``(m, n)``, ``-1`` = missing."""
-        cols = [codes[:, j] for j in clf._nominal_cols.values()]
-        for cuts, j in zip(self.cuts, clf._numeric_cols.values()):
-            cols.append(_bins(numeric[:, j], cuts))
-        cols.append(y if y is not None else np.full(len(codes), -1))
-        return np.column_stack(cols).astype(np.int64) if cols else np.zeros((0, 0), np.int64)
-
     def _choose(self, clf, rows, tables=None):
         """Candidate parents of the nodes on ``rows`` (:func:`choose_candidates`)."""
         return choose_candidates(rows, clf.max_candidates, clf.alpha, len(self.names) - 1,
                                  self.order if self.restrict else None, tables)
 
     def current(self, clf) -> bool:
-        """Whether the state still fits the buffer's columns, cut points and candidate
+        """Whether the state still fits the coding's columns, cut points and candidate
         parents (refits cuts and candidates when due, and keeps the state if they did not
         move)."""
-        if (tuple(clf._nominal_cols), tuple(clf._numeric_cols)) != self.columns:
+        coding = clf.coding
+        if (coding.nominal_features, coding.numeric_features) != self.columns:
             return False
-        new = clf._n_learned - self.n_at_cuts
-        if self.columns[1] and new >= max(1, math.ceil(_GROWTH * self.n_at_cuts)):
-            cuts = clf._fit_cuts()
+        if self.columns[1] and growth_due(coding.n_learned - self.n_at_cuts, self.n_at_cuts):
+            cuts = coding.fit_cuts()
             if any(len(a) != len(b) or (a != b).any() for a, b in zip(cuts, self.cuts)):
                 return False
-            self.n_at_cuts = clf._n_learned
+            self.n_at_cuts = coding.n_learned
         if self.n_at_candidates is not None and clf.max_candidates is not None and \
-                clf._n_learned - self.n_at_candidates >= \
+                coding.n_learned - self.n_at_candidates >= \
                 max(1, math.ceil(_CANDIDATE_GROWTH * self.n_at_candidates)):
-            codes, numeric, y = clf._store.view()
-            chosen = self._choose(clf, self._node_rows(clf, codes, numeric, y))
+            chosen = self._choose(clf, coding.node_rows(self.cuts))
             if not _same_candidates(chosen, self.candidates):
                 return False
-            self.n_at_candidates = clf._n_learned
+            self.n_at_candidates = coding.n_learned
         return True
 
-    def learn_last(self, clf, k: int = 1):
-        """Count the last ``k`` stored records."""
-        if k <= 0:
-            return  # codes[-0:] would be every record
-        codes, numeric, y = clf._store.view()
-        rows = self._node_rows(clf, codes[-k:], numeric[-k:], y[-k:])
+    def learn_last(self, clf, k: int) -> None:
+        """Count the ``k`` records stored since the state last counted (the coding's rows
+        appended since its mark; ``k`` is checked against them)."""
+        coding = clf.coding
+        changes = coding.changes(self.mark, self.cuts)
+        if changes is None or len(changes.evicted) or len(changes.appended) != k:
+            raise RuntimeError(f"the stream state expected {k} new record(s) and no other "
+                               f"change since it last counted")  # pragma: no cover - a bug
+        self.mark = coding.mark()
         if k == 1:
-            self.scores.add(rows[0])
-        else:
-            self.scores.add_many(rows)
+            self.scores.add(changes.appended[0])
+        elif k:
+            self.scores.add_many(changes.appended)
+
+    def _with_class(self, codes: np.ndarray) -> np.ndarray:
+        rows = np.hstack([codes, np.full((len(codes), 1), -1, dtype=np.int64)])
+        return self.scores.uncounted_to_missing(rows)
 
     def encode_one(self, clf, x: dict) -> np.ndarray:
         """One record to predict as node codes (unseen values and the class: ``-1``)."""
-        numeric, nominal, _ = clf._kinds.split(x)  # validation; missing values dropped
-        row = np.full((1, len(self.names)), -1, dtype=np.int64)
-        col = {f: k for k, f in enumerate(self.names)}
-        for f, v in nominal:
-            if f in clf._nominal_cols and f in col:
-                row[0, col[f]] = clf._value_codes[clf._nominal_cols[f]].get(v, -1)
-        values = dict(numeric)
-        for k, f in enumerate(self.columns[1]):
-            if f in values:
-                row[0, len(self.columns[0]) + k] = _bins(np.array([values[f]]), self.cuts[k])[0]
-        return self.scores.uncounted_to_missing(row)
+        return self._with_class(clf.coding.encode_one(x, self.cuts))
 
     def encode_frame(self, clf, X) -> np.ndarray:
         """A pandas DataFrame to predict as node codes."""
-        clf._kinds.split_frame(X, learning=False)  # validation only
-        rows = np.full((len(X), len(self.names)), -1, dtype=np.int64)
-        for k, f in enumerate(self.columns[0]):
-            if f in X.columns:
-                mapped = X[f].map(clf._value_codes[clf._nominal_cols[f]])
-                rows[:, k] = mapped.fillna(-1).to_numpy(dtype=np.int64)
-        for k, f in enumerate(self.columns[1]):
-            if f in X.columns:
-                rows[:, len(self.columns[0]) + k] = _bins(numeric_values(X[f]), self.cuts[k])
-        return self.scores.uncounted_to_missing(rows)
+        return self._with_class(clf.coding.encode_frame(X, self.cuts))
 
     def class_proba(self, rows, max_missing_configs) -> np.ndarray:
         """``P(class | row, D, order)`` over the class codes: ``(m, K)``."""
@@ -313,8 +301,3 @@ def _same_candidates(a, b) -> bool:
         return a is b
     return all(np.array_equal(x, y) for x, y in zip(a, b))
 
-
-def _bins(values: np.ndarray, cuts) -> np.ndarray:
-    """Interval index of each value (``-1`` for NaN), the adapter's discretization."""
-    out = np.searchsorted(np.asarray(cuts, dtype=float), values, side="left")
-    return np.where(np.isnan(values), -1, out).astype(np.int64)
