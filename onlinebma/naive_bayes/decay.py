@@ -8,6 +8,11 @@ and averages their predictions with dynamic-model-averaging weights (Raftery, K�
 probability of the true label before learning it, ``π_r ∝ π_r p_r(y | x)`` (floored at 1e-300),
 then flattened for the next record, ``π_r ∝ π_r^β`` with β = :data:`AUTO_FORGETTING`.
 :meth:`Forgetting.decay_posterior` returns these weights, the ones the next prediction uses.
+
+The naive Bayes learners compute the members as one state with a member axis
+(:class:`~onlinebma.naive_bayes.rates.SharedRates`, equal to the members to rounding);
+:class:`RateMixture`, one learner per rate, serves the settings without one (BDeu,
+``structure_decay`` < 1, ``absent="zero"``) and the TAN family.
 """
 
 from __future__ import annotations

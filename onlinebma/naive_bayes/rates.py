@@ -8,14 +8,16 @@ fixed number of numpy operations over arrays of shape (members, observed feature
 whatever the number of members. The learners' terms (Gaussian, plug-in, Student-t and
 Dirichlet) are :mod:`~onlinebma.naive_bayes.rate_terms`.
 
-Layout (``R`` members, slot 0 of the last axis the feature's marginal, slot ``1 + i`` class
-``i``): ``numeric[R, column, slot, (n, mean, m2)]``, ``counts[R, row, slot]`` for a nominal
-``(feature, value)`` row (``N_v``, ``N_vy``) and ``totals[R, feature, slot]`` (``N``,
-``N_y``); ``class_counts[R, class]``; with ``seen[column or feature, slot]`` whether the
-member tables would hold the slot (a class observed with the feature). As in the members,
+Layout (``R`` members on the last axis; slot 0 of the slot axis is the feature's marginal,
+slot ``1 + i`` class ``i``): ``numeric[column, slot, (n, mean, m2), R]``,
+``counts[row, slot, R]`` for a nominal ``(feature, value)`` row (``N_v``, ``N_vy``),
+``totals[feature, slot, R]`` (``N``, ``N_y``), ``class_counts[class, R]``, and
+``numeric_seen`` / ``nominal_seen`` ``[column or feature, slot]``: whether the members'
+tables would hold the slot (a class observed with the feature). As in the members,
 statistics are kept in a scaled unit worth ``decay^k`` records per member (a record weighs
-``unit = decay^-k``), renormalised once a unit passes 2^128, so forgetting costs nothing per
-stored statistic.
+``unit = decay^-k``, tabulated), renormalised once the fastest rate's unit would pass 2^128,
+so forgetting costs nothing per stored statistic. A record whose known columns are a run
+(the usual case: every feature present) reads and updates them through views.
 
 Measured on Elec2 (``python -m experiments drift``, docs/naive_bayes.md): numpy per record
 pays here because the per-record work is the members' array; a single learner keeps plain
