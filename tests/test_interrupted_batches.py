@@ -16,6 +16,7 @@ import pytest
 
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
+from onlinebma.naive_bayes.rates import SharedRates
 from onlinebma.stats.tables import NominalTable
 from onlinebma.store import RecordStore
 
@@ -68,8 +69,12 @@ def test_naive_bayes_counts_are_committed_whole(learner, monkeypatch):
                                      BMANB(decay=0.9), NaiveBayes(absent="zero")],
                          ids=["NaiveBayes-decay", "ModelAveragedNB-auto", "BMANB-decay", "zero"])
 def test_naive_bayes_rows_are_committed_whole(learner, monkeypatch):
-    """Row by row (forgetting, absent="zero"), an interrupt after the first row."""
-    check(learner.clone(), monkeypatch, type(learner), "_count_record")
+    """Row by row (forgetting, absent="zero"), an interrupt after the first row (with
+    decay="auto", after the first row's update of the rates' shared state)."""
+    if learner.decay == "auto":
+        check(learner.clone(), monkeypatch, SharedRates, "_tick")
+    else:
+        check(learner.clone(), monkeypatch, type(learner), "_count_record")
 
 
 @pytest.mark.parametrize("learner", [FAN(max_components=2, n_init=1, seed=0, refit_every=1),

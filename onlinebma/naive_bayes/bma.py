@@ -202,6 +202,13 @@ class BMANB(NaiveBayes):
             return c * (with_class - loglik(table, table.marginal)) - (n + 1) * self._log_gamma
         return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
 
+    def _rate_terms(self):
+        if self._zero:  # bags of words: one learner per rate
+            return None
+        from .rate_terms import PluginTerms
+
+        return PluginTerms(self.alpha, self.gamma)
+
     @classmethod
     def _unit_test_params(cls):
         yield {}

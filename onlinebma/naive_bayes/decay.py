@@ -8,6 +8,11 @@ and averages their predictions with dynamic-model-averaging weights (Raftery, K�
 probability of the true label before learning it, ``π_r ∝ π_r p_r(y | x)`` (floored at 1e-300),
 then flattened for the next record, ``π_r ∝ π_r^β`` with β = :data:`AUTO_FORGETTING`.
 :meth:`Forgetting.decay_posterior` returns these weights, the ones the next prediction uses.
+
+The naive Bayes learners compute the members as one state with a member axis
+(:class:`~onlinebma.naive_bayes.rates.SharedRates`, equal to the members to rounding);
+:class:`RateMixture`, one learner per rate, serves the settings without one (BDeu,
+``structure_decay`` < 1, ``absent="zero"``) and the TAN family.
 """
 
 from __future__ import annotations
@@ -25,7 +30,8 @@ AUTO_FORGETTING = 0.99
 probabilities): the evidence for a rate has a half-life of about 69 records, so the mixture
 can move to a faster rate within a few hundred records of a drift."""
 
-_MIN_PROBABILITY = 1e-300  # floor of a member's predictive probability in the weight update
+MIN_PROBABILITY = 1e-300
+"""Floor of a member's predictive probability of the true label in the weight update."""
 
 
 def check_decay(name: str, value, auto: bool) -> None:
@@ -85,7 +91,7 @@ class RateMixture:
         for m in self.members[1:]:
             m.learn_one(x, y)
         if y in probas[0]:  # a label seen before: every member has a prediction for it
-            lw = [w + math.log(max(p[y], _MIN_PROBABILITY))
+            lw = [w + math.log(max(p[y], MIN_PROBABILITY))
                   for w, p in zip(self.log_weights, probas)]
         else:
             lw = self.log_weights
@@ -148,8 +154,21 @@ class Forgetting:
 
     def _rate_mixture(self):
         if self._rates is None:
-            self._rates = RateMixture(self)
+            terms = self._rate_terms()
+            if terms is None:
+                self._rates = RateMixture(self)
+            else:
+                from .rates import SharedRates
+
+                self._rates = SharedRates(terms, self.nominal_attributes)
         return self._rates
+
+    def _rate_terms(self):
+        """The learner's terms (:mod:`~onlinebma.naive_bayes.rate_terms`) for computing
+        ``decay="auto"`` as one state with a member axis
+        (:class:`~onlinebma.naive_bayes.rates.SharedRates`), or ``None`` to run one learner
+        per rate (:class:`RateMixture`)."""
+        return None
 
     def decay_posterior(self) -> dict:
         """``{decay rate: posterior probability}``: with ``decay="auto"`` the current weights

@@ -255,6 +255,15 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
 
     _log_density_np = _log_density  # log_predictive takes arrays too
 
+    def _rate_terms(self):
+        # bags of words, BDeu (a new class changes every cell's pseudo-count) and a
+        # flattening of the structure posterior: one learner per rate
+        if self._zero or self.prior != "K2" or self.structure_decay != 1:
+            return None
+        from .rate_terms import StudentTerms
+
+        return StudentTerms(self.alpha, self.inclusion_prior, self._ng)
+
     @classmethod
     def _unit_test_params(cls):
         yield {}

@@ -176,6 +176,13 @@ class NaiveBayes(BaseNB):
         var = gaussian[1]
         return -0.5 * moments.n * (LOG_2PI + math.log(var)) - moments.m2 / (2.0 * var)
 
+    def _rate_terms(self):
+        if self._zero:  # bags of words: one learner per rate
+            return None
+        from .rate_terms import GaussianTerms
+
+        return GaussianTerms(self.alpha)
+
     @classmethod
     def _unit_test_params(cls):
         yield {}

@@ -1,0 +1,392 @@
+"""``decay="auto"`` in one pass: the statistics of every rate as arrays with a member axis.
+
+:class:`~onlinebma.naive_bayes.decay.RateMixture` runs one learner per rate of
+:data:`~onlinebma.naive_bayes.decay.AUTO_GRID`. :class:`SharedRates` computes the same
+mixture with one state: the record is read and coded once (its features' columns and its
+nominal values' rows), and every statistic holds one entry per member, so a record costs a
+fixed number of numpy operations over arrays of shape (members, observed features, classes),
+whatever the number of members. The learners' terms (Gaussian, plug-in, Student-t and
+Dirichlet) are :mod:`~onlinebma.naive_bayes.rate_terms`.
+
+Layout (``R`` members on the last axis; slot 0 of the slot axis is the feature's marginal,
+slot ``1 + i`` class ``i``): ``numeric[column, slot, (n, mean, m2), R]``,
+``counts[row, slot, R]`` for a nominal ``(feature, value)`` row (``N_v``, ``N_vy``),
+``totals[feature, slot, R]`` (``N``, ``N_y``), ``class_counts[class, R]``, and
+``numeric_seen`` / ``nominal_seen`` ``[column or feature, slot]``: whether the members'
+tables would hold the slot (a class observed with the feature). As in the members,
+statistics are kept in a scaled unit worth ``decay^k`` records per member (a record weighs
+``unit = decay^-k``, tabulated), renormalised once the fastest rate's unit would pass 2^128,
+so forgetting costs nothing per stored statistic. A record whose known columns are a run
+(the usual case: every feature present) reads and updates them through views.
+
+Measured on Elec2 (``python -m experiments drift``, docs/naive_bayes.md): numpy per record
+pays here because the per-record work is the members' array; a single learner keeps plain
+floats.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..records import FeatureKinds, check_label
+from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
+from .decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
+from .frames import read_record
+
+__all__ = ["SharedRates", "pick"]
+
+_RENORMALISE_ABOVE = 2.0 ** 128  # as BaseNB._renormalise_above
+_MAX_K = 1 << 16  # renormalise at least this often (tabulated powers of the rates)
+_HUGE = 1e150  # a prediction's |x| beyond which squares may overflow: numpy told to allow it
+
+
+def pick(a: np.ndarray, sel) -> np.ndarray:
+    """The entries ``sel`` (a slice, then a view, or an index array) of ``a``'s first axis."""
+    return a[sel] if type(sel) is slice else a.take(sel, axis=0)
+
+
+def _grown(a: np.ndarray, axis: int, size: int) -> np.ndarray:
+    """``a`` with at least ``size`` entries along ``axis`` (doubling, zero-filled)."""
+    if a.shape[axis] >= size:
+        return a
+    shape = list(a.shape)
+    shape[axis] = max(size, 2 * shape[axis])
+    out = np.zeros(shape, dtype=a.dtype)
+    out[tuple(slice(0, k) for k in a.shape)] = a
+    return out
+
+
+class _Packed:
+    """An array as ``(dtype, shape, bytes)`` for pickling."""
+
+    __slots__ = ("dtype", "shape", "data")
+
+    def __init__(self, a: np.ndarray):
+        self.dtype, self.shape, self.data = a.dtype.str, a.shape, a.tobytes()
+
+    def __getstate__(self):
+        return self.dtype, self.shape, self.data
+
+    def __setstate__(self, state):
+        self.dtype, self.shape, self.data = state
+
+    def array(self) -> np.ndarray:
+        return np.frombuffer(self.data, dtype=self.dtype).reshape(self.shape).copy()
+
+
+_STATE = ("terms", "rates", "lam", "log_weights", "weights", "kinds", "classes", "class_index",
+          "columns", "features", "names", "rows", "order", "n_values", "row_feature",
+          "class_counts", "total", "numeric", "numeric_seen", "unseen", "counts", "totals",
+          "nominal_seen", "k", "k_limit")
+
+
+class SharedRates:
+    """The members of a ``decay="auto"`` learner as one state (see the module docstring).
+
+    ``terms`` is the learner's :mod:`~onlinebma.naive_bayes.rate_terms` object. The public
+    interface is :class:`~onlinebma.naive_bayes.decay.RateMixture`'s.
+    """
+
+    def __init__(self, terms, nominal_attributes=None, rates=AUTO_GRID):
+        self.terms = terms
+        self.rates = tuple(rates)
+        self.lam = np.array(self.rates, dtype=float)
+        r = len(self.rates)
+        self.log_weights = [-math.log(r)] * r
+        self.weights = np.exp(self.log_weights)
+        self.kinds = FeatureKinds(nominal_attributes)
+        self.classes: list = []  # labels, first seen first
+        self.class_index: dict = {}
+        self.columns: dict = {}  # numeric feature -> column
+        self.features: dict = {}  # nominal feature -> index
+        self.names: list = []  # index -> the nominal feature's name, as first stored
+        self.rows: dict = {}  # (nominal feature, value) -> row
+        self.order: dict = {}  # feature -> None, in the order the members' tables were made
+        self.n_values = np.zeros(4, dtype=np.int64)  # values per nominal feature
+        self.row_feature = np.zeros(4, dtype=np.int64)
+        self.class_counts = np.zeros((2, r))
+        self.total = np.zeros(r)
+        self.numeric = np.zeros((4, 3, 3, r))
+        self.numeric_seen = np.zeros((4, 3), dtype=bool)
+        self.unseen = 0  # (column, class) slots of numeric_seen still False
+        self.counts = np.zeros((4, 3, r))
+        self.totals = np.zeros((4, 3, r))
+        self.nominal_seen = np.zeros((4, 3), dtype=bool)
+        self.log_ml = {"numeric": np.zeros((4, 2, r)), "nominal": np.zeros((4, 2, r))}
+        self.k = 0  # records since the last renormalisation
+        # the first k at which a member's unit passes the renormalisation threshold
+        self.k_limit = min([_MAX_K] + [math.floor(math.log(_RENORMALISE_ABOVE) / -math.log(lam))
+                                       + 1 for lam in self.rates if lam < 1])
+        self._powers()
+        self.grouped = None  # rows grouped by feature (rate_terms), derived
+        self._coded = ([], None)  # the last record's columns, as a list and a selection
+        # The last prediction: (record, a copy, member probabilities, its reading, what the
+        # terms computed), reused when the same unchanged dict is learned next.
+        self._last = None
+
+    def __getstate__(self):
+        # The state as a list in _STATE's order, without the derived caches. Equal states
+        # pickle alike, also after a round trip: arrays travel as bytes (an unpickled array's
+        # dtype is another object than a computed one's), and no attribute name is written
+        # (pickle would share it with an equal string among the features' values).
+        ml = self.log_ml
+        return [_Packed(a) if isinstance(a, np.ndarray) else a for a in
+                [getattr(self, name) for name in _STATE] + [ml["numeric"], ml["nominal"]]]
+
+    def __setstate__(self, state):
+        state = [a.array() if isinstance(a, _Packed) else a for a in state]
+        self.__dict__.update(zip(_STATE, state))
+        self.log_ml = {"numeric": state[-2], "nominal": state[-1]}
+        self.grouped, self._coded, self._last = None, ([], None), None
+        self._powers()
+
+    def _powers(self) -> None:
+        """``unit`` and ``scale`` now, from tables of ``decay^-k`` and ``decay^k`` (derived)."""
+        k = np.arange(self.k_limit)[:, None]
+        self.units = self.lam ** -k  # a record's weight in each member's scaled unit
+        self.scales = self.lam ** k  # a stored statistic's worth in records
+        self.unit = self.units[self.k]
+        self.scale = self.scales[self.k]
+
+    # ------------------------------------------------------------------ reading
+
+    def _columns(self, js: list):
+        """``js`` as a selection for :func:`pick`: a slice when the columns are a run."""
+        last, sel = self._coded
+        if js != last:
+            j = js[0]
+            sel = slice(j, j + len(js)) if js == list(range(j, j + len(js))) else np.array(js)
+            self._coded = (js, sel)
+        return sel
+
+    def _code(self, split):
+        """The known numeric columns ``(columns, values, huge)`` and nominal ``(rows,
+        features)`` of a record read as ``split``, as arrays (``None`` for an empty part)."""
+        numeric, nominal, _ = split
+        js, xs = [], []
+        columns = self.columns
+        for f, v in numeric:
+            j = columns.get(f)
+            if j is not None:
+                js.append(j)
+                xs.append(v)
+        rs, gs = [], []
+        rows, features = self.rows, self.features
+        for f, v in nominal:
+            r = rows.get((f, v))
+            if r is not None:  # a value never learned is skipped, like a missing one
+                rs.append(r)
+                gs.append(features[f])
+        huge = bool(js) and max(map(abs, xs)) > _HUGE
+        return ((self._columns(js), np.array(xs), huge) if js else None,
+                (np.array(rs), np.array(gs)) if rs else None)
+
+    def _predict(self, x: dict):
+        """``(member probabilities [classes, R] or None, reading, terms' cache, coded numeric
+        part)``, reused for the same unchanged ``x`` until something is learned."""
+        last = self._last
+        if last is not None and last[0] is x and last[1] == x:
+            return last[2:]
+        split = read_record(self.kinds, x)
+        probas, cache, numeric = None, None, None
+        if self.classes:
+            numeric, nominal = self._code(split)
+            scores, cache = self._scores(numeric, nominal)
+            p = np.exp(scores - scores.max(axis=0))
+            probas = p / p.sum(axis=0)
+        self._last = (x, dict(x), probas, split, cache, numeric)
+        return probas, split, cache, numeric
+
+    def _scores(self, numeric, nominal):
+        """Per class and member, ``log P(y) + sum_f log(mixed term)`` (base.py's
+        ``joint_log_likelihood``), and what the terms keep for learning this record."""
+        k = len(self.classes)
+        a = self.terms.alpha * self.unit  # pseudo-counts in the scaled unit
+        scores = np.log(self.class_counts[:k] + a) - np.log(self.total + a * k)
+        cache = None
+        if nominal is not None:
+            scores += self.terms.nominal(self, nominal[0], nominal[1], k)
+        if numeric is not None:
+            js, xs, huge = numeric
+            if huge:
+                with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                    term, cache = self.terms.numeric(self, js, xs, k, huge=True)
+            else:
+                term, cache = self.terms.numeric(self, js, xs, k)
+            scores += term
+        return scores, cache
+
+    # ---------------------------------------------------------------- the mixture
+
+    def posterior(self) -> dict:
+        return {rate: math.exp(lw) for rate, lw in zip(self.rates, self.log_weights)}
+
+    def predict_proba_one(self, x: dict) -> dict:
+        probas = self._predict(x)[0]
+        if probas is None:
+            return {}
+        mix = (probas @ self.weights).tolist()
+        total = sum(mix)
+        return {label: p / total for label, p in zip(self.classes, mix)}
+
+    def joint_log_likelihood(self, x: dict) -> dict:
+        return {label: math.log(p) if p > 0 else -math.inf
+                for label, p in self.predict_proba_one(x).items()}
+
+    def predict_proba_many(self, X):
+        import pandas as pd
+
+        if not self.classes:
+            return pd.DataFrame(index=X.index)
+        rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
+        return pd.DataFrame(rows, columns=list(self.classes), index=X.index)
+
+    def feature_posteriors(self) -> dict:
+        p = self.terms.feature_posteriors(self)  # {feature: [R] probabilities}
+        return {f: float(p[f] @ self.weights) for f in self.order}
+
+    # ------------------------------------------------------------------ learning
+
+    def learn_one(self, x: dict, y) -> None:
+        check_label(y)
+        probas, split, cache, coded = self._predict(x)
+        numeric, nominal, new = split
+        for f, v in numeric:
+            if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
+                check_magnitude(f, v)
+        # Validated: from here on nothing can fail, so a refused record changes nothing.
+        self._last = None
+        self.kinds.commit(new)
+        iy = self.class_index.get(y)
+        lw = self.log_weights  # RateMixture.learn_one's update, on the same floats
+        if iy is not None:  # a label seen before: every member has a prediction for it
+            lw = [w + math.log(max(p, MIN_PROBABILITY))
+                  for w, p in zip(lw, probas[iy].tolist())]
+        lw = [AUTO_FORGETTING * w for w in lw]
+        top = max(lw)
+        norm = top + math.log(sum(math.exp(w - top) for w in lw))
+        self.log_weights = [w - norm for w in lw]
+        self.weights = np.exp(self.log_weights)
+        if iy is None:
+            iy = self._new_class(y)
+        w = self.unit
+        if nominal:
+            self._learn_nominal(nominal, iy, w)
+        if numeric:
+            self._learn_numeric(numeric, iy, w, cache, coded)
+        self.class_counts[iy] += w
+        self.total += w
+        self._tick()
+
+    def _new_class(self, y) -> int:
+        i = len(self.classes)
+        self.classes.append(y)
+        self.class_index[y] = i
+        self.class_counts = _grown(self.class_counts, 0, i + 1)
+        self.numeric = _grown(self.numeric, 1, i + 2)
+        self.numeric_seen = _grown(self.numeric_seen, 1, i + 2)
+        self.unseen += len(self.columns)
+        self.counts = _grown(self.counts, 1, i + 2)
+        self.totals = _grown(self.totals, 1, i + 2)
+        self.nominal_seen = _grown(self.nominal_seen, 1, i + 2)
+        return i
+
+    def _learn_nominal(self, pairs, iy: int, w: np.ndarray) -> None:
+        rows, features, n_values = self.rows, self.features, self.n_values
+        rs, gs = [], []
+        for f, v in pairs:
+            g = features.get(f)
+            if g is None:
+                g = self._new_feature(f)
+                n_values = self.n_values
+            r = rows.get((f, v))
+            if r is None:  # a new value: the domain grows first (as the members' tables do)
+                if n_values[g]:
+                    self.terms.grow_domain(self, g)
+                # keyed by the name object stored first, so that pickles of equal states
+                # are equal (pickle shares one object, not equal strings)
+                r = rows[(self.names[g], v)] = len(rows)
+                self.row_feature = _grown(self.row_feature, 0, r + 1)
+                self.row_feature[r] = g
+                self.counts = _grown(self.counts, 0, r + 1)
+                n_values[g] += 1
+                self.grouped = None
+            rs.append(r)
+            gs.append(g)
+        rs, gs = np.array(rs), np.array(gs)
+        slots = np.array([0, 1 + iy])
+        self.terms.learned_nominal(self, rs, gs, slots)
+        width = self.counts.shape[1]
+        counts = self.counts.reshape(-1, len(w))
+        i = rs[:, None] * width + slots
+        counts[i] = counts[i] + w
+        totals = self.totals.reshape(-1, len(w))
+        i = gs[:, None] * width + slots
+        totals[i] = totals[i] + w
+        self.nominal_seen[gs, 1 + iy] = True
+
+    def _new_feature(self, f) -> int:
+        g = self.features[f] = len(self.features)
+        self.names.append(f)
+        self.order[f] = None
+        self.n_values = _grown(self.n_values, 0, g + 1)
+        self.totals = _grown(self.totals, 0, g + 1)
+        self.nominal_seen = _grown(self.nominal_seen, 0, g + 1)
+        self.log_ml["nominal"] = _grown(self.log_ml["nominal"], 0, g + 1)
+        self.nominal_seen[g, 0] = True
+        return g
+
+    def _learn_numeric(self, pairs, iy: int, w: np.ndarray, cache, coded) -> None:
+        if coded is not None and len(coded[1]) == len(pairs):  # every column known
+            js, xs = coded[0], coded[1]
+        else:
+            columns = self.columns
+            js = []
+            for f, _ in pairs:
+                j = columns.get(f)
+                if j is None:
+                    j = columns[f] = len(columns)
+                    self.order[f] = None
+                    self.numeric = _grown(self.numeric, 0, j + 1)
+                    self.numeric_seen = _grown(self.numeric_seen, 0, j + 1)
+                    self.log_ml["numeric"] = _grown(self.log_ml["numeric"], 0, j + 1)
+                    self.numeric_seen[j, 0] = True
+                    self.unseen += len(self.classes)
+                js.append(j)
+            js = self._columns(js)
+            xs = np.array([v for _, v in pairs])
+        self.terms.learned_numeric(self, js, xs, iy, cache)
+        # West's weighted Welford update of the marginal and class-y moments of every member,
+        # in place: slots 0 and 1 + iy are the slice 0 : 2 + iy : 1 + iy
+        slots = slice(0, 2 + iy, 1 + iy)
+        s = self.numeric[js, slots]  # [m, 2, (n, mean, m2), R]: a view when js is a slice
+        n, mean = s[:, :, 0], s[:, :, 1]
+        x = xs[:, None, None]
+        delta = x - mean
+        n += w
+        t = delta * w
+        mean += t / n
+        s[:, :, 2] += t * (x - mean)
+        if type(js) is not slice:
+            self.numeric[js, slots] = s
+        if self.unseen:
+            seen = self.numeric_seen[js, 1 + iy]
+            self.unseen -= seen.size - int(np.count_nonzero(seen))
+            self.numeric_seen[js, 1 + iy] = True
+
+    def _tick(self) -> None:
+        """Every member's statistics times its decay, in O(1) (Forgetting._tick)."""
+        self.k += 1
+        if self.k >= self.k_limit:  # a unit passes 2^128: renormalise
+            c = self.lam ** self.k
+            self.class_counts *= c
+            self.total *= c
+            self.numeric[:, :, 0] *= c
+            self.numeric[:, :, 2] *= c
+            self.counts *= c
+            self.totals *= c
+            self.k = 0
+        self.unit = self.units[self.k]
+        self.scale = self.scales[self.k]
