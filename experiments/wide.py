@@ -189,6 +189,7 @@ def _cells(kind, widths, classes, budget, values=(10,)):
     from river import naive_bayes as river_nb
 
     from onlinebma.naive_bayes import BMANB, ModelAveragedNB
+    from onlinebma.naive_bayes.wide import with_wide_path
 
     rows = []
     cells = [(n, k, m) for n in widths for k in classes
@@ -204,12 +205,16 @@ def _cells(kind, widths, classes, budget, values=(10,)):
             peer, make_peer, peer_records = "River GaussianNB", river_nb.GaussianNB, named
         learners = {peer: (make_peer, peer_records),
                     "ModelAveragedNB": (ModelAveragedNB, named), "BMANB": (BMANB, named)}
+        if kind == "numeric":  # the array path of wide numeric records (naive_bayes.wide)
+            learners.update({f"{name} wide path": (with_wide_path(make), named)
+                             for name, make in [("ModelAveragedNB", ModelAveragedNB),
+                                                ("BMANB", BMANB)]})
         rates = {name: [] for name in learners}
         for _ in range(3):
             for name, (make, records) in learners.items():
                 rates[name].append(stream_rate(make(), records, labels))
         base = statistics.median(rates[peer])
-        for name in ("ModelAveragedNB", "BMANB"):
+        for name in list(learners)[1:]:
             row = {"features": n_features, "classes": n_classes}
             if n_values is not None:
                 row["values"] = n_values

@@ -31,13 +31,15 @@ from .frames import (
     records_of,
 )
 from .interrupts import uninterrupted
+from .wide import WideNumerics
 
 __all__ = ["BatchPaths"]
 
 
-class BatchPaths:
+class BatchPaths(WideNumerics):
     """Mixin of :class:`~onlinebma.naive_bayes.base.BaseNB`: ``learn_many``, ``merge``,
-    ``distributed_plan`` and ``predict_proba_many`` over the base's statistics."""
+    ``distributed_plan`` and ``predict_proba_many`` over the base's statistics, and (from
+    :class:`~onlinebma.naive_bayes.wide.WideNumerics`) the array path of wide records."""
 
     def learn_many(self, X, y) -> None:
         """Learn a pandas DataFrame (NaN/None = missing) and its labels.
