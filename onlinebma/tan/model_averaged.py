@@ -13,7 +13,7 @@ from scipy.special import gammaln
 
 from ..naive_bayes.decay import check_decay
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, pair_id, pairs_of
-from ..stats.spanning import edge_probabilities, log_forest_sum, log_tree_sum
+from ..stats.spanning import edge_probabilities, log_tree_sum
 from ..validation import check_choice, check_real
 from .base import BaseTAN
 
@@ -143,13 +143,6 @@ class ModelAveragedTAN(BaseTAN):
 
     # ---------------------------------------------------------------- weights
 
-    def _log_sum(self, log_weights):
-        """LT of a stack of edge log-weight matrices ``(..., m, m)``."""
-        if self._forests:
-            return log_forest_sum(log_weights + math.log(self.edge_prior),
-                                  np.zeros(log_weights.shape[:-1]))
-        return log_tree_sum(log_weights)
-
     def _refresh(self) -> None:
         """``l = log W`` of every pair from the counts (``h`` over each pair table and its
         margins, vectorised over all columns; spare cells count 0)."""
@@ -211,16 +204,21 @@ class ModelAveragedTAN(BaseTAN):
                  - lg[..., s + p:s + 2 * p] - lg[..., s + 2 * p:s + 3 * p])
         return base, log_q
 
-    @staticmethod
-    def _matrices(m, l_pairs, log_q):
-        """Edge log-weight matrices ``(..., m, m)`` of ``l + log Q`` (``log_q`` ``(..., P)``)."""
-        upper, lower = _triu_flat(m)
+    def _graphs(self, m, l_pairs, log_q):
+        """Log edge-weight matrices ``(..., g, g)`` whose tree sum is ``LT(l + log Q)``
+        (``log_q`` ``(..., P)``, triu order): the features' graph (``g = m``) for trees; for
+        forests node 0 joined to every feature with weight 1 and ``log edge_prior`` on every
+        feature edge (``g = m + 1``, the matrix-forest theorem)."""
+        g = m + self._forests
+        upper, lower = _triu_flat(g, int(self._forests))
         shape = log_q.shape[:-1]
-        w = np.zeros((*shape, m * m))
+        w = np.zeros((*shape, g * g))
         e = l_pairs + log_q
+        if self._forests and self.edge_prior != 1:
+            e = e + math.log(self.edge_prior)
         w[..., upper] = e
         w[..., lower] = e
-        return w.reshape(*shape, m, m)
+        return w.reshape(*shape, g, g)
 
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
@@ -232,11 +230,10 @@ class ModelAveragedTAN(BaseTAN):
         l_pairs = self._l[ids]
         key = codes.tobytes()
         if self._denominator is not None and self._denominator[0] == key:
-            lt = self._log_sum(self._matrices(m, l_pairs, log_q))
+            lt = log_tree_sum(self._graphs(m, l_pairs, log_q))
             denominator = self._denominator[1]
         else:
-            stack = self._matrices(m, l_pairs, np.vstack([log_q, np.zeros(log_q.shape[1])]))
-            lt = self._log_sum(stack)
+            lt = log_tree_sum(self._graphs(m, l_pairs, np.vstack([log_q, np.zeros(len(ids))])))
             lt, denominator = lt[:-1], lt[-1]
             self._denominator = (key, denominator)
         return base + lt - denominator, (log_q, lt)
@@ -280,7 +277,7 @@ class ModelAveragedTAN(BaseTAN):
             ids, prior = self._plan(obs)
             l_pairs = self._l[ids]
             if m >= 2:
-                denominator = self._log_sum(self._matrices(m, l_pairs, np.zeros((1, len(ids)))))
+                denominator = log_tree_sum(self._graphs(m, l_pairs, np.zeros((1, len(ids)))))
             step = max(1, _BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
             for start in range(0, len(members), step):
                 rows_g = members[start:start + step]
@@ -289,7 +286,7 @@ class ModelAveragedTAN(BaseTAN):
                 base, log_q = self._terms(obs, gathered, prior)
                 out[rows_g] = base
                 if m >= 2:
-                    out[rows_g] += self._log_sum(self._matrices(m, l_pairs, log_q)) - denominator
+                    out[rows_g] += log_tree_sum(self._graphs(m, l_pairs, log_q)) - denominator
         return out
 
     # ------------------------------------------------------------ structures
@@ -313,11 +310,8 @@ class ModelAveragedTAN(BaseTAN):
             return {}
         l_pairs = np.zeros(n_pairs)
         l_pairs[:len(self._l)] = self._l
-        w = self._matrices(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
-        if self._forests:
-            p = edge_probabilities(w + math.log(self.edge_prior), np.zeros(n))[0]
-        else:
-            p = edge_probabilities(w)
+        w = self._graphs(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
+        p = edge_probabilities(w)[self._forests:, self._forests:]
         i, j = np.triu_indices(n, 1)
         p = p[i, j]
         names = counts.features_
@@ -325,8 +319,9 @@ class ModelAveragedTAN(BaseTAN):
 
 
 @functools.lru_cache(maxsize=256)
-def _triu_flat(m: int):
-    """Flat indices of the entries above and below the diagonal of an ``m x m`` matrix, in
-    ``np.triu_indices(m, 1)`` order."""
-    i, j = np.triu_indices(m, 1)
-    return i * m + j, j * m + i
+def _triu_flat(g: int, offset: int):
+    """Flat indices, in a ``g x g`` matrix, of the entries above and below the diagonal of
+    its trailing ``g - offset`` nodes, in ``np.triu_indices(g - offset, 1)`` order."""
+    i, j = np.triu_indices(g - offset, 1)
+    i, j = i + offset, j + offset
+    return i * g + j, j * g + i
