@@ -187,15 +187,16 @@ class ModelAveragedTAN(BaseTAN):
             plan = self._plans[key] = (pair_id(codes[i], codes[j]), prior)
         return plan
 
-    def _terms(self, codes, gathered, prior):
+    def _terms(self, codes, gathered, prior, unit=None):
         """``(log θ_c + Σ_v log θ_{x_v|c}, log Q_c(x))`` of a record from its gathered
         counts (``(..., K, L)``, the columns of ``record_columns``): the class and single
         terms, and ``log Q_c(x)_uv`` of its observed pairs (triu order) at posterior means
-        from each pair table and its margins."""
+        from each pair table and its margins. ``unit``: the scaled unit of the counts
+        (default this learner's; an array ``(..., 1)`` for stacked members)."""
         m = len(codes)
         p = m * (m - 1) // 2
-        u = self._unit
-        lg = np.log(prior * u + gathered)
+        u = self._unit if unit is None else unit
+        lg = np.log(prior * np.asarray(u)[..., None] + gathered)
         total = gathered[..., 0].sum(axis=-1, keepdims=True)
         base = (lg[..., 0] - np.log(self.ess * u + total)
                 + lg[..., 1:1 + m].sum(axis=-1) - lg[..., 1 + m:1 + 2 * m].sum(axis=-1))
@@ -237,6 +238,45 @@ class ModelAveragedTAN(BaseTAN):
             lt, denominator = lt[:-1], lt[-1]
             self._denominator = (key, denominator)
         return base + lt - denominator, (log_q, lt)
+
+    def _predict_members(self, members, x) -> None:
+        """The predictions of every member of a ``decay="auto"`` mixture at once: the record
+        is read and coded once (the members learned the same records, so their codes and
+        layouts are equal), their counts gathered into one stack and all their tree sums
+        eliminated together (one loop over the nodes instead of one per member); each
+        member keeps its own result as if it had predicted ``x`` itself."""
+        first = members[0]
+        counts = first._counts
+        if not counts.n_classes or any(m._counts.version != counts.version or
+                                       m._counts.counts_.shape != counts.counts_.shape
+                                       for m in members):
+            return
+        codes, values, split = first._code_record(x)
+        columns = counts.record_columns(codes, values)
+        ids, prior = first._plan(codes)
+        gathered = np.stack([m._counts.counts_[:, columns] for m in members])
+        units = np.array([[m._unit] for m in members])
+        base, log_q = first._terms(codes, gathered, prior, units)
+        m = len(codes)
+        if m < 2:
+            for r, member in enumerate(members):
+                member._remember(x, codes, values, columns, split, (log_q[r], None), base[r])
+            return
+        key = codes.tobytes()
+        l_pairs = np.stack([member._l[ids] for member in members])[:, None, :]
+        cached = [member._denominator for member in members]
+        if all(d is not None and d[0] == key for d in cached):
+            lt = log_tree_sum(first._graphs(m, l_pairs, log_q))
+            denominator = np.array([d[1] for d in cached])
+        else:
+            zeros = np.zeros((len(members), 1, len(ids)))
+            lt = log_tree_sum(first._graphs(m, l_pairs, np.concatenate([log_q, zeros], 1)))
+            lt, denominator = lt[:, :-1], lt[:, -1]
+            for member, d in zip(members, denominator.tolist()):
+                member._denominator = (key, d)
+        jll = base + lt - denominator[:, None]
+        for r, member in enumerate(members):
+            member._remember(x, codes, values, columns, split, (log_q[r], lt[r]), jll[r])
 
     def _learning(self, c, codes, values, columns, grew, memo) -> None:
         n_pairs = self._counts.n_pairs
