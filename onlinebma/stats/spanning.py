@@ -23,8 +23,9 @@ pairs of node quarters, positive terms only.
 
 Exact paths eliminate the nodes, chosen per graph by ``path="auto"``:
 
-- tiny stacks (``B m^3 <= SMALL_WORK``: a record's few graphs of a few nodes) in plain Python
-  floats, in log space (numpy's per-call overhead costs more than the arithmetic there);
+- small stacks (``B m^3 <= 1300 + 200 m``: a record's few graphs of up to about 12 nodes)
+  in plain Python floats, in log space (numpy's per-call overhead costs more than the
+  arithmetic there);
 - the row-scaled float path: each row divided by its largest weight (the scale kept in log)
   and eliminated in linear space (GTH on the directed graph), in float64 when no row spreads
   over more than ``688 - log m`` nats, else in x87 extended precision (``numpy.longdouble``,
@@ -59,10 +60,12 @@ _ADD_REDUCE = np.add.reduce
 _LOG_ADD = np.logaddexp
 _LOG_ADD_REDUCE = np.logaddexp.reduce
 
-# Stacks of B graphs of m nodes with B m^3 at most this are summed in plain Python floats
-# by "auto" (_log_tree_sums_small): below it numpy's per-call overhead costs more than the
-# arithmetic (measured: docs/results/spanning-cost.md).
-SMALL_WORK = 2000
+# Stacks of B graphs of m nodes with B m^3 <= SMALL_WORK + SMALL_WORK_PER_NODE m are summed
+# in plain Python floats by "auto" (_log_tree_sums_small): the Python elimination costs about
+# 0.1 us B m^3, numpy's about 130 + 20 m us of per-call overhead (2 loaded cores; measured:
+# docs/results/spanning-cost.md).
+SMALL_WORK = 1300
+SMALL_WORK_PER_NODE = 200
 
 # The row-scaled paths: float64, and numpy's extended precision where the platform has one
 # (x87 80-bit on x86-64 Linux: 11,355 nats of exponent range instead of 708).
@@ -295,7 +298,8 @@ def _reduce(a: np.ndarray, keep: int, want_graph: bool = False, path: str = "aut
     if path not in ("auto", "float", "log", "scaled"):
         raise ValueError(f"path must be 'auto', 'log', 'float' or 'scaled', not {path!r}")
     b, m = a.shape[0], a.shape[1]
-    if path == "auto" and keep == 1 and not want_graph and b * m ** 3 <= SMALL_WORK:
+    if (path == "auto" and keep == 1 and not want_graph
+            and b * m ** 3 <= SMALL_WORK + SMALL_WORK_PER_NODE * m):
         return _log_tree_sums_small(a)
     if path == "float":  # one shift per graph (float_path_is_safe), for tests and benchmarks
         diag = _diagonal(m)

@@ -12,15 +12,16 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..naive_bayes.decay import check_decay
-from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, pair_id, pairs_of
+from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
 from ..stats.spanning import edge_probabilities, log_tree_sum
 from ..validation import check_choice, check_real
 from .base import BaseTAN
 
 __all__ = ["ModelAveragedTAN"]
 
-# Matrix entries per log_tree_sum call of predict_proba_many (memory, not speed).
-_BATCH_ENTRIES = 1 << 21
+# Matrix entries per log_tree_sum call of predict_proba_many: small enough for the arrays of
+# each elimination step to stay in cache (measured: 2^16 against 2^12-2^21, docs/tan.md).
+_BATCH_ENTRIES = 1 << 16
 
 
 class ModelAveragedTAN(BaseTAN):
@@ -156,15 +157,30 @@ class ModelAveragedTAN(BaseTAN):
         pairs, roles = counts.column_pairs_, counts.column_roles_
         cols = np.flatnonzero(pairs >= 0)
         p, role = pairs[cols], roles[cols]
-        r = counts.n_values.astype(float)
-        u, v = pairs_of(counts.n_features)
-        ru, rv = r[u[p]], r[v[p]]
-        cells = np.select([role == JOINT, role == PAIR_U, role == PAIR_V], [ru * rv, ru, rv], 1.0)
-        a = self.ess * self._unit / (k * cells)
+        a = self._column_prior()[cols] * self._unit
         n = counts.counts_[:, cols]
         h = (gammaln(a + n) - gammaln(a)).sum(axis=0)
         sign = np.where((role == JOINT) | (role == PAIR_CLASS), 1.0, -1.0)
         self._l = np.bincount(p, weights=sign * h, minlength=n_pairs)
+
+    def _column_prior(self) -> np.ndarray:
+        """The prior pseudo-count (per unit of counts) of every column of the counts: ess/K
+        spread over the cells of the column's table (``a_c``, ``a_cu``, ``a_cuv``)."""
+        counts = self._counts
+        r = counts.n_values.astype(float)
+        roles, pairs = counts.column_roles_, counts.column_pairs_
+        cells = np.ones(len(roles))
+        cap = counts.capacity_
+        owner = np.repeat(np.arange(len(cap)), cap + 1)  # the single columns' features
+        single = slice(1, 1 + len(owner))
+        cells[single] = np.where(roles[single] == VALUE, r[owner], 1.0)
+        cols = np.flatnonzero(pairs >= 0)
+        p, role = pairs[cols], roles[cols]
+        u, v = pairs_of(counts.n_features)
+        ru, rv = r[u[p]], r[v[p]]
+        cells[cols] = np.select([role == JOINT, role == PAIR_U, role == PAIR_V],
+                                [ru * rv, ru, rv], 1.0)
+        return self.ess / (counts.n_classes * cells)
 
     # -------------------------------------------------------------- per record
 
@@ -193,12 +209,17 @@ class ModelAveragedTAN(BaseTAN):
         terms, and ``log Q_c(x)_uv`` of its observed pairs (triu order) at posterior means
         from each pair table and its margins. ``unit``: the scaled unit of the counts
         (default this learner's; an array ``(..., 1)`` for stacked members)."""
-        m = len(codes)
-        p = m * (m - 1) // 2
         u = self._unit if unit is None else unit
         lg = np.log(prior * np.asarray(u)[..., None] + gathered)
         total = gathered[..., 0].sum(axis=-1, keepdims=True)
-        base = (lg[..., 0] - np.log(self.ess * u + total)
+        return self._log_terms(len(codes), lg, np.log(self.ess * u + total))
+
+    @staticmethod
+    def _log_terms(m, lg, log_norm):
+        """:meth:`_terms` from the logs ``lg`` of the gathered counts plus their prior and
+        ``log_norm`` = log(ess + N) (per unit)."""
+        p = m * (m - 1) // 2
+        base = (lg[..., 0] - log_norm
                 + lg[..., 1:1 + m].sum(axis=-1) - lg[..., 1 + m:1 + 2 * m].sum(axis=-1))
         s = 1 + 2 * m
         log_q = (lg[..., s:s + p] + lg[..., s + 3 * p:]
@@ -300,13 +321,16 @@ class ModelAveragedTAN(BaseTAN):
 
     def _joint_log_likelihood_many(self, codes):
         # identical coded rows (frequent after discretisation) are computed once
-        distinct, back = np.unique(codes, axis=0, return_inverse=True)
-        return self._distinct_rows(distinct)[back.ravel()]
+        distinct, back = _unique_rows(codes)
+        return self._distinct_rows(distinct)[back]
 
     def _distinct_rows(self, codes):
         counts = self._counts
         k = counts.n_classes
         out = np.zeros((len(codes), k))
+        # the logs of every count plus its prior, once for all rows
+        log_counts = np.log(self._column_prior() * self._unit + counts.counts_)
+        log_norm = np.log(self.ess * self._unit + counts.counts_[:, 0].sum())
         present = codes >= 0
         patterns, which = np.unique(present, axis=0, return_inverse=True)
         which = which.ravel()
@@ -314,7 +338,7 @@ class ModelAveragedTAN(BaseTAN):
             members = np.flatnonzero(which == g)
             obs = np.flatnonzero(pattern)
             m = len(obs)
-            ids, prior = self._plan(obs)
+            ids = self._plan(obs)[0]
             l_pairs = self._l[ids]
             if m >= 2:
                 denominator = log_tree_sum(self._graphs(m, l_pairs, np.zeros((1, len(ids)))))
@@ -322,8 +346,8 @@ class ModelAveragedTAN(BaseTAN):
             for start in range(0, len(members), step):
                 rows_g = members[start:start + step]
                 columns = counts.record_columns(obs, codes[np.ix_(rows_g, obs)])
-                gathered = counts.counts_[:, columns].transpose(1, 0, 2)  # (rows, K, L)
-                base, log_q = self._terms(obs, gathered, prior)
+                lg = log_counts[:, columns].transpose(1, 0, 2)  # (rows, K, L)
+                base, log_q = self._log_terms(m, lg, log_norm)
                 out[rows_g] = base
                 if m >= 2:
                     out[rows_g] += log_tree_sum(self._graphs(m, l_pairs, log_q)) - denominator
@@ -365,3 +389,17 @@ def _triu_flat(g: int, offset: int):
     i, j = np.triu_indices(g - offset, 1)
     i, j = i + offset, j + offset
     return i * g + j, j * g + i
+
+
+def _unique_rows(codes: np.ndarray):
+    """``(distinct rows, inverse)`` of an int matrix of codes >= -1: one int64 key per row
+    (the codes + 1 as digits) when the keys fit, else ``np.unique`` over rows (slower)."""
+    radix = codes.max(axis=0, initial=-1) + 2
+    if np.log2(radix.astype(float)).sum() < 62:
+        strides = np.cumprod(np.concatenate([[1], radix[:-1]]))
+        _, first, back = np.unique((codes + 1) @ strides, return_index=True,
+                                   return_inverse=True)
+        return codes[first], back.ravel()
+    distinct, back = np.unique(codes, axis=0, return_inverse=True)
+    return distinct, back.ravel()
+
