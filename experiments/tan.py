@@ -355,8 +355,8 @@ NOTES = """\
   (cheaper than numpy's per-call overhead there), and the rest of the per-record cost is
   reading the record, gathering its counts and River's dict plumbing.
 - Speed: ModelAveragedTAN's per-record cost is dominated by numpy's per-call overhead: the
-  elimination takes about four numpy calls per feature whatever the size of the arrays, so
-  20 features cost little more than 10 and far from 20 times naive Bayes' handful of calls.
+  elimination takes about four numpy calls per feature whatever the size of its arrays,
+  against the handful of calls per record of naive Bayes.
   Its `predict_proba_many` shares those calls over chunks of rows and is several times the
   per-record rate with 20 features but only two to three times with 60, where the O(K m³)
   arithmetic of the batch itself dominates; the tenfold target is not met. TAN recomputes
