@@ -348,15 +348,23 @@ NOTES = """\
 - Streams: only the first 2,000 records of each stream (the time budget), so these are early
   learning curves, not the drift benchmark's 20,000-record runs. `decay="auto"` has the lower
   log loss than ARF on four streams and a higher accuracy than the Hoeffding adaptive tree on
-  three; it is slower than ARF per record (it runs one member per rate), and the fixed rate is
-  only a few times ARF's speed: the speed targets of issue 23 are not met on this machine.
-- Speed: ModelAveragedTAN's per-record cost grows with the square of the number of features
-  (every pair's weight changes); its `predict_proba_many` is a few times faster than
-  per-record prediction, short of the tenfold target. TAN recomputes its tree after each
-  learned record when a prediction follows (progressive validation), which dominates its
-  per-record cost; on a learned model its batch prediction is an order of magnitude faster
-  than per-record prediction with 20 features. AODE's batch path reads each pair table once
-  for all rows: several times its per-record rate with 20 features, no gain with 60.
+  three. Speed: the fixed rate runs at several times ARF's records/s and `decay="auto"` (its
+  five members predict together: one coding of the record, one stacked elimination) at one
+  and a half to a few times; neither reaches the tenfold and threefold targets of issue 23
+  on this machine. With 3 to 10 features a record's graphs are eliminated in plain Python
+  (cheaper than numpy's per-call overhead there), and the rest of the per-record cost is
+  reading the record, gathering its counts and River's dict plumbing.
+- Speed: ModelAveragedTAN's per-record cost is dominated by numpy's per-call overhead: the
+  elimination takes about four numpy calls per feature whatever the size of its arrays,
+  against the handful of calls per record of naive Bayes.
+  Its `predict_proba_many` shares those calls over chunks of rows and is several times the
+  per-record rate with 20 features but only two to three times with 60, where the O(K m³)
+  arithmetic of the batch itself dominates; the tenfold target is not met. TAN recomputes
+  its tree after each learned record when a prediction follows (progressive validation),
+  which dominates its per-record cost; on a learned model its batch prediction is an order
+  of magnitude faster than per-record prediction with 20 features. AODE's batch path reads
+  each pair table once for all rows: several times its per-record rate with 20 features, no
+  gain with 60.
 - records/s were measured on a 2-core machine shared with other jobs (the load average is
   stated at the top): compare ratios within the run.\
 """

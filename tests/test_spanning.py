@@ -24,6 +24,7 @@ from onlinebma.stats.spanning import (
     float_path_is_safe,
     log_forest_sum,
     log_tree_sum,
+    scaled_path_is_safe,
 )
 from tests.support.trees import prufer_trees
 
@@ -525,3 +526,76 @@ def test_forest_probabilities_at_huge_spreads():
     np.testing.assert_allclose(edges, want[1:, 1:], rtol=0, atol=huge_tol(big))
     np.testing.assert_allclose(roots, want[0, 1:], rtol=0, atol=huge_tol(big))
     assert edges.sum() / 2 + roots.sum() == pytest.approx(n, abs=1e-12)
+
+
+# ---------------------------------------------------------------- the row-scaled paths
+
+
+EXTENDED = bool(np.finfo(np.longdouble).tiny < np.finfo(float).tiny)
+
+
+def complete_clusters(rng, sizes, strong, weak):
+    """Clusters with every edge present (the classifier's graphs are complete)."""
+    return clusters(rng, sizes, strong=strong, weak=weak, p_missing=0.0)
+
+
+def test_scaled_path_equals_log_path_and_covers_more_graphs():
+    rng = np.random.default_rng(17)
+    seen_wider = 0
+    for n in (2, 5, 21, 61):
+        for scale in (1.0, 30.0, 100.0, 150.0):
+            a = np.stack([random_weights(rng, n, scale=scale) for _ in range(4)])
+            safe = scaled_path_is_safe(a)
+            assert (safe | ~float_path_is_safe(a)).all()  # the old bound implies the new
+            seen_wider += int((safe & ~float_path_is_safe(a)).sum())
+            a = a[safe]
+            if len(a):
+                np.testing.assert_allclose(log_tree_sum(a, path="scaled"),
+                                           log_tree_sum(a, path="log"), rtol=1e-12, atol=1e-12)
+    assert seen_wider > 0
+    with pytest.raises(ValueError, match="scaled_path_is_safe"):
+        log_tree_sum(clusters(rng, [2, 2]), path="scaled")
+
+
+@pytest.mark.skipif(not EXTENDED, reason="numpy.longdouble is float64 on this platform")
+@pytest.mark.parametrize("sizes", [[2, 3], [1, 2, 3], [4, 5, 6, 7]])
+def test_extended_precision_path_against_mpmath_at_thousands_of_nats(sizes):
+    rng = np.random.default_rng(18 + len(sizes))
+    lw = complete_clusters(rng, sizes, strong=(2e3, 3e3), weak=(-3e3, -2e3))
+    assert not scaled_path_is_safe(lw) and scaled_path_is_safe(lw, np.longdouble)
+    n = lw.shape[0]
+    want = (mp_brute_tree(lw) if n <= 6
+            else mp_eliminate_tree(lw, list(rng.permutation(n))))
+    for ground in (0, n - 1):
+        assert_close(log_tree_sum(lw, ground=ground, path="scaled"), want, huge_tol(lw))
+        assert_close(log_tree_sum(lw, ground=ground), want, huge_tol(lw))
+    assert_close(log_tree_sum(lw, path="log"), want, huge_tol(lw))
+
+
+def test_row_scaled_float64_at_spreads_beyond_the_global_bound():
+    """Within-row spreads of ~480 nats, but ~960 nats across the graph: the global float
+    bound refuses it, the row-scaled float64 path takes it."""
+    rng = np.random.default_rng(21)
+    n = 6
+    rows = np.linspace(0.0, 1200.0, n)
+    lw = (rows[:, None] + rows[None, :]) / 2 + rng.normal(0, 1, (n, n))
+    lw = np.triu(lw, 1) + np.triu(lw, 1).T
+    assert not float_path_is_safe(lw) and scaled_path_is_safe(lw)
+    want = mp_brute_tree(lw)
+    for ground in range(n):
+        assert_close(log_tree_sum(lw, ground=ground, path="scaled"), want, huge_tol(lw))
+
+
+def test_forest_sums_and_edge_probabilities_on_the_scaled_paths():
+    rng = np.random.default_rng(22)
+    n = 5
+    lw = complete_clusters(rng, [2, 3], strong=(300, 900), weak=(-200, -100))
+    r = np.zeros(n)  # the classifier's roots: weight 1 against edges of e^-200 to e^900
+    big = np.zeros((n + 1, n + 1))
+    big[1:, 1:] = lw
+    assert scaled_path_is_safe(big, np.longdouble)
+    assert_close(log_forest_sum(lw, r), mp_brute_tree(big), huge_tol(big))
+    edges, roots = edge_probabilities(lw, r)
+    want = brute_edge_probabilities(big)
+    np.testing.assert_allclose(edges, want[1:, 1:], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(roots, want[0, 1:], rtol=0, atol=1e-12)

@@ -200,11 +200,12 @@ class PairCounts:
         for u in range(len(old)):
             src.append(self.single_offsets_[u] + np.append(np.arange(old[u]), old[u]))
             dst.append(single[u] + np.append(np.arange(old[u]), cap[u]))
-        for p in range(pair_id(0, len(old))):
-            s, d = self._pair_cells(int(u_of[p]), int(v_of[p]), old, cap,
-                                    self.pair_offsets_[p], pair[p])
-            src.append(s)
-            dst.append(d)
+        n_old = pair_id(0, len(old))
+        if n_old:
+            ou, ov = old[u_of[:n_old]], old[v_of[:n_old]]
+            cells, (pid, local) = _pair_cells(ou, ov, cap[u_of[:n_old]], cap[v_of[:n_old]])
+            src.append(self.pair_offsets_[pid] + local)
+            dst.append(pair[pid] + cells)
         new[:, np.concatenate(dst)] = self.counts_[:, np.concatenate(src)]
         self.counts_ = new
         self.single_offsets_ = single[:-1]
@@ -214,28 +215,19 @@ class PairCounts:
         for u in range(n):
             roles[single[u]:single[u] + cap[u]] = VALUE
             roles[single[u] + cap[u]] = MARGIN
-        for p in range(len(u_of)):
-            o, cu, cv = pair[p], cap[u_of[p]], cap[v_of[p]]
-            pairs[o:pair[p + 1]] = p
-            roles[o:o + cu * cv] = JOINT
-            roles[o + cu * cv:o + cu * cv + cu] = PAIR_U
-            roles[o + cu * cv + cu:o + cu * cv + cu + cv] = PAIR_V
-            roles[o + cu * cv + cu + cv] = PAIR_CLASS
+        if len(u_of):
+            cu, cv = cap[u_of], cap[v_of]
+            _, (pid, local) = _pair_cells(cu, cv, cu, cv)
+            cols = pair[pid] + local
+            pairs[cols] = pid
+            cu, cv = cu[pid], cv[pid]
+            roles[cols] = np.select([local < cu * cv, local < cu * cv + cu,
+                                     local < cu * cv + cu + cv], [JOINT, PAIR_U, PAIR_V],
+                                    PAIR_CLASS)
         self.column_pairs_, self.column_roles_ = pairs, roles
         self._laid_out = cap.copy()
         self._plans = {}
         self._dirty = False
-
-    @staticmethod
-    def _pair_cells(u, v, old, cap, src_offset, dst_offset):
-        """Column indices of pair ``(u, v)``'s cells in layouts of capacities ``old`` and
-        ``cap``: ``(source, destination)``."""
-        ou, ov, cu, cv = old[u], old[v], cap[u], cap[v]
-        xu, xv = np.divmod(np.arange(ou * ov), ov)
-        src = src_offset + np.arange(ou * ov + ou + ov + 1)
-        dst = np.concatenate([xu * cv + xv, cu * cv + np.arange(ou),
-                              cu * cv + cu + np.arange(ov), [cu * cv + cu + cv]])
-        return src, dst_offset + dst
 
     @property
     def version(self) -> int:
@@ -406,3 +398,22 @@ def pairs_of(n: int):
     v = np.repeat(np.arange(1, n), np.arange(1, n))
     u = np.arange(len(v)) - pair_id(0, v)
     return u, v
+
+
+def _pair_cells(ou, ov, cu, cv):
+    """The cells of pairs whose tables hold ``ou x ov`` values, moved to capacities ``cu x
+    cv`` (arrays over the pairs): ``(cells, (pair, local))`` with ``pair`` the index of
+    each cell's pair, ``local`` its column from the pair's old offset (joint ``x_u`` major,
+    then the two margins, then the class count) and ``cells`` the same cell's column from
+    the pair's new offset."""
+    size = ou * ov + ou + ov + 1
+    pid = np.repeat(np.arange(len(size)), size)
+    local = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    ou, ov, cu, cv = ou[pid], ov[pid], cu[pid], cv[pid]
+    joint = ou * ov
+    xu, xv = np.divmod(local, np.maximum(ov, 1))
+    cells = np.select([local < joint, local < joint + ou, local < joint + ou + ov],
+                      [xu * cv + xv, cu * cv + local - joint, cu * cv + cu + local - joint - ou],
+                      cu * cv + cu + cv)
+    return cells, (pid, local)
+

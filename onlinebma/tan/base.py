@@ -185,14 +185,15 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
 
     def learn_one(self, x: dict, y) -> None:
         if self._auto:
+            self._share(x)
             self._rate_mixture().learn_one(x, y)
             return
         check_label(y)
-        last, self._predicted = self._predicted, None
-        if last is not None and last[0] is x and last[1] == self._t and last[2] == x:
-            memo, reading = last[3], last[4]  # the prediction of this very record
+        if self._predicts(x):  # the prediction of this very record
+            memo, reading = self._predicted[3], self._predicted[4]
         else:
             memo = reading = None
+        self._predicted = None
         counts = self._counts
         if reading is None:
             split = self._kinds.split(x)  # validated: from here on nothing can fail
@@ -318,22 +319,50 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
         """Unnormalised ``log P(y, x)`` of every label seen (``{}`` before learning); with
         ``decay="auto"``, the log of the rate-averaged ``P(y | x)``."""
         if self._auto:
+            self._share(x)
             return self._rate_mixture().joint_log_likelihood(x)
         counts = self._counts
         if not counts.n_classes:
             return {}
-        codes, values, (numeric, nominal, _) = self._code_record(x)
+        last = self._predicted
+        if self._predicts(x) and last[5] is not None:  # computed already (decay="auto")
+            return dict(zip(counts.classes_, last[5].tolist()))
+        codes, values, split = self._code_record(x)
         columns = counts.record_columns(codes, values)
         jll, memo = self._joint_log_likelihood(codes, values, columns)
-        # learning this record next can reuse its reading if every value was known (no new
-        # feature, value or numeric sample: learning would code it the same way)
+        self._remember(x, codes, values, columns, split, memo, None)
+        return dict(zip(counts.classes_, jll.tolist()))
+
+    def _predicts(self, x: dict) -> bool:
+        """Whether the last prediction was of this very record, unchanged, with nothing
+        learned since."""
+        last = self._predicted
+        return last is not None and last[0] is x and last[1] == self._t and last[2] == x
+
+    def _remember(self, x, codes, values, columns, split, memo, jll) -> None:
+        """Keep a prediction's reading of ``x`` for learning it next: its ``memo``, and its
+        coding if every value was known (no new feature, value or numeric sample: learning
+        would code it the same way); ``jll`` if it was computed ahead (``_share``)."""
+        numeric, nominal, _ = split
         complete = len(codes) == len(numeric) + len(nominal)
         self._predicted = (x, self._t, dict(x), memo,
-                           (codes, values, columns) if complete else None)
-        return dict(zip(counts.classes_, jll.tolist()))
+                           (codes, values, columns) if complete else None, jll)
+
+    def _share(self, x: dict) -> None:
+        """``decay="auto"``: let the learner compute what its members share about ``x`` at
+        once (:meth:`_predict_members`) before the mixture asks each member."""
+        members = self._rate_mixture().members
+        if not all(m._predicts(x) for m in members):
+            self._predict_members(members, x)
+
+    def _predict_members(self, members: list, x: dict) -> None:
+        """Hook: fill the prediction memo of every member of a ``decay="auto"`` mixture
+        (clones of this learner at other rates that learned the same records) for ``x``;
+        the default leaves each member to predict alone."""
 
     def predict_proba_one(self, x: dict) -> dict:
         if self._auto:
+            self._share(x)
             return self._rate_mixture().predict_proba_one(x)
         jll = self.joint_log_likelihood(x)
         if not jll:

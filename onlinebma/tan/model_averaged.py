@@ -12,15 +12,17 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..naive_bayes.decay import check_decay
-from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, pair_id, pairs_of
-from ..stats.spanning import edge_probabilities, log_forest_sum, log_tree_sum
+from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
+from ..stats.spanning import edge_probabilities, log_tree_sum
 from ..validation import check_choice, check_real
 from .base import BaseTAN
 
 __all__ = ["ModelAveragedTAN"]
 
-# Matrix entries per log_tree_sum call of predict_proba_many (memory, not speed).
-_BATCH_ENTRIES = 1 << 21
+# Matrix entries per log_tree_sum call of predict_proba_many: small enough for the arrays of
+# each elimination step to stay in cache, large enough to amortise numpy's per-call overhead
+# over the nodes (measured: 2^18 against 2^12-2^21 with 20 and 60 features, docs/tan.md).
+_BATCH_ENTRIES = 1 << 18
 
 
 class ModelAveragedTAN(BaseTAN):
@@ -51,7 +53,7 @@ class ModelAveragedTAN(BaseTAN):
 
     with ``l = log W`` (plus ``log edge_prior`` for forests), posterior means θ and ``LT``
     the log of the sum over spanning trees (forests) of the product of edge weights
-    (:mod:`onlinebma.stats.spanning`, exact in log space at any spread of the weights).
+    (:mod:`onlinebma.stats.spanning`: positive terms only, exact at any spread of the weights).
 
     Learning a record without a new value or class adds ``log Q_y(x)`` (computed just
     before) to ``l`` (the chain rule), O(pairs); a new value or class recomputes ``l`` from
@@ -143,13 +145,6 @@ class ModelAveragedTAN(BaseTAN):
 
     # ---------------------------------------------------------------- weights
 
-    def _log_sum(self, log_weights):
-        """LT of a stack of edge log-weight matrices ``(..., m, m)``."""
-        if self._forests:
-            return log_forest_sum(log_weights + math.log(self.edge_prior),
-                                  np.zeros(log_weights.shape[:-1]))
-        return log_tree_sum(log_weights)
-
     def _refresh(self) -> None:
         """``l = log W`` of every pair from the counts (``h`` over each pair table and its
         margins, vectorised over all columns; spare cells count 0)."""
@@ -163,15 +158,30 @@ class ModelAveragedTAN(BaseTAN):
         pairs, roles = counts.column_pairs_, counts.column_roles_
         cols = np.flatnonzero(pairs >= 0)
         p, role = pairs[cols], roles[cols]
-        r = counts.n_values.astype(float)
-        u, v = pairs_of(counts.n_features)
-        ru, rv = r[u[p]], r[v[p]]
-        cells = np.select([role == JOINT, role == PAIR_U, role == PAIR_V], [ru * rv, ru, rv], 1.0)
-        a = self.ess * self._unit / (k * cells)
+        a = self._column_prior()[cols] * self._unit
         n = counts.counts_[:, cols]
         h = (gammaln(a + n) - gammaln(a)).sum(axis=0)
         sign = np.where((role == JOINT) | (role == PAIR_CLASS), 1.0, -1.0)
         self._l = np.bincount(p, weights=sign * h, minlength=n_pairs)
+
+    def _column_prior(self) -> np.ndarray:
+        """The prior pseudo-count (per unit of counts) of every column of the counts: ess/K
+        spread over the cells of the column's table (``a_c``, ``a_cu``, ``a_cuv``)."""
+        counts = self._counts
+        r = counts.n_values.astype(float)
+        roles, pairs = counts.column_roles_, counts.column_pairs_
+        cells = np.ones(len(roles))
+        cap = counts.capacity_
+        owner = np.repeat(np.arange(len(cap)), cap + 1)  # the single columns' features
+        single = slice(1, 1 + len(owner))
+        cells[single] = np.where(roles[single] == VALUE, r[owner], 1.0)
+        cols = np.flatnonzero(pairs >= 0)
+        p, role = pairs[cols], roles[cols]
+        u, v = pairs_of(counts.n_features)
+        ru, rv = r[u[p]], r[v[p]]
+        cells[cols] = np.select([role == JOINT, role == PAIR_U, role == PAIR_V],
+                                [ru * rv, ru, rv], 1.0)
+        return self.ess / (counts.n_classes * cells)
 
     # -------------------------------------------------------------- per record
 
@@ -194,33 +204,44 @@ class ModelAveragedTAN(BaseTAN):
             plan = self._plans[key] = (pair_id(codes[i], codes[j]), prior)
         return plan
 
-    def _terms(self, codes, gathered, prior):
+    def _terms(self, codes, gathered, prior, unit=None):
         """``(log θ_c + Σ_v log θ_{x_v|c}, log Q_c(x))`` of a record from its gathered
         counts (``(..., K, L)``, the columns of ``record_columns``): the class and single
         terms, and ``log Q_c(x)_uv`` of its observed pairs (triu order) at posterior means
-        from each pair table and its margins."""
-        m = len(codes)
-        p = m * (m - 1) // 2
-        u = self._unit
-        lg = np.log(prior * u + gathered)
+        from each pair table and its margins. ``unit``: the scaled unit of the counts
+        (default this learner's; an array ``(..., 1)`` for stacked members)."""
+        u = self._unit if unit is None else unit
+        lg = np.log(prior * np.asarray(u)[..., None] + gathered)
         total = gathered[..., 0].sum(axis=-1, keepdims=True)
-        base = (lg[..., 0] - np.log(self.ess * u + total)
+        return self._log_terms(len(codes), lg, np.log(self.ess * u + total))
+
+    @staticmethod
+    def _log_terms(m, lg, log_norm):
+        """:meth:`_terms` from the logs ``lg`` of the gathered counts plus their prior and
+        ``log_norm`` = log(ess + N) (per unit)."""
+        p = m * (m - 1) // 2
+        base = (lg[..., 0] - log_norm
                 + lg[..., 1:1 + m].sum(axis=-1) - lg[..., 1 + m:1 + 2 * m].sum(axis=-1))
         s = 1 + 2 * m
         log_q = (lg[..., s:s + p] + lg[..., s + 3 * p:]
                  - lg[..., s + p:s + 2 * p] - lg[..., s + 2 * p:s + 3 * p])
         return base, log_q
 
-    @staticmethod
-    def _matrices(m, l_pairs, log_q):
-        """Edge log-weight matrices ``(..., m, m)`` of ``l + log Q`` (``log_q`` ``(..., P)``)."""
-        upper, lower = _triu_flat(m)
+    def _graphs(self, m, l_pairs, log_q):
+        """Log edge-weight matrices ``(..., g, g)`` whose tree sum is ``LT(l + log Q)``
+        (``log_q`` ``(..., P)``, triu order): the features' graph (``g = m``) for trees; for
+        forests node 0 joined to every feature with weight 1 and ``log edge_prior`` on every
+        feature edge (``g = m + 1``, the matrix-forest theorem)."""
+        g = m + self._forests
+        upper, lower = _triu_flat(g, int(self._forests))
         shape = log_q.shape[:-1]
-        w = np.zeros((*shape, m * m))
+        w = np.zeros((*shape, g * g))
         e = l_pairs + log_q
+        if self._forests and self.edge_prior != 1:
+            e = e + math.log(self.edge_prior)
         w[..., upper] = e
         w[..., lower] = e
-        return w.reshape(*shape, m, m)
+        return w.reshape(*shape, g, g)
 
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
@@ -232,14 +253,52 @@ class ModelAveragedTAN(BaseTAN):
         l_pairs = self._l[ids]
         key = codes.tobytes()
         if self._denominator is not None and self._denominator[0] == key:
-            lt = self._log_sum(self._matrices(m, l_pairs, log_q))
+            lt = log_tree_sum(self._graphs(m, l_pairs, log_q))
             denominator = self._denominator[1]
         else:
-            stack = self._matrices(m, l_pairs, np.vstack([log_q, np.zeros(log_q.shape[1])]))
-            lt = self._log_sum(stack)
+            lt = log_tree_sum(self._graphs(m, l_pairs, np.vstack([log_q, np.zeros(len(ids))])))
             lt, denominator = lt[:-1], lt[-1]
             self._denominator = (key, denominator)
         return base + lt - denominator, (log_q, lt)
+
+    def _predict_members(self, members, x) -> None:
+        """The predictions of every member of a ``decay="auto"`` mixture at once: the record
+        is read and coded once (the members learned the same records, so their codes and
+        layouts are equal), their counts gathered into one stack and all their tree sums
+        eliminated together (one loop over the nodes instead of one per member); each
+        member keeps its own result as if it had predicted ``x`` itself."""
+        first = members[0]
+        counts = first._counts
+        if not counts.n_classes or any(m._counts.version != counts.version or
+                                       m._counts.counts_.shape != counts.counts_.shape
+                                       for m in members):
+            return
+        codes, values, split = first._code_record(x)
+        columns = counts.record_columns(codes, values)
+        ids, prior = first._plan(codes)
+        gathered = np.stack([m._counts.counts_[:, columns] for m in members])
+        units = np.array([[m._unit] for m in members])
+        base, log_q = first._terms(codes, gathered, prior, units)
+        m = len(codes)
+        if m < 2:
+            for r, member in enumerate(members):
+                member._remember(x, codes, values, columns, split, (log_q[r], None), base[r])
+            return
+        key = codes.tobytes()
+        l_pairs = np.stack([member._l[ids] for member in members])[:, None, :]
+        cached = [member._denominator for member in members]
+        if all(d is not None and d[0] == key for d in cached):
+            lt = log_tree_sum(first._graphs(m, l_pairs, log_q))
+            denominator = np.array([d[1] for d in cached])
+        else:
+            zeros = np.zeros((len(members), 1, len(ids)))
+            lt = log_tree_sum(first._graphs(m, l_pairs, np.concatenate([log_q, zeros], 1)))
+            lt, denominator = lt[:, :-1], lt[:, -1]
+            for member, d in zip(members, denominator.tolist()):
+                member._denominator = (key, d)
+        jll = base + lt - denominator[:, None]
+        for r, member in enumerate(members):
+            member._remember(x, codes, values, columns, split, (log_q[r], lt[r]), jll[r])
 
     def _learning(self, c, codes, values, columns, grew, memo) -> None:
         n_pairs = self._counts.n_pairs
@@ -263,13 +322,16 @@ class ModelAveragedTAN(BaseTAN):
 
     def _joint_log_likelihood_many(self, codes):
         # identical coded rows (frequent after discretisation) are computed once
-        distinct, back = np.unique(codes, axis=0, return_inverse=True)
-        return self._distinct_rows(distinct)[back.ravel()]
+        distinct, back = _unique_rows(codes)
+        return self._distinct_rows(distinct)[back]
 
     def _distinct_rows(self, codes):
         counts = self._counts
         k = counts.n_classes
         out = np.zeros((len(codes), k))
+        # the logs of every count plus its prior, once for all rows
+        log_counts = np.log(self._column_prior() * self._unit + counts.counts_)
+        log_norm = np.log(self.ess * self._unit + counts.counts_[:, 0].sum())
         present = codes >= 0
         patterns, which = np.unique(present, axis=0, return_inverse=True)
         which = which.ravel()
@@ -277,19 +339,19 @@ class ModelAveragedTAN(BaseTAN):
             members = np.flatnonzero(which == g)
             obs = np.flatnonzero(pattern)
             m = len(obs)
-            ids, prior = self._plan(obs)
+            ids = self._plan(obs)[0]
             l_pairs = self._l[ids]
             if m >= 2:
-                denominator = self._log_sum(self._matrices(m, l_pairs, np.zeros((1, len(ids)))))
+                denominator = log_tree_sum(self._graphs(m, l_pairs, np.zeros((1, len(ids)))))
             step = max(1, _BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
             for start in range(0, len(members), step):
                 rows_g = members[start:start + step]
                 columns = counts.record_columns(obs, codes[np.ix_(rows_g, obs)])
-                gathered = counts.counts_[:, columns].transpose(1, 0, 2)  # (rows, K, L)
-                base, log_q = self._terms(obs, gathered, prior)
+                lg = log_counts[:, columns].transpose(1, 0, 2)  # (rows, K, L)
+                base, log_q = self._log_terms(m, lg, log_norm)
                 out[rows_g] = base
                 if m >= 2:
-                    out[rows_g] += self._log_sum(self._matrices(m, l_pairs, log_q)) - denominator
+                    out[rows_g] += log_tree_sum(self._graphs(m, l_pairs, log_q)) - denominator
         return out
 
     # ------------------------------------------------------------ structures
@@ -313,11 +375,8 @@ class ModelAveragedTAN(BaseTAN):
             return {}
         l_pairs = np.zeros(n_pairs)
         l_pairs[:len(self._l)] = self._l
-        w = self._matrices(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
-        if self._forests:
-            p = edge_probabilities(w + math.log(self.edge_prior), np.zeros(n))[0]
-        else:
-            p = edge_probabilities(w)
+        w = self._graphs(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
+        p = edge_probabilities(w)[self._forests:, self._forests:]
         i, j = np.triu_indices(n, 1)
         p = p[i, j]
         names = counts.features_
@@ -325,8 +384,23 @@ class ModelAveragedTAN(BaseTAN):
 
 
 @functools.lru_cache(maxsize=256)
-def _triu_flat(m: int):
-    """Flat indices of the entries above and below the diagonal of an ``m x m`` matrix, in
-    ``np.triu_indices(m, 1)`` order."""
-    i, j = np.triu_indices(m, 1)
-    return i * m + j, j * m + i
+def _triu_flat(g: int, offset: int):
+    """Flat indices, in a ``g x g`` matrix, of the entries above and below the diagonal of
+    its trailing ``g - offset`` nodes, in ``np.triu_indices(g - offset, 1)`` order."""
+    i, j = np.triu_indices(g - offset, 1)
+    i, j = i + offset, j + offset
+    return i * g + j, j * g + i
+
+
+def _unique_rows(codes: np.ndarray):
+    """``(distinct rows, inverse)`` of an int matrix of codes >= -1: one int64 key per row
+    (the codes + 1 as digits) when the keys fit, else ``np.unique`` over rows (slower)."""
+    radix = codes.max(axis=0, initial=-1) + 2
+    if np.log2(radix.astype(float)).sum() < 62:
+        strides = np.cumprod(np.concatenate([[1], radix[:-1]]))
+        _, first, back = np.unique((codes + 1) @ strides, return_index=True,
+                                   return_inverse=True)
+        return codes[first], back.ravel()
+    distinct, back = np.unique(codes, axis=0, return_inverse=True)
+    return distinct, back.ravel()
+

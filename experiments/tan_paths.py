@@ -1,0 +1,99 @@
+"""Which elimination path a tree sum takes, and what each costs (docs/results/spanning-cost.md).
+
+Not an experiment of ``python -m experiments`` (no ``run``): a benchmark script, run as
+``python -m experiments.tan_paths`` (about a minute), printing markdown tables of the
+microseconds per :func:`onlinebma.stats.spanning.log_tree_sum` call on stacks of ``B``
+graphs of ``m`` nodes, side by side in one process:
+
+- the crossover between the plain-Python log path and numpy (per-record stacks);
+- the row-scaled float64 and extended-precision paths against the log path, on graphs like
+  the classifier's after many records (a strong pair per row, weak edges, roots at 0).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from onlinebma.stats import spanning
+from onlinebma.stats.spanning import log_tree_sum, scaled_path_is_safe
+
+
+def per_call_us(fn, budget: float = 0.05) -> float:
+    """Best of 3 means over ~``budget`` seconds of calls."""
+    start = time.perf_counter()
+    fn()
+    calls = max(1, int(budget / max(time.perf_counter() - start, 1e-7)))
+    best = np.inf
+    for _ in range(3):
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best * 1e6
+
+
+def symmetric(rng, b, m, scale):
+    a = rng.normal(0.0, scale, (b, m, m))
+    return (a + a.transpose(0, 2, 1)) / 2
+
+
+def classifier_like(rng, b, m, strong):
+    """Forest graphs: node 0 the root (weight 1 to every feature), feature pairs at -200
+    nats but one strong pair per feature at ``strong`` nats."""
+    a = rng.uniform(-220.0, -180.0, (b, m, m))
+    for i in range(1, m, 2):
+        j = min(i + 1, m - 1)
+        a[:, i, j] = strong + rng.normal(0, 5, b)
+    a = np.triu(a, 1)
+    a = a + a.transpose(0, 2, 1)
+    a[:, 0, :] = a[:, :, 0] = 0.0
+    return a
+
+
+def crossover_table(rng) -> str:
+    rows = ["| B | m | B m³ | Python log path µs | numpy row-scaled µs | auto takes |",
+            "|---:|---:|---:|---:|---:|:---|"]
+    for b in (2, 4, 15):
+        for m in (4, 6, 8, 11, 14, 22):
+            a = symmetric(rng, b, m, 20.0)
+            py = per_call_us(lambda a=a: spanning._log_tree_sums_small(a.copy()))
+            num = per_call_us(lambda a=a: log_tree_sum(a, path="scaled"))
+            small = b * m ** 3 <= spanning.SMALL_WORK + spanning.SMALL_WORK_PER_NODE * m
+            rows.append(f"| {b} | {m} | {b * m ** 3} | {py:.0f} | {num:.0f} | "
+                        f"{'Python' if small else 'numpy'} |")
+    return "\n".join(rows)
+
+
+def paths_table(rng) -> str:
+    rows = ["| B | m | strong pair (nats) | float64 safe | extended safe | log µs | "
+            "row-scaled µs | log / row-scaled |", "|---:|---:|---:|:---|:---|---:|---:|---:|"]
+    for b in (4, 3000):
+        for m in (21, 61):
+            if b * m * m > 4e6:
+                continue
+            for strong in (400.0, 2000.0):
+                a = classifier_like(rng, b, m, strong)
+                f64 = bool(scaled_path_is_safe(a).all())
+                ext = bool(scaled_path_is_safe(a, np.longdouble).all())
+                t_log = per_call_us(lambda a=a: log_tree_sum(a, path="log"), 0.2)
+                t_row = per_call_us(lambda a=a: log_tree_sum(a, path="scaled"), 0.2)
+                rows.append(f"| {b} | {m} | {strong:.0f} | {f64} | {ext} | {t_log:.0f} | "
+                            f"{t_row:.0f} | {t_log / t_row:.1f} |")
+    return "\n".join(rows)
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    load = os.getloadavg()[0]
+    cross = crossover_table(rng)
+    paths = paths_table(rng)
+    print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after\n")
+    print(cross, "\n")
+    print(paths)
+
+
+if __name__ == "__main__":
+    main()
