@@ -19,19 +19,15 @@ PNGS = sorted(FIGURES.glob("*.png"))
 #: Markdown images ``![alt](path)`` and HTML ``<img src="path">``.
 IMAGE = re.compile(r"!\[[^\]]*\]\(\s*<?([^)\s>]+)|<img\b[^>]*\bsrc=[\"']([^\"']+)")
 MIN_DPI = 150
-#: Figures still at 110 dpi on this branch: their experiments were not rerun here (the tan,
-#: drift, wide and bench-nb reruns are other branches' work; the rest did not fit in the
-#: session's time). Strict: once a figure is regenerated its case passes and fails as XPASS,
-#: so its name must then leave this list.
+#: Figures still at 110 dpi: their experiments have not been rerun since the switch to 160
+#: dpi (a known gap, said in docs/results.md). Strict: once a figure is regenerated its case
+#: passes and fails as XPASS, so its name must then leave this list.
 NOT_YET_RERUN = {
-    "bench-nb-forgetting", "bma-nb-uci-errors", "dash-cooper-networks-alarm",
+    "bench-isa-stream", "bench-nb-forgetting", "bma-nb-uci-errors", "dash-cooper-networks-alarm",
     "dash-cooper-networks-hepar2", "dash-cooper-random-fig2", "dash-cooper-random-fig3",
-    "drift-decay-posterior-elec2", "drift-decay-posterior-synthetic", "drift-elec2-tradeoff",
-    "drift-rolling-agrawal", "drift-rolling-elec2", "drift-rolling-hyperplane",
-    "drift-rolling-randomrbfdrift", "drift-rolling-sea", "drift-rolling-stagger",
-    "fan-uci-guard", "fan-uci-scatter", "isa-table1-scatter", "order-alarm-accuracy",
-    "order-alarm-missing", "scale-out-batch-workers", "scale-out-speedup", "tan-rolling",
-    "tan-uci", "wide-speedup",
+    "fan-uci-guard", "fan-uci-scatter", "guide-curves", "guide-reliability", "isa-table1-scatter",
+    "order-alarm-accuracy", "order-alarm-missing", "scale-out-batch-workers", "scale-out-speedup",
+    "tan-rolling", "tan-uci", "wide-speedup",
 }
 
 
