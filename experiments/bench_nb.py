@@ -12,7 +12,7 @@ Two measurements, each run side by side in this one process on the same data:
    every column named in ``nominal_attributes``) against ``CategoricalNB.fit`` on the same
    numpy array, best of 3.
 
-3. **Forgetting and wide vocabularies** (issue 10). Records per second of the same
+3. **Forgetting and wide vocabularies**. Records per second of the same
    progressive-validation step when each record observes 20 nominal features (4 values, 3
    classes) drawn from a vocabulary of 20 or of 10,000 feature names, without forgetting
    (``decay=1``) and with ``decay=0.99`` (ModelAveragedNB also ``structure_decay=0.99``),
@@ -25,12 +25,12 @@ Two measurements, each run side by side in this one process on the same data:
    ``decay=structure_decay=0.99`` and with ``decay="auto"`` on a stream whose informative
    feature changes halfway (figure ``bench-nb-forgetting.png``).
 
-5. **BDeu with an ID-like feature** (issue 13, item 9): CPU seconds for ``learn_one`` on
+5. **BDeu with an ID-like feature**: CPU seconds for ``learn_one`` on
    streams whose feature ``id`` takes a new value in every record (plus one binary feature, 3
    classes), ModelAveragedNB with K2 and with BDeu.
 
-Targets (issue 2): ModelAveragedNB and BMANB at least 1.5 x River MultinomialNB's records per
-second; ``learn_many`` within 2 x of CategoricalNB. Issue 10: records/s with the 10,000-name
+Targets: ModelAveragedNB and BMANB at least 1.5 x River MultinomialNB's records per
+second; ``learn_many`` within 2 x of CategoricalNB. Forgetting: records/s with the 10,000-name
 vocabulary within 20% of the 20-name one (ratio >= 0.80), and ``decay<1`` within 25% of
 ``decay=1`` (ratio >= 0.75).
 """

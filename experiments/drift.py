@@ -209,7 +209,7 @@ def make_learner(name: str, stream: Stream):
     raise ValueError(f"unknown learner {name!r}")
 
 
-#: Speed targets of ``decay="auto"`` (issue 26): at least this many times ARF's records/s on
+#: Speed targets of ``decay="auto"`` : at least this many times ARF's records/s on
 #: every stream, and at most ``AUTO_COST`` times the cost of the same learner with a fixed λ.
 AUTO_SPEED = {"NaiveBayes": 10.0, "BMANB": 10.0, "ModelAveragedNB": 6.0}
 AUTO_COST = 2.5

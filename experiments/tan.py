@@ -350,7 +350,7 @@ NOTES = """\
   log loss than ARF on four streams and a higher accuracy than the Hoeffding adaptive tree on
   three. Speed: the fixed rate runs at several times ARF's records/s and `decay="auto"` (its
   five members predict together: one coding of the record, one stacked elimination) at one
-  and a half to a few times; neither reaches the tenfold and threefold targets of issue 23
+  and a half to a few times; neither reaches the tenfold and threefold targets set for this learner
   on this machine. With 3 to 10 features a record's graphs are eliminated in plain Python
   (cheaper than numpy's per-call overhead there), and the rest of the per-record cost is
   reading the record, gathering its counts and River's dict plumbing.
@@ -539,7 +539,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
              "`predict_proba_many` over the same records.", "",
              _report.markdown_table(speed_df, floatfmt=".1f"), ""]
     if len(target_tab):
-        text += ["## Targets (issue 23)", "", _report.markdown_table(target_tab), ""]
+        text += ["## Targets", "", _report.markdown_table(target_tab), ""]
     _report.write_results(NAME, out, "\n".join(text), notes="" if quick else NOTES)
     tables = {"error": err, "log loss": ll, "seconds": secs, "wins": wtl, "streams": stream_df,
               "speed": speed_df, "targets": target_tab}
