@@ -143,12 +143,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         return self._coding.n_learned
 
     @property
-    def _store(self) -> Coding:
-        # For subclasses not yet moved to ``coding``: OrderMCMC reads ``len(self._store)``
-        # (order_mcmc/sampler.py; its replacement is ``self.coding.n_stored``).
-        return self._coding
-
-    @property
     def _multiclass(self):
         return True
 

@@ -233,8 +233,8 @@ class FixedOrderBMA(OrderAveragingClassifier):
         mode only).
     max_candidates
         Candidate parents per node (:mod:`~onlinebma.order_mcmc.candidates`): each node's
-        parents are chosen among at most this many of its predecessors, those with the
-        largest pairwise K2 score gain (the class always among them), and the averaging is
+        parents are chosen among at most this many of its predecessors: the class and the
+        nodes with the largest K2 gain as a parent next to the class, and the averaging is
         exact over the DAGs of the order whose parent sets lie within the candidates. Widen
         it for a larger space; ``None``: every predecessor (the full space, whose tables grow
         as ``C(n, max_parents)``). A node with at most this many predecessors keeps all of

@@ -19,6 +19,7 @@ import math
 
 import numpy as np
 
+from ..coding import growth_threshold
 from ..progress import progress
 from ..validation import check_int
 from .fixed_order import DEFAULT_CANDIDATES, OrderAveragingClassifier
@@ -408,7 +409,7 @@ class OrderMCMC(OrderAveragingClassifier):
         new = self._n_learned - self._n_learned_at_fit
         if self.refit_every is not None:
             return new >= self.refit_every
-        return new >= min(MAX_GAP, max(1, math.ceil(0.1 * self._size_at_fit)))
+        return new >= min(MAX_GAP, growth_threshold(self._size_at_fit))
 
     def _refit(self):
         if not self._streaming:
@@ -459,7 +460,7 @@ class OrderMCMC(OrderAveragingClassifier):
         for name in _EDGE_ATTRIBUTES:  # computed when read (__getattr__)
             self.__dict__.pop(name, None)
         self._n_learned_at_fit = self._n_learned
-        self._size_at_fit = len(self._store)
+        self._size_at_fit = self.coding.n_stored
         self.n_fits_ += 1
 
     def _continue(self, chain, iterations, kept, since, names):
@@ -516,10 +517,7 @@ class OrderMCMC(OrderAveragingClassifier):
     def _class_proba(self, rows):
         """Over ``classes_``: a class not counted yet (learned since the last refit) gets the
         adapter's share for classes absent from the fitted data."""
-        from types import SimpleNamespace
-
         model = self._live.model
         proba = np.exp(model.class_log_proba(rows, self._weights, model.n - 1,
                                              self.max_missing_configs))
-        counted = SimpleNamespace(classes=self.classes_[:proba.shape[1]])
-        return self._expand_classes(counted, proba)
+        return self.coding.expand_classes(self.classes_[:proba.shape[1]], proba)
