@@ -225,10 +225,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         in the other, ``ValueError`` for other hyperparameters.
         """
         check_mergeable_with(self, other)
-        for f, k in other.coding.kinds.kind.items():
-            mine = self._coding.kinds.kind.get(f)
-            if mine is not None and mine != k:
-                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
+        self._coding.kinds.check_mergeable(other.coding.kinds)
         dropped = other.coding.n_learned - other.coding.n_stored
         if dropped and self._learning_changes_state():
             raise ValueError(

@@ -255,6 +255,21 @@ class FeatureKinds:
             kinds[f] = kind
         return kinds, new
 
+    def check_mergeable(self, other: FeatureKinds) -> None:
+        """A ``TypeError`` naming a feature nominal here and numeric in ``other`` (or the
+        reverse): learners that disagree on a feature's kind cannot be merged.
+
+        >>> a, b = FeatureKinds(), FeatureKinds()
+        >>> a.commit({"age": NUMERIC}); b.commit({"age": NOMINAL})
+        >>> a.check_mergeable(b)
+        Traceback (most recent call last):
+        ...
+        TypeError: feature 'age' is nominal in one learner and numeric in the other
+        """
+        for f, k in other.kind.items():
+            if self.kind.get(f, k) != k:
+                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
+
     def commit(self, new_kinds: dict) -> None:
         self.kind.update(new_kinds)
         for f, k in new_kinds.items():

@@ -103,10 +103,7 @@ class BatchPaths(WideNumerics):
         """
         check_mergeable_with(self, other)
         self._refuse_forgetting("merge learners")
-        for f, k in other._kinds.kind.items():
-            mine = self._kinds.kind.get(f)
-            if mine is not None and mine != k:
-                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
+        self._kinds.check_mergeable(other._kinds)
         out = copy.deepcopy(self)
         out._predicted = None
         out._kinds.commit(other._kinds.kind)

@@ -293,9 +293,7 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
         check_mergeable_with(self, other)
         self._refuse_forgetting("merge")
         other._refuse_forgetting("merge")
-        for f, k in other._kinds.kind.items():
-            if self._kinds.kind.get(f, k) != k:
-                raise TypeError(f"feature {f!r} is nominal in one learner and numeric in the other")
+        self._kinds.check_mergeable(other._kinds)
         out = copy.deepcopy(self)  # a failure below leaves self and other as they were
         out._predicted = None
         out._kinds.commit(other._kinds.kind)
