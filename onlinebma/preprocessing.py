@@ -33,13 +33,13 @@ from typing import NamedTuple
 import numpy as np
 from river import base
 
+from .coding import growth_due
 from .records import NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
 from .validation import check_int
 
 __all__ = ["MDLDiscretizer", "interval_labels", "mdl_cut_points"]
 
 _LOG2 = math.log(2.0)
-_GROWTH = 0.1  # default refit policy of MDLDiscretizer: once a feature's values grew by 10%
 
 
 def _x_log_x(v: np.ndarray) -> np.ndarray:
@@ -338,7 +338,7 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
             return False
         if self.refit_every is not None:
             return new >= self.refit_every
-        return new >= max(1, math.ceil(_GROWTH * n_at_fit))
+        return growth_due(new, n_at_fit)  # the one growth policy of the batch learners
 
     def _cut_points(self, f) -> _Cuts:
         values = self._values.get(f, ())
