@@ -18,7 +18,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from onlinebma.stats import spanning
+from onlinebma.stats import elimination
 from onlinebma.stats.spanning import (
     edge_probabilities,
     float_path_is_safe,
@@ -378,10 +378,10 @@ def test_float_path_equals_log_path():
             if not len(a):
                 continue
             lin = np.exp(a - a.max(axis=(1, 2), keepdims=True))
-            fast = spanning._float_eliminate(lin, 1)[0] + (n - 1) * a.max(axis=(1, 2))
+            fast = elimination.float_eliminate(lin, 1)[0] + (n - 1) * a.max(axis=(1, 2))
             logs = a.copy()
             logs[:, np.arange(n), np.arange(n)] = NEG
-            slow = spanning._log_eliminate(logs, 1)[0]
+            slow = elimination.log_eliminate(logs, 1)[0]
             np.testing.assert_allclose(fast, slow, rtol=1e-12, atol=1e-12)
             np.testing.assert_allclose(log_tree_sum(a, path="float"),
                                        log_tree_sum(a, path="log"), rtol=1e-12, atol=1e-12)
@@ -395,9 +395,9 @@ def test_float_path_bound():
     n = 10
     edge = np.log(2.0) * n + np.log(n)
     ok = np.zeros((n, n))
-    ok[0, 1] = ok[1, 0] = spanning.SAFE_NATS - edge  # spread exactly at the bound
+    ok[0, 1] = ok[1, 0] = elimination.SAFE_NATS - edge  # spread exactly at the bound
     assert bool(float_path_is_safe(ok))
-    ok[0, 1] = ok[1, 0] = spanning.SAFE_NATS - edge + 1e-6
+    ok[0, 1] = ok[1, 0] = elimination.SAFE_NATS - edge + 1e-6
     assert not bool(float_path_is_safe(ok))
     ok[0, 1] = ok[1, 0] = NEG
     assert not bool(float_path_is_safe(ok))

@@ -85,7 +85,7 @@ def test_fast_paths_equal_the_log_path_at_thousands_of_nats(monkeypatch):
     float64 and the extended-precision row-scaled paths are both taken. Every prediction,
     per record and batched, equals the log path's to 1e-9."""
     import onlinebma.tan.model_averaged as ma
-    from onlinebma.stats import spanning
+    from onlinebma.stats import elimination
 
     data = chain_records(1500, 7, seed=3)
     model = ModelAveragedTAN()
@@ -106,7 +106,7 @@ def test_fast_paths_equal_the_log_path_at_thousands_of_nats(monkeypatch):
     monkeypatch.setattr(ma, "log_tree_sum", spy)
     fast_one = [model.predict_proba_one(x) for x, _ in data[:300]]
     fast_many = model.predict_proba_many(X)
-    assert max(spreads) > spanning._row_safe_nats(float, 8)  # the extended path ran
+    assert max(spreads) > elimination.row_safe_nats(float, 8)  # the extended path ran
     monkeypatch.setattr(ma, "log_tree_sum", lambda a, *args, **kw: plain(a, path="log"))
     slow = model.predict_proba_many(X)
     np.testing.assert_allclose(fast_many.to_numpy(), slow.to_numpy(), rtol=0, atol=1e-9)

@@ -11,6 +11,8 @@
   statistic of the tree-augmented learners, with the coding of pairs (``pair_id``).
 - :mod:`~onlinebma.stats.spanning` — sums over spanning trees and rooted forests and the
   probability of each edge, exact in log space (Kron reduction, positive terms only).
+- :mod:`~onlinebma.stats.elimination` — the Kron-reduction kernels behind it (log, row-scaled
+  float, plain Python) and the bounds under which the float ones are exact.
 """
 
 from .dirichlet import log_dirichlet_marginal, log_dirichlet_marginal_np
