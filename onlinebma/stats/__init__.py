@@ -8,7 +8,8 @@
 - :mod:`~onlinebma.stats.numerics` — Gaussian constants, the sigmoid of log odds and the
   single-thread BLAS context shared by several learners.
 - :mod:`~onlinebma.stats.pairs` — per-class pair counts (``PairCounts``), the sufficient
-  statistic of the tree-augmented learners, with the coding of pairs (``pair_id``).
+  statistic of the tree-augmented learners; :mod:`~onlinebma.stats.pair_ids` the coding of
+  pairs (``pair_id``) and of their cells.
 - :mod:`~onlinebma.stats.spanning` — sums over spanning trees and rooted forests and the
   probability of each edge, exact in log space (Kron reduction, positive terms only).
 - :mod:`~onlinebma.stats.elimination` — the Kron-reduction kernels behind it (log, row-scaled

@@ -59,6 +59,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .pair_ids import pair_cells, pair_id, pairs_of
+
 __all__ = ["CLASS", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V", "VALUE", "PairCounts",
            "pair_id", "pairs_of"]
 
@@ -66,11 +68,6 @@ CLASS, VALUE, MARGIN, JOINT, PAIR_U, PAIR_V, PAIR_CLASS = range(7)
 
 # Rows x pairs of index arrays per bincount in learn_many (memory, not speed).
 _CHUNK_CELLS = 1 << 22
-
-
-def pair_id(u, v):
-    """The id of the pair of feature codes ``u < v`` (ints or int arrays)."""
-    return v * (v - 1) // 2 + u
 
 
 class PairCounts:
@@ -203,7 +200,7 @@ class PairCounts:
         n_old = pair_id(0, len(old))
         if n_old:
             ou, ov = old[u_of[:n_old]], old[v_of[:n_old]]
-            cells, (pid, local) = _pair_cells(ou, ov, cap[u_of[:n_old]], cap[v_of[:n_old]])
+            cells, (pid, local) = pair_cells(ou, ov, cap[u_of[:n_old]], cap[v_of[:n_old]])
             src.append(self.pair_offsets_[pid] + local)
             dst.append(pair[pid] + cells)
         new[:, np.concatenate(dst)] = self.counts_[:, np.concatenate(src)]
@@ -217,7 +214,7 @@ class PairCounts:
             roles[single[u] + cap[u]] = MARGIN
         if len(u_of):
             cu, cv = cap[u_of], cap[v_of]
-            _, (pid, local) = _pair_cells(cu, cv, cu, cv)
+            _, (pid, local) = pair_cells(cu, cv, cu, cv)
             cols = pair[pid] + local
             pairs[cols] = pid
             cu, cv = cu[pid], cv[pid]
@@ -389,31 +386,3 @@ class PairCounts:
         a = o + cu * cv
         return (joint, self.counts_[:, a:a + ru].copy(),
                 self.counts_[:, a + cu:a + cu + rv].copy(), self.counts_[:, a + cu + cv].copy())
-
-
-def pairs_of(n: int):
-    """``(u, v)``: the feature codes of every pair id of ``n`` features, in id order."""
-    if n < 2:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
-    v = np.repeat(np.arange(1, n), np.arange(1, n))
-    u = np.arange(len(v)) - pair_id(0, v)
-    return u, v
-
-
-def _pair_cells(ou, ov, cu, cv):
-    """The cells of pairs whose tables hold ``ou x ov`` values, moved to capacities ``cu x
-    cv`` (arrays over the pairs): ``(cells, (pair, local))`` with ``pair`` the index of
-    each cell's pair, ``local`` its column from the pair's old offset (joint ``x_u`` major,
-    then the two margins, then the class count) and ``cells`` the same cell's column from
-    the pair's new offset."""
-    size = ou * ov + ou + ov + 1
-    pid = np.repeat(np.arange(len(size)), size)
-    local = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
-    ou, ov, cu, cv = ou[pid], ov[pid], cu[pid], cv[pid]
-    joint = ou * ov
-    xu, xv = np.divmod(local, np.maximum(ov, 1))
-    cells = np.select([local < joint, local < joint + ou, local < joint + ou + ov],
-                      [xu * cv + xv, cu * cv + local - joint, cu * cv + cu + local - joint - ou],
-                      cu * cv + cu + cv)
-    return cells, (pid, local)
-
