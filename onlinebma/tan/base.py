@@ -6,9 +6,10 @@ the model: reading and validating records (:mod:`onlinebma.records`), coding fea
 and labels as ints in order of first appearance, numeric features through
 :mod:`onlinebma.tan.binning`, forgetting (``decay``), ``decay="auto"``
 (:class:`~onlinebma.naive_bayes.decay.RateMixture`), ``learn_one``/``learn_many``,
-``predict_proba_one``/``predict_proba_many`` and ``merge``. A learner supplies the joint log
-likelihoods of the classes for coded records: :meth:`BaseTAN._joint_log_likelihood` (one
-record) and :meth:`BaseTAN._joint_log_likelihood_many` (a coded matrix).
+``predict_proba_one``/``predict_proba_many``, and ``merge`` (:mod:`onlinebma.tan.merging`).
+A learner supplies the joint log likelihoods of the classes for coded records:
+:meth:`BaseTAN._joint_log_likelihood` (one record) and
+:meth:`BaseTAN._joint_log_likelihood_many` (a coded matrix).
 
 Conventions shared by the learners:
 
@@ -40,25 +41,23 @@ Hooks for a learner (all on codes; ``columns`` from
 
 from __future__ import annotations
 
-import copy
-
 import numpy as np
 from river import base
 
-from ..distributed.protocol import MergePlan
 from ..naive_bayes.decay import Forgetting, check_decay
 from ..naive_bayes.frames import factorize, prepare_frame, records_of
 from ..records import NOMINAL, FeatureKinds, check_label, numeric_values
 from ..stats.pairs import PairCounts
-from ..validation import check_int, check_mergeable_with
+from ..validation import check_int
 from .binning import StreamingBins
+from .merging import Merging
 
 __all__ = ["BaseTAN"]
 
 _NO_CODES = np.zeros(0, dtype=np.int64)
 
 
-class BaseTAN(Forgetting, base.MiniBatchClassifier):
+class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
     """Shared counts, record reading and prediction plumbing of the tree-augmented learners.
 
     Parameters
@@ -266,50 +265,6 @@ class BaseTAN(Forgetting, base.MiniBatchClassifier):
         counts.learn_many(matrix, cmap[ycodes])
         self._t += len(labels)
         self._refresh()
-
-    def _refuse_forgetting(self, what: str) -> None:
-        if self._auto or self._forgets:
-            raise ValueError(
-                f"cannot {what} {type(self).__name__} learners that forget (decay or "
-                f"structure_decay other than 1.0): records of two streams have no common age; "
-                f"train one learner on the interleaved stream instead"
-            )
-
-    def distributed_plan(self) -> MergePlan:
-        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: partitions
-        learned by clones where they lie and merged in order (exact: the counts add). A
-        learner that forgets is refused here, before any partition is learned."""
-        self._refuse_forgetting("train on Dask")
-        return MergePlan(self)
-
-    def merge(self, other: BaseTAN) -> BaseTAN:
-        """A new learner equal to one trained on both learners' streams.
-
-        Both must be the same class with the same hyperparameters; the counts add up. The
-        result's labels, features and values are coded as first seen by ``self``, then
-        ``other``. Learners that forget are refused (their counts weigh records by age on two
-        unrelated clocks), and so are numeric features cut into different intervals.
-        """
-        check_mergeable_with(self, other)
-        self._refuse_forgetting("merge")
-        other._refuse_forgetting("merge")
-        self._kinds.check_mergeable(other._kinds)
-        out = copy.deepcopy(self)  # a failure below leaves self and other as they were
-        out._predicted = None
-        out._kinds.commit(other._kinds.kind)
-        for f, b in other._bins.items():
-            mine = out._bins.get(f)
-            if mine is None:
-                out._bins[f] = copy.deepcopy(b)
-            else:
-                had = mine.cuts is not None
-                mine.merge(b, f)
-                if mine.cuts is not None and not had and b.cuts is None:
-                    out._register_bins(f, mine)
-        out._counts.merge(other._counts)
-        out._t += other._t
-        out._refresh()
-        return out
 
     # -------------------------------------------------------------- predicting
 

@@ -12,6 +12,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..naive_bayes.decay import check_decay
+from ..order_mcmc.order_model import unique_rows
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
 from ..stats.spanning import edge_probabilities, log_tree_sum
 from ..validation import check_choice, check_real
@@ -322,7 +323,7 @@ class ModelAveragedTAN(BaseTAN):
 
     def _joint_log_likelihood_many(self, codes):
         # identical coded rows (frequent after discretisation) are computed once
-        distinct, back = _unique_rows(codes)
+        distinct, back, _ = unique_rows(codes)
         return self._distinct_rows(distinct)[back]
 
     def _distinct_rows(self, codes):
@@ -390,17 +391,4 @@ def _triu_flat(g: int, offset: int):
     i, j = np.triu_indices(g - offset, 1)
     i, j = i + offset, j + offset
     return i * g + j, j * g + i
-
-
-def _unique_rows(codes: np.ndarray):
-    """``(distinct rows, inverse)`` of an int matrix of codes >= -1: one int64 key per row
-    (the codes + 1 as digits) when the keys fit, else ``np.unique`` over rows (slower)."""
-    radix = codes.max(axis=0, initial=-1) + 2
-    if np.log2(radix.astype(float)).sum() < 62:
-        strides = np.cumprod(np.concatenate([[1], radix[:-1]]))
-        _, first, back = np.unique((codes + 1) @ strides, return_index=True,
-                                   return_inverse=True)
-        return codes[first], back.ravel()
-    distinct, back = np.unique(codes, axis=0, return_inverse=True)
-    return distinct, back.ravel()
 
