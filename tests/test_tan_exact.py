@@ -411,7 +411,7 @@ def test_edge_weights_spanning_tens_of_thousands_of_nats(structures):
                           for f in range(5)})
     model = ModelAveragedTAN(structures=structures, ess=1.0)
     model.learn_many(frame, pd.Series([f"c{v}" for v in y]))
-    assert np.ptp(model._l) > 1e4
+    assert np.ptp(model.edge_log_weights) > 1e4
     distinct, counts = np.unique(np.column_stack([X, y]), axis=0, return_counts=True)
     data = [({f"f{f}": f"v{row[f]}" for f in range(5)}, f"c{row[5]}", float(n))
             for row, n in zip(distinct, counts)]

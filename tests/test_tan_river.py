@@ -32,6 +32,7 @@ def stream(n, seed=0, missing=0.1):
 
 
 @pytest.mark.slow
+# _unit_test_params: River's hook for the parameter sets its checks use (no public name)
 @pytest.mark.parametrize("params", [{}, *ModelAveragedTAN._unit_test_params()], ids=repr)
 def test_river_estimator_checks(params):
     checks.check_estimator(ModelAveragedTAN(**params))
@@ -91,7 +92,7 @@ def test_pickle_round_trip_and_clone():
     assert pickle.dumps(model) == pickle.dumps(copy_)
     fresh = model.clone()
     assert fresh.predict_proba_one(data[0][0]) == {}
-    assert fresh._get_params() == model._get_params()
+    assert fresh._get_params() == model._get_params()  # River's own accessor (no public one)
 
 
 BAD = [

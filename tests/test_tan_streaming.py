@@ -128,9 +128,9 @@ def test_chain_rule_updates_equal_the_batch_weights(structures):
         if i % 3:
             model.predict_proba_one(x)
         model.learn_one(x, int(y[i]))
-    incremental = model._l.copy()
-    model._refresh()
-    np.testing.assert_allclose(incremental, model._l, rtol=1e-10, atol=1e-9)
+    incremental = model.edge_log_weights
+    model._refresh()  # private: the batch recomputation under test has no public entry
+    np.testing.assert_allclose(incremental, model.edge_log_weights, rtol=1e-10, atol=1e-9)
     batch = ModelAveragedTAN(structures=structures, ess=2.5)
     batch.learn_many(pd.DataFrame(records), pd.Series(y))
     probe = pd.DataFrame(records[:50])
@@ -144,6 +144,7 @@ def test_scaled_unit_equals_decaying_every_count():
     X, y = raw(5, rows=300, n=3, missing=0.0)
     records = [{f"f{f}": f"v{X[i, f]}" for f in range(3)} for i in range(300)]
     model = ModelAveragedTAN(decay=0.8, structure_decay=0.9)
+    # private: the scaled unit (_renormalise_above, _scale, _k) is the mechanism under test
     model._renormalise_above = 1e6  # renormalise every ~62 records here
     reference = PairCounts()
     for i, x in enumerate(records):
@@ -153,9 +154,9 @@ def test_scaled_unit_equals_decaying_every_count():
         values = np.array([reference.add_value(u, v) for u, v in zip(codes, x.values())])
         reference.add(c, reference.record_columns(codes, values), 1.0)
         reference.scale(0.8)
-    np.testing.assert_allclose(model.counts.counts_ * model._scale, reference.counts_,
-                               rtol=1e-12)
-    assert model._k < 62
+    scale = model._scale  # private: the scaled unit (see above)
+    np.testing.assert_allclose(model.counts.counts_ * scale, reference.counts_, rtol=1e-12)
+    assert model._k < 62  # private: renormalisation happened (see above)
 
 
 @pytest.mark.parametrize("params", [{"decay": 0.9}, {"structure_decay": 0.95, "bin_warmup": 5}])
@@ -168,7 +169,7 @@ def test_learn_many_with_forgetting_is_learn_one_row_by_row(params):
     many.learn_many(frame[30:], labels[30:])
     for x, y in zip(frame.to_dict("records"), labels):
         one.learn_one(x, y)
-    np.testing.assert_allclose(many._l, one._l, rtol=1e-12)
+    np.testing.assert_allclose(many.edge_log_weights, one.edge_log_weights, rtol=1e-12)
     probe = frame.head(10)
     np.testing.assert_allclose(many.predict_proba_many(probe).to_numpy(),
                                one.predict_proba_many(probe).to_numpy(), atol=1e-12)

@@ -146,6 +146,15 @@ class ModelAveragedTAN(BaseTAN):
 
     # ---------------------------------------------------------------- weights
 
+    @property
+    def edge_log_weights(self) -> np.ndarray:
+        """``l_uv`` of every pair of features learned, by pair id
+        (:func:`~onlinebma.stats.pairs.pair_id`), a copy: ``log W_uv`` from the counts without
+        forgetting, the prequential recursion with it (``decay="auto"``: this learner's own,
+        empty)."""
+        return self._l.copy()
+
+
     def _refresh(self) -> None:
         """``l = log W`` of every pair from the counts (``h`` over each pair table and its
         margins, vectorised over all columns; spare cells count 0)."""
