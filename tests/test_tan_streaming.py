@@ -159,7 +159,8 @@ def test_scaled_unit_equals_decaying_every_count():
     assert model._k < 62  # private: renormalisation happened (see above)
 
 
-@pytest.mark.parametrize("params", [{"decay": 0.9}, {"structure_decay": 0.95, "bin_warmup": 5}])
+@pytest.mark.parametrize("params", [{"decay": 0.9, "bin_warmup": 20},
+                                    {"structure_decay": 0.95, "bin_warmup": 5}])
 def test_learn_many_with_forgetting_is_learn_one_row_by_row(params):
     rng = np.random.default_rng(6)
     frame = pd.DataFrame({"a": rng.choice(["p", "q", None], 80), "z": rng.normal(size=80)})

@@ -69,7 +69,7 @@ class AODE(BaseTAN):
 
     def __init__(self, frequency_limit: int = 1, m_estimate: float | None = None,
                  decay: float | str = 1.0, nominal_attributes: list | None = None,
-                 n_bins: int = 5, bin_warmup: int = 30):
+                 n_bins: int = 5, bin_warmup: int = 200):
         check_int("frequency_limit", frequency_limit, 0)
         if m_estimate is not None:
             check_real("m_estimate", m_estimate, 0.0, strict=True)
@@ -118,7 +118,7 @@ class AODE(BaseTAN):
         parents = seen & (frequency >= self.frequency_limit)
         n_parents = parents.sum(axis=1)
         spode = np.where(parents, spode, -np.inf)
-        top = np.where(n_parents > 0, spode.max(axis=2), 0.0)
+        top = np.where(n_parents > 0, spode.max(axis=2, initial=-np.inf), 0.0)  # n may be 0
         with np.errstate(divide="ignore"):
             averaged = top + np.log(np.exp(spode - top[:, :, None]).sum(axis=2)) - np.log(
                 np.maximum(n_parents, 1))
@@ -160,5 +160,5 @@ class AODE(BaseTAN):
         yield {}
         yield {"m_estimate": 1.0}
         yield {"frequency_limit": 3}
-        yield {"decay": 0.9}
+        yield {"decay": 0.9, "bin_warmup": 10}  # numeric intervals within the checks
         yield {"decay": "auto"}

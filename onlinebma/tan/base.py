@@ -70,14 +70,14 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
     bin_warmup
         Values of a numeric feature collected before its cut points are fixed (the feature
-        is missing for the learner in those records).
+        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`).
     """
 
     # Renormalise the scaled unit once a record weighs this much in it.
     _renormalise_above = 2.0 ** 128
 
     def __init__(self, decay: float | str = 1.0, nominal_attributes: list | None = None,
-                 n_bins: int = 5, bin_warmup: int = 30):
+                 n_bins: int = 5, bin_warmup: int = 200):
         check_decay("decay", decay, auto=True)
         check_int("n_bins", n_bins, 2)
         check_int("bin_warmup", bin_warmup, 1)

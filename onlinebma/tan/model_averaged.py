@@ -114,7 +114,7 @@ class ModelAveragedTAN(BaseTAN):
     def __init__(self, structures: str = "forests", ess: float = 10.0, edge_prior: float = 1.0,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None, n_bins: int = 5,
-                 bin_warmup: int = 30):
+                 bin_warmup: int = 200):
         super().__init__(decay=decay, nominal_attributes=nominal_attributes, n_bins=n_bins,
                          bin_warmup=bin_warmup)
         check_choice("structures", structures, ("forests", "trees"))

@@ -157,7 +157,7 @@ class TAN(BaseTAN):
 
     def __init__(self, alpha: float = 0.5, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, n_bins: int = 5,
-                 bin_warmup: int = 30):
+                 bin_warmup: int = 200):
         check_real("alpha", alpha, 0.0, strict=True)
         super().__init__(decay=decay, nominal_attributes=nominal_attributes, n_bins=n_bins,
                          bin_warmup=bin_warmup)
@@ -257,5 +257,5 @@ class TAN(BaseTAN):
     def _unit_test_params(self):
         yield {}
         yield {"alpha": 1.0}
-        yield {"decay": 0.9}
+        yield {"decay": 0.9, "bin_warmup": 10}  # numeric intervals within the checks
         yield {"decay": "auto"}
