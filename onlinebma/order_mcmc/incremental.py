@@ -259,7 +259,7 @@ class StreamingScores:
             raise ValueError("the records do not fit the layout of the count tables")
         parts = {"cells": [], "configs": []}
         if len(rows):  # blocks in family order: the keys come out sorted
-            for _, _, _, conf, cell in self.layout.blocks(rows):
+            for _, _, _, conf, cell in self.layout.blocks(rows, 1 << 20):  # bounded sorts
                 for name, index in (("configs", conf), ("cells", cell)):
                     parts[name].append(np.unique(index.astype(np.int64), return_counts=True))
         tables = {name: SparseCounts(*(np.concatenate([p[j] for p in found])

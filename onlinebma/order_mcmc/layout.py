@@ -125,10 +125,10 @@ class FamilyKeys:
             return fams, node[fams], conf[fams], cell[fams]
         return slice(None), node, conf, cell
 
-    def blocks(self, rows):
+    def blocks(self, rows, size: int = 1 << 22):
         """Per block ``lo:hi`` of families: ``(lo, hi, family, conf, cell)`` of every
-        record-family pair whose child is observed (keys). Node-major: gathering a parent's
-        digits reads one contiguous row per family."""
+        record-family pair whose child is observed (keys), about ``size`` pairs a block.
+        Node-major: gathering a parent's digits reads one contiguous row per family."""
         it = np.int32 if self.cell_off[-1] < 2**31 else np.int64  # halves memory traffic
         digits = np.vstack([np.where(rows >= 0, rows, self.room[:-1]).T,
                             np.zeros((1, len(rows)), np.int64)]).astype(it)  # (n + 1, m)
@@ -136,7 +136,7 @@ class FamilyKeys:
         stride = self.stride.astype(it)
         room = self.room.astype(it)
         conf_start, cell_start = self.conf_off[:-1].astype(it), self.cell_off[:-1].astype(it)
-        step = max(1, (1 << 22) // len(rows))
+        step = max(1, size // len(rows))
         for lo in range(0, len(self.parents), step):
             hi = min(lo + step, len(self.parents))
             node = self.nodes[lo:hi]

@@ -136,20 +136,33 @@ class SparseCounts:
     __hash__ = None  # mutable
 
     def __add__(self, other: SparseCounts) -> SparseCounts:
-        """The counts of both, summed key by key."""
-        (ka, ca), (kb, cb) = self.items(), other.items()
-        keys, inverse = np.unique(np.concatenate([ka, kb]), return_inverse=True)
-        counts = np.bincount(inverse.ravel(), np.concatenate([ca, cb]), len(keys))
-        return SparseCounts(keys, counts.astype(self.counts.dtype), self.counts.dtype)
+        """The counts of both, summed key by key (one merge of the sorted keys)."""
+        out = SparseCounts(*self.items(), self.counts.dtype)
+        out += other
+        return out
 
     def __iadd__(self, other: SparseCounts) -> SparseCounts:
-        total = self + other
-        self.keys, self.counts = total.keys, total.counts
+        keys, counts = other.items()
+        if not len(self.keys):
+            self.keys, self.counts = keys.copy(), counts.astype(self.counts.dtype)
+            return self
+        self.merge()
+        pos, hit = _find(self.keys, keys)
+        self.counts[pos[hit]] += counts[hit].astype(self.counts.dtype)
+        self._new_keys, self._new_counts = keys[~hit], counts[~hit].astype(self.counts.dtype)
+        self.merge()
         return self
 
     def __getstate__(self):
-        self.merge()  # a pickle carries the non-zero counts at their keys only
-        return self.__dict__
+        self.merge()  # a pickle carries the non-zero counts at their keys only, ...
+        state = self.__dict__.copy()
+        if len(self.keys) and self.keys[-1] < 2**31:
+            state["keys"] = self.keys.astype(np.int32)  # ... as int32 where they fit
+        return state
+
+    def __setstate__(self, state):
+        state["keys"] = state["keys"].astype(np.int64)
+        self.__dict__.update(state)
 
     def rekey(self, new_keys: np.ndarray) -> None:
         """Replace the keys of :meth:`items` by ``new_keys``, which must keep their order."""
