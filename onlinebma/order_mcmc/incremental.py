@@ -187,7 +187,7 @@ class StreamingScores:
             self.layout.grow(row, None, self._configs, self._cells)
         fams, node, conf, cell = self.layout.index(row)
         r = self._r().copy()
-        n_cell, n_conf = self._cells.lookup(cell), self._configs.lookup(conf)
+        n_cell, n_conf = self._cells.add(cell, sign), self._configs.add(conf, sign)
         changed = []  # nodes whose number of observed values changes with this record
         for i in np.flatnonzero(row >= 0):
             counts = self._value_counts[i]
@@ -203,8 +203,6 @@ class StreamingScores:
         a = self.alpha
         self._cell_part[fams] += sign * np.log(a + n_cell)
         self._config_part[fams] -= sign * np.log(r[node] * a + n_conf)
-        self._cells.add(cell, sign)
-        self._configs.add(conf, sign)
         self.n_records += sign
         for i in changed:
             self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
@@ -450,8 +448,7 @@ def _bump(counts: SparseCounts, index, fam, base, n_families):
     """Add one to ``counts`` at ``index`` (repeats allowed); return, per family, the sum of
     ``lgamma(base + N_new) - lgamma(base + N_old)`` over the entries touched."""
     u, first, k = np.unique(index, return_index=True, return_counts=True)
-    old = counts.lookup(u).astype(np.float64)
-    counts.add(u, k)
+    old = counts.add(u, k).astype(np.float64)
     b = base[first] if np.ndim(base) else base
     delta = gammaln(b + old + k) - gammaln(b + old)
     return np.bincount(fam[first], weights=delta, minlength=n_families)

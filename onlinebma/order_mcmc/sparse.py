@@ -41,8 +41,10 @@ class SparseCounts:
         Integer type of the counts.
 
     >>> c = SparseCounts()
-    >>> c.add(np.array([7, 3]), 1)
-    >>> c.add(np.array([3, 9]), np.array([2, 1]))
+    >>> c.add(np.array([7, 3]), 1).tolist()          # the counts before
+    [0, 0]
+    >>> c.add(np.array([3, 9]), np.array([2, 1])).tolist()
+    [1, 0]
     >>> c.lookup(np.array([3, 5, 7, 9])).tolist()
     [3, 0, 1, 1]
     >>> keys, counts = c.items()
@@ -79,26 +81,31 @@ class SparseCounts:
             out[hit] = counts[pos[hit]]
         return out
 
-    def add(self, keys, k) -> None:
-        """Add ``k`` (a number or one per key) at the distinct ``keys``."""
+    def add(self, keys, k) -> np.ndarray:
+        """Add ``k`` (a number or one per key) at the distinct ``keys``; return the counts
+        before the addition (int64, 0 where a key was absent)."""
         keys = np.asarray(keys, np.int64)
         k = np.broadcast_to(np.asarray(k, self.counts.dtype), keys.shape)
+        before = np.zeros(keys.shape, np.int64)
         pos, hit = _find(self.keys, keys)
+        before[hit] = self.counts[pos[hit]]
         self.counts[pos[hit]] += k[hit]
-        keys, k = keys[~hit], k[~hit]
-        if not len(keys):
-            return
-        pos, hit = _find(self._new_keys, keys)
-        self._new_counts[pos[hit]] += k[hit]
-        keys, k = keys[~hit], k[~hit]
-        if len(keys):
-            order = np.argsort(keys)
-            keys, k = keys[order], k[order]
-            at = np.searchsorted(self._new_keys, keys)
-            self._new_keys = np.insert(self._new_keys, at, keys)
+        rest = np.flatnonzero(~hit)
+        if not len(rest):
+            return before
+        pos, hit = _find(self._new_keys, keys[rest])
+        before[rest[hit]] = self._new_counts[pos[hit]]
+        self._new_counts[pos[hit]] += k[rest[hit]]
+        rest = rest[~hit]
+        if len(rest):
+            order = np.argsort(keys[rest])
+            new, k = keys[rest][order], k[rest][order]
+            at = np.searchsorted(self._new_keys, new)
+            self._new_keys = np.insert(self._new_keys, at, new)
             self._new_counts = np.insert(self._new_counts, at, k)
             if len(self._new_keys) ** 2 > max(1024, len(self.keys)) * len(keys) * 16:
                 self.merge()
+        return before
 
     def merge(self) -> None:
         """Move the new keys into the main array; drop the zero counts."""
