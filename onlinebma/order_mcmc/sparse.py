@@ -1,4 +1,4 @@
-"""Sparse counts: integer counts at the int64 keys that occur, and nothing for the others.
+"""Sparse counts: integer counts at the integer keys that occur, and nothing for the others.
 
 The count tables of the stream learners (:mod:`~onlinebma.order_mcmc.incremental`) give every
 cell of every candidate family a key in one virtual dense layout (family offset plus the
@@ -11,7 +11,8 @@ since the last merge wait in a second, small sorted array, merged into the first
 grows past ``sqrt(size * batch)`` entries (``batch`` the keys added at once), so that adding
 the keys of one record costs ``O(batch log size)`` plus, amortised, ``O(sqrt(size / batch))``
 per key, and a merge is one pass over the arrays (``O(size)``), never a sort.
-Counts that fall to zero (a record removed) are dropped at the merge.
+Counts that fall to zero (a record removed) are dropped at the merge. Keys are stored as
+int32 while they fit (a layout of fewer than ``2**31`` virtual cells), else int64.
 """
 
 from __future__ import annotations
@@ -21,9 +22,29 @@ import numpy as np
 __all__ = ["SparseCounts"]
 
 
+_MAX32 = 2**31 - 1
+
+
+def _narrow(keys: np.ndarray) -> np.ndarray:
+    """Sorted non-negative keys as int32 when they fit (half the memory and search
+    traffic), else int64."""
+    keys = np.asarray(keys, np.int64)
+    return keys.astype(np.int32) if not len(keys) or keys[-1] <= _MAX32 else keys
+
+
+def _search(keys: np.ndarray, values) -> np.ndarray:
+    """:func:`numpy.searchsorted` of int64 ``values`` in ``keys`` without converting
+    int32 ``keys`` (a value beyond int32 lies past every key)."""
+    values = np.asarray(values, np.int64)
+    if keys.dtype == np.int64:
+        return np.searchsorted(keys, values)
+    pos = np.searchsorted(keys, np.minimum(values, _MAX32).astype(np.int32))
+    return np.where(values > _MAX32, len(keys), pos)
+
+
 def _find(keys: np.ndarray, query: np.ndarray):
     """Positions of ``query`` in sorted ``keys`` and whether each is there."""
-    pos = np.searchsorted(keys, query)
+    pos = _search(keys, query)
     if not len(keys):
         return pos, np.zeros(pos.shape, dtype=bool)
     hit = keys[np.minimum(pos, len(keys) - 1)] == query
@@ -31,7 +52,7 @@ def _find(keys: np.ndarray, query: np.ndarray):
 
 
 class SparseCounts:
-    """Counts at sorted int64 keys (module docstring).
+    """Counts at sorted non-negative integer keys (module docstring).
 
     Parameters
     ----------
@@ -53,7 +74,7 @@ class SparseCounts:
     """
 
     def __init__(self, keys=None, counts=None, dtype=np.int32):
-        self.keys = np.zeros(0, np.int64) if keys is None else np.asarray(keys, np.int64)
+        self.keys = _narrow(np.zeros(0, np.int64) if keys is None else keys)
         self.counts = np.zeros(0, dtype) if counts is None else np.asarray(counts, dtype)
         self._new_keys = np.zeros(0, np.int64)
         self._new_counts = np.zeros(0, self.counts.dtype)
@@ -110,10 +131,12 @@ class SparseCounts:
     def merge(self) -> None:
         """Move the new keys into the main array; drop the zero counts."""
         if len(self._new_keys):
-            at = np.searchsorted(self.keys, self._new_keys)
+            if self._new_keys[-1] > _MAX32:
+                self.keys = self.keys.astype(np.int64)
+            at = _search(self.keys, self._new_keys)
             self.keys = np.insert(self.keys, at, self._new_keys)
             self.counts = np.insert(self.counts, at, self._new_counts)
-            self._new_keys = self._new_keys[:0]
+            self._new_keys = np.zeros(0, np.int64)
             self._new_counts = self._new_counts[:0]
         if (self.counts == 0).any():
             keep = self.counts != 0
@@ -128,7 +151,7 @@ class SparseCounts:
         """``(keys, counts)`` with ``lo <= key < hi``, unsorted (without merging)."""
         parts = []
         for keys, counts in ((self.keys, self.counts), (self._new_keys, self._new_counts)):
-            a, b = np.searchsorted(keys, [lo, hi])
+            a, b = _search(keys, [lo, hi])
             parts.append((keys[a:b], counts[a:b]))
         return (np.concatenate([parts[0][0], parts[1][0]]),
                 np.concatenate([parts[0][1], parts[1][1]]))
@@ -156,25 +179,19 @@ class SparseCounts:
         self.merge()
         pos, hit = _find(self.keys, keys)
         self.counts[pos[hit]] += counts[hit].astype(self.counts.dtype)
-        self._new_keys, self._new_counts = keys[~hit], counts[~hit].astype(self.counts.dtype)
+        self._new_keys = keys[~hit].astype(np.int64)
+        self._new_counts = counts[~hit].astype(self.counts.dtype)
         self.merge()
         return self
 
     def __getstate__(self):
-        self.merge()  # a pickle carries the non-zero counts at their keys only, ...
-        state = self.__dict__.copy()
-        if len(self.keys) and self.keys[-1] < 2**31:
-            state["keys"] = self.keys.astype(np.int32)  # ... as int32 where they fit
-        return state
-
-    def __setstate__(self, state):
-        state["keys"] = state["keys"].astype(np.int64)
-        self.__dict__.update(state)
+        self.merge()  # a pickle carries the non-zero counts at their keys only
+        return self.__dict__
 
     def rekey(self, new_keys: np.ndarray) -> None:
         """Replace the keys of :meth:`items` by ``new_keys``, which must keep their order."""
         self.merge()
-        self.keys = np.asarray(new_keys, np.int64)
+        self.keys = _narrow(new_keys)
 
     def subset(self, keep: np.ndarray, new_keys: np.ndarray) -> SparseCounts:
         """A new table of the entries ``keep`` of :meth:`items` at ``new_keys`` (any order)."""
