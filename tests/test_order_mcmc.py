@@ -329,7 +329,7 @@ def _five_node_problem():
 def test_order_mcmc_approaches_the_exact_average_over_all_120_orders():
     _, _, X, y = _five_node_problem()
     mcmc = OrderMCMC(max_parents=2, n_orders=400, burn_in=2000, n_iter=42000, seed=5).fit(X, y)
-    model = mcmc._model
+    model = mcmc._model  # the fitted order model: internal, no public view
     # The exact answer: every order weighted by P(D | order); joints averaged, then conditioned.
     orders = list(itertools.permutations(range(model.n)))
     log_ev = np.array([model.log_evidence(o) for o in orders])
@@ -372,6 +372,7 @@ def test_continued_chain_follows_the_exact_order_posterior_on_a_stationary_strea
         mcmc.learn_one({f: r[f] for f in features}, r[CLASS])
         mcmc.predict_proba_one({})  # the refit: the chain continues
     assert mcmc.n_fits_ == len(records) and len(visited) - start == 60 * 300
+    # the node order of the stream state (no public view): the exact model's must match it
     model = OrderModel(_node_codes(records, list(mcmc._live.names)), max_parents=2)
     orders = list(itertools.permutations(range(model.n)))
     log_ev = np.array([model.log_evidence(o) for o in orders])
@@ -422,6 +423,7 @@ def test_diagnostics():
     assert m.log_evidence_trace_.shape == (600,)
     # the trace is log P(D | order) of the chain's state
     assert m.log_evidence_trace_[-1] == pytest.approx(
+        # the fitted order model is internal (no public view)
         m._model.log_evidence([(features + [CLASS]).index(v) for v in m.orders_[-1]]), abs=1e-9)
     assert 0 < m.acceptance_rate_ < 1
     for probs in (m.class_parent_proba_, m.class_child_proba_, m.markov_blanket_proba_):
@@ -480,7 +482,7 @@ def test_bad_input_is_refused_clearly():
 def test_river_estimator_checks(cls):
     from river import checks
 
-    for params in cls._unit_test_params():
+    for params in cls._unit_test_params():  # River's hook for its estimator checks
         checks.check_estimator(cls(**params))
 
 

@@ -8,7 +8,10 @@
 Modules: :mod:`~onlinebma.order_mcmc.scores` (parent-set score tables),
 :mod:`~onlinebma.order_mcmc.order_model` (exact fixed-order averaging and prediction, array
 level), :mod:`~onlinebma.order_mcmc.fixed_order` (the River/pandas classifiers' shell and
-:class:`FixedOrderBMA`) and :mod:`~onlinebma.order_mcmc.sampler` (the chain over orders).
+:class:`FixedOrderBMA`), :mod:`~onlinebma.order_mcmc.chain` (the chain over orders),
+:mod:`~onlinebma.order_mcmc.sampler` (:class:`OrderMCMC`), and for streams
+:mod:`~onlinebma.order_mcmc.incremental` (family scores per record) over sparse counts
+(:mod:`~onlinebma.order_mcmc.sparse`) at the keys of :mod:`~onlinebma.order_mcmc.layout`.
 """
 
 from .fixed_order import FixedOrderBMA

@@ -20,14 +20,16 @@ Exceptions, all exact:
   parent value, as in the batch tables;
 - when a node gains or loses an observed value, ``r_i`` changes, and the
   ``lgamma(r_i a ...)`` part of its families is recomputed from the configuration counts;
-- a value code beyond the tables' room re-lays the count tables out (a copy of the counts,
-  no records needed).
+- a value code beyond the tables' room, or a first missing value, re-keys the counts
+  (:mod:`~onlinebma.order_mcmc.layout`; no records needed).
 
-Memory is the dense count tables of every candidate family: ``sum_Z prod_{v in Z} (c_v + 1)``
-configurations times ``c_i`` values per family, ``c_v`` the number of value codes of node
-``v`` — bounded by the candidate parents (:mod:`~onlinebma.order_mcmc.candidates`) and the
-numbers of values, not by the records. A pickle carries the non-zero counts only (at most
-one configuration and one cell per record and family).
+Memory: the counts are sparse (:class:`~onlinebma.order_mcmc.sparse.SparseCounts`): each
+family keeps the parent configurations and cells that occur, at most one of each per
+distinct record, never the product of the parents' numbers of values; at worst linear in
+records times candidate families (:mod:`~onlinebma.order_mcmc.candidates`), and no more than
+the dense tables. Unobserved configurations contribute nothing to the score (each of their
+terms is ``lgamma(x) - lgamma(x) = 0``; the K2 pseudo-counts are per cell, so ``r_i``
+enters as a number, not as a table size). A pickle carries the occurring counts only.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
+from .layout import FamilyKeys
 from .scores import _candidate_sets, candidate_lists
+from .sparse import SparseCounts
 
 __all__ = ["FamilyCounts", "StreamingScores"]
 
@@ -46,19 +50,23 @@ __all__ = ["FamilyCounts", "StreamingScores"]
 @dataclass
 class FamilyCounts:
     """Counts of some records in the layout of a :class:`StreamingScores` table: cells
-    ``N_ijk`` and configurations ``N_ij`` of every family, values of every node, records.
-    Counts of chunks of records add up (``+``): the tables of a frame split in partitions
-    are the sums of the partitions' counts."""
+    ``N_ijk`` and configurations ``N_ij`` of every family (sparse, at their keys in the
+    layout ``layout``), values of every node, records. Counts of chunks of records add up
+    (``+``): the tables of a frame split in partitions are the sums of the partitions'
+    counts."""
 
-    cells: np.ndarray
-    configs: np.ndarray
+    cells: SparseCounts
+    configs: SparseCounts
     value_counts: list
     n_records: int
+    layout: tuple
 
     def __add__(self, other: FamilyCounts) -> FamilyCounts:
+        if self.layout != other.layout:
+            raise ValueError("the counts were taken in different layouts of the count tables")
         return FamilyCounts(self.cells + other.cells, self.configs + other.configs,
                             [a + b for a, b in zip(self.value_counts, other.value_counts)],
-                            self.n_records + other.n_records)
+                            self.n_records + other.n_records, self.layout)
 
 
 class StreamingScores:
@@ -144,82 +152,22 @@ class StreamingScores:
         self.n_records = 0
         self.selection = None
         self.version = 0  # changes with every update (for caches of the scores)
-        room = np.ones(n, np.int64) if n_values is None else np.maximum(1, np.asarray(n_values))
-        self._room = np.append(room, 1).astype(np.int64)  # the dummy node: one value, 0
-        self._has_missing = np.zeros(n + 1, dtype=bool)
-        self._layout()
-        self._cells = np.zeros(int(self._cell_off[-1]), dtype=np.int32)
-        self._configs = np.zeros(int(self._conf_off[-1]), dtype=np.int32)
+        self.layout = FamilyKeys(self._par, self._node,
+                                 np.ones(n, np.int64) if n_values is None else n_values)
+        self._cells = SparseCounts()  # N_ijk at their keys
+        self._configs = SparseCounts()  # N_ij at their keys
 
-    # ---------------------------------------------------------------- layout
+    @property
+    def family_nodes(self) -> np.ndarray:
+        """The child node of every family (flat index, node-major)."""
+        return self._node
 
-    def _layout(self):
-        """Offsets and strides of the dense tables for the current room per node.
-
-        A parent's digit is its code, or ``room`` for a missing value (a slot that exists
-        once the node has been missing); the last parent varies fastest; family ``f``'s
-        cell is ``cell_off[f] + config * room[i] + value``.
-        """
-        rad = (self._room + self._has_missing)[self._par]
-        stride = np.ones_like(rad)
-        for j in range(rad.shape[1] - 2, -1, -1):
-            stride[:, j] = stride[:, j + 1] * rad[:, j + 1]
-        self._stride = stride
-        self._stride_cols = [np.ascontiguousarray(stride[:, j]) for j in range(rad.shape[1])]
-        self._par_cols = [np.ascontiguousarray(self._par[:, j]) for j in range(rad.shape[1])]
-        q = rad.prod(axis=1)
-        self._conf_off = np.concatenate([[0], np.cumsum(q)])
-        self._cell_off = np.concatenate([[0], np.cumsum(q * self._room[self._node])])
-        self._conf_start = self._conf_off[:-1]
-        self._cell_start = self._cell_off[:-1]
-
-    def _grow(self, row, missing=None):
-        """Make room for the codes and missing values of ``row``; move the counts over.
-
-        Only the non-zero counts are moved (most cells of the wide families are empty).
-        """
-        room0, miss0 = self._room.copy(), self._has_missing.copy()
-        stride0, conf0, cell0 = self._stride, self._conf_off, self._cell_off
-        self._room[:-1] = np.maximum(self._room[:-1], row + 1)
-        self._has_missing[:-1] |= (row < 0) if missing is None else missing
-        if (self._room == room0).all() and (self._has_missing == miss0).all():
-            return
-        self._layout()
-
-        def new_config(fam, local):  # a configuration's index in the new layout
-            par = self._par[fam]
-            digits = (local[:, None] // stride0[fam]) % (room0 + miss0)[par]
-            digits = np.where(digits >= room0[par], self._room[par], digits)  # missing slot
-            return (digits * self._stride[fam]).sum(axis=1)
-
-        at = np.flatnonzero(self._configs)
-        fam = np.searchsorted(conf0, at, side="right") - 1
-        configs = np.zeros(int(self._conf_off[-1]), dtype=self._configs.dtype)
-        configs[self._conf_off[fam] + new_config(fam, at - conf0[fam])] = self._configs[at]
-        at = np.flatnonzero(self._cells)
-        fam = np.searchsorted(cell0, at, side="right") - 1
-        r0, r1 = room0[self._node[fam]], self._room[self._node[fam]]
-        local = at - cell0[fam]
-        new = self._cell_off[fam] + new_config(fam, local // r0) * r1 + local % r0
-        cells = np.zeros(int(self._cell_off[-1]), dtype=self._cells.dtype)
-        cells[new] = self._cells[at]
-        self._cells, self._configs = cells, configs
+    @property
+    def family_parents(self) -> np.ndarray:
+        """The parent set of every family (flat index), padded with the dummy node ``n``."""
+        return self._par
 
     # --------------------------------------------------------------- updates
-
-    def _index(self, row):
-        """Families to update (child observed) and their configuration and cell indices."""
-        digits = np.append(np.where(row >= 0, row, self._room[:-1]), 0)
-        local = digits[self._par_cols[0]] * self._stride_cols[0]
-        for par, stride in zip(self._par_cols[1:], self._stride_cols[1:]):
-            local += digits[par] * stride
-        node = self._node
-        conf = self._conf_start + local
-        cell = self._cell_start + local * self._room[node] + row[node]
-        if (row < 0).any():
-            fams = np.flatnonzero((row >= 0)[node])
-            return fams, node[fams], conf[fams], cell[fams]
-        return slice(None), node, conf, cell
 
     def add(self, row) -> None:
         """Count one record (``n`` integer codes, ``-1`` = missing)."""
@@ -233,31 +181,28 @@ class StreamingScores:
         self.version += 1
         if row.shape != (self.n,):
             raise ValueError(f"a record must have {self.n} codes, got shape {row.shape}")
-        if (row >= self._room[:-1]).any() or (~self._has_missing[:-1] & (row < 0)).any():
+        if not self.layout.fits(row):
             if sign < 0:
                 raise ValueError("cannot remove a record that was never counted")
-            self._grow(row)
-        fams, node, conf, cell = self._index(row)
+            self.layout.grow(row, None, self._configs, self._cells)
+        fams, node, conf, cell = self.layout.index(row)
         r = self._r().copy()
+        n_cell, n_conf = self._cells.add(cell, sign), self._configs.add(conf, sign)
         changed = []  # nodes whose number of observed values changes with this record
         for i in np.flatnonzero(row >= 0):
             counts = self._value_counts[i]
             if row[i] >= len(counts):
                 counts = self._value_counts[i] = np.append(
-                    counts, np.zeros(int(self._room[i]) - len(counts), np.int64))
+                    counts, np.zeros(int(self.layout.room[i]) - len(counts), np.int64))
             before = counts[row[i]]
             counts[row[i]] += sign
             if (before == 0) != (counts[row[i]] == 0):
                 changed.append(int(i))
-        if sign < 0:
-            self._cells[cell] -= 1
-            self._configs[conf] -= 1
+        if sign < 0:  # the term of a removed record: its counts after removal
+            n_cell, n_conf = n_cell - 1, n_conf - 1
         a = self.alpha
-        self._cell_part[fams] += sign * np.log(a + self._cells[cell])
-        self._config_part[fams] -= sign * np.log(r[node] * a + self._configs[conf])
-        if sign > 0:
-            self._cells[cell] += 1
-            self._configs[conf] += 1
+        self._cell_part[fams] += sign * np.log(a + n_cell)
+        self._config_part[fams] -= sign * np.log(r[node] * a + n_conf)
         self.n_records += sign
         for i in changed:
             self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
@@ -281,9 +226,10 @@ class StreamingScores:
         self.version += 1
         card0 = self._card.copy()
         self._add_value_counts([np.bincount(rows[:, i][rows[:, i] >= 0],
-                                            minlength=int(self._room[i])) for i in range(self.n)])
+                                            minlength=int(self.layout.room[i]))
+                                for i in range(self.n)])
         self.n_records += len(rows)
-        for _, _, fams, conf, cell in self._family_cells(rows):
+        for _, _, fams, conf, cell in self.layout.blocks(rows):
             ra = self._card[self._node[fams]] * self.alpha
             self._config_part -= _bump(self._configs, conf, fams, ra, len(self._par))
             self._cell_part += _bump(self._cells, cell, fams, self.alpha, len(self._par))
@@ -293,38 +239,8 @@ class StreamingScores:
     def reserve(self, n_values, missing) -> None:
         """Make room for value codes below ``n_values`` per node and, where ``missing``, for
         a missing value (the layout of every chunk of one frame must be the same)."""
-        self._grow(np.asarray(n_values, dtype=np.int64) - 1, np.asarray(missing, dtype=bool))
-
-    def _family_cells(self, rows):
-        """Per block ``lo:hi`` of families: ``(lo, hi, family, configuration, cell)`` of every
-        record-family pair whose child is observed (flat indices into the count tables).
-        Node-major: gathering a parent's digits reads one contiguous row per family."""
-        it = np.int32 if self._cell_off[-1] < 2**31 else np.int64  # halves memory traffic
-        digits = np.vstack([np.where(rows >= 0, rows, self._room[:-1]).T,
-                            np.zeros((1, len(rows)), np.int64)]).astype(it)  # (n + 1, m)
-        children = np.ascontiguousarray(rows.T).astype(it)
-        stride = self._stride.astype(it)
-        room = self._room.astype(it)
-        conf_start, cell_start = self._conf_start.astype(it), self._cell_start.astype(it)
-        step = max(1, (1 << 22) // len(rows))
-        for lo in range(0, len(self._par), step):
-            hi = min(lo + step, len(self._par))
-            node = self._node[lo:hi]
-            local = digits[self._par[lo:hi, 0]] * stride[lo:hi, 0, None]  # (f, m)
-            for j in range(1, self._par.shape[1]):
-                local += digits[self._par[lo:hi, j]] * stride[lo:hi, j, None]
-            child = children[node]
-            conf = conf_start[lo:hi, None] + local
-            local *= room[node][:, None]
-            local += cell_start[lo:hi, None]
-            local += child
-            cell = local
-            fams = np.broadcast_to(np.arange(lo, hi)[:, None], child.shape)
-            ok = child >= 0
-            if ok.all():
-                yield lo, hi, fams.ravel(), conf.ravel(), cell.ravel()
-            else:
-                yield lo, hi, fams[ok], conf[ok], cell[ok]
+        self.layout.grow(np.asarray(n_values, dtype=np.int64) - 1,
+                         np.asarray(missing, dtype=bool), self._configs, self._cells)
 
     def _add_value_counts(self, counts: list) -> None:
         for i in range(self.n):
@@ -337,33 +253,35 @@ class StreamingScores:
         """The counts of ``rows`` in this table's layout, without changing the table; rows
         must fit the layout (:meth:`reserve`). Counts of chunks of records add up."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
-        if (rows >= self._room[:-1]).any() or (~self._has_missing[:-1] & (rows < 0)).any():
+        if not self.layout.fits(rows):
             raise ValueError("the records do not fit the layout of the count tables")
-        cells = np.zeros_like(self._cells)
-        configs = np.zeros_like(self._configs)
-        if len(rows):
-            for lo, hi, _, conf, cell in self._family_cells(rows):
-                for counts, index, off in ((configs, conf, self._conf_off),
-                                           (cells, cell, self._cell_off)):
-                    a, b = off[lo], off[hi]  # the block's families' entries
-                    counts[a:b] += np.bincount(index - a, minlength=b - a).astype(counts.dtype)
-        values = [np.bincount(rows[:, i][rows[:, i] >= 0], minlength=int(self._room[i]))
+        parts = {"cells": [], "configs": []}
+        if len(rows):  # blocks in family order: the keys come out sorted
+            for _, _, _, conf, cell in self.layout.blocks(rows, 1 << 20):  # bounded sorts
+                for name, index in (("configs", conf), ("cells", cell)):
+                    parts[name].append(np.unique(index.astype(np.int64), return_counts=True))
+        tables = {name: SparseCounts(*(np.concatenate([p[j] for p in found])
+                                       for j in (0, 1))) if found else SparseCounts()
+                  for name, found in parts.items()}
+        values = [np.bincount(rows[:, i][rows[:, i] >= 0], minlength=int(self.layout.room[i]))
                   for i in range(self.n)]
-        return FamilyCounts(cells, configs, values, len(rows))
+        return FamilyCounts(tables["cells"], tables["configs"], values, len(rows),
+                            self.layout.signature())
 
     def add_counts(self, counts: FamilyCounts) -> None:
         """Add counts taken by :meth:`count` (of this layout) and rescore every family from
         the counts: the table is then that of all the records counted."""
-        if counts.cells.shape != self._cells.shape or \
-                counts.configs.shape != self._configs.shape:
+        if counts.layout != self.layout.signature():
             raise ValueError("the counts were taken in another layout of the count tables")
         self.version += 1
         self._add_value_counts(counts.value_counts)
         self.n_records += counts.n_records
         self._configs += counts.configs
         self._cells += counts.cells
-        cell_terms = gammaln(self.alpha + self._cells) - gammaln(self.alpha)
-        self._cell_part = np.add.reduceat(cell_terms, self._cell_start)
+        keys, cells = self._cells.items()
+        fam = self.layout.family(keys, self.layout.cell_off)
+        self._cell_part = np.bincount(fam, gammaln(self.alpha + cells) - gammaln(self.alpha),
+                                      len(self._par))
         for i in range(self.n):
             self._rescore_configs(i)
 
@@ -375,10 +293,11 @@ class StreamingScores:
         """Recompute ``sum_j lgamma(r_i a) - lgamma(r_i a + N_ij)`` of node ``i``'s families."""
         ra = self._r()[i] * self.alpha
         lo, hi = self._start[i], self._start[i + 1]
-        counts = self._configs[self._conf_off[lo]:self._conf_off[hi]]
-        per_config = gammaln(ra) - gammaln(ra + counts)
-        self._config_part[lo:hi] = np.add.reduceat(per_config, self._conf_off[lo:hi] -
-                                                   self._conf_off[lo])
+        off = self.layout.conf_off
+        keys, counts = self._configs.between(off[lo], off[hi])
+        fam = self.layout.family(keys, off) - lo
+        self._config_part[lo:hi] = np.bincount(fam, gammaln(ra) - gammaln(ra + counts),
+                                               hi - lo)  # a configuration absent adds 0
 
     # ----------------------------------------------------------------- reads
 
@@ -414,21 +333,13 @@ class StreamingScores:
     def predictive_flat(self, fams, rows) -> np.ndarray:
         """:meth:`predictive` for families of any nodes, by flat index (node ``i``'s sets
         are ``family_start[i]`` onwards): ``(m, len(fams))``."""
-        rows = np.asarray(rows, dtype=np.int64)
-        par, node = self._par[fams], self._node[fams]
-        digits = np.hstack([rows, np.zeros((len(rows), 1), np.int64)])
-        outside = digits >= self._room  # codes never counted
-        if outside.any():
-            out_par = outside[:, par].any(axis=2)
-            digits = np.where(outside, 0, digits)
-        local = digits[:, par[:, 0]] * self._stride[fams, 0]
-        for j in range(1, par.shape[1]):
-            local += digits[:, par[:, j]] * self._stride[fams, j]
-        n_conf = self._configs[self._conf_off[fams] + local]
-        n_cell = self._cells[self._cell_off[fams] + local * self._room[node] + digits[:, node]]
-        if outside.any():
-            n_conf = np.where(out_par, 0, n_conf)
-            n_cell = np.where(out_par | outside[:, node], 0, n_cell)
+        conf, cell, unseen_parent, unseen_child = self.layout.lookup_keys(
+            fams, np.asarray(rows, dtype=np.int64))
+        n_conf, n_cell = self._configs.lookup(conf), self._cells.lookup(cell)
+        if unseen_parent is not None:  # codes never counted: count 0
+            n_conf = np.where(unseen_parent, 0, n_conf)
+            n_cell = np.where(unseen_parent | unseen_child, 0, n_cell)
+        node = self._node[fams]
         return (self.alpha + n_cell) / (self._card[node] * self.alpha + n_conf)
 
     @property
@@ -447,27 +358,21 @@ class StreamingScores:
         lw = shifted - np.repeat(norm, np.diff(self._start))
         return np.split(lw, self._start[1:-1])
 
-    def __getstate__(self):
-        # The count tables are mostly zeros: only the non-zero entries travel (the dense
-        # table when at least half of it is non-zero, so a pickle is never the larger).
-        state = self.__dict__.copy()
-        for name in ("_cells", "_configs"):
-            counts = state[name]
-            at = np.flatnonzero(counts)
-            if 2 * len(at) < len(counts):
-                state[name] = (len(counts), counts.dtype.str,
-                               at.astype(np.int32 if len(counts) < 2**31 else np.int64),
-                               counts[at])
-        return state
-
     def __setstate__(self, state):
         state.setdefault("selection", None)  # pickles made before candidate choice on Dask
-        for name in ("_cells", "_configs"):
+        for name in ("_cells", "_configs"):  # pickles made before the sparse tables
             if isinstance(state[name], tuple):
                 size, dtype, at, values = state[name]
-                counts = np.zeros(size, dtype=np.dtype(dtype))
-                counts[at] = values
-                state[name] = counts
+                state[name] = SparseCounts(at, values, np.dtype(dtype))
+            elif isinstance(state[name], np.ndarray):
+                state[name] = SparseCounts.from_dense(state[name])
+        if "layout" not in state:  # ... and before the key layout had a class of its own
+            room, missing = state["_room"][:-1], state["_has_missing"][:-1]
+            state["layout"] = FamilyKeys(state["_par"], state["_node"], room)
+            state["layout"].grow(room - 1, missing, SparseCounts(), SparseCounts())  # same keys
+            for name in ("_room", "_has_missing", "_stride", "_stride_cols", "_par_cols",
+                         "_conf_off", "_cell_off", "_conf_start", "_cell_start"):
+                state.pop(name, None)
         self.__dict__.update(state)
 
     def pair_tables(self):
@@ -476,35 +381,41 @@ class StreamingScores:
         the one-parent families (zeros where a pair has no family)."""
         if self.selection is not None:
             return self.selection
-        rad = self._room + self._has_missing
+        room = self.layout.room
+        rad = room + self.layout.has_missing
         width = int(rad[:-1].max(initial=1))
         out = []
         for i in range(self.n):
-            r = int(self._room[i])
+            r = int(room[i])
             table = np.zeros((self.n, width, r), dtype=np.int64)
             vc = self._value_counts[i][:r]
             table[i, 0, :len(vc)] = vc
             for f in range(self._start[i], self._start[i + 1]):
                 par = self._par[f]
                 if par[0] < self.n and (par[1:] == self.n).all():
-                    q = int(rad[par[0]])
-                    cells = self._cells[self._cell_off[f]:self._cell_off[f + 1]]
-                    table[par[0], :q] = cells.reshape(q, r)
+                    table[par[0], :int(rad[par[0]])] = self.dense_counts(f)[0]
             out.append(table)
         return out
 
     def restricted(self, candidates) -> StreamingScores:
         """These tables restricted to the parent sets within ``candidates`` (a list per
         node): the same counts and scores, copied family by family, without the records."""
-        out = StreamingScores(self.n, self.max_parents, self.alpha, self._room[:-1],
+        out = StreamingScores(self.n, self.max_parents, self.alpha, self.layout.room[:-1],
                               self.order, candidates)
-        out.reserve(self._room[:-1], self._has_missing[:-1])
+        out.reserve(self.layout.room[:-1], self.layout.has_missing[:-1])
         index = {(int(node), tuple(par.tolist())): f
                  for f, (node, par) in enumerate(zip(self._node, self._par))}
         old = np.array([index[(int(node), tuple(par.tolist()))]
                         for node, par in zip(out._node, out._par)], dtype=np.int64)
-        out._cells = self._cells[_segments(self._cell_off, old)]
-        out._configs = self._configs[_segments(self._conf_off, old)]
+        new = np.full(len(self._par), -1)
+        new[old] = np.arange(len(old))
+        for name, off, out_off in (("_cells", self.layout.cell_off, out.layout.cell_off),
+                                   ("_configs", self.layout.conf_off, out.layout.conf_off)):
+            keys, _ = getattr(self, name).items()
+            fam = self.layout.family(keys, off)
+            keep = new[fam] >= 0
+            moved = keys[keep] - off[fam[keep]] + out_off[new[fam[keep]]]
+            setattr(out, name, getattr(self, name).subset(keep, moved))
         out._cell_part = self._cell_part[old].copy()
         out._config_part = self._config_part[old].copy()
         out._value_counts = [v.copy() for v in self._value_counts]
@@ -514,23 +425,30 @@ class StreamingScores:
 
     @property
     def n_cells(self) -> int:
-        """Size of the count tables (cells plus configurations)."""
+        """Entries stored in the count tables (occurring cells plus configurations)."""
         return len(self._cells) + len(self._configs)
 
+    def dense_counts(self, f: int) -> tuple:
+        """Family ``f``'s counts as dense arrays ``(N_ijk, N_ij)``, ``(q, room_i)`` and
+        ``(q,)``, configurations in the order of the keys (for checks and small tables)."""
+        layout = self.layout
+        q = int(layout.conf_off[f + 1] - layout.conf_off[f])
+        r = int(layout.room[self._node[f]])
+        out = []
+        for table, off, size in ((self._cells, layout.cell_off, q * r),
+                                 (self._configs, layout.conf_off, q)):
+            keys, counts = table.between(off[f], off[f + 1])
+            dense = np.zeros(size, np.int64)
+            dense[keys - off[f]] = counts
+            out.append(dense)
+        return out[0].reshape(q, -1), out[1]
 
-def _segments(offsets, which):
-    """Indices of the entries ``offsets[f]:offsets[f + 1]`` of each ``f`` in ``which``."""
-    lo, hi = offsets[which], offsets[which + 1]
-    starts = np.repeat(lo - np.concatenate([[0], np.cumsum(hi - lo)[:-1]]), hi - lo)
-    return starts + np.arange(int((hi - lo).sum()))
 
-
-def _bump(counts, index, fam, base, n_families):
-    """Add one to ``counts[index]`` (repeats allowed); return, per family, the sum of
+def _bump(counts: SparseCounts, index, fam, base, n_families):
+    """Add one to ``counts`` at ``index`` (repeats allowed); return, per family, the sum of
     ``lgamma(base + N_new) - lgamma(base + N_old)`` over the entries touched."""
     u, first, k = np.unique(index, return_index=True, return_counts=True)
-    old = counts[u].astype(np.float64)
-    counts[u] += k.astype(counts.dtype)
+    old = counts.add(u, k).astype(np.float64)
     b = base[first] if np.ndim(base) else base
     delta = gammaln(b + old + k) - gammaln(b + old)
     return np.bincount(fam[first], weights=delta, minlength=n_families)

@@ -150,9 +150,9 @@ class StreamingOrderModel(OrderModel):
         start = self.scores.family_start
         sizes = np.repeat(np.diff(start), np.diff(start))
         fams = np.flatnonzero(w.max(axis=1) >= self.prune_tol / sizes)
-        node = self.scores._node[fams]
+        node = self.scores.family_nodes[fams]
         seg = np.flatnonzero(np.diff(np.concatenate([[-1], node])))
-        par = self.scores._par[fams]
+        par = self.scores.family_parents[fams]
         has_class = (par == class_node).any(axis=1) | (node == class_node)
         value = (fams, w[fams], seg, has_class)
         self._weight_cache["flat"] = (log_weights, class_node, value)
