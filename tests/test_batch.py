@@ -148,6 +148,7 @@ def test_unseen_values_and_late_features_are_skipped_at_prediction():
     seen = []
 
     class Spy(ClassCounts):
+        # The adapter's subclass hook, overridden as every batch learner does: a spy on its rows.
         def _predict_proba(self, data, rows):
             seen.append(rows)
             return super()._predict_proba(data, rows)

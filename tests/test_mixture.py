@@ -233,6 +233,7 @@ def test_bad_records_leave_the_model_unchanged():
 @pytest.mark.parametrize("model_cls", MODELS)
 def test_river_estimator_checks(model_cls):
     # No check is skipped (_unit_test_skips is empty); every _unit_test_params set is checked.
+    # _unit_test_params is River's own hook for these parameter sets (check_estimator reads it).
     for params in model_cls._unit_test_params():
         model = model_cls(**params)
         for check in checks.yield_checks(model):
