@@ -107,8 +107,7 @@ def _batch_fit_equals_one_machine(name, X, y, npartitions, split_every):
     model = distributed.fit(BATCH[name](), _frame(X, y, npartitions), target="label",
                             split_every=split_every)
     assert model.classes_ == one.classes_  # label order identical
-    # No public view counts the records learned (refits are scheduled from it): private.
-    assert model._n_learned == one._n_learned == len(X)
+    assert model.coding.n_learned == one.coding.n_learned == len(X)
     proba = distributed.predict_proba(model, dd.from_pandas(X, npartitions=3)).compute()
     expected = one.predict_proba_many(X)
     assert list(proba.columns) == list(expected.columns)

@@ -60,7 +60,7 @@ def _assert_same(a, b, X, columns_in_order=True):
             assert fa[f] == pytest.approx(fb[f], abs=1e-9)
     else:
         assert a.classes_ == b.classes_ or not columns_in_order
-        assert a._n_learned == b._n_learned  # no public count of the records learned
+        assert a.coding.n_learned == b.coding.n_learned
 
 
 @pytest.mark.parametrize("name", MAKERS)
@@ -98,7 +98,7 @@ def test_merge_continues_the_history_of_a_learner_that_has_predicted(records, na
 def test_merge_respects_the_window(records, name):
     X, y = records
     a, b = _learned(name, X[:30], y[:30], window=50), _learned(name, X[30:], y[30:], window=50)
-    assert b._n_learned > b.data_.n  # b's window dropped records (no public count of them)
+    assert b.coding.n_learned > b.data_.n  # b's window dropped records
     merged = a.merge(b)
     one = _learned(name, X, y, window=50)
     _assert_same(merged, one, X)

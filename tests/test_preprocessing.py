@@ -178,14 +178,14 @@ def test_cut_points_follow_new_data():
 def test_discretizer_refuses_bad_records_and_stays_unchanged():
     disc = MDLDiscretizer()
     disc.learn_one({"a": 1.0, "b": "u"}, "yes")
-    before = (dict(disc._values), dict(disc._kinds.kind))
+    before = pickle.dumps(disc)  # its whole state: values, labels, kinds, cached cuts
     with pytest.raises(TypeError, match="'a' is numeric"):
         disc.learn_one({"a": "high"}, "no")
     with pytest.raises(ValueError, match="label"):
         disc.learn_one({"a": 2.0}, None)
     with pytest.raises(ValueError, match="infinite"):
         disc.learn_many(pd.DataFrame({"a": [1.0, np.inf]}), pd.Series(["a", "b"]))
-    assert (dict(disc._values), dict(disc._kinds.kind)) == before
+    assert pickle.dumps(disc) == before
 
 
 # ------------------------------------- issue 13: refit policy (item 9) and pipelines (item 12)
@@ -203,13 +203,14 @@ def test_streamed_cut_points_are_refitted_by_the_documented_policy():
     the cut points of every value learned so far."""
     data = _stream(3000)
     disc = MDLDiscretizer()
-    fits = []
+    fits, before = [], None
     for i, (x, y) in enumerate(data, 1):
-        before = disc._cuts.get("a")
         disc.learn_one(x, y)
-        disc.transform_one(x)
-        if disc._cuts["a"] is not before:
+        disc.transform_one(x)  # refits if due; reading cut_points_ next refits nothing more
+        cuts = disc.cut_points_["a"]  # the same array object until the next refit
+        if cuts is not before:
             fits.append(i)
+        before = cuts
     assert len(fits) < 100  # O(log n) refits, not one per record
     for prev, cur in zip(fits, fits[1:]):
         assert cur == prev + max(1, -(-prev // 10))  # the first record at >= 10% growth

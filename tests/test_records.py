@@ -249,6 +249,7 @@ def test_string_columns_are_validated_per_distinct_value_not_per_cell(monkeypatc
     from onlinebma import records
 
     seen = []
+    # A spy on the private per-value check: no public view counts how often it runs.
     real = records._hashable_or_raise
     monkeypatch.setattr(records, "_hashable_or_raise",
                         lambda f, values: real(f, seen.extend(list(values)) or values))
