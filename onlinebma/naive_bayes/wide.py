@@ -23,7 +23,11 @@ two paths side by side, load average 2.1): the array path has a fixed cost of so
 calls per record; with two classes the plain path is faster at 30 numeric features (90
 cells, 1.1 x the array path for NaiveBayes and BMANB, 0.96 x for ModelAveragedNB), the array
 path at 50 (150 cells, 1.3-1.5 x), and with ten classes already at 20 features (220 cells):
-:data:`WIDE_CELLS` = 120 cells.
+:data:`WIDE_CELLS` = 120 cells. Rerun with the learners choosing by width (``python -m
+experiments wide``, "Crossover of the wide-record path" in docs/results/wide.md, both paths
+forced side by side, load average 3.6-6.7): with two classes the array path is 0.63-0.74 x
+the plain one at 60 cells, 0.86-1.04 x at 90, 1.05-1.29 x at 120 and 1.38-1.68 x at 180; with
+ten classes 0.86-1.11 x at 16 features (176 cells), 1.04-1.31 x at 20.
 
 Both thresholds are module constants read at each record, so setting them chooses the path:
 ``WIDE_FEATURES = math.inf`` sends every record the plain way, ``WIDE_FEATURES = 1`` with
