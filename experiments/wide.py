@@ -8,7 +8,9 @@ interleaved rounds, each learner from scratch on the same records:
   follows the class with probability 0.3), against River's ``MultinomialNB`` on the same
   records one-hot encoded (``{"f3=v2": 1}``), its natural input.
 - **Numeric grid**: N numeric features × K classes (class-dependent Gaussian means), against
-  River's ``GaussianNB``.
+  River's ``GaussianNB``. The learners choose the array path of wide records
+  (:mod:`onlinebma.naive_bayes.wide`) by width; the **crossover** table times both paths
+  forced, side by side, on numeric streams around the threshold.
 
 - **Bag of words** (``absent="zero"``): records of 20 tokens drawn from a known generating
   model (a Zipf vocabulary of V words, each of 2 classes boosting its own tenth of the words
@@ -30,6 +32,8 @@ features, M in {2, 10, 100} values.
 
 from __future__ import annotations
 
+import contextlib
+import math
 import os
 import pathlib
 import statistics
@@ -189,7 +193,6 @@ def _cells(kind, widths, classes, budget, values=(10,)):
     from river import naive_bayes as river_nb
 
     from onlinebma.naive_bayes import BMANB, ModelAveragedNB
-    from onlinebma.naive_bayes.wide import with_wide_path
 
     rows = []
     cells = [(n, k, m) for n in widths for k in classes
@@ -205,10 +208,6 @@ def _cells(kind, widths, classes, budget, values=(10,)):
             peer, make_peer, peer_records = "River GaussianNB", river_nb.GaussianNB, named
         learners = {peer: (make_peer, peer_records),
                     "ModelAveragedNB": (ModelAveragedNB, named), "BMANB": (BMANB, named)}
-        if kind == "numeric":  # the array path of wide numeric records (naive_bayes.wide)
-            learners.update({f"{name} wide path": (with_wide_path(make), named)
-                             for name, make in [("ModelAveragedNB", ModelAveragedNB),
-                                                ("BMANB", BMANB)]})
         rates = {name: [] for name in learners}
         for _ in range(3):
             for name, (make, records) in learners.items():
@@ -224,10 +223,50 @@ def _cells(kind, widths, classes, budget, values=(10,)):
     return rows
 
 
+@contextlib.contextmanager
+def _path(which):
+    """Every record the ``"plain"`` way or, where it can, the ``"array"`` way (the thresholds
+    of :mod:`onlinebma.naive_bayes.wide` are module constants read at each record)."""
+    from onlinebma.naive_bayes import wide
+
+    kept = wide.WIDE_FEATURES, wide.WIDE_CELLS
+    wide.WIDE_FEATURES, wide.WIDE_CELLS = (math.inf, math.inf) if which == "plain" else (1, 0)
+    try:
+        yield
+    finally:
+        wide.WIDE_FEATURES, wide.WIDE_CELLS = kept
+
+
+def _crossover(cells, budget):
+    """Records/s of the array path over the plain one, both forced, numeric streams of N
+    features and K classes (the measurement behind ``wide.WIDE_CELLS``)."""
+    from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
+
+    learners = {"NaiveBayes": NaiveBayes, "BMANB": BMANB, "ModelAveragedNB": ModelAveragedNB}
+    rows = []
+    for n_features, n_classes in cells:
+        n = max(200, budget // n_features)
+        named, labels = numeric_stream(n, n_features, n_classes, seed=1)
+        rates = {(name, which): [] for name in learners for which in ("plain", "array")}
+        for _ in range(3):
+            for (name, which), kept in rates.items():
+                with _path(which):
+                    kept.append(stream_rate(learners[name](), named, labels))
+        for name in learners:
+            plain = statistics.median(rates[name, "plain"])
+            array = statistics.median(rates[name, "array"])
+            rows.append({"features": n_features, "classes": n_classes,
+                         "cells": n_features * (1 + n_classes), "learner": name,
+                         "records": n, "plain records/s": round(plain),
+                         "array records/s": round(array), "array x plain": array / plain})
+    return rows
+
+
 def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
         string_rows: int | None = None) -> dict:
     import pandas as pd
 
+    from onlinebma.naive_bayes import wide
     from onlinebma.progress import progress
 
     load_before = os.getloadavg()
@@ -239,8 +278,13 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
     bag_records = 600 if quick else 3_000
     string_rows = string_rows or (10_000 if quick else 1_000_000)
     tables = {}
-    for kind in progress(("nominal", "numeric", "bags", "strings"), desc="parts"):
-        if kind == "bags":
+    crossover = ([(20, 2), (60, 2)] if quick else
+                 [(n, 2) for n in (20, 30, 40, 50, 60)] + [(n, 10) for n in (5, 10, 16, 20)]
+                 + [(n, 50) for n in (3, 5, 10, 16)])
+    for kind in progress(("nominal", "numeric", "crossover", "bags", "strings"), desc="parts"):
+        if kind == "crossover":
+            tables[kind] = pd.DataFrame(_crossover(crossover, budget // 2))
+        elif kind == "bags":
             tables[kind] = pd.DataFrame(_bags(vocabularies, bag_records))
         elif kind == "strings":
             tables[kind] = pd.DataFrame(_strings(string_rows))
@@ -293,6 +337,17 @@ are noisy); the ratios come from interleaved runs in one process.
 
 {markdown_table(tables["numeric"], floatfmt=".2f")}
 
+## Crossover of the wide-record path
+
+The learners take the array path of :mod:`onlinebma.naive_bayes.wide` for a record with at
+least ``WIDE_FEATURES`` = {wide.WIDE_FEATURES} numeric features and ``WIDE_CELLS`` =
+{wide.WIDE_CELLS} (feature, column) cells, features x (1 + classes); the grid above runs the
+shipped learners, which choose by these thresholds. Here both paths are forced on the same
+numeric streams (same protocol, {budget // 2:,} feature values per stream), the array path
+at every width:
+
+{markdown_table(tables["crossover"], floatfmt=".2f")}
+
 ## Bags of words (`absent="zero"`, {bag_records} records of 20 tokens, 2 classes)
 
 Accuracy is progressive (predict, then learn), from the last of the rounds (every round sees
@@ -322,6 +377,17 @@ def _reading(tables) -> str:
             for _, r in short.iterrows())
         lines.append(f"- {kind} grid, target >= 1.5 x {ratio[2:]}: {len(df) - len(short)} of "
                      f"{len(df)} cells met" + (f"; not met: {cells}." if cells else "."))
+    from onlinebma.naive_bayes import wide
+
+    cross = tables["crossover"]
+    verdict = {c: "array" if r.min() > 1.0 else "plain" if r.max() < 1.0 else "mixed"
+               for c, r in cross.groupby("cells")["array x plain"]}
+    said = {k: sorted(c for c, v in verdict.items() if v == k) for k in ("array", "plain")}
+    mixed = sorted(c for c, v in verdict.items() if v == "mixed")
+    lines.append(f"- crossover (array x plain > 1 for all three learners): array path faster "
+                 f"at {said['array']} cells, plain path faster at {said['plain']}, mixed at "
+                 f"{mixed}; the learners' threshold: {wide.WIDE_CELLS} cells and "
+                 f"{wide.WIDE_FEATURES} features.")
     bags = tables["bags"]
     ours = bags[~bags["learner"].str.startswith("River")]
     for name, part in ours.groupby("learner", sort=False):

@@ -75,6 +75,7 @@ def test_naive_bayes_counts_equal_river_multinomial_nb():
     for x, _ in bag_stream(20, vocabulary=50, words=8, seed=3):
         x = {f: c for f, c in x.items() if f in vocab}
         a, b = ours.joint_log_likelihood(x), river.joint_log_likelihood(x)
+        # no public view of the class prior: joint_log_likelihood includes it
         prior = ours._log_prior()
         for y in b:
             assert a[y] - prior[y] == pytest.approx(b[y] - math.log(river.p_class(y)), abs=1e-9)
@@ -336,6 +337,7 @@ def test_default_still_reads_absent_as_missing():
     model = NaiveBayes()
     model.learn_one({"w0": 1.0, "w1": 2.0}, "a")
     model.learn_one({"w0": 3.0}, "b")
+    # no public view of the feature kinds or the tables: what this test is about
     assert model._kinds.kind == {"w0": 1, "w1": 1}
     assert COUNTS not in model._tables
 

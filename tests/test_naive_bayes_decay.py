@@ -344,6 +344,7 @@ def test_renormalisation_path_changes_nothing_but_rounding(make):
     with one that never renormalises within these 60 records."""
     rows = drifting(60, 4, 2, seed=11)
     often, never = make(), make()
+    # no public setting of the renormalisation threshold: forced small to test that path
     often._renormalise_above = 3.0
     for x, y in rows:
         often.learn_one(x, y)
@@ -351,6 +352,7 @@ def test_renormalisation_path_changes_nothing_but_rounding(make):
         for q in QUERIES:
             assert_close(often.predict_proba_one(q), never.predict_proba_one(q), tol=1e-12)
         assert_close(often.feature_posteriors(), never.feature_posteriors(), tol=1e-12)
+    # no public view of the records since the last renormalisation
     assert often._k < 4 and never._k == 60  # it did renormalise
 
 
@@ -364,6 +366,7 @@ def test_decay_one_is_the_learner_without_forgetting_bit_for_bit():
         for x, y in rows:
             plain.learn_one(x, y)
             explicit.learn_one(x, y)
+        # no public view of the scaled unit: whether forgetting entered is what is tested
         assert not explicit._forgets
         assert explicit._scale == 1 and type(explicit._unit) is int  # no float scaling entered
         assert all(type(c) is int for c in explicit._class_counts.values())
@@ -465,6 +468,7 @@ def test_pickle_and_clone_keep_forgetting(model):
         copy.learn_one(x, y)
     assert pickle.dumps(copy) == pickle.dumps(model)
     fresh = model.clone()
+    # River's own parameter view (Estimator._get_params)
     assert fresh._get_params() == model._get_params() and fresh.predict_proba_one({}) == {}
 
 
@@ -502,6 +506,7 @@ def test_a_million_records_with_decay_stay_finite_and_equal_fresh_computation():
         ma.learn_one({"z": zv}, yv)
     w = lam ** (n - np.arange(n))  # record i's weight after all n records
     # NaiveBayes: decayed counts and moments, recomputed directly
+    # no public view of a table's decayed counts: compared to the brute force
     t = nb._tables["a"]
     for v in (0, 1):
         for c in (0, 1):
@@ -540,6 +545,7 @@ def test_a_million_records_with_decay_stay_finite_and_equal_fresh_computation():
     arc = np.where(y == 0, predictive(y == 0), predictive(y == 1))
     log_bf = (arc - predictive(np.ones(n, bool))).sum()
     got = ma.feature_posteriors()["z"]
+    # the arc's log odds themselves: feature_posteriors gives only their sigmoid, which saturates
     assert math.isfinite(ma._log_ml["z"][0]) and math.isfinite(log_bf)
     assert math.isclose(got, 1 / (1 + math.exp(-log_bf)), rel_tol=1e-9)
     assert abs((ma._log_ml["z"][1] - ma._log_ml["z"][0]) - log_bf) < 1e-6 * abs(log_bf)

@@ -273,6 +273,7 @@ def test_naive_bayes_matches_sklearn_categorical_nb():
                           for c in classes])
         sk = CategoricalNB(alpha=alpha, class_prior=prior).fit(X, y)
         for j in range(X.shape[1]):
+            # no public view of the counts: compared to CategoricalNB's fitted parameters
             t = ours._tables[f"f{j}"]
             r = len(t.n_value)
             ours_log = np.array([[math.log((alpha + t.n_joint.get(f"v{v}", {}).get(c, 0))

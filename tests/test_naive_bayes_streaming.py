@@ -120,6 +120,7 @@ def test_predict_then_learn_equals_learning_alone(learner):
 def learned(model):
     """What a learner learned, as bytes: its statistics and ModelAveragedNB's marginal
     likelihoods (not BMANB's class sums, which predictions bring up to date lazily)."""
+    # no public view of the learned state: the statistics, compared as bytes
     return pickle.dumps((model._tables, model._class_counts, getattr(model, "_log_ml", None)))
 
 
@@ -129,6 +130,7 @@ def test_incremental_marginal_likelihoods_equal_recomputation(learner):
     for i, (x, y) in enumerate(stream(600, seed=5)):
         model.learn_one(x, y)
         if i % 150 == 149:
+            # no public view of the kept marginal likelihoods: compared to recomputation
             incremental = {f: list(v) for f, v in model._log_ml.items()}
             model._refresh(list(model._tables))
             for f, (a, b) in incremental.items():
@@ -141,6 +143,7 @@ def test_bmanb_incremental_sums_equal_recomputation():
     model = BMANB()
     for x, y in stream(500, seed=2):
         model.learn_one(x, y)
+    # no public view of BMANB's eq. 14 sums: compared to recomputation
     incremental = {f: (list(model._sums[f]), model._arc_log_odds(f, model._tables[f]))
                    for f in model._sums}
     model._refresh(list(model._tables))
@@ -223,6 +226,7 @@ def test_huge_counts_and_long_streams_stay_finite():
         p = model.predict_proba_one({"a": "1", "b": 0.7, "c": "q"})
         assert all(math.isfinite(v) and 0 <= v <= 1 for v in p.values())
         assert math.isclose(sum(p.values()), 1.0)
+        # no public view of the stored weight of all records (scaled unit)
         assert model._n == n * 1024
 
 
@@ -249,6 +253,7 @@ def test_probabilities_are_always_a_distribution(rows, which):
         model.learn_one(x, y)
         for q in (x, {}, {"f0": "zz", "g0": 3e5}):
             p = model.predict_proba_one(q)
+            # no public view of the labels seen
             assert set(p) == set(model._class_counts)
             assert all(math.isfinite(v) and 0.0 <= v <= 1.0 for v in p.values())
             assert math.isclose(sum(p.values()), 1.0, rel_tol=1e-9)
@@ -300,6 +305,7 @@ def test_bdeu_cost_is_linear_in_a_features_distinct_values(monkeypatch):
     monkeypatch.undo()
     assert calls[0] < 60 * n, calls[0]
     # and it is still the batch marginal likelihood under the final domain (BDeu, ess = 1)
+    # no public view of the counts or marginal likelihoods: compared to batch formulas
     t = model._tables["id"]
     r, q = len(t.n_value), 3
 
@@ -327,6 +333,7 @@ def test_cached_student_t_constants_are_derived_state_only():
         q = {"z": float(rng.normal()), "w": 2.0}
         got = model.joint_log_likelihood(q)
         assert pickle.dumps(model) == before
+    # no public view of the cached constants: derived state, what this test is about
     t = model._tables["z"]
     for y in got:
         m = t.by_class[y]

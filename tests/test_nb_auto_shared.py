@@ -124,6 +124,7 @@ def test_shared_rates_equal_one_learner_per_rate(make):
             assert_close(model.feature_posteriors(), ref.feature_posteriors())
             for q in QUERIES:
                 assert_close(model.predict_proba_one(q), ref.predict_proba_one(q))
+    # no public view of which decay=auto implementation runs: what this test is about
     assert isinstance(model._rate_mixture(), SharedRates)
 
 
@@ -166,6 +167,7 @@ def test_configurations_without_a_shared_state_keep_one_learner_per_rate():
                   ModelAveragedNB(structure_decay=0.9, decay="auto"),
                   NaiveBayes(absent="zero", decay="auto")]:
         model.learn_one({"a": 1}, True)
+        # no public view of which decay=auto implementation runs: what this test is about
         assert isinstance(model._rate_mixture(), RateMixture)
     rows = stream(60, seed=3)
     model = ModelAveragedNB(prior="BDeu", decay="auto")

@@ -42,6 +42,7 @@ from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
+from . import wide
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .decay import Forgetting, check_decay
@@ -158,7 +159,10 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
     def _learn_numerics(self, pairs, y, w, seen) -> None:
         """Add the observed numeric ``(feature, value)`` pairs of a record of class ``y``,
         calling :meth:`_learned_numeric` before each. ``seen`` is what :meth:`_add_numerics`
-        recorded when it predicted this very record just before (or ``None``)."""
+        recorded when it predicted this very record just before (or ``None``). A wide record
+        goes the array path of :mod:`~onlinebma.naive_bayes.wide` when it can."""
+        if len(pairs) >= wide.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen):
+            return
         self._count_pairs(pairs, NumericTable, self._learned_numeric, y, w)
 
     def _count_pairs(self, pairs, table_type, learned, y, w) -> None:

@@ -20,7 +20,10 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "Forgetting", "RateMixture", "check_decay", "half_life"]
+from ..stats.tables import NumericTable
+
+__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "MIN_WEIGHT", "Forgetting", "RateMixture", "check_decay",
+           "half_life"]
 
 AUTO_GRID = (1.0, 0.9999, 0.999, 0.99, 0.95)
 """The rates of ``decay="auto"``: half-lives ∞, 6931, 693, 69 and 13.5 records."""
@@ -29,6 +32,15 @@ AUTO_FORGETTING = 0.99
 """β, the forgetting of the posterior over rates itself (Raftery et al.'s value for model
 probabilities): the evidence for a rate has a half-life of about 69 records, so the mixture
 can move to a faster rate within a few hundred records of a drift."""
+
+MIN_WEIGHT = 1e-200
+"""Floor of the weight of a numeric feature's stored moments (marginal or per class), in the
+scaled unit, at a renormalisation. A class or feature not seen for long decays by λ per
+record: with λ = 0.95 its weight drops below the smallest float after some 14,500 records, and
+its Gaussian (mean and variance are ratios of the moments) would turn into 0 / 0. Raised to
+this floor, the moments keep their mean and variance (``m2`` scaled alike), which decay leaves
+unchanged; what depends on the weight itself (a plug-in log likelihood ``n log ...``, the
+marginal, the Normal-Gamma posterior) is off by less than 1e-200 records."""
 
 MIN_PROBABILITY = 1e-300
 """Floor of a member's predictive probability of the true label in the weight update."""
@@ -147,6 +159,11 @@ class Forgetting:
             c = self._scale
             for t in self._tables.values():
                 t.rescale(c)
+                if isinstance(t, NumericTable):
+                    for m in (t.marginal, *t.by_class.values()):
+                        if 0 < m.n < MIN_WEIGHT:  # keeps its Gaussian (MIN_WEIGHT)
+                            m.m2 *= MIN_WEIGHT / m.n
+                            m.n = MIN_WEIGHT
             for label in self._class_counts:
                 self._class_counts[label] *= c
             self._n *= c

@@ -116,8 +116,11 @@ def prepare_frame(kinds, X, y):
         s = X[f]
         present = s.notna().to_numpy()
         if kind == NOMINAL:  # factorised once: (codes, distinct values), -1 where missing
-            codes, uniques = pd.factorize(s)
-            columns[f] = (kind, (codes, np.asarray(uniques)), present)  # ints stay ints
+            coded = _integer_codes(s)
+            if coded is None:
+                codes, uniques = pd.factorize(s)
+                coded = codes, np.asarray(uniques)  # ints stay ints
+            columns[f] = (kind, coded, present)
             continue
         values = np.full(len(s), np.nan)
         values[present] = s[present].to_numpy(dtype=float)
@@ -152,6 +155,27 @@ def pairs_of(columns, n_rows: int):
                [(f, v[i]) for f, v, p in nominal if p[i]])
 
 
+SMALL_RANGE = 1 << 16
+"""An integer column whose values span fewer than this many integers (and fewer than its
+rows) is coded by subtraction, ``value - min``, not by pandas' hash table: integer codes, the
+usual input of a categorical batch, then cost two passes for the range and one for the codes
+(``experiments.bench_nb``, batch part: what ``learn_many`` costs against CategoricalNB)."""
+
+
+def _integer_codes(s):
+    """``(codes, values)`` of an integer Series by subtraction (:data:`SMALL_RANGE`), values
+    in increasing order (some perhaps absent from the column, which their zero counts skip);
+    ``None`` for any other column (pandas' nullable ``Int64``, which may hold ``pd.NA``,
+    included)."""
+    if not isinstance(s.dtype, np.dtype) or s.dtype.kind not in "iu" or not len(s):
+        return None
+    a = s.to_numpy()
+    lo, hi = int(a.min()), int(a.max())
+    if hi - lo >= min(SMALL_RANGE, len(a)):
+        return None
+    return (a - lo).astype(np.intp, copy=False), np.arange(lo, hi + 1, dtype=a.dtype)
+
+
 def factorize(y):
     """Labels in order of first appearance and the code of each row."""
     codes, uniques = pd.factorize(y)
@@ -163,7 +187,9 @@ def nominal_counts(col, present, ycodes, labels) -> NominalTable:
     ``bincount``."""
     vcodes, values = col
     k = len(labels)
-    counts = np.bincount(vcodes[present] * k + ycodes[present], minlength=len(values) * k)
+    if not present.all():
+        vcodes, ycodes = vcodes[present], ycodes[present]
+    counts = np.bincount(vcodes * k + ycodes, minlength=len(values) * k)
     t = NominalTable()
     for i, j in zip(*np.nonzero(counts.reshape(len(values), k))):
         t.update(values[i], labels[j], int(counts[i * k + j]))

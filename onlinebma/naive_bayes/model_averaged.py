@@ -8,6 +8,7 @@ from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_de
 from ..stats.numerics import LOG_PI
 from ..stats.tables import NumericTable
 from ..validation import check_choice, check_real
+from . import wide
 from .base import BaseNB, _add_mixture
 from .decay import check_decay
 from .marginals import IncrementalMarginals
@@ -170,9 +171,15 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         :meth:`NormalGammaPrior.predictive_params` does) when a record changed them, the arc
         weights from the kept marginal likelihoods, the mixture added in place. Each feature's
         ``[log p(x), log p(x | y) for y in classes]`` is kept in ``seen`` for
-        :meth:`_learn_numerics` (``None`` for a feature never learned)."""
+        :meth:`_learn_numerics` (``None`` for a feature never learned). A wide record goes
+        the array path of :mod:`~onlinebma.naive_bayes.wide`, which computes the same terms
+        (and keeps its densities itself, ``seen`` left empty)."""
         if self._forgets:
             return super()._add_numerics(scores, pairs, classes, seen)
+        if len(pairs) >= wide.WIDE_FEATURES:
+            out = self._wide_student(scores, pairs, classes, seen)
+            if out is not None:
+                return out
         tables, cache, log_mls = self._tables, self._t_cache, self._log_ml
         params, prior_t, prior_odds = self._ng.predictive_params, self._prior_t, \
             self._prior_log_odds
@@ -218,9 +225,12 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
 
     def _learn_numerics(self, pairs, y, w, seen) -> None:
         """Without forgetting: each feature's two sequential predictive terms (eq. 8) are
-        the densities the prediction of this record computed, when there was one."""
+        the densities the prediction of this record computed, when there was one. A wide
+        record goes the array path of :mod:`~onlinebma.naive_bayes.wide` when it can."""
         if self._forgets:
             super()._learn_numerics(pairs, y, w, seen)
+            return
+        if len(pairs) >= wide.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen, True):
             return
         densities = None
         if seen is not None and y in self._class_counts:

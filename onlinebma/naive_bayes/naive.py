@@ -9,6 +9,7 @@ import numpy as np
 from ..stats.gaussian import GaussianMoments
 from ..stats.numerics import LOG_2PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
+from . import wide
 from .base import BaseNB, _add_mixture
 
 __all__ = ["MAX_SQUARED_Z", "NaiveBayes"]
@@ -101,9 +102,15 @@ class NaiveBayes(BaseNB):
         """Per class, the log mixed density of each numeric feature (see the base), added in
         place in one loop: the Gaussians and, for BMANB, the plug-in log likelihoods of eq. 11
         in one pass over the classes, one log of each class variance, and for BMANB one call
-        per feature to mix (issue 17)."""
+        per feature to mix (issue 17). A wide record goes the array path of
+        :mod:`~onlinebma.naive_bayes.wide` (from :data:`~.wide.WIDE_FEATURES` features and
+        :data:`~.wide.WIDE_CELLS` cells on), which computes the same terms."""
         if self._forgets:
             return super()._add_numerics(scores, pairs, classes, seen)
+        if len(pairs) >= wide.WIDE_FEATURES:
+            out = self._wide_gaussian(scores, pairs, classes, seen)
+            if out is not None:
+                return out
         tables = self._tables
         log, cap, add_mixture = math.log, MAX_SQUARED_Z, _add_mixture
         log_gamma = self._plugin_log_gamma()

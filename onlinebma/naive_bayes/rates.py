@@ -32,7 +32,7 @@ import numpy as np
 
 from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
-from .decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
+from .decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY, MIN_WEIGHT
 from .frames import read_record
 
 __all__ = ["SharedRates", "pick"]
@@ -383,8 +383,13 @@ class SharedRates:
             c = self.lam ** self.k
             self.class_counts *= c
             self.total *= c
-            self.numeric[:, :, 0] *= c
-            self.numeric[:, :, 2] *= c
+            n, m2 = self.numeric[:, :, 0], self.numeric[:, :, 2]  # views
+            n *= c
+            m2 *= c
+            low = (n > 0) & (n < MIN_WEIGHT)  # keep their Gaussians (decay.MIN_WEIGHT)
+            if low.any():
+                m2[low] *= MIN_WEIGHT / n[low]
+                n[low] = MIN_WEIGHT
             self.counts *= c
             self.totals *= c
             self.k = 0

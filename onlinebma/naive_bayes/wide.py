@@ -23,7 +23,16 @@ two paths side by side, load average 2.1): the array path has a fixed cost of so
 calls per record; with two classes the plain path is faster at 30 numeric features (90
 cells, 1.1 x the array path for NaiveBayes and BMANB, 0.96 x for ModelAveragedNB), the array
 path at 50 (150 cells, 1.3-1.5 x), and with ten classes already at 20 features (220 cells):
-:data:`WIDE_CELLS` = 120 cells.
+:data:`WIDE_CELLS` = 120 cells. Rerun with the learners choosing by width (``python -m
+experiments wide``, "Crossover of the wide-record path" in docs/results/wide.md, both paths
+forced side by side, load average 3.6-6.7): with two classes the array path is 0.63-0.74 x
+the plain one at 60 cells, 0.86-1.04 x at 90, 1.05-1.29 x at 120 and 1.38-1.68 x at 180; with
+ten classes 0.86-1.11 x at 16 features (176 cells), 1.04-1.31 x at 20.
+
+Both thresholds are module constants read at each record, so setting them chooses the path:
+``WIDE_FEATURES = math.inf`` sends every record the plain way, ``WIDE_FEATURES = 1`` with
+``WIDE_CELLS = 0`` every record that can go the array way there (the tests run both on the
+same streams and compare them).
 """
 
 from __future__ import annotations
@@ -36,7 +45,7 @@ from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
 
-__all__ = ["WIDE_CELLS", "WIDE_FEATURES", "NumericBlock", "WideNumerics", "with_wide_path"]
+__all__ = ["WIDE_CELLS", "WIDE_FEATURES", "NumericBlock", "WideNumerics"]
 
 WIDE_FEATURES = 16
 """A record with fewer observed numeric features goes the plain way (the learners' cheap
@@ -107,10 +116,11 @@ class NumericBlock:
 class WideNumerics:
     """Mixin of the naive Bayes family (through
     :class:`~onlinebma.naive_bayes.batches.BatchPaths`): the array path for wide records.
-    The learners call :meth:`_wide_gaussian` / :meth:`_wide_student` from their
-    ``_add_numerics`` and :meth:`_wide_learn` from their ``_learn_numerics`` when a record
-    has at least :data:`WIDE_FEATURES` numeric features; each returns ``None`` / ``False``
-    when the record must go the plain way (among others, below :data:`WIDE_CELLS`)."""
+    The learners call :meth:`_wide_gaussian` (NaiveBayes, BMANB) / :meth:`_wide_student`
+    (ModelAveragedNB) from their ``_add_numerics`` and :meth:`_wide_learn` from their
+    ``_learn_numerics`` when a record has at least :data:`WIDE_FEATURES` numeric features;
+    each returns ``None`` / ``False`` when the record must go the plain way (among others,
+    below :data:`WIDE_CELLS`)."""
 
     def _wide_block(self, classes, student: bool):
         """The current :class:`NumericBlock`, rebuilt when stale; ``None`` when the learner
@@ -290,40 +300,3 @@ def _mixture(densities: np.ndarray, odds: np.ndarray) -> np.ndarray:
     log_w0 = -np.logaddexp(0.0, d)
     log_w1 = -np.logaddexp(0.0, -d)
     return np.logaddexp(log_w0 + densities[:, :1], log_w1 + densities[:, 1:])
-
-
-def with_wide_path(learner: type) -> type:
-    """``learner`` (NaiveBayes, BMANB or ModelAveragedNB) with the calls into this module that
-    its ``_add_numerics`` and ``_learn_numerics`` are to make (the hooks, while they live
-    outside the learners' modules): the record's numeric pairs go the array path from
-    :data:`WIDE_FEATURES` on, and the plain one otherwise.
-
-    >>> from onlinebma.naive_bayes import ModelAveragedNB
-    >>> Wide = with_wide_path(ModelAveragedNB)
-    >>> plain, wide = ModelAveragedNB(), Wide()
-    >>> for i in range(30):
-    ...     x = {f"z{j}": float((i * j) % 7) for j in range(WIDE_CELLS // 2)}
-    ...     for model in (plain, wide):
-    ...         _ = model.predict_proba_one(x)
-    ...         model.learn_one(x, i % 3)
-    >>> p, q = plain.predict_proba_one(x), wide.predict_proba_one(x)
-    >>> max(abs(p[y] - q[y]) for y in p) < 1e-12
-    True
-    """
-    student = hasattr(learner, "_t_constants")  # ModelAveragedNB's Student-t predictive
-
-    class Wide(learner):
-        def _add_numerics(self, scores, pairs, classes, seen):
-            if len(pairs) >= WIDE_FEATURES:
-                out = (self._wide_student if student else self._wide_gaussian)(
-                    scores, pairs, classes, seen)
-                if out is not None:
-                    return out
-            return super()._add_numerics(scores, pairs, classes, seen)
-
-        def _learn_numerics(self, pairs, y, w, seen):
-            if len(pairs) < WIDE_FEATURES or not self._wide_learn(pairs, y, w, seen, student):
-                super()._learn_numerics(pairs, y, w, seen)
-
-    Wide.__name__ = Wide.__qualname__ = learner.__name__
-    return Wide
