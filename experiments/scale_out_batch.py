@@ -206,6 +206,15 @@ def _orders_dask(sizes, workers):
     return seconds, scores, rss
 
 
+def _same_counts(a, b) -> bool:
+    """Whether two count tables hold the same counts, family by family."""
+    if not np.array_equal(a.family_nodes, b.family_nodes):
+        return False
+    return all(np.array_equal(x, y)
+               for f in range(len(a.family_nodes))
+               for x, y in zip(a.dense_counts(f), b.dense_counts(f)))
+
+
 # ------------------------------------------------------------------ shared
 
 def _peak_rss_mb() -> float:
@@ -237,7 +246,6 @@ class _cluster:
 def run(quick: bool = False, out=None, workers=None, records=None) -> dict:
     import pandas as pd
 
-    from onlinebma.order_mcmc.incremental import FamilyCounts
     from onlinebma.progress import progress
 
     load = [os.getloadavg()[0]]
@@ -267,13 +275,11 @@ def run(quick: bool = False, out=None, workers=None, records=None) -> dict:
                            "records/s": n / seconds, "peak MB per worker": math.nan})
         for w in range(1, max_workers + 1):
             s_dask, scores, rss = _orders_dask(sizes, w)
-            equal.append(bool(np.array_equal(scores._cells, single._cells)
-                              and np.array_equal(scores._configs, single._configs)))
+            equal.append(_same_counts(scores, single))
             order_rows.append({"records": n, "workers": w, "table seconds": s_dask,
                                "records/s": n / s_dask, "peak MB per worker": rss})
-        table_bytes = len(pickle.dumps(FamilyCounts(single._cells, single._configs,
-                                                    single._value_counts, 0)))
-        n_families, n_cells = len(single._par), single.n_cells
+        table_bytes = len(pickle.dumps(single))
+        n_families, n_cells = len(single.family_nodes), single.n_cells
     orders = pd.DataFrame(order_rows)
     load.append(os.getloadavg()[0])
 
@@ -324,10 +330,11 @@ def run(quick: bool = False, out=None, workers=None, records=None) -> dict:
         f"worker takes {order_speed['1 worker / one process'].min():.2f}–"
         f"{order_speed['1 worker / one process'].max():.2f}× the single process's time (the "
         f"Dask time includes the coding pass over the partitions).",
-        f"- What travels per partition for the order tables: {table_bytes / 1e6:.1f} MB of "
-        f"counts ({n_families:,} candidate families, {n_cells:,} cells and configurations, "
-        f"int32), whatever the partition's size; a partition of {alarm_part:,} ALARM records "
-        f"is {alarm_part * 37 / 1e6:.1f} MB as int8 codes.",
+        f"- What travels per partition for the order tables: its counts, sparse (only the "
+        f"cells and configurations that occur), so at most the whole table's: "
+        f"{table_bytes / 1e6:.1f} MB pickled with its scores ({n_families:,} candidate "
+        f"families, {n_cells:,} stored cells and configurations); a partition of "
+        f"{alarm_part:,} ALARM records is {alarm_part * 37 / 1e6:.1f} MB as int8 codes.",
     ])
     text = f"""# Scale-out of the batch learners on Dask (`python -m experiments {NAME}`)
 
