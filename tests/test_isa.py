@@ -387,8 +387,8 @@ def _spy_fresh_scorings(monkeypatch):
     def refresh(self, keys):
         n = self.scorer.n
         for k in keys:
-            entry = self.entries.get(k)
-            if entry is None or n - entry[1] > cache.FRESH_RECORDS + cache.FRESH_FRACTION * n:
+            entry = self.entries.get(k)  # [score, first, total] (the cache's own entries)
+            if entry is None or n - entry[2] > cache.FRESH_RECORDS + cache.FRESH_FRACTION * n:
                 calls.append((k, entry is not None))
         return original(self, keys)
 
