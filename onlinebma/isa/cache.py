@@ -15,7 +15,9 @@ for recent test instances (``hot``) are extended together before the next search
 
 When records leave a window, a cached score is no bound any more: before the search sees it,
 it is brought up to date by `Scorer.rescored` (only the configurations of the records evicted
-and appended since are rescored), for all the models a search asks for at once.
+and appended since are rescored): the scores the searches since the last eviction asked for
+(``used``; the next search asks for most of them) all in one call before the next search, the
+others when a search asks for them.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class ScoreCache:
         self.entries: dict = {}
         self.hot: set = set()  # keys averaged by recent searches
         self.hot_at = 0  # records when the hot keys were last brought up to date
+        self.used: set = set()  # keys searches asked for since records last left the window
+        self.used_at = 0  # the scorer's start then
 
     def __len__(self):
         return len(self.entries)
@@ -60,7 +64,10 @@ class ScoreCache:
 
     def for_instance(self, xt: np.ndarray) -> _InstanceScores:
         """The scores the search of test row ``xt`` (compact codes) asks for."""
-        n = self.scorer.n
+        n, start = self.scorer.n, self.scorer.start
+        if start != self.used_at:  # records left: bring the last searches' scores in one go
+            self.refresh([k for k in self.used if k in self.entries])
+            self.used, self.used_at = set(), start
         if self.hot and n != self.hot_at:  # most will be asked for: extend them in one pass
             self.refresh([k for k in self.hot if k in self.entries and
                           n - self.entries[k][2] <= FRESH_RECORDS + FRESH_FRACTION * n])
@@ -142,6 +149,7 @@ class _InstanceScores:
         times records (a small pass pays much of its cost in fixed numpy calls)."""
         cache, start = self.cache, self.cache.scorer.start
         keys = [cache.key(A, self.xt) for A in models]
+        cache.used.update(keys)
         unseen = [k for k in keys if k not in cache.entries or cache.entries[k][1] < start]
         if unseen:
             more = [k for k in (cache.key(A, self.xt) for A in also) if k not in cache.entries]
@@ -155,7 +163,9 @@ class _InstanceScores:
         return entry is not None and entry[1:] == [sc.start, sc.n]
 
     def refresh(self, models: list) -> list:
-        return self.cache.refresh([self.cache.key(A, self.xt) for A in models])
+        keys = [self.cache.key(A, self.xt) for A in models]
+        self.cache.used.update(keys)
+        return self.cache.refresh(keys)
 
     def predict(self, models: list) -> np.ndarray:
         """The models' class distributions for the instance; they are marked hot."""
