@@ -13,6 +13,10 @@ instances reuse), and ISA's whole fold through its batch ``predict_proba`` too.
 Stream: progressive validation (predict, then learn, every record) with ``window=None`` on a
 16-feature nominal stream of 20,000 records (:func:`nominal_stream`), the time of each record
 and the memory of ISA's index at checkpoints. LBR is not a streaming learner: no peer.
+
+Window: ``ISA()`` and ``ISA(window=w)`` side by side on the same streams (River's Phishing and
+the 20,000-record nominal stream), time per record under progressive validation
+(:func:`window_timing`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from ._cv import cv_splits
 
 __all__ = [
     "nominal_stream", "run", "single_threaded_blas", "stream_curve", "weka_lbr",
+    "window_timing",
 ]
 
 NAME = "bench-isa"
@@ -37,9 +42,12 @@ NAME = "bench-isa"
 CHECKPOINTS = (1000, 2000, 5000, 10000, 20000)
 QUICK_CHECKPOINTS = (250, 500, 1000)
 WINDOW = 250
-#: ``window`` of the memory check (a stream learned with a window keeps bounded memory).
+#: ``window`` of the memory check (a stream learned with a window keeps bounded memory) and of
+#: the windowed run on the nominal stream.
 WINDOWED = 2000
 QUICK_WINDOWED = 250
+#: ``window`` of the windowed run on Phishing (1,250 records).
+PHISHING_WINDOW = 300
 
 
 def single_threaded_blas():
@@ -210,9 +218,8 @@ def stream_curve(checkpoints=CHECKPOINTS, window: int = WINDOW, progress=None):
 def window_memory(window: int, checkpoints=CHECKPOINTS):
     """Memory of ``ISA(window=window)`` on :func:`nominal_stream`: at each checkpoint (records
     learned) one prediction builds the index and scores; returns rows of the records learned,
-    the records stored, ISA's memory and the index's. (Only the checkpoints predict: with a
-    window every new record evicts one, which drops the cached scores, so a prediction per
-    record would rescore every model.)"""
+    the records stored, ISA's memory and the index's. (Only the checkpoints predict: the time
+    per record with a window is :func:`window_timing`'s.)"""
     from onlinebma.isa import ISA
 
     model = ISA(window=window)
@@ -224,12 +231,57 @@ def window_memory(window: int, checkpoints=CHECKPOINTS):
                 model.predict_proba_one(x)
                 rows.append({
                     "records learned": i + 1,
-                    "records stored": model._scorer.n,
+                    "records stored": model.coding.n_stored,
                     "ISA memory MB": model.nbytes_ / 2**20,
                     "index KB": model._scorer.index.nbytes / 2**10,
                 })
                 todo.pop(0)
     return rows
+
+
+def _seconds_per_record(model, data) -> float:
+    """Mean seconds of one predict-then-learn step of ``model`` over ``data``."""
+    import time
+
+    with single_threaded_blas():
+        start = time.perf_counter()
+        for x, y in data:
+            model.predict_proba_one(x)
+            model.learn_one(x, y)
+        return (time.perf_counter() - start) / len(data)
+
+
+def window_timing(quick: bool = False, no_window=None):
+    """``ISA()`` and ``ISA(window=w)`` on the same streams, one after the other, progressive
+    validation: ms per record of each, their ratio and the 1-minute load average after each.
+
+    ``no_window``: ``ISA()``'s seconds per record on the nominal stream, when already measured
+    (:func:`stream_curve` runs it on the same records).
+    """
+    import pandas as pd
+    from river import datasets
+
+    from onlinebma.isa import ISA
+
+    phishing = list(datasets.Phishing())
+    n = max(QUICK_CHECKPOINTS if quick else CHECKPOINTS)
+    cases = [("Phishing", phishing[:250] if quick else phishing,
+              100 if quick else PHISHING_WINDOW, None),
+             ("nominal_stream", list(nominal_stream(n)),
+              QUICK_WINDOWED if quick else WINDOWED, no_window)]
+    rows = []
+    for name, data, window, known in cases:
+        plain = known if known is not None else _seconds_per_record(ISA(), data)
+        load_plain = os.getloadavg()[0]
+        windowed = _seconds_per_record(ISA(window=window), data)
+        rows.append({
+            "stream": name, "records": len(data), "window": window,
+            "ISA() ms per record": 1000 * plain,
+            "ISA(window) ms per record": 1000 * windowed,
+            "window / no window": windowed / plain,
+            "load after ISA()": load_plain, "load after ISA(window)": os.getloadavg()[0],
+        })
+    return pd.DataFrame(rows)
 
 
 def stream_timing(quick: bool = False):
@@ -334,7 +386,7 @@ def _folds(plan, tmp, progress, _report):
     return rows
 
 
-def _reading(table, curve, windowed) -> str:
+def _reading(table, curve, windowed, windows) -> str:
     lines = []
     for _, r in table.iterrows():
         lines.append(
@@ -366,6 +418,13 @@ def _reading(table, curve, windowed) -> str:
             f"once the window is full, {full[-1]['index KB']:.1f} KB after "
             f"{full[-1]['records learned']:,} records; ISA's memory {full[-1]['ISA memory MB']:.2f}"
             f" MB ({'NOT bounded' if grows else 'bounded'}).")
+    for _, r in windows.iterrows():
+        ratio = r["window / no window"]
+        lines.append(
+            f"- {r['stream']}, {r['records']:,} records: `ISA(window={r['window']})` "
+            f"{r['ISA(window) ms per record']:.1f} ms per record, `ISA()` "
+            f"{r['ISA() ms per record']:.1f} ms: {ratio:.2f}x (target: no slower per record: "
+            f"{'met' if ratio <= 1 else 'NOT met'}).")
     return "\n".join(lines)
 
 
@@ -392,6 +451,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     seconds, curve = stream_curve(checkpoints, window, progress)
     figure = _figure(seconds, curve, out, window)
     windowed = window_memory(QUICK_WINDOWED if quick else WINDOWED, checkpoints)
+    windows = window_timing(quick, no_window=seconds.mean())
     streams = stream_timing(quick)
     elapsed = time.perf_counter() - started
     load = "; ".join(", ".join(f"{a:.1f}" for a in avg) for avg in (load_start, os.getloadavg()))
@@ -437,6 +497,16 @@ same stream, one prediction at each checkpoint (it builds the index and scores t
 
 ![ms per record against stored records]({os.path.relpath(figure, pathlib.Path(out) / "results")})
 
+## With and without a window, same stream
+
+Progressive validation of `ISA()` and then `ISA(window=w)` on the same records: River's
+Phishing (9 numeric features, discretized; the cut points are refitted as the adapter's
+policy says: once the store has grown by 10%, so every `w / 10` records with a window) and the
+nominal stream above (`ISA()`'s time is the run above, over all its records). One BLAS thread;
+the 1-minute load average after each run.
+
+{_report.markdown_table(windows, floatfmt=".2f")}
+
 ## Short streams of bundled data
 
 `river.evaluate.progressive_val_score` over the first {streams["records"].iloc[0]} records of
@@ -444,7 +514,7 @@ each dataset in file order, ISA with the paper's settings, one BLAS thread.
 
 {_report.markdown_table(streams, floatfmt=".1f")}
 """
-    _report.write_results(NAME, out, text, reading=_reading(table, curve, windowed))
+    _report.write_results(NAME, out, text, reading=_reading(table, curve, windowed, windows))
     return {"tables": {"timing": table, "stream": pd.DataFrame(curve), "streams": streams,
-                       "windowed": pd.DataFrame(windowed)},
+                       "windowed": pd.DataFrame(windowed), "windows": windows},
             "seconds": elapsed}

@@ -11,8 +11,9 @@ mixture, FixedOrderBMA and OrderMCMC, with or without a window):
 - the **record store** (:class:`~onlinebma.store.RecordStore`) with the window;
 - the **cut points** of the numeric features (:meth:`fit_cuts`: the MDL rule on the stored
   records) and the one **binning** (:func:`onlinebma.table.interval_index`);
-- the **growth policy**: what is fitted on the records is fitted again once they have grown by
-  :data:`GROWTH` (10 %) since the last fit (:func:`growth_due`).
+- the **growth policy** (:mod:`onlinebma.growth`, re-exported here): what is fitted on the
+  records is fitted again once they have grown by :data:`GROWTH` (10 %) since the last fit
+  (:func:`growth_due`).
 
 and offers what the learners read:
 
@@ -44,12 +45,12 @@ window whatever the stream, at an amortised constant cost per new value. Class c
 
 from __future__ import annotations
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
+from .growth import GROWTH, growth_due, growth_threshold
 from .naive_bayes.frames import labels_of, read_frame, read_record
 from .naive_bayes.interrupts import uninterrupted
 from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
@@ -58,31 +59,9 @@ from .table import MISSING, Table, canonical_order, encode_frame, encode_record,
 
 __all__ = ["COMPACT_FACTOR", "GROWTH", "Changes", "Coding", "growth_due", "growth_threshold"]
 
-#: What is fitted on the records is fitted again once they have grown by this share.
-GROWTH = 0.1
 #: With a window ``w``, a column's value codes are compacted once it holds more than
 #: ``COMPACT_FACTOR * max(w, 8)`` of them.
 COMPACT_FACTOR = 2
-
-
-def growth_threshold(size: int) -> int:
-    """How many new records call for a new fit after a fit on ``size`` records (the growth
-    policy: at least one record, and at least :data:`GROWTH` of ``size``).
-
-    >>> growth_threshold(0), growth_threshold(100), growth_threshold(101)
-    (1, 10, 11)
-    """
-    return max(1, math.ceil(GROWTH * size))
-
-
-def growth_due(new: int, size: int) -> bool:
-    """Whether ``new`` records since a fit on ``size`` records call for a new fit
-    (:func:`growth_threshold`).
-
-    >>> growth_due(9, 100), growth_due(10, 100)
-    (False, True)
-    """
-    return new >= growth_threshold(size)
 
 
 class Mark(NamedTuple):

@@ -162,7 +162,7 @@ def test_scoring_ahead_in_small_passes_changes_no_search(monkeypatch):
     monkeypatch.setattr(cache, "SMALL_PASS", 1 << 30)
     ahead = ISA().fit(X, y)
     explained = [ahead.explain_one(x) for x in tests]
-    assert len(ahead._cache) > 0
+    assert len(ahead._cache) > 0  # the score cache is internal: no public view
     monkeypatch.setattr(cache, "SMALL_PASS", 0)
     alone = ISA().fit(X, y)
     for x, models in zip(tests, explained):
@@ -210,7 +210,7 @@ def test_scores_stay_finite_when_every_class_present_fits_far_worse_than_an_abse
     labels = [str(t % 2) for t in range(n)]
     model = ISA(phase1_models=1, max_models=1).fit(pd.DataFrame(records), pd.Series(labels))
     model.predict_proba_one(records[-1])
-    scorer = model._scorer
+    scorer = model._scorer  # ISA's internal scorer: no public view of single scores
     score = scorer.log_score((), "full", None)
     expected = sum(float(scorer.record_terms([()], None, t)[0]) for t in range(n))
     assert math.isfinite(score)
@@ -368,6 +368,7 @@ def test_scores_are_cached_and_refreshed_when_records_arrive():
     records, labels = _random_data(7, n=60, p=5)
     model = _learned(ISA(), records[:59], labels[:59])
     model.predict_proba_one(TESTS[0])
+    # The caches are internal (no public view): what this test checks is that they are kept.
     n_scores = len(model._cache)
     model.predict_proba_one({**TESTS[0], "f0": "v0"})  # same observed features: phase 1 reused
     assert len(model._cache) >= n_scores and len(model._phase1) == 1
@@ -387,8 +388,8 @@ def _spy_fresh_scorings(monkeypatch):
     def refresh(self, keys):
         n = self.scorer.n
         for k in keys:
-            entry = self.entries.get(k)
-            if entry is None or n - entry[1] > cache.FRESH_RECORDS + cache.FRESH_FRACTION * n:
+            entry = self.entries.get(k)  # [score, first, total] (the cache's own entries)
+            if entry is None or n - entry[2] > cache.FRESH_RECORDS + cache.FRESH_FRACTION * n:
                 calls.append((k, entry is not None))
         return original(self, keys)
 
@@ -554,6 +555,7 @@ def test_bad_parameters_are_refused(kw):
 @pytest.mark.slow
 def test_river_estimator_checks():
     # check_estimator clones the model it is given: pass the small search of _unit_test_params.
+    # _unit_test_params is River's own hook for the parameters its checks use.
     checks.check_estimator(ISA(**next(ISA._unit_test_params())))
 
 
@@ -573,7 +575,7 @@ def test_isa_table1_quick_smoke(tmp_path):
 
 
 def test_cv_splits_are_stratified_partitions_with_shuffled_training_rows():
-    from experiments._cv import cv_splits
+    from experiments._cv import cv_splits  # the experiments' shared split, not an attribute
 
     y = np.array(["a"] * 53 + ["b"] * 53)  # sorted by class, like promoters
     splits = list(cv_splits(y, 10, np.random.default_rng(0)))
@@ -628,6 +630,7 @@ def test_cut_points_follow_the_refit_policy_and_cached_scores_are_extended(monke
     coded = _learned(ISA(), [_coded(x, cuts) for x, _ in data[:109]], [y for _, y in data[:109]])
     assert model.predict_proba_one(test) == pytest.approx(
         coded.predict_proba_one(_coded(test, cuts)), abs=1e-12)
+    # ISA's internal scorer and cache (no public view): extended scores = recomputed ones.
     recs, keys = model._scorer, list(model._cache.entries)[:20]
     for A, score in zip(keys, model._cache.refresh(keys)):
         assert score == pytest.approx(recs.log_score(A, "full", None), abs=1e-9)

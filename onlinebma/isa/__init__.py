@@ -56,9 +56,13 @@ Speed (see also `search`, `cache`, `index`):
   probabilities, at most 0); the search extends a score by the new records' terms only when it
   needs it exactly. ``margin``: a model more than ``margin`` nats behind the best in ``R`` is
   negligible — not brought up to date, not expanded, left out of the average (documented
-  tolerance ``|R| exp(-margin)`` per class probability). Any other change of the stored
-  records (window eviction, new values or classes, moved cut points) drops the scores: every
-  record's terms changed.
+  tolerance ``|R| exp(-margin)`` per class probability).
+- With a window, records leaving it are masked out of the index (O(p) each) and a cached score
+  is brought up to date by rescoring only the configurations, under its model, of the records
+  evicted and appended since (a term of eq. 9 depends on the earlier records of its
+  configuration only); the scores the last searches used are brought up to date together
+  before the next search. Any other change of the stored records (new or vanished values or
+  classes, moved cut points) drops the scores: every record's terms changed.
 - Phase 2 needs the prediction of a queued model only while the bound
   ``|g(R ∪ {M}) - g(R)| <= s_M / (W + s_M)`` (``s_M`` its score, ``W`` the total score of
   ``R``) exceeds the threshold, so most queued models are never evaluated.

@@ -2,8 +2,9 @@
 
 With the full coding the score of ``M(A)`` depends on which features are in ``A`` only, so it
 is cached per ``A``; with the indicator coding per ``A`` and the test instance's values on
-``A``. A cached score remembers how many records it covers. Eq. 9 is a sum over the records in
-arrival order, so when records are appended a score is extended by the new records' terms —
+``A``. A cached score remembers which records it covers (positions ``first .. total - 1``).
+Eq. 9 is a sum over the records in arrival order, so when records are appended a score is
+extended by the new records' terms —
 only when the search asks for it (`search`: a score that is not brought up to date is an
 upper bound on the current one). Each new record's terms come from the bitset index, for all
 the models being extended at once, so extending costs the same per new record whether one or
@@ -11,6 +12,12 @@ a thousand records arrived. A score that misses many records (more than ``FRESH_
 plus ``FRESH_FRACTION`` of all) is computed afresh instead, which is then cheaper: so the cost
 per new record never jumps up as more records arrive between predictions. The models averaged
 for recent test instances (``hot``) are extended together before the next search.
+
+When records leave a window, a cached score is no bound any more: before the search sees it,
+it is brought up to date by `Scorer.rescored` (only the configurations of the records evicted
+and appended since are rescored): the scores the searches since the last eviction asked for
+(``used``; the next search asks for most of them) all in one call before the next search, the
+others when a search asks for them.
 """
 
 from __future__ import annotations
@@ -37,7 +44,8 @@ SMALL_PASS = 1 << 12
 
 
 class ScoreCache:
-    """``{key: [log score, records covered]}`` for one `Scorer` (its records may grow)."""
+    """``{key: [log score, first, total]}`` for one `Scorer` (its records may slide): the
+    score covers the records at positions ``first .. total - 1``."""
 
     def __init__(self, scorer: Scorer, coding: str):
         self.scorer = scorer
@@ -45,6 +53,8 @@ class ScoreCache:
         self.entries: dict = {}
         self.hot: set = set()  # keys averaged by recent searches
         self.hot_at = 0  # records when the hot keys were last brought up to date
+        self.used: set = set()  # keys searches asked for since records last left the window
+        self.used_at = 0  # the scorer's start then
 
     def __len__(self):
         return len(self.entries)
@@ -54,31 +64,50 @@ class ScoreCache:
 
     def for_instance(self, xt: np.ndarray) -> _InstanceScores:
         """The scores the search of test row ``xt`` (compact codes) asks for."""
-        n = self.scorer.n
+        n, start = self.scorer.n, self.scorer.start
+        if start != self.used_at:  # records left: bring the last searches' scores in one go
+            self.refresh([k for k in self.used if k in self.entries])
+            self.used, self.used_at = set(), start
         if self.hot and n != self.hot_at:  # most will be asked for: extend them in one pass
             self.refresh([k for k in self.hot if k in self.entries and
-                          n - self.entries[k][1] <= FRESH_RECORDS + FRESH_FRACTION * n])
+                          n - self.entries[k][2] <= FRESH_RECORDS + FRESH_FRACTION * n])
             self.hot, self.hot_at = set(), n
         return _InstanceScores(self, xt)
 
     def refresh(self, keys: list) -> list:
         """Bring the scores of ``keys`` up to date (scoring unseen ones); returns them."""
-        sc, n = self.scorer, self.scorer.n
-        fresh, stale = [], []
+        sc, n, start = self.scorer, self.scorer.n, self.scorer.start
+        fresh, stale, moved = [], [], []
         for k in dict.fromkeys(keys):
             entry = self.entries.get(k)
-            if entry is None or n - entry[1] > FRESH_RECORDS + FRESH_FRACTION * n:
+            if entry is None or entry[2] <= start or (
+                    entry[1] == start and n - entry[2] > FRESH_RECORDS + FRESH_FRACTION * n):
                 fresh.append(k)
-            elif entry[1] < n:
+            elif entry[1] < start:
+                moved.append(k)
+            elif entry[2] < n:
                 stale.append(k)
         if fresh:
             models = [self._model(k) for k in fresh]
             scores = sc.log_scores([A for A, _ in models], self.coding, [v for _, v in models])
             for k, score in zip(fresh, scores.tolist()):
-                self.entries[k] = [score, n]
+                self.entries[k] = [score, start, n]
+        if moved:
+            self._slide(moved)
         if stale:
-            self._extend(sorted(stale, key=lambda k: self.entries[k][1]))
+            self._extend(sorted(stale, key=lambda k: self.entries[k][2]))
         return [self.entries[k][0] for k in keys]
+
+    def _slide(self, keys: list):
+        """Bring up to date the scores of ``keys``, some of whose records left the window."""
+        sc = self.scorer
+        entries = [self.entries[k] for k in keys]
+        models = [self._model(k) for k in keys]
+        scores = sc.rescored([A for A, _ in models], self.coding, [v for _, v in models],
+                             [e[0] for e in entries], [e[1] for e in entries],
+                             [e[2] for e in entries])
+        for entry, score in zip(entries, scores.tolist()):
+            entry[:] = [score, sc.start, sc.n]
 
     def _model(self, key):
         """``(A, values its configurations are coded against)``; ``None`` = each record's own."""
@@ -96,15 +125,15 @@ class ScoreCache:
         models = [k if self.coding == "full" else k[0] for k in keys]
         coded = None if self.coding == "full" else [k[1] for k in keys]
         active = 0
-        for t in range(entries[0][1], sc.n):
-            while active < len(keys) and entries[active][1] <= t:
+        for t in range(entries[0][2], sc.n):
+            while active < len(keys) and entries[active][2] <= t:
                 active += 1
             values = None if coded is None else coded[:active]  # None: record t's own
             terms = sc.record_terms(models[:active], values, t)
             for entry, term in zip(entries[:active], terms.tolist()):
                 entry[0] += term
         for entry in entries:
-            entry[1] = sc.n
+            entry[2] = sc.n
 
 
 class _InstanceScores:
@@ -114,25 +143,29 @@ class _InstanceScores:
         self.cache, self.xt = cache, xt
 
     def bounds(self, models: list, also=()) -> list:
-        """The cached scores (upper bounds if records arrived since); unseen models scored,
-        and when some are, unseen models of ``also`` with them while the pass holds fewer than
-        ``SMALL_PASS`` models times records (a small pass pays much of its cost in fixed numpy
-        calls)."""
-        cache = self.cache
+        """The cached scores (upper bounds if records arrived since); unseen models scored, and
+        those some of whose records left the window brought up to date; when some are, unseen
+        models of ``also`` with them while the pass holds fewer than ``SMALL_PASS`` models
+        times records (a small pass pays much of its cost in fixed numpy calls)."""
+        cache, start = self.cache, self.cache.scorer.start
         keys = [cache.key(A, self.xt) for A in models]
-        unseen = [k for k in keys if k not in cache.entries]
+        cache.used.update(keys)
+        unseen = [k for k in keys if k not in cache.entries or cache.entries[k][1] < start]
         if unseen:
             more = [k for k in (cache.key(A, self.xt) for A in also) if k not in cache.entries]
-            room = SMALL_PASS // max(cache.scorer.n, 1) - len(unseen)
+            room = SMALL_PASS // max(cache.scorer.live, 1) - len(unseen)
             cache.refresh(unseen + more[: max(room, 0)])
         return [cache.entries[k][0] for k in keys]
 
     def exact(self, A: tuple) -> bool:
         entry = self.cache.entries.get(self.cache.key(A, self.xt))
-        return entry is not None and entry[1] == self.cache.scorer.n
+        sc = self.cache.scorer
+        return entry is not None and entry[1:] == [sc.start, sc.n]
 
     def refresh(self, models: list) -> list:
-        return self.cache.refresh([self.cache.key(A, self.xt) for A in models])
+        keys = [self.cache.key(A, self.xt) for A in models]
+        self.cache.used.update(keys)
+        return self.cache.refresh(keys)
 
     def predict(self, models: list) -> np.ndarray:
         """The models' class distributions for the instance; they are marked hot."""

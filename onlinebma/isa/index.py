@@ -27,7 +27,8 @@ class BitsetIndex:
     """Record sets of ``n`` records with ``p`` features of ``r[j]`` values and ``K`` classes.
 
     Rows of ``bits``: feature ``j`` value ``v`` at ``offset[j] + v``, feature ``j`` missing at
-    ``offset[j] + r[j]``, class ``k`` at ``class_row + k``, every record at ``all_row``.
+    ``offset[j] + r[j]``, class ``k`` at ``class_row + k``, every record at ``all_row``. Records
+    before ``start`` have left a window: no set counts them.
     """
 
     def __init__(self, r: np.ndarray, K: int):
@@ -38,7 +39,7 @@ class BitsetIndex:
         self.class_row = int(self.offset[-1] + self.r[-1] + 1) if self.r.size else 0
         self.all_row = self.class_row + K
         self.bits = np.zeros((self.all_row + 1, 1), dtype=np.uint64)
-        self.n = 0
+        self.n = self.start = 0
 
     @property
     def nbytes(self) -> int:
@@ -63,15 +64,19 @@ class BitsetIndex:
         self.n += k
 
     def _prefix(self, m: int) -> tuple[int, np.ndarray]:
-        """Words covering records ``0..m-1`` and the mask of those records."""
+        """Words covering records ``0..m-1`` and the mask of those from ``start`` on."""
         words = (m + 63) // 64
         mask = np.full(words, np.uint64(0xFFFFFFFFFFFFFFFF))
         if m % 64:
             mask[-1] = np.uint64((1 << (m % 64)) - 1)
+        if self.start:
+            mask[: self.start // 64] = 0
+        if self.start % 64 and self.start // 64 < words:
+            mask[self.start // 64] &= np.uint64(~((1 << (self.start % 64)) - 1) & (2**64 - 1))
         return words, mask
 
     def config_sets(self, models: list, values, query: np.ndarray, m: int) -> np.ndarray:
-        """``(len(models), words)`` sets of the records before ``m`` in ``query``'s parent
+        """``(len(models), words)`` sets of the records ``start .. m - 1`` in ``query``'s parent
         configuration under each model.
 
         ``models[i]`` is an antecedent set and ``values[i]`` the values its configurations are

@@ -43,18 +43,22 @@ class Scorer:
     """ISA's scorer: the stored records (a canonical table's codes), indexed; the eq. 9 score
     of a model over them and the eq. 10 predictions of models.
 
-    Records can be appended (`append`) as long as they bring no new value or class.
+    Records have positions ``0 .. n - 1`` in arrival order; the live ones are ``start .. n -
+    1``. Records can be appended and the oldest evicted (`slide`) as long as the table's
+    features, values and classes stay those of this scorer; evicted records stay readable (for
+    `rescored`) until the scorer is rebuilt.
     """
 
     def __init__(self, table: Table, alpha: float):
         self.p, self.alpha = table.codes.shape[1], alpha
         self.features, self.classes = table.nominal_features, table.classes
+        self.values = table.values
         self.r = np.asarray(table.n_values, dtype=np.int64)
         self.K = len(table.classes)
         # A child with fewer than two values contributes log(N + alpha) - log(N + alpha) = 0.
         self.informative = np.flatnonzero(self.r >= 2)
-        self.has_missing = np.zeros(self.p, dtype=bool)
-        self.n = 0
+        self.has_missing = np.zeros(self.p, dtype=bool)  # ever, among the records held
+        self.n = self.start = 0
         self._X = np.empty((0, self.p), dtype=np.int64)
         self._y = np.empty(0, dtype=np.int64)
         self.log_num = self.log_den = np.empty((0, 0))
@@ -63,12 +67,17 @@ class Scorer:
 
     @property
     def X(self) -> np.ndarray:
-        """``(n, p)`` codes of the stored records (the table's), ``-1`` = missing."""
-        return self._X[: self.n]
+        """``(live, p)`` codes of the live records (the table's), ``-1`` = missing."""
+        return self._X[self.start: self.n]
 
     @property
     def y(self) -> np.ndarray:
-        return self._y[: self.n]
+        return self._y[self.start: self.n]
+
+    @property
+    def live(self) -> int:
+        """Records live (in the table): positions ``start .. n - 1``."""
+        return self.n - self.start
 
     @property
     def nbytes(self) -> int:
@@ -76,15 +85,21 @@ class Scorer:
         return int(self._X.nbytes + self._y.nbytes + self.log_num.nbytes + self.log_den.nbytes
                    + self.index.nbytes)
 
-    def append(self, table: Table) -> bool:
-        """Add ``table``'s records after the first ``n``, which must be this scorer's records
-        (the caller checks that none left). Returns ``False``, changing nothing, when the table
-        has another feature, value or class than this scorer's: every record's terms of
-        eq. 10 would change."""
-        if (table.nominal_features != self.features or table.classes != self.classes
-                or tuple(self.r) != tuple(table.n_values)):
+    def slide(self, table: Table, evicted: int) -> bool:
+        """Make ``table`` this scorer's live records: the oldest ``evicted`` live records leave,
+        the table's records after the remaining ones are appended (O(p) each). Returns
+        ``False``, changing nothing, when the table has another feature, value or class than
+        this scorer's (every record's terms of eq. 10 would change) or the arrays are full of
+        evicted records (a rebuild then costs O(p) per record since the last one)."""
+        kept = self.live - evicted
+        if (evicted < 0 or not 0 <= kept <= table.n or table.nominal_features != self.features
+                or table.classes != self.classes or table.values != self.values):
             return False
-        self._add(table.codes[self.n:], table.y[self.n:])
+        if (self.start or evicted) and self.n + table.n - kept > self._y.shape[0]:
+            return False
+        self.start += evicted
+        self.index.start = self.start
+        self._add(table.codes[kept:], table.y[kept:])
         return True
 
     def _add(self, X: np.ndarray, y: np.ndarray):
@@ -92,10 +107,10 @@ class Scorer:
         if n + k > self._y.shape[0]:  # capacity doubles: amortised O(p) per record
             cap = max(16, 2 * (n + k))
             grown = np.empty((cap, self.p), dtype=np.int64)
-            grown[:n] = self.X
+            grown[:n] = self._X[:n]
             self._X = grown
             grown = np.empty(cap, dtype=np.int64)
-            grown[:n] = self.y
+            grown[:n] = self._y[:n]
             self._y = grown
             counts = np.arange(cap + 1, dtype=float)
             self.log_num = np.log(counts + self.alpha)  # log(N + alpha), eq. 10 numerators
@@ -110,11 +125,11 @@ class Scorer:
 
     # ------------------------------------------------------------- eq. 9
 
-    def _parents(self, features: list, coding: str, xts: list) -> tuple[np.ndarray, int]:
-        """Feature ``features[m]`` of every record as a parent of model ``m`` (``-1``: none, a
-        single value), models side by side: the codes ``(M n,)`` and a bound on them."""
+    def _parents(self, features: list, coding: str, xts: list, X: np.ndarray):
+        """Feature ``features[m]`` of the records ``X`` as a parent of model ``m`` (``-1``:
+        none, a single value), models side by side: the codes ``(M n,)`` and a bound on them."""
         js = np.array(features, dtype=np.int64)
-        X = self.X[:, np.maximum(js, 0)].T  # (M, n)
+        X = X[:, np.maximum(js, 0)].T  # (M, n)
         if coding == "full":  # the missing value is a configuration of its own
             r = self.r[np.maximum(js, 0)]
             v, card = np.where(X < 0, r[:, None], X), int(r.max()) + 1
@@ -125,29 +140,76 @@ class Scorer:
         return v.reshape(-1), card
 
     def log_score(self, A: tuple, coding: str, xt: np.ndarray) -> float:
-        """Log of the conditional prequential score of M(A) over the records (eq. 9)."""
+        """Log of the conditional prequential score of M(A) over the live records (eq. 9)."""
         return float(self.log_scores([A], coding, [xt])[0])
 
     def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
         """`log_score` of several models, computed together (``xts[m]``: the row model
         ``m``'s indicator coding is taken against; unused with the full coding)."""
-        per_pass = max(1, _PASS_RECORDS // max(self.n, 1))
+        X, y = self.X, self.y
+        per_pass = max(1, _PASS_RECORDS // max(y.size, 1))
         return np.concatenate([
-            self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass])
+            self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass], X, y)
             for lo in range(0, len(models), per_pass)
         ])
 
-    def _model_configurations(self, models: list, coding: str, xts: list) -> np.ndarray:
-        """``(M n,)``: configuration of record ``t`` under model ``m`` at ``m n + t``, numbered
-        ``0..`` by model, then configuration. With the full coding the antecedents all the
-        models share (in phase 1: the parent whose children are scored) are coded once."""
-        n, M = self.n, len(models)
+    def rescored(self, models: list, coding: str, xts: list, scores, firsts, totals):
+        """Eq. 9 scores of models over the live records, from their scores over the records
+        at positions ``firsts[m] .. totals[m] - 1`` (``firsts[m] <= start < totals[m]``).
+
+        Eq. 9's term of a record depends on the earlier records of its configuration only: so
+        only the configurations of the records evicted or appended since change. Their records'
+        terms over the old records are taken away and their terms over the live ones added
+        (context records, in configurations that only gained records, count for the new
+        terms but keep theirs). A model for which that is more records than the live ones is
+        scored afresh.
+        """
+        lo = int(min(firsts))
+        per_pass = max(1, _PASS_RECORDS // max(2 * (self.n - lo), 1))
+        out = []
+        for i in range(0, len(models), per_pass):
+            part = slice(i, i + per_pass)
+            f, t = np.asarray(firsts[part]), np.asarray(totals[part])
+            lo = int(f.min())
+            out.append(self._rescored(models[part], coding, xts[part],
+                                      np.asarray(scores[part], dtype=float), f, t, lo))
+        return np.concatenate(out)
+
+    def _rescored(self, models, coding, xts, scores, firsts, totals, lo):
+        X, y, M = self._X[lo: self.n], self._y[lo: self.n], len(models)
+        c = self._model_configurations(models, coding, xts, X).reshape(M, -1)
+        pos = np.arange(lo, self.n)
+        size = int(c.max(initial=0)) + 1
+        evicted = (pos >= firsts[:, None]) & (pos < self.start)
+        new = pos >= totals[:, None]
+        marks = np.zeros(size, dtype=bool)
+        marks[c[evicted]] = True
+        in_evicted = marks[c]
+        marks[:] = False
+        marks[c[new]] = True
+        old = in_evicted & (pos >= firsts[:, None]) & ~new
+        now = (in_evicted | marks[c]) & (pos >= self.start)
+        counted = (in_evicted | new).astype(float)
+        afresh = old.sum(axis=1) + now.sum(axis=1) > self.live
+        old[afresh], now[afresh], counted[afresh] = False, pos >= self.start, 1.0
+        keep = np.concatenate([old, now])
+        weight = np.concatenate([-np.ones_like(counted), counted])
+        delta = self._log_scores(models, coding, xts, X, y,
+                                 views=(np.tile(np.arange(M), 2), keep, weight, c.reshape(-1)))
+        return np.where(afresh, 0.0, scores) + delta[:M] + delta[M:]
+
+    def _model_configurations(self, models: list, coding: str, xts: list, X) -> np.ndarray:
+        """``(M n,)``: configuration of record ``t`` of ``X`` under model ``m`` at ``m n + t``,
+        numbered ``0..`` by model, then configuration. With the full coding the antecedents
+        all the models share (in phase 1: the parent whose children are scored) are coded
+        once."""
+        n, M = X.shape[0], len(models)
         shared = ()
         if coding == "full" and M > 1:
             shared = tuple(sorted(set(models[0]).intersection(*models[1:])))
         c, size = np.zeros(n, dtype=np.int64), 1
         for j in shared:
-            c, size = refine(c, size, *self._parents([j], coding, [None]))
+            c, size = refine(c, size, *self._parents([j], coding, [None], X))
         # Each model's configurations in a range of its own: model m's in m C .. (m + 1) C.
         c = dense(c, size)
         size = int(c.max(initial=0)) + 1
@@ -155,16 +217,32 @@ class Scorer:
         rest = [tuple(j for j in A if j not in shared) for A in models]
         for d in range(max(map(len, rest), default=0)):  # the d-th further antecedents
             further = [A[d] if d < len(A) else -1 for A in rest]
-            c, size = refine(c, size, *self._parents(further, coding, xts))
+            c, size = refine(c, size, *self._parents(further, coding, xts, X))
         return dense(c, size)
 
-    def _log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
-        n, K, M = self.n, self.K, len(models)
-        if n == 0:
-            return np.zeros(M)
-        c = self._model_configurations(models, coding, xts)
-        y = np.tile(self.y, M)
-        pairs = Pairs(c, y, K)
+    def _log_scores(self, models: list, coding: str, xts: list, X, y, views=None):
+        """Eq. 9 of each model over the records ``X, y`` (in arrival order): ``(M,)``.
+
+        ``views=(of, keep, weight, c)``: instead, view ``v`` is model ``of[v]`` over the
+        records ``keep[v]`` (boolean ``(V, n)``), its terms weighted by ``weight[v]``; ``c``:
+        the models' configurations (`_model_configurations`). Returns ``(V,)`` weighted sums.
+        """
+        n, K, M = y.shape[0], self.K, len(models)
+        if views is None:
+            if n == 0:
+                return np.zeros(M)
+            c = self._model_configurations(models, coding, xts, X)
+            of, ev, ei = np.arange(M), np.repeat(np.arange(M), n), np.tile(np.arange(n), M)
+        else:
+            of, keep, weight, c = views
+            ev, ei = np.nonzero(keep)
+            if not ev.size:
+                return np.zeros(of.size)
+            size = int(c.max(initial=0)) + 1
+            c = dense(c.take(of.take(ev) * n + ei) + ev * size, size * of.size)
+        V, E = of.size, ev.size
+        yel = y.take(ei)
+        pairs = Pairs(c, yel, K)
         elem = pairs.elem
         # Class given parents (eq. 10). A class absent from the configuration's earlier
         # records has no earlier records in any count: one value, ``absent``, for all such
@@ -172,72 +250,81 @@ class Scorer:
         absent = self.log_num[0] - self.log_den[K][pairs.n_c]
         present = self.log_num[pairs.count] - self.log_den[K][pairs.n_c[elem]]
         if self.informative.size:
-            absent_kids, present_kids = self._children_terms(models, pairs)
+            parent = self._antecedents(models)[of]
+            absent_kids, present_kids = self._children_terms(parent, pairs, X, ev, ei)
             absent += absent_kids
             present += present_kids
         # log P(z = y | x) = own - log(sum over classes), the sum over the absent classes
         # being their number times exp(absent), shifted by the largest term of the classes
         # of each element (the absent value counts only if some class is absent).
         own = absent.copy()
-        mine = pairs.k == y[elem]
+        mine = pairs.k == yel[elem]
         own[elem[mine]] = present[mine]
-        n_absent = K - np.bincount(elem, minlength=M * n)
+        n_absent = K - np.bincount(elem, minlength=E)
         top = np.where(n_absent > 0, absent, -np.inf)
         np.maximum.at(top, elem, present)
         total = n_absent * np.exp(np.minimum(absent - top, 0.0)) + np.bincount(
-            elem, np.exp(present - top[elem]), minlength=M * n)
+            elem, np.exp(present - top[elem]), minlength=E)
         terms = own - top - np.log(total)
-        return terms.reshape(M, n).sum(axis=1)
+        if views is None:
+            return terms.reshape(M, n).sum(axis=1)
+        return np.bincount(ev, weight[ev, ei] * terms, minlength=V)
 
     def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
-        """``log P(z_t | x_t, records before t, M)`` (eq. 9-10) for several models at once.
+        """``log P(z_t | x_t, live records before t, M)`` (eq. 9-10) for several models at
+        once; ``t`` a position.
 
         ``values[m]`` are the values model ``m``'s configurations are coded against (``None``:
         record ``t``'s own, as with the full coding).
         """
-        logq = self._class_logs(models, values, self.X[t], t)
+        logq = self._class_logs(models, values, self._X[t], t)
         top = logq.max(axis=1)
-        return logq[:, self.y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
+        return logq[:, self._y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
-    def _children_terms(self, models, pairs: Pairs):
-        """Sum over the children of log P(x_i | z, parents) (eq. 10) for the records of ``M``
-        models at once.
-
-        Returns the sum for a class absent from the record's configuration so far, per element
-        ``(M n,)``, and the sum for each of the ``pairs`` (element, class present). Only the
-        classes present are counted: most configurations hold few classes.
-        """
-        n, M = self.n, len(models)
+    def _antecedents(self, models) -> np.ndarray:
+        """``(M, f)``: whether each informative feature is an antecedent of each model."""
         kids = self.informative
-        parent = np.zeros((M, kids.size), dtype=bool)  # antecedents, as columns of ``kids``
+        parent = np.zeros((len(models), kids.size), dtype=bool)
         position = np.full(self.p, kids.size, dtype=np.int64)
         position[kids] = np.arange(kids.size)
         for m, A in enumerate(models):
             cols = position[list(A)]
             parent[m, cols[cols < kids.size]] = True
+        return parent
+
+    def _children_terms(self, parent, pairs: Pairs, X, ev, ei):
+        """Sum over the children of log P(x_i | z, parents) (eq. 10) for the elements (view
+        ``ev``, record ``ei`` of ``X``) of a pass; ``parent``: `_antecedents` per view.
+
+        Returns the sum for a class absent from the record's configuration so far, per
+        element, and the sum for each of the ``pairs`` (element, class present). Only the
+        classes present are counted: most configurations hold few classes.
+        """
+        kids = self.informative
         # Absent class: every count is 0, log(alpha) - log(r_i alpha) per child used.
         w = self.log_num[0] - self.log_den[self.r[kids], 0]
-        seen = self.X[:, kids] >= 0  # (n, f)
-        absent = ((seen * w) @ ~parent.T).T.reshape(M * n)
+        seen = X[:, kids] >= 0  # (n, f)
+        absent = ((seen * w) @ ~parent.T).reshape(-1).take(ei * len(parent) + ev)
         loop = np.flatnonzero(~parent.all(axis=0))  # antecedents of all models: no term
-        return absent, self._pair_terms(loop, parent, pairs)
+        return absent, self._pair_terms(loop, parent, pairs, X, ev, ei)
 
-    def _pair_terms(self, children, parent, pairs: Pairs):
+    def _pair_terms(self, children, parent, pairs: Pairs, X, ev, ei):
         """Sum over ``children`` (columns of the informative features) of
         log(N_ijk + alpha) - log(N_ij + r_i alpha) (eq. 10) for every (element, class) pair,
         over the children that are not antecedents of the pair's model and that the record
         has. One child at a time, so that the temporaries (a few per pair) stay in the
         processor's cache.
         """
-        n, M = self.n, len(parent)
-        om, first, elem, last, count = (pairs.order % n, pairs.first, pairs.elem, pairs.last,
-                                        pairs.count)
-        record = elem % n
-        models = np.searchsorted(elem // n, np.arange(M + 1))  # model m's pairs
+        n, V = X.shape[0], len(parent)
+        first, elem, last, count = pairs.first, pairs.elem, pairs.last, pairs.count
+        om = ei.take(pairs.order)  # the record of each element, in the pass's order
+        record, view = ei.take(elem), ev.take(elem)
+        models = np.searchsorted(view, np.arange(V + 1))  # view v's pairs
+        by_record = record * V + view  # a pair's cell of an (n, V) array
         features = self.informative[children]
         r = self.r[features]
-        codes = self.X[:, features].T  # (children, n)
-        free = ~parent[:, children]  # (M, children): the children of each model
+        codes = X[:, features].T  # (children, n)
+        free = ~parent[:, children]  # (V, children): the children of each view's model
         missing = (codes < 0).T.astype(float)  # (n, children)
         # Pairs none of whose earlier records of its class and configuration misses a child
         # have N_ij = count for every child: their denominators are summed by r_i. The
@@ -249,16 +336,15 @@ class Scorer:
                             else (gaps, np.searchsorted(gaps, models)))
         # A child the record misses reads N_ijk = 0 below (log(alpha)), and for the gaps
         # N_ij = 0 (log(r_i alpha)): not terms, taken back here.
-        total = (missing @ free.T).T.reshape(-1).take(elem) * -self.log_num[0]
-        without = total[gaps] + ((missing * self.log_den[r, 0]) @ free.T).T.reshape(-1)[
-            elem[gaps]]
+        total = (missing @ free.T).reshape(-1).take(by_record) * -self.log_num[0]
+        without = total[gaps] + ((missing * self.log_den[r, 0]) @ free.T).reshape(-1)[
+            by_record[gaps]]
         if not isinstance(gaps, slice):
             sizes, size_of = np.unique(r, return_inverse=True)
-            used = np.matmul(1.0 - missing[None],
-                             free[:, :, None] * np.eye(sizes.size)[size_of])
-            used = used.reshape(M * n, sizes.size).T  # per size: children the record has
+            used = (1.0 - missing) @ (free[:, :, None] * np.eye(sizes.size)[size_of])
+            used = used.transpose(2, 1, 0).reshape(sizes.size, n * V)  # per size: (n, V) cells
             for s, used_s in zip(sizes, used):
-                total -= used_s.take(elem) * self.log_den[s].take(count)
+                total -= used_s.take(by_record) * self.log_den[s].take(count)
         total[gaps] = without
         # Counts (at most n, so b bits) side by side in a 64-bit word: the counts of ``per``
         # values of the child and, in the top field, of the records with the child observed.
@@ -272,7 +358,7 @@ class Scorer:
         offsets = np.maximum(codes, 0) // per * om.size  # the word of the record's value
         codes = np.where(codes < 0, r[:, None], codes)  # a missing value: code r_i
         tables = {ri: count_table(ri, b, per) for ri in set(r.tolist())}
-        owners = [[] for _ in children]  # the models each child is an antecedent of
+        owners = [[] for _ in children]  # the views whose model each child is an antecedent of
         for i, m in zip(*np.nonzero(~free.T)):
             owners[i].append(m)
         den = np.zeros(without.size)
