@@ -23,11 +23,9 @@ MIN_DPI = 150
 #: dpi (a known gap, said in docs/results.md). Strict: once a figure is regenerated its case
 #: passes and fails as XPASS, so its name must then leave this list.
 NOT_YET_RERUN = {
-    "bench-isa-stream", "bench-nb-forgetting", "bma-nb-uci-errors", "dash-cooper-networks-alarm",
-    "dash-cooper-networks-hepar2", "dash-cooper-random-fig2", "dash-cooper-random-fig3",
+    "bench-isa-stream", "bma-nb-uci-errors", "dash-cooper-random-fig2", "dash-cooper-random-fig3",
     "fan-uci-guard", "fan-uci-scatter", "guide-curves", "guide-reliability", "isa-table1-scatter",
     "order-alarm-accuracy", "order-alarm-missing", "scale-out-batch-workers", "scale-out-speedup",
-    "tan-rolling", "tan-uci", "wide-speedup",
 }
 
 
