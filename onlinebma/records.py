@@ -305,7 +305,7 @@ def _short(v) -> str:
 def _distinct(f, values):
     """The distinct values of a column's observed cells, each hashable (else a TypeError naming
     the feature and the value). Factorised first, so the Python-level checks run once per
-    distinct value, not per cell (issue 17: 90% of ``learn_many``'s time on string columns)."""
+    distinct value, not per cell (it was 90% of ``learn_many``'s time on string columns)."""
     import pandas as pd
 
     try:

@@ -179,8 +179,10 @@ def test_site_builds_lists_every_learner_method_and_prints_no_raw_role(tmp_path)
             (site / name / "index.html").exists()
 
 
+#: The pages, and the package's modules: their docstrings are the API reference's pages.
 OWNED_PAGES = ["README.md", "CHANGELOG.md",
-               *(str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("docs/**/*.md")))]
+               *(str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("docs/**/*.md"))),
+               *(str(p.relative_to(ROOT)) for p in sorted(ROOT.glob("onlinebma/**/*.py")))]
 
 
 @pytest.mark.parametrize("page", OWNED_PAGES)

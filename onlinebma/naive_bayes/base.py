@@ -259,7 +259,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         """``scores`` plus, per class and per observed ``(feature, value)`` of ``pairs``, the
         log of the mixed parameter w0 θ(v) + w1 θ(v | y) (eq. 12-13 of Dash & Cooper; eq. 11
         of Wu et al.). A feature or value never seen in training is skipped, like a missing
-        value. One loop for all features, no call per feature but the weights' (issue 17).
+        value. One loop for all features, no call per feature but the weights'.
 
         The mixture of the two probabilities is formed in linear space: both are Dirichlet
         posterior means, at least ``a / (N + r a) > 0``, and one weight is at least 1/2, so

@@ -108,7 +108,7 @@ class BMANB(NaiveBayes):
 
     def _learn_nominals(self, pairs, y, w) -> None:
         """Count ``(feature, value)`` pairs of class ``y`` and keep the sums of eq. 14: one
-        loop, no call per feature (issue 17)."""
+        loop, no call per feature."""
         if self._forgets:  # every count changes with each record: no sums to keep
             super()._learn_nominals(pairs, y, w)
             return

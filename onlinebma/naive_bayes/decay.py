@@ -147,7 +147,7 @@ class Forgetting:
     clock and the ``decay="auto"`` mixture."""
 
     def _tick(self) -> None:
-        """Multiply every statistic by ``decay`` (step 3 of issue 10's recursion) in O(1):
+        """Multiply every statistic by ``decay`` (step 3 of the forgetting recursion) in O(1):
         statistics are kept in a unit worth ``decay^k`` records, ``k`` the records since the
         last renormalisation; renormalise (O(all statistics)) before the unit grows past
         ``_renormalise_above``."""

@@ -104,7 +104,7 @@ def prepare_frame(kinds, X, y):
     """
     labels = labels_of(X, y)
     check_labels(labels)
-    try:  # each distinct label once (issue 17); an unhashable one is found and named
+    try:  # each distinct label once; an unhashable one is found and named
         distinct = pd.unique(labels)
     except TypeError:
         distinct = labels

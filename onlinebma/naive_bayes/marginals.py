@@ -44,7 +44,7 @@ class IncrementalMarginals:
             super()._learn_nominals(pairs, y, w)
             return
         # K2, a value seen before: _learned_nominal's two sequential predictive terms (eq. 8),
-        # fused with the count update (issue 17); with forgetting the pseudo-count is in the
+        # fused with the count update; with forgetting the pseudo-count is in the
         # counts' scaled unit and the flattening owed is applied first, as there.
         tables, log_mls, log = self._tables, self._log_ml, math.log
         a = self.alpha * self._unit
@@ -84,7 +84,7 @@ class IncrementalMarginals:
             h0, h1 = self._histograms.get(f) or self._histograms.setdefault(f, [{}, {}])
             _count_grows(h0, table.n_value.get(v, 0))
             _count_grows(h1, n_vy)
-        # eq. 8 as a product of sequential predictive probabilities (issue 10, step 1)
+        # eq. 8 as a product of sequential predictive probabilities
         log_ml[0] += math.log((a0 + table.n_value.get(v, 0)) / (r * a0 + table.n))
         log_ml[1] += math.log((a1 + n_vy) / (r * a1 + table.n_class.get(y, 0)))
 

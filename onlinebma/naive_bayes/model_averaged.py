@@ -113,18 +113,18 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         self._ng = normal_gamma or NormalGammaPrior()
         self._prior_log_odds = math.log(inclusion_prior) - math.log1p(-inclusion_prior)
         # feature -> [log P(D_f | no arc), log P(D_f | arc)] (eq. 8), kept as sums of the
-        # records' predictive log probabilities (issue 10, step 1). With structure_decay α < 1
+        # records' predictive log probabilities. With structure_decay α < 1
         # both are as of record _last[f] and owe α^(records since) (step 3, applied lazily).
         self._log_ml: dict = {}
         self._last: dict = {}
         # BDeu without forgetting: per nominal feature, how many values / (value, class) cells
         # have each count, [{count: cells}, {count: cells}]. A new value changes every cell's
         # pseudo-count, and the marginal likelihoods are recomputed from these histograms in
-        # O(distinct counts), not O(values) (issue 13, item 9).
+        # O(distinct counts), not O(values).
         self._histograms: dict | None = {} if prior == "BDeu" and not self._forgets else None
         # Without forgetting: per numeric feature, the Student-t predictive's constants
         # {_Marginal or class: ...} (NormalGammaPrior.predictive_params), recomputed only for
-        # the moments a learned record changed, so a prediction needs no lgamma (issue 17).
+        # the moments a learned record changed, so a prediction needs no lgamma.
         # Derived state: not pickled.
         self._t_cache: dict = {}
         self._prior_t = self._ng.predictive_params(0, 0.0, 0.0)
@@ -166,7 +166,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         return p
 
     def _add_numerics(self, scores: list, pairs, classes, seen: list) -> list:
-        """The numeric terms without forgetting in one loop (issue 17): the Student-t
+        """The numeric terms without forgetting in one loop: the Student-t
         constants cached per (feature, class) or recomputed inline (as
         :meth:`NormalGammaPrior.predictive_params` does) when a record changed them, the arc
         weights from the kept marginal likelihoods, the mixture added in place. Each feature's

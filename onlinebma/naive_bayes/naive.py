@@ -102,7 +102,7 @@ class NaiveBayes(BaseNB):
         """Per class, the log mixed density of each numeric feature (see the base), added in
         place in one loop: the Gaussians and, for BMANB, the plug-in log likelihoods of eq. 11
         in one pass over the classes, one log of each class variance, and for BMANB one call
-        per feature to mix (issue 17). A wide record goes the array path of
+        per feature to mix. A wide record goes the array path of
         :mod:`~onlinebma.naive_bayes.wide` (from :data:`~.wide.WIDE_FEATURES` features and
         :data:`~.wide.WIDE_CELLS` cells on), which computes the same terms."""
         if self._forgets:
