@@ -34,6 +34,7 @@ __all__ = [
     "SEED",
     "Timer",
     "format_ci",
+    "load_note",
     "markdown_table",
     "mcnemar",
     "mean_ci",
@@ -200,6 +201,19 @@ def _cell(v, floatfmt: str) -> str:
     if isinstance(v, (np.integer,)):
         return str(int(v))
     return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def load_note(loads, cores: int) -> str:
+    """How to read absolute times, given the load averages seen during a run on ``cores`` cores.
+
+    >>> load_note([0.0, 1.2], 2)
+    'at most the number of cores: no other job competed for them'
+    >>> load_note([0.5, 4.8], 2)
+    'above the number of cores: other jobs shared them and absolute times are noisy'
+    """
+    if max(loads) > cores:
+        return "above the number of cores: other jobs shared them and absolute times are noisy"
+    return "at most the number of cores: no other job competed for them"
 
 
 def markdown_table(df, floatfmt: str = ".3f", index: bool = False) -> str:

@@ -41,7 +41,7 @@ import time
 
 import numpy as np
 
-from ._report import markdown_table, write_results
+from ._report import load_note, markdown_table, write_results
 
 NAME = "scale-out"
 N_FEATURES, N_VALUES, N_CLASSES = 20, 4, 3
@@ -325,8 +325,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), workers=N
 Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()};
 {"quick run" if quick else "full run"}; partitions of {part_rows:,} rows; fastest of {repeat}
 run(s). Load average (1 min) at the start and end of the run: {load[0]:.1f} and
-{load[1]:.1f} (above the number of cores, other jobs shared them and absolute rates are
-noisy); the ratios come from this one run.
+{load[1]:.1f} ({load_note(load, os.cpu_count() or 1)}); the ratios come from this
+one run.
 
 ## Wall time and memory
 

@@ -31,7 +31,7 @@ import time
 
 import numpy as np
 
-from ._report import markdown_table, pyplot, save_figure, write_results
+from ._report import load_note, markdown_table, pyplot, save_figure, write_results
 from .order_alarm import _alarm_network
 
 NAME = "scale-out-batch"
@@ -344,8 +344,8 @@ Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_v
 {"quick run" if quick else "full run"}; FAN partitions of {fan_part:,} rows, ALARM partitions of
 {alarm_part:,} rows; every time is the best of {REPEATS} (FAN) or one run (tables). Load
 average (1 min) at the start and end of the run {load[0]:.1f} and {load[1]:.1f}, on
-{os.cpu_count()} cores (above the number of cores, other jobs shared them and absolute times
-are noisy); the ratios come from this one run.
+{os.cpu_count()} cores ({load_note(load, os.cpu_count() or 1)}); the ratios come from this
+one run.
 
 ## FAN: seconds per EM iteration
 
