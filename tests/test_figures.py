@@ -25,7 +25,6 @@ MIN_DPI = 150
 NOT_YET_RERUN = {
     "bench-isa-stream", "bma-nb-uci-errors", "dash-cooper-random-fig2", "dash-cooper-random-fig3",
     "fan-uci-guard", "fan-uci-scatter", "isa-table1-scatter",
-    "scale-out-batch-workers",
 }
 
 
