@@ -53,13 +53,15 @@ def _mixed_nominal(theta: np.ndarray, d: np.ndarray) -> np.ndarray:
     return np.log((w0 * theta[:, 0])[:, None] + w1[:, None] * theta[:, 1:]).sum(axis=0)
 
 
-def _theta(st, rs, gs, k: int, alpha: float) -> np.ndarray:
+def _theta(st, rs, gs, k: int, first: int = 0) -> np.ndarray:
     """Dirichlet posterior means ``(a + N_v[y]) / (r a + N[_y])`` of rows ``rs`` (features
-    ``gs``), slot 0 without the arc, ``[q, k + 1, R]``, pseudo-counts in the scaled unit."""
-    a = alpha * st.unit
-    r = st.n_values[gs][:, None, None]
-    return ((a + st.counts.take(rs, axis=0)[:, :k + 1])
-            / (r * a + st.totals.take(gs, axis=0)[:, :k + 1]))
+    ``gs``, a selection for :func:`~onlinebma.naive_bayes.rates.pick`), slots ``first`` to
+    ``k`` (slot 0 without the arc), ``[q, k + 1 - first, R]``, pseudo-counts in the scaled
+    unit."""
+    a = st.pseudo
+    r = pick(st.n_values, gs)[:, None, None]
+    return ((a + st.counts.take(rs, axis=0)[:, first:k + 1])
+            / (r * a + pick(st.totals, gs)[:, first:k + 1]))
 
 
 class GaussianTerms:
@@ -79,7 +81,7 @@ class GaussianTerms:
         """Called before columns ``js`` add ``xs`` to class ``iy``'s moments."""
 
     def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        return np.log(_theta(st, rs, gs, k, self.alpha)[:, 1:]).sum(axis=0)
+        return np.add.reduce(np.log(_theta(st, rs, gs, k, 1)), axis=0)
 
     def _gaussians(self, st, js, k: int):
         """Per column, slot and member the moments (scaled unit) and the guarded variance
@@ -147,8 +149,8 @@ class PluginTerms(GaussianTerms):
         return out - (n + 1.0) * self.log_gamma
 
     def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        return _mixed_nominal(_theta(st, rs, gs, k, self.alpha),
-                              self._nominal_odds(st, k).take(gs, axis=0))
+        return _mixed_nominal(_theta(st, rs, gs, k),
+                              pick(self._nominal_odds(st, k), gs))
 
     def _numeric_odds(self, st, n, m2, var, seen, ok):
         """Eq. 11's log odds from the Gaussians' plug-in log likelihoods (naive.py's
@@ -218,14 +220,14 @@ class StudentTerms:
     def learned_nominal(self, st, rs, gs, slots) -> None:
         """Eq. 8 as a product of sequential predictive probabilities: each row's
         ``log θ(v)`` and ``log θ(v | y)`` before it counts the record."""
-        a = self.alpha * st.unit
-        r = st.n_values[gs][:, None, None]
+        a = st.pseudo
+        r = pick(st.n_values, gs)[:, None, None]
         st.log_ml["nominal"][gs] += np.log((a + st.counts.take(rs, axis=0)[:, slots])
-                                           / (r * a + st.totals.take(gs, axis=0)[:, slots]))
+                                           / (r * a + pick(st.totals, gs)[:, slots]))
 
     def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        ml = st.log_ml["nominal"].take(gs, axis=0)
-        return _mixed_nominal(_theta(st, rs, gs, k, self.alpha),
+        ml = pick(st.log_ml["nominal"], gs)
+        return _mixed_nominal(_theta(st, rs, gs, k),
                               self.prior_log_odds + ml[:, 1] - ml[:, 0])
 
     # -------------------------------------------------------------- numeric
