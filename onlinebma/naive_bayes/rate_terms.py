@@ -43,6 +43,18 @@ def _mixed_log(none: np.ndarray, arc: np.ndarray, d: np.ndarray) -> np.ndarray:
     return np.logaddexp((lw0 + none)[:, None], lw1[:, None] + arc)
 
 
+_SIGNS: dict = {}
+
+
+def _signs(k: int) -> np.ndarray:
+    """``[-1, 1, ..., 1]`` of length ``1 + k``: slot 0 (the marginal) subtracted, the ``k``
+    classes added, by one matrix product over the slot axis."""
+    sign = _SIGNS.get(k)
+    if sign is None:
+        sign = _SIGNS[k] = np.array([-1.0] + [1.0] * k)
+    return sign
+
+
 def _arc_probability(d: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0.0, -d))
 
@@ -138,15 +150,13 @@ class PluginTerms(GaussianTerms):
         order, starts = st.grouped
         c = st.scale
         a = self.alpha
+        sign = _signs(k)  # the class slots' sum minus the marginal's, as one product
         cells = st.counts.take(order, axis=0)[:, :k + 1] * c
-        xlog = cells * np.log(cells + a)  # 0 for an empty cell
-        per_feature = np.add.reduceat(xlog[:, 1:].sum(axis=1) - xlog[:, 0], starts, axis=0)
-        totals = st.totals[:n_features, :k + 1] * c
-        am = (a * st.n_values[:n_features])[:, None]
-        n, n_class = totals[:, 0], totals[:, 1:]
-        out = (n * np.log(n + am) - (n_class * np.log(n_class + am[:, None])).sum(axis=1)
-               + per_feature)
-        return out - (n + 1.0) * self.log_gamma
+        per_feature = np.add.reduceat(sign @ (cells * np.log(cells + a)), starts, axis=0)
+        totals = st.totals[:n_features, :k + 1] * c  # N and N_y
+        am = (a * st.n_values[:n_features])[:, None, None]
+        out = per_feature - sign @ (totals * np.log(totals + am))  # 0 log(am) = 0: no class
+        return out - (totals[:, 0] + 1.0) * self.log_gamma
 
     def nominal(self, st, rs, gs, k: int) -> np.ndarray:
         return _mixed_nominal(_theta(st, rs, gs, k),
