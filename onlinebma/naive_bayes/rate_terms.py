@@ -26,15 +26,6 @@ from .rates import pick
 __all__ = ["GaussianTerms", "PluginTerms", "StudentTerms"]
 
 
-def _weights(d: np.ndarray):
-    """``(w(no arc), w(arc))`` = ``(sigmoid(-d), sigmoid(d))`` without overflow."""
-    e = np.exp(-np.abs(d))
-    big = 1.0 / (1.0 + e)
-    small = e * big
-    positive = d >= 0
-    return np.where(positive, small, big), np.where(positive, big, small)
-
-
 def _mixed_log(none: np.ndarray, arc: np.ndarray, d: np.ndarray) -> np.ndarray:
     """``log(w0 e^none + w1 e^arc)`` per class (base._add_mixture), ``w1 = sigmoid(d)``:
     ``none`` and ``d`` are ``[m, R]``, ``arc`` is ``[m, k, R]``."""
@@ -60,9 +51,14 @@ def _arc_probability(d: np.ndarray) -> np.ndarray:
 
 
 def _mixed_nominal(theta: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """``sum_f log(w0 θ(v) + w1 θ(v | y))`` (base._add_nominals), ``[k, R]``."""
-    w0, w1 = _weights(d)
-    return np.log((w0 * theta[:, 0])[:, None] + w1[:, None] * theta[:, 1:]).sum(axis=0)
+    """``sum_f log(w0 θ(v) + w1 θ(v | y))`` (base._add_nominals), ``[k, R]``, as
+    ``sum_f log(e θ(v) + θ(v | y)) - log(1 + e)`` with ``e = exp(-d) = w0 / w1``: fewer
+    operations than forming both weights. ``d`` is floored at -700 so that ``e`` stays finite;
+    there ``w1 < 1e-304`` adds less than a double's resolution to ``w0 θ(v)``, which is at
+    least ``a / (N + r a)``."""
+    e = np.exp(-np.maximum(d, -700.0))
+    mixed = np.add.reduce(np.log((e * theta[:, 0])[:, None] + theta[:, 1:]), axis=0)
+    return mixed - np.add.reduce(np.log1p(e), axis=0)
 
 
 def _theta(st, rs, gs, k: int, first: int = 0) -> np.ndarray:
