@@ -40,7 +40,6 @@ __all__ = ["SharedRates", "pick"]
 _RENORMALISE_ABOVE = 2.0 ** 128  # as BaseNB._renormalise_above
 _MAX_K = 1 << 16  # renormalise at least this often (tabulated powers of the rates)
 _HUGE = 1e150  # a prediction's |x| beyond which squares may overflow: numpy told to allow it
-_FEW_ROWS = 4  # a record's nominal rows updated one view at a time up to here (measured)
 
 
 def pick(a: np.ndarray, sel) -> np.ndarray:
@@ -309,12 +308,7 @@ class SharedRates:
         # the marginal and class-y slots, 0 and 1 + iy, as a slice: views, not copies
         slots = slice(0, 2 + iy, 1 + iy)
         self.terms.learned_nominal(self, rs, gs, slots)
-        counts = self.counts
-        if len(rs) <= _FEW_ROWS:  # a view per row costs less than a gather and a scatter
-            for r in rs.tolist():
-                counts[r, slots] += w
-        else:
-            counts[rs, slots] += w  # one row per feature: no index twice
+        self.counts[rs, slots] += w  # one row per feature: no row twice
         self.totals[gs, slots] += w
         self.nominal_seen[gs, 1 + iy] = True
 
