@@ -16,8 +16,9 @@ slot ``1 + i`` class ``i``): ``numeric[column, slot, (n, mean, m2), R]``,
 tables would hold the slot (a class observed with the feature). As in the members,
 statistics are kept in a scaled unit worth ``decay^k`` records per member (a record weighs
 ``unit = decay^-k``, tabulated), renormalised once the fastest rate's unit would pass 2^128,
-so forgetting costs nothing per stored statistic. A record whose known columns are a run
-(the usual case: every feature present) reads and updates them through views.
+so forgetting costs nothing per stored statistic. A record whose known numeric columns or
+nominal features are a run (the usual case: every feature present) reads and updates their
+statistics through views, and learning reuses the rows its prediction coded.
 
 Measured on Elec2 (``python -m experiments drift``, docs/naive_bayes.md): numpy per record
 pays here because the per-record work is the members' array; a single learner keeps plain
