@@ -21,12 +21,17 @@ def _labels(kind, n, rng):
         y = rng.integers(0, 4, size=n)
         y[0] = 3
         return y
+    if kind == "categorical":  # categories in another order than first seen, one unused
+        codes = rng.integers(0, 3, size=n)
+        return pd.Series(pd.Categorical.from_codes(codes, ["c", "a", "b", "unused"]))
+    if kind == "categorical ints":
+        return pd.Series(pd.Categorical(rng.choice([30, 10, 20], size=n)))
     if kind == "wide":  # too wide a range to subtract: pandas' factorisation
         return pd.Series(rng.choice([0, SMALL_RANGE * 5, -SMALL_RANGE], size=n))
     return pd.Series(rng.integers(-2, 1, size=n) * 7)  # negative, with gaps
 
 
-KINDS = ["late", "uint8", "array", "wide", "gaps"]
+KINDS = ["late", "uint8", "array", "categorical", "categorical ints", "wide", "gaps"]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -49,7 +54,9 @@ def test_learn_many_with_integer_labels_equals_learn_one(learner, kind):
     n = 2500
     y = _labels(kind, n, rng)
     labels = y.tolist()
-    X = pd.DataFrame({"a": rng.integers(3, size=n) + (np.asarray(labels) > 0),
+    first = {v: i for i, v in enumerate(dict.fromkeys(labels))}
+    signal = np.asarray([first[v] % 2 for v in labels])  # the feature follows the class
+    X = pd.DataFrame({"a": rng.integers(3, size=n) + signal,
                       "z": rng.normal(size=n)})
     batch, rows = learner(nominal_attributes=["a"]), learner(nominal_attributes=["a"])
     batch.learn_many(X.iloc[:1200], y[:1200])
@@ -69,4 +76,14 @@ def test_a_length_mismatch_is_refused_and_changes_nothing():
     before = model.predict_proba_one({"a": 1})
     with pytest.raises(ValueError, match="rows but y has"):
         model.learn_many(pd.DataFrame({"a": [1, 2, 3]}), np.array([0, 1]))
+    assert model.predict_proba_one({"a": 1}) == before
+
+
+def test_a_missing_categorical_label_is_refused_and_changes_nothing():
+    model = NaiveBayes(nominal_attributes=["a"])
+    model.learn_many(pd.DataFrame({"a": [1, 2]}), pd.Series(["x", "y"]))
+    before = model.predict_proba_one({"a": 1})
+    y = pd.Series(pd.Categorical(["x", None, "y"]))
+    with pytest.raises(ValueError, match="missing"):
+        model.learn_many(pd.DataFrame({"a": [1, 2, 3]}), y)
     assert model.predict_proba_one({"a": 1}) == before

@@ -122,19 +122,32 @@ def _checked_labels(X, y) -> pd.Series:
 def coded_labels(X, y):
     """``(labels, codes)``: the checked labels of ``X``'s rows in order of first appearance
     and each row's code, as :func:`factorize` gives them. Integer labels spanning a small
-    range (:data:`SMALL_RANGE`; no integer is missing) are coded by subtraction instead of
-    being boxed as objects and hashed (``experiments.bench_nb``, batch part)."""
+    range (:data:`SMALL_RANGE`; no integer is missing) are coded by subtraction, and a
+    categorical's codes are used as they are, instead of boxing the labels as objects and
+    hashing them (``experiments.bench_nb``, batch part)."""
     check_frame(X)
-    a = y.to_numpy() if isinstance(y, pd.Series) else y
+    categories = None
+    if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
+        # a categorical's codes are small integers already (-1, missing, fails the range)
+        categories = y.cat.categories.to_numpy(dtype=object)
+        a = y.cat.codes.to_numpy()
+    else:
+        a = y.to_numpy() if isinstance(y, pd.Series) else y
     span = _small_range(a) if isinstance(a, np.ndarray) and a.ndim == 1 else None
-    if span is None or len(a) != len(X):
+    if span is None or len(a) != len(X) or (categories is not None and span[0] < 0):
         return factorize(_checked_labels(X, y))
     lo, hi = span
     codes = _subtracted(a, lo)
     seen = _first_seen(codes, hi - lo + 1)
     rank = np.zeros(hi - lo + 1, dtype=np.intp)
     rank[seen] = np.arange(len(seen))
-    return [lo + int(v) for v in seen], rank[codes]
+    if categories is not None:
+        names = list(categories[seen + lo])
+        for label in names:
+            check_label(label)
+    else:
+        names = [lo + int(v) for v in seen]
+    return names, rank[codes]
 
 
 def _first_seen(codes: np.ndarray, n_values: int) -> np.ndarray:
