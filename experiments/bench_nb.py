@@ -37,13 +37,14 @@ vocabulary within 20% of the 20-name one (ratio >= 0.80), and ``decay<1`` within
 
 from __future__ import annotations
 
+import os
 import pathlib
 import platform
 import time
 
 import numpy as np
 
-from ._report import markdown_table, rng, write_results
+from ._report import load_note, markdown_table, rng, write_results
 
 NAME = "bench-nb"
 
@@ -222,6 +223,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     from onlinebma.progress import progress
 
     n_stream, n_batch, repeats = (2_000, 100_000, 2) if quick else (20_000, 1_000_000, 3)
+    load = [os.getloadavg()[0]]  # the 1-minute load average at the start and at the end
 
     X, y = categorical_stream(n_stream)
     labels = [int(v) for v in y]
@@ -272,12 +274,15 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs")) -> dict:
     drift = forgetting_figure(1_500 if quick else 6_000, out)
     bdeu = bdeu_scaling((2_500, 5_000) if quick else (2_500, 5_000, 10_000, 20_000, 100_000))
 
+    load.append(os.getloadavg()[0])
     text = f"""# Naive Bayes speed (`python -m experiments {NAME}`)
 
 {__doc__.split(chr(10), 1)[1].strip()}
 
-Machine: {platform.machine()}, Python {platform.python_version()}; {run_kind}. The machine was
-shared with other developers' jobs: absolute speeds are noisy, compare the ratios.
+Machine: {platform.machine()}, Python {platform.python_version()}, {os.cpu_count()} cores;
+{run_kind}. 1-minute load average {load[0]:.1f} at the start and {load[1]:.1f} at the end
+({load_note(load, os.cpu_count() or 1)}); every ratio compares runs side by side in this one
+process, so read the ratios, not the absolute speeds.
 
 ## Streaming: {n_stream:,} records, predict_proba_one + learn_one
 

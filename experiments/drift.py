@@ -526,6 +526,30 @@ def speed_targets(df, fixed_decay: float):
     return pd.DataFrame(rows)
 
 
+def auto_speed(n: int = 20_000, names=("STAGGER", "Agrawal"), fixed_decay: float = 0.99):
+    """:func:`speed_targets` on some synthetic streams only (``n`` records each), a quick
+    side-by-side check of ``decay="auto"``'s speed without the whole experiment: ARF with
+    River's defaults, each ``decay="auto"`` learner and its twin with ``decay`` = λ, in one
+    progressive-validation pass (:func:`evaluate`). State the load average with its numbers::
+
+        python -c "import os; from experiments.drift import auto_speed; \\
+                   print(os.getloadavg()); print(auto_speed()); print(os.getloadavg())"
+    """
+    import pandas as pd
+    from river import forest
+
+    data = synthetic(n)
+    tables = []
+    for name in names:
+        stream = data[name]
+        learners = {"river ARF": forest.ARFClassifier()}
+        for m in AUTO_SPEED:
+            for setting in ("auto", f"λ={fixed_decay:g}"):
+                learners[f"{m} {setting}"] = make_learner(f"{m} {setting}", stream)
+        tables.append(evaluate(stream, learners, show=False).table())
+    return speed_targets(pd.concat(tables), fixed_decay)
+
+
 def targets_by_learner(df, names):
     """The same four targets for each of ``names`` on Elec2, one row per learner."""
     import pandas as pd

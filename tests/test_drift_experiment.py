@@ -182,3 +182,11 @@ def test_quick_run_writes_results_and_figures(quick):
     assert len([f for f in figures if "rolling" in f.name]) == 6
     for fig in figures:
         assert fig.exists() and fig.stat().st_size > 1000 and fig.name in text
+
+
+def test_auto_speed_checks_the_targets_on_the_streams_named():
+    table = drift.auto_speed(n=300, names=("STAGGER",))
+    assert table["stream"].tolist() == ["STAGGER"] * len(drift.AUTO_SPEED)
+    assert table["model"].tolist() == [f"{m} auto" for m in drift.AUTO_SPEED]
+    for column in ("× ARF records/s", "cost vs λ=0.99"):
+        assert np.isfinite(table[column]).all() and (table[column] > 0).all()

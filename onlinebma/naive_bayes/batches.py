@@ -22,10 +22,11 @@ from ..stats.tables import NumericTable
 from ..validation import check_mergeable_with
 from .counts import check_bag, check_name
 from .frames import (
-    factorize,
+    coded_labels,
     nominal_counts,
     numeric_moments,
     pairs_of,
+    prepare_columns,
     prepare_frame,
     read_frame,
     records_of,
@@ -53,27 +54,11 @@ class BatchPaths(WideNumerics):
         updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
         by row, where it waits for the batch's last row.
         """
-        columns, new, labels = prepare_frame(self._kinds, X, y)
-        if self._zero:
-            check_name(new)
-            for f, (kind, values, present) in columns.items():
-                if kind != NOMINAL:
-                    check_bag([(f, float(np.min(values[present])))])
-        if self._auto or self._zero:
-            # rows validate as their columns did: none fails
-            with uninterrupted():
-                for x, label in zip(records_of(columns, len(labels)), labels):
-                    self.learn_one(x, label)
+        if self._auto or self._zero or self._forgets:
+            self._learn_rows(X, y)
             return
-        if self._forgets:  # learn_one's counting, on rows read and validated per column
-            with uninterrupted():
-                self._predicted = None
-                self._kinds.commit(new)
-                count = self._count_record
-                for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
-                    count(numeric, nominal, label)
-            return
-        names, ycodes = factorize(labels)
+        names, ycodes = coded_labels(X, y)
+        columns, new = prepare_columns(self._kinds, X)
         tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
                       else numeric_moments(values, present, ycodes, names))
                   for f, (kind, values, present) in columns.items()}
@@ -88,9 +73,30 @@ class BatchPaths(WideNumerics):
                 t.merge(batch)
             for label, c in zip(names, counts):
                 self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
-            self._n += len(labels)
-            self._t += len(labels)
+            self._n += len(ycodes)
+            self._t += len(ycodes)
             self._refresh(list(columns) if not new_classes else list(self._tables))
+
+    def _learn_rows(self, X, y) -> None:
+        """``learn_many`` row by row, for learners that forget and for ``absent="zero"``."""
+        columns, new, labels = prepare_frame(self._kinds, X, y)
+        if self._zero:
+            check_name(new)
+            for f, (kind, values, present) in columns.items():
+                if kind != NOMINAL:
+                    check_bag([(f, float(np.min(values[present])))])
+        if self._auto or self._zero:
+            # rows validate as their columns did: none fails
+            with uninterrupted():
+                for x, label in zip(records_of(columns, len(labels)), labels):
+                    self.learn_one(x, label)
+            return
+        with uninterrupted():  # learn_one's counting, on rows read and validated per column
+            self._predicted = None
+            self._kinds.commit(new)
+            count = self._count_record
+            for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
+                count(numeric, nominal, label)
 
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.

@@ -26,8 +26,9 @@ from ..records import NOMINAL, check_label, check_labels
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.tables import NominalTable, NumericTable
 
-__all__ = ["check_frame", "factorize", "labels_of", "nominal_counts", "numeric_moments",
-           "pairs_of", "prepare_frame", "read_frame", "read_record", "records_of"]
+__all__ = ["check_frame", "coded_labels", "factorize", "labels_of", "nominal_counts",
+           "numeric_moments", "pairs_of", "prepare_columns", "prepare_frame", "read_frame",
+           "read_record", "records_of"]
 
 
 def read_record(kinds, x):
@@ -98,10 +99,15 @@ def labels_of(X, y) -> pd.Series:
 def prepare_frame(kinds, X, y):
     """Validate ``X`` (a DataFrame) and its labels without changing ``kinds``.
 
-    Returns ``(columns, new_kinds, labels)``: ``columns`` maps each column with an observed
-    value to ``(kind, values, present)`` (numeric values as a float array, NaN where missing;
-    nominal values factorised, ``(codes, distinct values)``), ``labels`` is an object Series.
+    Returns ``(columns, new_kinds, labels)``: ``columns`` and ``new_kinds`` as
+    :func:`prepare_columns` gives them, ``labels`` an object Series.
     """
+    labels = _checked_labels(X, y)
+    return (*prepare_columns(kinds, X), labels)
+
+
+def _checked_labels(X, y) -> pd.Series:
+    """:func:`labels_of`, every label checked (none missing, each hashable)."""
     labels = labels_of(X, y)
     check_labels(labels)
     try:  # each distinct label once; an unhashable one is found and named
@@ -110,13 +116,65 @@ def prepare_frame(kinds, X, y):
         distinct = labels
     for label in distinct:
         check_label(label)
+    return labels
+
+
+def coded_labels(X, y):
+    """``(labels, codes)``: the checked labels of ``X``'s rows in order of first appearance
+    and each row's code, as :func:`factorize` gives them. Integer labels spanning a small
+    range (:data:`SMALL_RANGE`; no integer is missing) are coded by subtraction, and a
+    categorical's codes are used as they are, instead of boxing the labels as objects and
+    hashing them (``experiments.bench_nb``, batch part)."""
+    check_frame(X)
+    categories = None
+    if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
+        # a categorical's codes are small integers already (-1, missing, fails the range)
+        categories = y.cat.categories.to_numpy(dtype=object)
+        a = y.cat.codes.to_numpy()
+    else:
+        a = y.to_numpy() if isinstance(y, pd.Series) else y
+    span = _small_range(a) if isinstance(a, np.ndarray) and a.ndim == 1 else None
+    if span is None or len(a) != len(X) or (categories is not None and span[0] < 0):
+        return factorize(_checked_labels(X, y))
+    lo, hi = span
+    codes = _subtracted(a, lo)
+    seen = _first_seen(codes, hi - lo + 1)
+    rank = np.zeros(hi - lo + 1, dtype=np.intp)
+    rank[seen] = np.arange(len(seen))
+    if categories is not None:
+        names = list(categories[seen + lo])
+        for label in names:
+            check_label(label)
+    else:
+        names = [lo + int(v) for v in seen]
+    return names, rank[codes]
+
+
+def _first_seen(codes: np.ndarray, n_values: int) -> np.ndarray:
+    """The distinct ``codes`` (each in ``[0, n_values)``) in order of first appearance, from
+    the shortest prefix (growing eightfold from 1,024 rows) that holds them all."""
+    distinct = np.count_nonzero(np.bincount(codes, minlength=n_values))
+    m = 1024
+    while True:
+        seen = pd.unique(codes[:m])
+        if len(seen) == distinct:
+            return seen
+        m *= 8
+
+
+def prepare_columns(kinds, X):
+    """Validate ``X`` (a DataFrame) without changing ``kinds``: ``(columns, new_kinds)``,
+    where ``columns`` maps each column with an observed value to ``(kind, values, present)``
+    (numeric values as a float array, NaN where missing; nominal values factorised,
+    ``(codes, distinct values)``)."""
     col_kinds, new = read_frame(kinds, X)
     columns = {}
     for f, kind in col_kinds.items():
         s = X[f]
-        present = s.notna().to_numpy()
+        integers = isinstance(s.dtype, np.dtype) and s.dtype.kind in "iu"
+        present = np.ones(len(s), dtype=bool) if integers else s.notna().to_numpy()
         if kind == NOMINAL:  # factorised once: (codes, distinct values), -1 where missing
-            coded = _integer_codes(s)
+            coded = _integer_codes(s) if integers else None
             if coded is None:
                 codes, uniques = pd.factorize(s)
                 coded = codes, np.asarray(uniques)  # ints stay ints
@@ -128,7 +186,7 @@ def prepare_frame(kinds, X, y):
         if big.any():
             check_magnitude(f, float(values[big][0]))
         columns[f] = (kind, values, present)
-    return columns, new, labels
+    return columns, new
 
 
 def records_of(columns, n_rows: int) -> list:
@@ -163,17 +221,29 @@ usual input of a categorical batch, then cost two passes for the range and one f
 
 
 def _integer_codes(s):
-    """``(codes, values)`` of an integer Series by subtraction (:data:`SMALL_RANGE`), values
-    in increasing order (some perhaps absent from the column, which their zero counts skip);
-    ``None`` for any other column (pandas' nullable ``Int64``, which may hold ``pd.NA``,
-    included)."""
-    if not isinstance(s.dtype, np.dtype) or s.dtype.kind not in "iu" or not len(s):
-        return None
+    """``(codes, values)`` of an integer Series (numpy dtype) by subtraction
+    (:data:`SMALL_RANGE`), values in increasing order (some perhaps absent from the column,
+    which their zero counts skip); ``None`` when its range is too wide."""
     a = s.to_numpy()
-    lo, hi = int(a.min()), int(a.max())
-    if hi - lo >= min(SMALL_RANGE, len(a)):
+    span = _small_range(a)
+    if span is None:
         return None
-    return (a - lo).astype(np.intp, copy=False), np.arange(lo, hi + 1, dtype=a.dtype)
+    lo, hi = span
+    return _subtracted(a, lo), np.arange(lo, hi + 1, dtype=a.dtype)
+
+
+def _small_range(a: np.ndarray):
+    """``(min, max)`` of an integer array spanning fewer than :data:`SMALL_RANGE` integers
+    and fewer than its length; ``None`` for any other array."""
+    if a.dtype.kind not in "iu" or not len(a):
+        return None
+    lo, hi = int(a.min()), int(a.max())
+    return (lo, hi) if hi - lo < min(SMALL_RANGE, len(a)) else None
+
+
+def _subtracted(a: np.ndarray, lo: int) -> np.ndarray:
+    """``a - lo`` as indices (``a`` itself when it already is: no copy)."""
+    return (a - lo if lo else a).astype(np.intp, copy=False)
 
 
 def factorize(y):
@@ -189,7 +259,9 @@ def nominal_counts(col, present, ycodes, labels) -> NominalTable:
     k = len(labels)
     if not present.all():
         vcodes, ycodes = vcodes[present], ycodes[present]
-    counts = np.bincount(vcodes * k + ycodes, minlength=len(values) * k)
+    cells = vcodes * k
+    cells += ycodes
+    counts = np.bincount(cells, minlength=len(values) * k)
     t = NominalTable()
     for i, j in zip(*np.nonzero(counts.reshape(len(values), k))):
         t.update(values[i], labels[j], int(counts[i * k + j]))

@@ -26,15 +26,6 @@ from .rates import pick
 __all__ = ["GaussianTerms", "PluginTerms", "StudentTerms"]
 
 
-def _weights(d: np.ndarray):
-    """``(w(no arc), w(arc))`` = ``(sigmoid(-d), sigmoid(d))`` without overflow."""
-    e = np.exp(-np.abs(d))
-    big = 1.0 / (1.0 + e)
-    small = e * big
-    positive = d >= 0
-    return np.where(positive, small, big), np.where(positive, big, small)
-
-
 def _mixed_log(none: np.ndarray, arc: np.ndarray, d: np.ndarray) -> np.ndarray:
     """``log(w0 e^none + w1 e^arc)`` per class (base._add_mixture), ``w1 = sigmoid(d)``:
     ``none`` and ``d`` are ``[m, R]``, ``arc`` is ``[m, k, R]``."""
@@ -43,23 +34,42 @@ def _mixed_log(none: np.ndarray, arc: np.ndarray, d: np.ndarray) -> np.ndarray:
     return np.logaddexp((lw0 + none)[:, None], lw1[:, None] + arc)
 
 
+_SIGNS: dict = {}
+
+
+def _signs(k: int) -> np.ndarray:
+    """``[-1, 1, ..., 1]`` of length ``1 + k``: slot 0 (the marginal) subtracted, the ``k``
+    classes added, by one matrix product over the slot axis."""
+    sign = _SIGNS.get(k)
+    if sign is None:
+        sign = _SIGNS[k] = np.array([-1.0] + [1.0] * k)
+    return sign
+
+
 def _arc_probability(d: np.ndarray) -> np.ndarray:
     return np.exp(-np.logaddexp(0.0, -d))
 
 
 def _mixed_nominal(theta: np.ndarray, d: np.ndarray) -> np.ndarray:
-    """``sum_f log(w0 θ(v) + w1 θ(v | y))`` (base._add_nominals), ``[k, R]``."""
-    w0, w1 = _weights(d)
-    return np.log((w0 * theta[:, 0])[:, None] + w1[:, None] * theta[:, 1:]).sum(axis=0)
+    """``sum_f log(w0 θ(v) + w1 θ(v | y))`` (base._add_nominals), ``[k, R]``, as
+    ``sum_f log(e θ(v) + θ(v | y)) - log(1 + e)`` with ``e = exp(-d) = w0 / w1``: fewer
+    operations than forming both weights. ``d`` is floored at -700 so that ``e`` stays finite;
+    there ``w1 < 1e-304`` adds less than a double's resolution to ``w0 θ(v)``, which is at
+    least ``a / (N + r a)``."""
+    e = np.exp(-np.maximum(d, -700.0))
+    mixed = np.add.reduce(np.log((e * theta[:, 0])[:, None] + theta[:, 1:]), axis=0)
+    return mixed - np.add.reduce(np.log1p(e), axis=0)
 
 
-def _theta(st, rs, gs, k: int, alpha: float) -> np.ndarray:
+def _theta(st, rs, gs, k: int, first: int = 0) -> np.ndarray:
     """Dirichlet posterior means ``(a + N_v[y]) / (r a + N[_y])`` of rows ``rs`` (features
-    ``gs``), slot 0 without the arc, ``[q, k + 1, R]``, pseudo-counts in the scaled unit."""
-    a = alpha * st.unit
-    r = st.n_values[gs][:, None, None]
-    return ((a + st.counts.take(rs, axis=0)[:, :k + 1])
-            / (r * a + st.totals.take(gs, axis=0)[:, :k + 1]))
+    ``gs``, a selection for :func:`~onlinebma.naive_bayes.rates.pick`), slots ``first`` to
+    ``k`` (slot 0 without the arc), ``[q, k + 1 - first, R]``, pseudo-counts in the scaled
+    unit."""
+    a = st.pseudo
+    r = pick(st.n_values, gs)[:, None, None]
+    return ((a + st.counts.take(rs, axis=0)[:, first:k + 1])
+            / (r * a + pick(st.totals, gs)[:, first:k + 1]))
 
 
 class GaussianTerms:
@@ -79,7 +89,7 @@ class GaussianTerms:
         """Called before columns ``js`` add ``xs`` to class ``iy``'s moments."""
 
     def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        return np.log(_theta(st, rs, gs, k, self.alpha)[:, 1:]).sum(axis=0)
+        return np.add.reduce(np.log(_theta(st, rs, gs, k, 1)), axis=0)
 
     def _gaussians(self, st, js, k: int):
         """Per column, slot and member the moments (scaled unit) and the guarded variance
@@ -136,19 +146,17 @@ class PluginTerms(GaussianTerms):
         order, starts = st.grouped
         c = st.scale
         a = self.alpha
+        sign = _signs(k)  # the class slots' sum minus the marginal's, as one product
         cells = st.counts.take(order, axis=0)[:, :k + 1] * c
-        xlog = cells * np.log(cells + a)  # 0 for an empty cell
-        per_feature = np.add.reduceat(xlog[:, 1:].sum(axis=1) - xlog[:, 0], starts, axis=0)
-        totals = st.totals[:n_features, :k + 1] * c
-        am = (a * st.n_values[:n_features])[:, None]
-        n, n_class = totals[:, 0], totals[:, 1:]
-        out = (n * np.log(n + am) - (n_class * np.log(n_class + am[:, None])).sum(axis=1)
-               + per_feature)
-        return out - (n + 1.0) * self.log_gamma
+        per_feature = np.add.reduceat(sign @ (cells * np.log(cells + a)), starts, axis=0)
+        totals = st.totals[:n_features, :k + 1] * c  # N and N_y
+        am = (a * st.n_values[:n_features])[:, None, None]
+        out = per_feature - sign @ (totals * np.log(totals + am))  # 0 log(am) = 0: no class
+        return out - (totals[:, 0] + 1.0) * self.log_gamma
 
     def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        return _mixed_nominal(_theta(st, rs, gs, k, self.alpha),
-                              self._nominal_odds(st, k).take(gs, axis=0))
+        return _mixed_nominal(_theta(st, rs, gs, k),
+                              pick(self._nominal_odds(st, k), gs))
 
     def _numeric_odds(self, st, n, m2, var, seen, ok):
         """Eq. 11's log odds from the Gaussians' plug-in log likelihoods (naive.py's
@@ -218,14 +226,14 @@ class StudentTerms:
     def learned_nominal(self, st, rs, gs, slots) -> None:
         """Eq. 8 as a product of sequential predictive probabilities: each row's
         ``log θ(v)`` and ``log θ(v | y)`` before it counts the record."""
-        a = self.alpha * st.unit
-        r = st.n_values[gs][:, None, None]
+        a = st.pseudo
+        r = pick(st.n_values, gs)[:, None, None]
         st.log_ml["nominal"][gs] += np.log((a + st.counts.take(rs, axis=0)[:, slots])
-                                           / (r * a + st.totals.take(gs, axis=0)[:, slots]))
+                                           / (r * a + pick(st.totals, gs)[:, slots]))
 
     def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        ml = st.log_ml["nominal"].take(gs, axis=0)
-        return _mixed_nominal(_theta(st, rs, gs, k, self.alpha),
+        ml = pick(st.log_ml["nominal"], gs)
+        return _mixed_nominal(_theta(st, rs, gs, k),
                               self.prior_log_odds + ml[:, 1] - ml[:, 0])
 
     # -------------------------------------------------------------- numeric

@@ -16,8 +16,9 @@ slot ``1 + i`` class ``i``): ``numeric[column, slot, (n, mean, m2), R]``,
 tables would hold the slot (a class observed with the feature). As in the members,
 statistics are kept in a scaled unit worth ``decay^k`` records per member (a record weighs
 ``unit = decay^-k``, tabulated), renormalised once the fastest rate's unit would pass 2^128,
-so forgetting costs nothing per stored statistic. A record whose known columns are a run
-(the usual case: every feature present) reads and updates them through views.
+so forgetting costs nothing per stored statistic. A record whose known numeric columns or
+nominal features are a run (the usual case: every feature present) reads and updates their
+statistics through views, and learning reuses the rows its prediction coded.
 
 Measured on Elec2 (``python -m experiments drift``, docs/naive_bayes.md): numpy per record
 pays here because the per-record work is the members' array; a single learner keeps plain
@@ -121,7 +122,8 @@ class SharedRates:
                                        + 1 for lam in self.rates if lam < 1])
         self._powers()
         self.grouped = None  # rows grouped by feature (rate_terms), derived
-        self._coded = ([], None)  # the last record's columns, as a list and a selection
+        # the last record's numeric columns and nominal features, as a list and a selection
+        self._coded = [([], None), ([], None)]
         # The last prediction: (record, a copy, member probabilities, its reading, what the
         # terms computed), reused when the same unchanged dict is learned next.
         self._last = None
@@ -139,7 +141,7 @@ class SharedRates:
         state = [a.array() if isinstance(a, _Packed) else a for a in state]
         self.__dict__.update(zip(_STATE, state))
         self.log_ml = {"numeric": state[-2], "nominal": state[-1]}
-        self.grouped, self._coded, self._last = None, ([], None), None
+        self.grouped, self._coded, self._last = None, [([], None), ([], None)], None
         self._powers()
 
     def _powers(self) -> None:
@@ -147,18 +149,21 @@ class SharedRates:
         k = np.arange(self.k_limit)[:, None]
         self.units = self.lam ** -k  # a record's weight in each member's scaled unit
         self.scales = self.lam ** k  # a stored statistic's worth in records
+        self.pseudos = self.terms.alpha * self.units  # the pseudo-count alpha, scaled
         self.unit = self.units[self.k]
         self.scale = self.scales[self.k]
+        self.pseudo = self.pseudos[self.k]
 
     # ------------------------------------------------------------------ reading
 
-    def _columns(self, js: list):
-        """``js`` as a selection for :func:`pick`: a slice when the columns are a run."""
-        last, sel = self._coded
+    def _selection(self, js: list, kind: int = 0):
+        """``js`` (numeric columns, ``kind`` 0, or nominal features, 1) as a selection for
+        :func:`pick`: a slice when they are a run (a view, no copy), the last one reused."""
+        last, sel = self._coded[kind]
         if js != last:
             j = js[0]
             sel = slice(j, j + len(js)) if js == list(range(j, j + len(js))) else np.array(js)
-            self._coded = (js, sel)
+            self._coded[kind] = (js, sel)
         return sel
 
     def _code(self, split):
@@ -180,30 +185,31 @@ class SharedRates:
                 rs.append(r)
                 gs.append(features[f])
         huge = bool(js) and max(map(abs, xs)) > _HUGE
-        return ((self._columns(js), np.array(xs), huge) if js else None,
-                (np.array(rs), np.array(gs)) if rs else None)
+        return ((self._selection(js), np.array(xs), huge) if js else None,
+                (np.array(rs), self._selection(gs, 1)) if rs else None)
 
     def _predict(self, x: dict):
         """``(member probabilities [classes, R] or None, reading, terms' cache, coded numeric
-        part)``, reused for the same unchanged ``x`` until something is learned."""
+        part, coded nominal part)``, reused for the same unchanged ``x`` until something is
+        learned."""
         last = self._last
         if last is not None and last[0] is x and last[1] == x:
             return last[2:]
         split = read_record(self.kinds, x)
-        probas, cache, numeric = None, None, None
+        probas, cache, numeric, nominal = None, None, None, None
         if self.classes:
             numeric, nominal = self._code(split)
             scores, cache = self._scores(numeric, nominal)
-            p = np.exp(scores - scores.max(axis=0))
-            probas = p / p.sum(axis=0)
-        self._last = (x, dict(x), probas, split, cache, numeric)
-        return probas, split, cache, numeric
+            p = np.exp(scores - np.maximum.reduce(scores, axis=0))
+            probas = p / np.add.reduce(p, axis=0)
+        self._last = (x, dict(x), probas, split, cache, numeric, nominal)
+        return probas, split, cache, numeric, nominal
 
     def _scores(self, numeric, nominal):
         """Per class and member, ``log P(y) + sum_f log(mixed term)`` (base.py's
         ``joint_log_likelihood``), and what the terms keep for learning this record."""
         k = len(self.classes)
-        a = self.terms.alpha * self.unit  # pseudo-counts in the scaled unit
+        a = self.pseudo  # pseudo-counts in the scaled unit
         scores = np.log(self.class_counts[:k] + a) - np.log(self.total + a * k)
         cache = None
         if nominal is not None:
@@ -251,7 +257,7 @@ class SharedRates:
 
     def learn_one(self, x: dict, y) -> None:
         check_label(y)
-        probas, split, cache, coded = self._predict(x)
+        probas, split, cache, coded, coded_nominal = self._predict(x)
         numeric, nominal, new = split
         for f, v in numeric:
             if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
@@ -260,20 +266,22 @@ class SharedRates:
         self._last = None
         self.kinds.commit(new)
         iy = self.class_index.get(y)
-        lw = self.log_weights  # RateMixture.learn_one's update, on the same floats
+        # RateMixture.learn_one's update, on the same floats
+        beta, log, exp, low = AUTO_FORGETTING, math.log, math.exp, MIN_PROBABILITY
         if iy is not None:  # a label seen before: every member has a prediction for it
-            lw = [w + math.log(max(p, MIN_PROBABILITY))
-                  for w, p in zip(lw, probas[iy].tolist())]
-        lw = [AUTO_FORGETTING * w for w in lw]
+            lw = [beta * (w + log(p if p > low else low))
+                  for w, p in zip(self.log_weights, probas[iy].tolist())]
+        else:
+            lw = [beta * w for w in self.log_weights]
         top = max(lw)
-        norm = top + math.log(sum(math.exp(w - top) for w in lw))
+        norm = top + log(sum([exp(w - top) for w in lw]))
         self.log_weights = [w - norm for w in lw]
         self.weights = np.exp(self.log_weights)
         if iy is None:
             iy = self._new_class(y)
         w = self.unit
         if nominal:
-            self._learn_nominal(nominal, iy, w)
+            self._learn_nominal(nominal, iy, w, coded_nominal)
         if numeric:
             self._learn_numeric(numeric, iy, w, cache, coded)
         self.class_counts[iy] += w
@@ -293,7 +301,21 @@ class SharedRates:
         self.nominal_seen = _grown(self.nominal_seen, 1, i + 2)
         return i
 
-    def _learn_nominal(self, pairs, iy: int, w: np.ndarray) -> None:
+    def _learn_nominal(self, pairs, iy: int, w: np.ndarray, coded) -> None:
+        if coded is not None and len(coded[0]) == len(pairs):  # every value known
+            rs, gs = coded
+        else:
+            rs, gs = self._nominal_rows(pairs)
+        # the marginal and class-y slots, 0 and 1 + iy, as a slice: views, not copies
+        slots = slice(0, 2 + iy, 1 + iy)
+        self.terms.learned_nominal(self, rs, gs, slots)
+        self.counts[rs, slots] += w  # one row per feature: no row twice
+        self.totals[gs, slots] += w
+        self.nominal_seen[gs, 1 + iy] = True
+
+    def _nominal_rows(self, pairs):
+        """The rows and features (a selection) of a record's nominal ``pairs``, making those
+        never learned."""
         rows, features, n_values = self.rows, self.features, self.n_values
         rs, gs = [], []
         for f, v in pairs:
@@ -315,17 +337,7 @@ class SharedRates:
                 self.grouped = None
             rs.append(r)
             gs.append(g)
-        rs, gs = np.array(rs), np.array(gs)
-        slots = np.array([0, 1 + iy])
-        self.terms.learned_nominal(self, rs, gs, slots)
-        width = self.counts.shape[1]
-        counts = self.counts.reshape(-1, len(w))
-        i = rs[:, None] * width + slots
-        counts[i] = counts[i] + w
-        totals = self.totals.reshape(-1, len(w))
-        i = gs[:, None] * width + slots
-        totals[i] = totals[i] + w
-        self.nominal_seen[gs, 1 + iy] = True
+        return np.array(rs), self._selection(gs, 1)
 
     def _new_feature(self, f) -> int:
         g = self.features[f] = len(self.features)
@@ -355,7 +367,7 @@ class SharedRates:
                     self.numeric_seen[j, 0] = True
                     self.unseen += len(self.classes)
                 js.append(j)
-            js = self._columns(js)
+            js = self._selection(js)
             xs = np.array([v for _, v in pairs])
         self.terms.learned_numeric(self, js, xs, iy, cache)
         # West's weighted Welford update of the marginal and class-y moments of every member,
@@ -395,3 +407,4 @@ class SharedRates:
             self.k = 0
         self.unit = self.units[self.k]
         self.scale = self.scales[self.k]
+        self.pseudo = self.pseudos[self.k]
