@@ -28,6 +28,12 @@ import numpy as np
 
 __all__ = ["phase_one", "phase_two"]
 
+#: Queued models at the top of phase 1's queue whose bounds are brought up to date together
+#: (`phase_one`): extending scores by a record's terms costs about the same for 1 model as
+#: for 16 (0.6 against 0.8 ms on house-votes-84), so one call for the bounds the search
+#: would take next, not one call each (16-64 measured alike).
+REFRESH_BATCH = 32
+
 
 def _weight_of_new(log_total: float, log_score: float) -> float:
     """``s / (W + s)`` from logs: the weight a model would get on joining ``R``."""
@@ -72,7 +78,15 @@ def phase_one(scores, observed: tuple, phase1_models: int, max_models: int, marg
         neg, A = heapq.heappop(queue)
         if -neg >= best - margin and not scores.exact(A):
             # An upper bound at the top: the exact score decides its place (lazy evaluation).
-            heapq.heappush(queue, (-scores.refresh([A])[0], A))
+            # The bounds queued right behind it are brought up to date in the same call (a
+            # record's terms cost about the same for one model as for a few dozen).
+            top = [(neg, A)]
+            while queue and len(top) < REFRESH_BATCH and -queue[0][0] >= best - margin:
+                top.append(heapq.heappop(queue))
+            stale = [B for _, B in top if not scores.exact(B)]
+            exact = dict(zip(stale, scores.refresh(stale)))
+            for neg_b, B in top:
+                heapq.heappush(queue, (-exact[B], B) if B in exact else (neg_b, B))
             continue
         R.append((-neg, A))
         best = max(best, -neg)
