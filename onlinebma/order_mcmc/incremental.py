@@ -52,6 +52,9 @@ from .sparse import SparseCounts
 
 __all__ = ["RecordCounts", "StreamingScores"]
 
+#: Count entries read at once when families are rescored from the counts.
+_CHUNK = 1 << 20
+
 
 @dataclass
 class RecordCounts:
@@ -295,51 +298,61 @@ class StreamingScores(CountReads):
         """Recompute ``sum_j lgamma(r_i a) - lgamma(r_i a + N_ij)`` of the families of
         ``nodes`` and, if ``cells``, ``sum_jk lgamma(a + N_ijk) - lgamma(a)`` of every family,
         from the counts (a configuration absent adds 0): per set, then read by the families,
-        less the entries with the child missing."""
+        less the entries with the child missing. The counts are read in chunks of
+        :data:`_CHUNK` (bounded temporaries)."""
         keys, counts = self._cells.items()
-        sets = self.layout.set_of(keys)
-        n_sets, a = self.n_tables, self.alpha
-        if cells:
-            self._cell_part = np.bincount(sets, gammaln(a + counts) - gammaln(a),
-                                          n_sets)[self._cset]
+        n_sets, n_fams, a = self.n_tables, len(self._par), self.alpha
         chosen = np.zeros(self.n + 1, dtype=bool)
         chosen[list(nodes)] = True
-        for r in np.unique(self._card[chosen[:-1]]):  # per number of values: its sets' terms
+        groups = []  # per number of values r: its families and the sets they read
+        for r in np.unique(self._card[chosen[:-1]]):
             fams = np.flatnonzero(chosen[self._node] & (self._card[self._node] == r))
             needed = np.zeros(n_sets, dtype=bool)
             needed[self._pset[fams]] = True
-            at = np.flatnonzero(needed[sets])
-            self._config_part[fams] = np.bincount(
-                sets[at], gammaln(r * a) - gammaln(r * a + counts[at]), n_sets)[self._pset[fams]]
-        chosen &= self.layout.has_missing
-        if chosen.any():
-            self._rescore_missing(keys, counts, sets, chosen, cells)
+            groups.append((r * a, fams, needed, np.zeros(n_sets)))
+        missing = chosen & self.layout.has_missing
+        cell_sum, cell_fix, config_fix = np.zeros(n_sets), np.zeros(n_fams), np.zeros(n_fams)
+        for lo in range(0, len(keys), _CHUNK):
+            k, c = keys[lo:lo + _CHUNK], counts[lo:lo + _CHUNK]
+            sets = self.layout.set_of(k)
+            if cells:
+                cell_sum += np.bincount(sets, gammaln(a + c) - gammaln(a), n_sets)
+            for ra, _, needed, total in groups:
+                at = np.flatnonzero(needed[sets])
+                total += np.bincount(sets[at], gammaln(ra) - gammaln(ra + c[at]), n_sets)
+            if missing.any():
+                self._missing_terms(k, c, sets, missing, cell_fix, config_fix)
+        if cells:
+            self._cell_part = cell_sum[self._cset] - cell_fix
+        for _, fams, _, total in groups:
+            self._config_part[fams] = total[self._pset[fams]]
+        self._config_part += config_fix
 
-    def _rescore_missing(self, keys, counts, sets, chosen, cells: bool) -> None:
-        """The part of :meth:`_rescore` for families whose child (in ``chosen``) has been
-        missing: their cells at the child's missing slot leave the cell part, and each such
-        count ``M`` of configuration ``j`` turns ``N_ij``'s term from the set's count ``N``
-        to ``N - M``."""
+    def _missing_terms(self, keys, counts, sets, chosen, cell_fix, config_fix) -> None:
+        """Add to ``cell_fix`` and ``config_fix`` (per family) the corrections of
+        :meth:`_rescore` for families whose child (in ``chosen``) has been missing, from the
+        entries ``keys``: their cells at the child's missing slot leave the cell part, and
+        each such count ``M`` of configuration ``j`` turns ``N_ij``'s term from the set's
+        count ``N`` to ``N - M``."""
         layout, a = self.layout, self.alpha
         fam_of = np.full(layout.members.shape, -1)
         fam_of[self._cset, self._cpos] = np.arange(len(self._par))
         for p in range(layout.members.shape[1]):
             mem = layout.members[sets, p]
             at = np.flatnonzero(chosen[mem] & (fam_of[sets, p] >= 0))
+            digit = (keys[at] - layout.off[sets[at]]) // layout.stride[sets[at], p] \
+                % layout.radix[mem[at]]
+            at = at[digit == layout.room[mem[at]]]  # the child at its missing slot
             digits = layout.digits(keys[at], sets[at])
-            at_miss = digits[:, p] == layout.room[mem[at]]
-            at, digits = at[at_miss], digits[at_miss]
             fam = fam_of[sets[at], p]
-            if cells:
-                self._cell_part -= np.bincount(fam, gammaln(a + counts[at]) - gammaln(a),
-                                               len(self._par))
+            cell_fix += np.bincount(fam, gammaln(a + counts[at]) - gammaln(a), len(cell_fix))
             parents = np.delete(digits, p, axis=1)
             pset = self._pset[fam]
             config = layout.off[pset] + (parents * layout.stride[pset, :-1]).sum(axis=1)
             total = self._cells.lookup(config).astype(float)
             ra = self._card[self._node[fam]] * a
-            self._config_part += np.bincount(
-                fam, gammaln(ra + total) - gammaln(ra + total - counts[at]), len(self._par))
+            config_fix += np.bincount(
+                fam, gammaln(ra + total) - gammaln(ra + total - counts[at]), len(config_fix))
 
     # ----------------------------------------------------------------- reads
 
