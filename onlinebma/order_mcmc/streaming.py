@@ -43,7 +43,7 @@ from .successor import Successor
 __all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
 
 #: Largest (rows x families) block of predictive probabilities evaluated at once.
-_CELLS = 1 << 22
+_CELLS = 1 << 21
 #: Candidate parents are chosen again once the records learned have doubled (each change
 #: rebuilds the tables from the stored records: amortised, a constant cost per record).
 _CANDIDATE_GROWTH = 1.0
