@@ -98,8 +98,9 @@ class SparseCounts:
         query = np.asarray(query, np.int64)
         out = np.zeros(query.shape, np.int64)
         for keys, counts in ((self.keys, self.counts), (self._new_keys, self._new_counts)):
-            pos, hit = _find(keys, query)
-            out[hit] = counts[pos[hit]]
+            if len(keys):  # the buffer is empty after a merge: no pass over the query
+                pos, hit = _find(keys, query)
+                out[hit] = counts[pos[hit]]
         return out
 
     def add(self, keys, k) -> np.ndarray:
