@@ -263,7 +263,7 @@ class LiveState:
                 if len(rows) * tables.n_tables <= REBUILD_AT:
                     return False
                 self.successor = Successor(tables, rows, chosen)
-                self.successor.mark = coding.mark()  # the records after it are queued later
+                self.successor_mark = coding.mark()  # the records after it are queued later
             self.n_at_candidates = coding.n_learned
         return True
 
@@ -282,8 +282,8 @@ class LiveState:
             self.scores.add_many(changes.appended)
         successor = getattr(self, "successor", None)  # None in pickles made before it
         if successor is not None:
-            new = coding.changes(successor.mark, self.cuts).appended
-            successor.mark = coding.mark()
+            new = coding.changes(self.successor_mark, self.cuts).appended
+            self.successor_mark = coding.mark()
             if successor.advance(new, k):  # the new tables are complete: they answer now
                 self.scores, self.candidates = successor.scores, successor.candidates
                 self.model = StreamingOrderModel(self.scores, self.model.prune_tol)
