@@ -38,6 +38,8 @@ def _search(keys: np.ndarray, values) -> np.ndarray:
     values = np.asarray(values, np.int64)
     if keys.dtype == np.int64:
         return np.searchsorted(keys, values)
+    if values.size and values.max() <= _MAX32:  # as a rule: one pass to check, one to narrow
+        return np.searchsorted(keys, values.astype(np.int32))
     pos = np.searchsorted(keys, np.minimum(values, _MAX32).astype(np.int32))
     return np.where(values > _MAX32, len(keys), pos)
 
