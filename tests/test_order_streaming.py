@@ -100,14 +100,13 @@ def test_size_bounded_by_the_candidate_sets_not_the_records():
     values = np.array([2, 3, 4, 1, 3, 1])  # the dummy node last
     codes = _stream(5, m=400, missing=0.0, values=values)
     s = StreamingScores(codes.shape[1], 2, 1.0)
-    # the dense tables: every configuration, and every cell, of every family
-    dense = sum(values[par].prod() * (values[i] + 1)
-                for i, par in zip(s.family_nodes, s.family_parents))
+    # the dense tables: every configuration of every variable set the families read
+    dense = sum(values[members].prod() for members in s.layout.members)
     for t, row in enumerate(codes):
         s.add(row)
         distinct = len(np.unique(codes[:t + 1], axis=0))
-        # occurring counts only: one configuration and one cell per distinct record and family
-        assert s.n_cells <= min(dense, 2 * distinct * len(s.family_nodes))
+        # occurring counts only: one configuration per distinct record and set
+        assert s.n_cells <= min(dense, distinct * s.n_tables)
     assert s.n_cells > dense // 2  # the stream has filled most of the tables: not vacuous
 
 

@@ -11,7 +11,10 @@ level), :mod:`~onlinebma.order_mcmc.fixed_order` (the River/pandas classifiers' 
 :class:`FixedOrderBMA`), :mod:`~onlinebma.order_mcmc.chain` (the chain over orders),
 :mod:`~onlinebma.order_mcmc.sampler` (:class:`OrderMCMC`), and for streams
 :mod:`~onlinebma.order_mcmc.incremental` (family scores per record) over sparse counts
-(:mod:`~onlinebma.order_mcmc.sparse`) at the keys of :mod:`~onlinebma.order_mcmc.layout`.
+(:mod:`~onlinebma.order_mcmc.sparse`) shared per variable set at the keys of
+:mod:`~onlinebma.order_mcmc.layout`, read family by family by
+:mod:`~onlinebma.order_mcmc.count_reads`, and rebuilt for new candidate parents a slice at
+a time by :mod:`~onlinebma.order_mcmc.successor`.
 """
 
 from .fixed_order import FixedOrderBMA

@@ -23,13 +23,18 @@ Exceptions, all exact:
 - a value code beyond the tables' room, or a first missing value, re-keys the counts
   (:mod:`~onlinebma.order_mcmc.layout`; no records needed).
 
-Memory: the counts are sparse (:class:`~onlinebma.order_mcmc.sparse.SparseCounts`): each
-family keeps the parent configurations and cells that occur, at most one of each per
-distinct record, never the product of the parents' numbers of values; at worst linear in
-records times candidate families (:mod:`~onlinebma.order_mcmc.candidates`), and no more than
-the dense tables. Unobserved configurations contribute nothing to the score (each of their
-terms is ``lgamma(x) - lgamma(x) = 0``; the K2 pseudo-counts are per cell, so ``r_i``
-enters as a number, not as a table size). A pickle carries the occurring counts only.
+Memory: the counts are sparse (:class:`~onlinebma.order_mcmc.sparse.SparseCounts`) and
+shared: one table per variable set (:mod:`~onlinebma.order_mcmc.layout`), holding the
+configurations that occur, at most one per distinct record, never the product of the
+members' numbers of values. Family ``(i, Z)`` reads its cells from the table of
+``Z ∪ {i}`` and its configurations from that of ``Z``: ``N_ij`` is the count of ``Z``'s
+configuration ``j`` less the records with ``X_i`` missing there (the cell of ``Z ∪ {i}`` at
+``i``'s missing slot; nothing when ``X_i`` has never been missing). At worst linear in
+records times variable sets (fewer than the candidate families,
+:mod:`~onlinebma.order_mcmc.candidates`). Unobserved configurations contribute nothing to
+the score (each of their terms is ``lgamma(x) - lgamma(x) = 0``; the K2 pseudo-counts are
+per cell, so ``r_i`` enters as a number, not as a table size). A pickle carries the
+occurring counts only.
 """
 
 from __future__ import annotations
@@ -40,36 +45,38 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
-from .layout import FamilyKeys
+from .count_reads import CountReads
+from .layout import SetKeys, family_sets
 from .scores import _candidate_sets, candidate_lists
 from .sparse import SparseCounts
 
-__all__ = ["FamilyCounts", "StreamingScores"]
+__all__ = ["RecordCounts", "StreamingScores"]
+
+#: Count entries read at once when families are rescored from the counts.
+_CHUNK = 1 << 20
 
 
 @dataclass
-class FamilyCounts:
-    """Counts of some records in the layout of a :class:`StreamingScores` table: cells
-    ``N_ijk`` and configurations ``N_ij`` of every family (sparse, at their keys in the
-    layout ``layout``), values of every node, records. Counts of chunks of records add up
-    (``+``): the tables of a frame split in partitions are the sums of the partitions'
-    counts."""
+class RecordCounts:
+    """Counts of some records in the layout of a :class:`StreamingScores` table: the tables
+    of every variable set (sparse, at their keys in the layout ``layout``), values of every
+    node, records. Counts of chunks of records add up (``+``): the tables of a frame split
+    in partitions are the sums of the partitions' counts."""
 
-    cells: SparseCounts
-    configs: SparseCounts
+    counts: SparseCounts
     value_counts: list
     n_records: int
     layout: tuple
 
-    def __add__(self, other: FamilyCounts) -> FamilyCounts:
+    def __add__(self, other: RecordCounts) -> RecordCounts:
         if self.layout != other.layout:
             raise ValueError("the counts were taken in different layouts of the count tables")
-        return FamilyCounts(self.cells + other.cells, self.configs + other.configs,
+        return RecordCounts(self.counts + other.counts,
                             [a + b for a, b in zip(self.value_counts, other.value_counts)],
                             self.n_records + other.n_records, self.layout)
 
 
-class StreamingScores:
+class StreamingScores(CountReads):
     """K2 scores of every candidate family of every node, kept exact as records come and go.
 
     Parameters
@@ -100,6 +107,8 @@ class StreamingScores:
     set_structure
         ``set_structure[i]``: ``(sizes, immediate subsets)`` of ``parents[i]`` (as
         :func:`~onlinebma.order_mcmc.scores._candidate_sets`), ``None`` with an order.
+    layout
+        The :class:`~onlinebma.order_mcmc.layout.SetKeys` of the variable sets counted.
     n_records
         Records currently counted.
     selection
@@ -115,6 +124,8 @@ class StreamingScores:
     [[2], [1]]
     >>> bool(s.log_score(0)[1] > s.log_score(0)[0])   # the copy explains the data better
     True
+    >>> len(s.family_nodes), s.n_tables   # 4 families read {}, {0}, {1}, {0, 1}, not 8
+    (4, 4)
     """
 
     def __init__(self, n: int, max_parents: int = 3, alpha: float = 1.0, n_values=None,
@@ -152,10 +163,10 @@ class StreamingScores:
         self.n_records = 0
         self.selection = None
         self.version = 0  # changes with every update (for caches of the scores)
-        self.layout = FamilyKeys(self._par, self._node,
-                                 np.ones(n, np.int64) if n_values is None else n_values)
-        self._cells = SparseCounts()  # N_ijk at their keys
-        self._configs = SparseCounts()  # N_ij at their keys
+        members, self._cset, self._pset = family_sets(self._par, self._node, n)
+        self._cpos = np.argmax(members[self._cset] == self._node[:, None], axis=1)
+        self.layout = SetKeys(members, np.ones(n, np.int64) if n_values is None else n_values)
+        self._cells = SparseCounts()  # the counts of every variable set at their keys
 
     @property
     def family_nodes(self) -> np.ndarray:
@@ -166,6 +177,11 @@ class StreamingScores:
     def family_parents(self) -> np.ndarray:
         """The parent set of every family (flat index), padded with the dummy node ``n``."""
         return self._par
+
+    @property
+    def n_tables(self) -> int:
+        """Number of variable sets counted (each family reads two of them)."""
+        return len(self.layout.members)
 
     # --------------------------------------------------------------- updates
 
@@ -184,63 +200,67 @@ class StreamingScores:
         if not self.layout.fits(row):
             if sign < 0:
                 raise ValueError("cannot remove a record that was never counted")
-            self.layout.grow(row, None, self._configs, self._cells)
-        fams, node, conf, cell = self.layout.index(row)
-        r = self._r().copy()
-        n_cell, n_conf = self._cells.add(cell, sign), self._configs.add(conf, sign)
+            self.layout.grow(row, None, self._cells)
+        keys = self.layout.index(row)
+        before = self._cells.add(keys, sign)  # the counts of every set before the record
+        node = self._node
+        fams = slice(None) if (row >= 0).all() else np.flatnonzero(row[node] >= 0)
+        fams_cset, node = self._cset[fams], node[fams]
+        n_cell, n_conf = before[fams_cset], before[self._pset[fams]]
+        miss = self.layout.has_missing[node]
+        if miss.any():  # N_ij leaves out the records with the child missing
+            at = np.arange(len(self._par))[fams][miss]
+            n_conf[miss] -= self._cells.lookup(self._missing_keys(at, keys[fams_cset[miss]],
+                                                                  row[node[miss]]))
         changed = []  # nodes whose number of observed values changes with this record
         for i in np.flatnonzero(row >= 0):
             counts = self._value_counts[i]
             if row[i] >= len(counts):
                 counts = self._value_counts[i] = np.append(
                     counts, np.zeros(int(self.layout.room[i]) - len(counts), np.int64))
-            before = counts[row[i]]
+            was = counts[row[i]]
             counts[row[i]] += sign
-            if (before == 0) != (counts[row[i]] == 0):
+            if (was == 0) != (counts[row[i]] == 0):
                 changed.append(int(i))
         if sign < 0:  # the term of a removed record: its counts after removal
             n_cell, n_conf = n_cell - 1, n_conf - 1
         a = self.alpha
         self._cell_part[fams] += sign * np.log(a + n_cell)
-        self._config_part[fams] -= sign * np.log(r[node] * a + n_conf)
+        self._config_part[fams] -= sign * np.log(self._card[node] * a + n_conf)
         self.n_records += sign
         for i in changed:
             self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
-            self._rescore_configs(i)
+        if changed:
+            self._rescore(changed, cells=False)
+
+    def _missing_keys(self, fams, cell_keys, child) -> np.ndarray:
+        """The keys of ``cell_keys`` (of the families' cell sets, child code ``child``) with
+        the child at its missing slot."""
+        node = self._node[fams]
+        stride = self.layout.stride[self._cset[fams], self._cpos[fams]]
+        return cell_keys + (self.layout.room[node] - child) * stride
 
     def add_many(self, rows) -> None:
-        """Count many records at once, vectorised; equal to adding them one by one.
-
-        A few records: each family's score gains ``lgamma(a + N_new) - lgamma(a + N_old)``
-        over the cells the records touch (and the like over configurations). Many records
-        (more record-family pairs than cells, as in a rebuild): the counts are taken first
-        (:meth:`count`) and every score is recomputed from them (:meth:`add_counts`).
+        """Count many records; equal to adding them one by one (which it does for a few
+        records: a record's update is one vectorised pass over the sets and families).
+        More record-set pairs than stored counts (as in a rebuild): the counts are taken
+        first (:meth:`count`) and every score is recomputed from them (:meth:`add_counts`).
         """
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
         if not len(rows):
             return
         self.reserve(rows.max(axis=0) + 1, (rows < 0).any(axis=0))
-        if len(rows) * len(self._par) > self.n_cells:
+        if len(rows) * self.n_tables > self.n_cells:
             self.add_counts(self.count(rows))
             return
-        self.version += 1
-        card0 = self._card.copy()
-        self._add_value_counts([np.bincount(rows[:, i][rows[:, i] >= 0],
-                                            minlength=int(self.layout.room[i]))
-                                for i in range(self.n)])
-        self.n_records += len(rows)
-        for _, _, fams, conf, cell in self.layout.blocks(rows):
-            ra = self._card[self._node[fams]] * self.alpha
-            self._config_part -= _bump(self._configs, conf, fams, ra, len(self._par))
-            self._cell_part += _bump(self._cells, cell, fams, self.alpha, len(self._par))
-        for i in np.flatnonzero(self._card != card0):
-            self._rescore_configs(i)
+        for row in rows:
+            self._update(row, +1)
 
     def reserve(self, n_values, missing) -> None:
         """Make room for value codes below ``n_values`` per node and, where ``missing``, for
         a missing value (the layout of every chunk of one frame must be the same)."""
         self.layout.grow(np.asarray(n_values, dtype=np.int64) - 1,
-                         np.asarray(missing, dtype=bool), self._configs, self._cells)
+                         np.asarray(missing, dtype=bool), self._cells)
 
     def _add_value_counts(self, counts: list) -> None:
         for i in range(self.n):
@@ -249,26 +269,21 @@ class StreamingScores:
                                                                        int))
             self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
 
-    def count(self, rows) -> FamilyCounts:
+    def count(self, rows) -> RecordCounts:
         """The counts of ``rows`` in this table's layout, without changing the table; rows
         must fit the layout (:meth:`reserve`). Counts of chunks of records add up."""
         rows = np.asarray(rows, dtype=np.int64).reshape(-1, self.n)
         if not self.layout.fits(rows):
             raise ValueError("the records do not fit the layout of the count tables")
-        parts = {"cells": [], "configs": []}
-        if len(rows):  # blocks in family order: the keys come out sorted
-            for _, _, _, conf, cell in self.layout.blocks(rows, 1 << 20):  # bounded sorts
-                for name, index in (("configs", conf), ("cells", cell)):
-                    parts[name].append(np.unique(index.astype(np.int64), return_counts=True))
-        tables = {name: SparseCounts(*(np.concatenate([p[j] for p in found])
-                                       for j in (0, 1))) if found else SparseCounts()
-                  for name, found in parts.items()}
+        found = [np.unique(keys.astype(np.int64), return_counts=True)  # bounded sorts
+                 for keys in self.layout.blocks(rows, 1 << 20)] if len(rows) else []
+        table = SparseCounts(*(np.concatenate([p[j] for p in found]) for j in (0, 1))) \
+            if found else SparseCounts()  # blocks in set order: the keys come out sorted
         values = [np.bincount(rows[:, i][rows[:, i] >= 0], minlength=int(self.layout.room[i]))
                   for i in range(self.n)]
-        return FamilyCounts(tables["cells"], tables["configs"], values, len(rows),
-                            self.layout.signature())
+        return RecordCounts(table, values, len(rows), self.layout.signature())
 
-    def add_counts(self, counts: FamilyCounts) -> None:
+    def add_counts(self, counts: RecordCounts) -> None:
         """Add counts taken by :meth:`count` (of this layout) and rescore every family from
         the counts: the table is then that of all the records counted."""
         if counts.layout != self.layout.signature():
@@ -276,28 +291,68 @@ class StreamingScores:
         self.version += 1
         self._add_value_counts(counts.value_counts)
         self.n_records += counts.n_records
-        self._configs += counts.configs
-        self._cells += counts.cells
-        keys, cells = self._cells.items()
-        fam = self.layout.family(keys, self.layout.cell_off)
-        self._cell_part = np.bincount(fam, gammaln(self.alpha + cells) - gammaln(self.alpha),
-                                      len(self._par))
-        for i in range(self.n):
-            self._rescore_configs(i)
+        self._cells += counts.counts
+        self._rescore(range(self.n), cells=True)
 
-    def _r(self) -> np.ndarray:
-        """Number of observed values of each node (1 for a node never observed)."""
-        return self._card
+    def _rescore(self, nodes, cells: bool) -> None:
+        """Recompute ``sum_j lgamma(r_i a) - lgamma(r_i a + N_ij)`` of the families of
+        ``nodes`` and, if ``cells``, ``sum_jk lgamma(a + N_ijk) - lgamma(a)`` of every family,
+        from the counts (a configuration absent adds 0): per set, then read by the families,
+        less the entries with the child missing. The counts are read in chunks of
+        :data:`_CHUNK` (bounded temporaries)."""
+        keys, counts = self._cells.items()
+        n_sets, n_fams, a = self.n_tables, len(self._par), self.alpha
+        chosen = np.zeros(self.n + 1, dtype=bool)
+        chosen[list(nodes)] = True
+        groups = []  # per number of values r: its families and the sets they read
+        for r in np.unique(self._card[chosen[:-1]]):
+            fams = np.flatnonzero(chosen[self._node] & (self._card[self._node] == r))
+            needed = np.zeros(n_sets, dtype=bool)
+            needed[self._pset[fams]] = True
+            groups.append((r * a, fams, needed, np.zeros(n_sets)))
+        missing = chosen & self.layout.has_missing
+        cell_sum, cell_fix, config_fix = np.zeros(n_sets), np.zeros(n_fams), np.zeros(n_fams)
+        for lo in range(0, len(keys), _CHUNK):
+            k, c = keys[lo:lo + _CHUNK], counts[lo:lo + _CHUNK]
+            sets = self.layout.set_of(k)
+            if cells:
+                cell_sum += np.bincount(sets, gammaln(a + c) - gammaln(a), n_sets)
+            for ra, _, needed, total in groups:
+                at = np.flatnonzero(needed[sets])
+                total += np.bincount(sets[at], gammaln(ra) - gammaln(ra + c[at]), n_sets)
+            if missing.any():
+                self._missing_terms(k, c, sets, missing, cell_fix, config_fix)
+        if cells:
+            self._cell_part = cell_sum[self._cset] - cell_fix
+        for _, fams, _, total in groups:
+            self._config_part[fams] = total[self._pset[fams]]
+        self._config_part += config_fix
 
-    def _rescore_configs(self, i: int):
-        """Recompute ``sum_j lgamma(r_i a) - lgamma(r_i a + N_ij)`` of node ``i``'s families."""
-        ra = self._r()[i] * self.alpha
-        lo, hi = self._start[i], self._start[i + 1]
-        off = self.layout.conf_off
-        keys, counts = self._configs.between(off[lo], off[hi])
-        fam = self.layout.family(keys, off) - lo
-        self._config_part[lo:hi] = np.bincount(fam, gammaln(ra) - gammaln(ra + counts),
-                                               hi - lo)  # a configuration absent adds 0
+    def _missing_terms(self, keys, counts, sets, chosen, cell_fix, config_fix) -> None:
+        """Add to ``cell_fix`` and ``config_fix`` (per family) the corrections of
+        :meth:`_rescore` for families whose child (in ``chosen``) has been missing, from the
+        entries ``keys``: their cells at the child's missing slot leave the cell part, and
+        each such count ``M`` of configuration ``j`` turns ``N_ij``'s term from the set's
+        count ``N`` to ``N - M``."""
+        layout, a = self.layout, self.alpha
+        fam_of = np.full(layout.members.shape, -1)
+        fam_of[self._cset, self._cpos] = np.arange(len(self._par))
+        for p in range(layout.members.shape[1]):
+            mem = layout.members[sets, p]
+            at = np.flatnonzero(chosen[mem] & (fam_of[sets, p] >= 0))
+            digit = (keys[at] - layout.off[sets[at]]) // layout.stride[sets[at], p] \
+                % layout.radix[mem[at]]
+            at = at[digit == layout.room[mem[at]]]  # the child at its missing slot
+            digits = layout.digits(keys[at], sets[at])
+            fam = fam_of[sets[at], p]
+            cell_fix += np.bincount(fam, gammaln(a + counts[at]) - gammaln(a), len(cell_fix))
+            parents = np.delete(digits, p, axis=1)
+            pset = self._pset[fam]
+            config = layout.off[pset] + (parents * layout.stride[pset, :-1]).sum(axis=1)
+            total = self._cells.lookup(config).astype(float)
+            ra = self._card[self._node[fam]] * a
+            config_fix += np.bincount(
+                fam, gammaln(ra + total) - gammaln(ra + total - counts[at]), len(config_fix))
 
     # ----------------------------------------------------------------- reads
 
@@ -305,42 +360,6 @@ class StreamingScores:
         """``log S(X_i; Z)`` of every candidate set of node ``i`` (a new array)."""
         sl = slice(self._start[i], self._start[i + 1])
         return self._prior[sl] + self._cell_part[sl] + self._config_part[sl]
-
-    def uncounted_to_missing(self, rows) -> np.ndarray:
-        """``rows`` with every code of a value not counted (yet) set to ``-1``."""
-        rows = np.array(rows, dtype=np.int64)
-        for i in range(self.n):
-            counts = self._value_counts[i]
-            col = rows[:, i]
-            ok = (col >= 0) & (col < len(counts))
-            ok[ok] = counts[col[ok]] > 0
-            rows[~ok, i] = -1
-        return rows
-
-    def cards(self) -> np.ndarray:
-        """Number of observed values of each node (1 for a node never observed)."""
-        return self._r().astype(np.int64)
-
-    def predictive(self, i: int, sets, rows) -> np.ndarray:
-        """``(a + N_ijk) / (r_i a + N_ij)`` of each row under each given set of node ``i``.
-
-        ``sets`` indexes ``parents[i]``; ``rows`` is ``(m, n)`` codes, every code used
-        (node ``i`` and the sets' parents) observed; a code never counted has count 0.
-        Returns ``(m, len(sets))``.
-        """
-        return self.predictive_flat(self._start[i] + np.asarray(sets, dtype=np.int64), rows)
-
-    def predictive_flat(self, fams, rows) -> np.ndarray:
-        """:meth:`predictive` for families of any nodes, by flat index (node ``i``'s sets
-        are ``family_start[i]`` onwards): ``(m, len(fams))``."""
-        conf, cell, unseen_parent, unseen_child = self.layout.lookup_keys(
-            fams, np.asarray(rows, dtype=np.int64))
-        n_conf, n_cell = self._configs.lookup(conf), self._cells.lookup(cell)
-        if unseen_parent is not None:  # codes never counted: count 0
-            n_conf = np.where(unseen_parent, 0, n_conf)
-            n_cell = np.where(unseen_parent | unseen_child, 0, n_cell)
-        node = self._node[fams]
-        return (self.alpha + n_cell) / (self._card[node] * self.alpha + n_conf)
 
     @property
     def family_start(self) -> np.ndarray:
@@ -360,95 +379,9 @@ class StreamingScores:
 
     def __setstate__(self, state):
         state.setdefault("selection", None)  # pickles made before candidate choice on Dask
-        for name in ("_cells", "_configs"):  # pickles made before the sparse tables
-            if isinstance(state[name], tuple):
-                size, dtype, at, values = state[name]
-                state[name] = SparseCounts(at, values, np.dtype(dtype))
-            elif isinstance(state[name], np.ndarray):
-                state[name] = SparseCounts.from_dense(state[name])
-        if "layout" not in state:  # ... and before the key layout had a class of its own
-            room, missing = state["_room"][:-1], state["_has_missing"][:-1]
-            state["layout"] = FamilyKeys(state["_par"], state["_node"], room)
-            state["layout"].grow(room - 1, missing, SparseCounts(), SparseCounts())  # same keys
-            for name in ("_room", "_has_missing", "_stride", "_stride_cols", "_par_cols",
-                         "_conf_off", "_cell_off", "_conf_start", "_cell_start"):
-                state.pop(name, None)
         self.__dict__.update(state)
-
-    def pair_tables(self):
-        """The counts to choose candidate parents from: :attr:`selection` when set, else
-        :func:`~onlinebma.order_mcmc.candidates.pair_tables` of the records counted, from
-        the one-parent families (zeros where a pair has no family)."""
-        if self.selection is not None:
-            return self.selection
-        room = self.layout.room
-        rad = room + self.layout.has_missing
-        width = int(rad[:-1].max(initial=1))
-        out = []
-        for i in range(self.n):
-            r = int(room[i])
-            table = np.zeros((self.n, width, r), dtype=np.int64)
-            vc = self._value_counts[i][:r]
-            table[i, 0, :len(vc)] = vc
-            for f in range(self._start[i], self._start[i + 1]):
-                par = self._par[f]
-                if par[0] < self.n and (par[1:] == self.n).all():
-                    table[par[0], :int(rad[par[0]])] = self.dense_counts(f)[0]
-            out.append(table)
-        return out
-
-    def restricted(self, candidates) -> StreamingScores:
-        """These tables restricted to the parent sets within ``candidates`` (a list per
-        node): the same counts and scores, copied family by family, without the records."""
-        out = StreamingScores(self.n, self.max_parents, self.alpha, self.layout.room[:-1],
-                              self.order, candidates)
-        out.reserve(self.layout.room[:-1], self.layout.has_missing[:-1])
-        index = {(int(node), tuple(par.tolist())): f
-                 for f, (node, par) in enumerate(zip(self._node, self._par))}
-        old = np.array([index[(int(node), tuple(par.tolist()))]
-                        for node, par in zip(out._node, out._par)], dtype=np.int64)
-        new = np.full(len(self._par), -1)
-        new[old] = np.arange(len(old))
-        for name, off, out_off in (("_cells", self.layout.cell_off, out.layout.cell_off),
-                                   ("_configs", self.layout.conf_off, out.layout.conf_off)):
-            keys, _ = getattr(self, name).items()
-            fam = self.layout.family(keys, off)
-            keep = new[fam] >= 0
-            moved = keys[keep] - off[fam[keep]] + out_off[new[fam[keep]]]
-            setattr(out, name, getattr(self, name).subset(keep, moved))
-        out._cell_part = self._cell_part[old].copy()
-        out._config_part = self._config_part[old].copy()
-        out._value_counts = [v.copy() for v in self._value_counts]
-        out._card = self._card.copy()
-        out.n_records = self.n_records
-        return out
 
     @property
     def n_cells(self) -> int:
-        """Entries stored in the count tables (occurring cells plus configurations)."""
-        return len(self._cells) + len(self._configs)
-
-    def dense_counts(self, f: int) -> tuple:
-        """Family ``f``'s counts as dense arrays ``(N_ijk, N_ij)``, ``(q, room_i)`` and
-        ``(q,)``, configurations in the order of the keys (for checks and small tables)."""
-        layout = self.layout
-        q = int(layout.conf_off[f + 1] - layout.conf_off[f])
-        r = int(layout.room[self._node[f]])
-        out = []
-        for table, off, size in ((self._cells, layout.cell_off, q * r),
-                                 (self._configs, layout.conf_off, q)):
-            keys, counts = table.between(off[f], off[f + 1])
-            dense = np.zeros(size, np.int64)
-            dense[keys - off[f]] = counts
-            out.append(dense)
-        return out[0].reshape(q, -1), out[1]
-
-
-def _bump(counts: SparseCounts, index, fam, base, n_families):
-    """Add one to ``counts`` at ``index`` (repeats allowed); return, per family, the sum of
-    ``lgamma(base + N_new) - lgamma(base + N_old)`` over the entries touched."""
-    u, first, k = np.unique(index, return_index=True, return_counts=True)
-    old = counts.add(u, k).astype(np.float64)
-    b = base[first] if np.ndim(base) else base
-    delta = gammaln(b + old + k) - gammaln(b + old)
-    return np.bincount(fam[first], weights=delta, minlength=n_families)
+        """Entries stored in the count tables (occurring configurations of every set)."""
+        return len(self._cells)

@@ -1,13 +1,18 @@
-"""Keys of the count tables: where each configuration and cell of every family sits.
+"""Keys of the count tables: one table per variable set, shared by the families that read it.
 
-The counts of :class:`~onlinebma.order_mcmc.incremental.StreamingScores` are stored at the
-keys that occur (:class:`~onlinebma.order_mcmc.sparse.SparseCounts`); a key is an index
-into a virtual dense table of every family laid end to end, never allocated. A parent's
-digit is its code, or ``room`` for a missing value (a slot that exists once the node has
-been missing); the last parent varies fastest; family ``f``'s configuration ``j`` is key
-``conf_off[f] + j`` and its cell for child value ``k`` is ``cell_off[f] + j * room[i] + k``.
-A larger code or a first missing value grows the room and re-keys the counts (no records
-needed); the new digits come above a parent's old ones, so the keys keep their order.
+Family ``(i, Z)`` is scored from the joint counts over ``Z ∪ {i}`` (its cells ``N_ijk``) and
+over ``Z`` (its configurations ``N_ij``), and the same variable set serves many families:
+the cells of ``X|{Y,Z}``, ``Y|{X,Z}`` and ``Z|{X,Y}`` are all the counts over ``{X,Y,Z}``,
+and the configurations of one family are the cells of another. The counts of
+:class:`~onlinebma.order_mcmc.incremental.StreamingScores` are therefore kept once per
+*variable set* (sorted, padded with the dummy node ``n``), and each family reads its two
+sets. Every member's digit is its code, or ``room`` for a missing value (a slot that exists
+once the node has been missing); the last member varies fastest; set ``s``'s configuration
+``j`` is key ``off[s] + j``, an index into a virtual dense table of every set laid end to
+end, never allocated (:class:`~onlinebma.order_mcmc.sparse.SparseCounts` stores the keys
+that occur). A larger code or a first missing value grows the room and re-keys the counts
+(no records needed); the new digits come above a member's old ones, so the keys keep their
+order.
 """
 
 from __future__ import annotations
@@ -15,19 +20,39 @@ from __future__ import annotations
 import numpy as np
 
 from .sparse import SparseCounts
+from .unique import unique_rows
 
-__all__ = ["FamilyKeys"]
+__all__ = ["SetKeys", "family_sets"]
 
 
-class FamilyKeys:
-    """The key layout of the families ``(nodes[f], parents[f])`` (module docstring).
+def family_sets(parents, nodes, n: int) -> tuple:
+    """The variable sets the families ``(nodes[f], parents[f])`` read, each once.
+
+    ``parents`` is ``(F, width)`` sorted parent sets padded with the dummy node ``n``.
+    Returns ``(members, cells, configs)``: ``members`` ``(S, width + 1)``
+    distinct sorted sets padded with ``n``, and the set of each family's cells
+    (``Z ∪ {i}``) and configurations (``Z``).
+
+    >>> parents, nodes = np.array([[1, 2], [0, 2], [0, 1]]), np.array([0, 1, 2])
+    >>> members, cells, configs = family_sets(parents, nodes, 3)  # one joint: set 0
+    >>> members.tolist(), cells.tolist(), configs.tolist()
+    ([[0, 1, 2], [0, 1, 3], [0, 2, 3], [1, 2, 3]], [0, 0, 0], [3, 2, 1])
+    """
+    parents = np.asarray(parents, np.int64)
+    nodes = np.asarray(nodes, np.int64)
+    both = np.vstack([np.sort(np.column_stack([parents, nodes]), axis=1),
+                      np.column_stack([parents, np.full(len(parents), n)])])
+    members, inverse, _ = unique_rows(both)
+    return members, inverse[:len(parents)], inverse[len(parents):]
+
+
+class SetKeys:
+    """The key layout of the variable sets ``members`` (module docstring).
 
     Parameters
     ----------
-    parents
-        ``(F, width)`` parent sets, padded with the dummy node ``n`` (one value, 0).
-    nodes
-        ``(F,)`` child of each family.
+    members
+        ``(S, width)`` sorted variable sets, padded with the dummy node ``n`` (one value, 0).
     room
         ``(n,)`` value codes per node to make room for.
 
@@ -35,141 +60,120 @@ class FamilyKeys:
     ----------
     room, has_missing
         ``(n + 1,)`` value codes per node and whether it has a missing slot (dummy last).
-    conf_off, cell_off
-        ``(F + 1,)`` where each family's configurations and cells start.
+    off
+        ``(S + 1,)`` where each set's configurations start.
     stride
-        ``(F, width)`` the weight of each parent's digit in a configuration's index.
+        ``(S, width)`` the weight of each member's digit in a configuration's index.
 
-    >>> keys = FamilyKeys(np.array([[2], [1]]), np.array([0, 0]), [2, 3])
-    >>> keys.conf_off.tolist(), keys.cell_off.tolist()   # {} and {node 1} of node 0
-    ([0, 1, 4], [0, 2, 8])
-    >>> _, _, conf, cell = keys.index(np.array([1, 2]))
-    >>> conf.tolist(), cell.tolist()
-    ([0, 3], [1, 7])
+    >>> keys = SetKeys(np.array([[2, 2], [0, 1]]), [2, 3])   # {} and {0, 1}
+    >>> keys.off.tolist()
+    [0, 1, 7]
+    >>> keys.index(np.array([1, 2])).tolist()
+    [0, 6]
     """
 
-    def __init__(self, parents, nodes, room):
-        self.parents = np.asarray(parents, np.int64)
-        self.nodes = np.asarray(nodes, np.int64)
+    def __init__(self, members, room):
+        self.members = np.asarray(members, np.int64)
         self.room = np.append(np.maximum(1, np.asarray(room, np.int64)), 1)
         self.has_missing = np.zeros(len(self.room), dtype=bool)
         self._lay_out()
 
     def _lay_out(self):
-        rad = (self.room + self.has_missing)[self.parents]
-        if (rad.astype(float).prod(axis=1) * self.room[self.nodes]).sum() >= 2.0**62:
+        rad = (self.room + self.has_missing)[self.members]
+        if rad.astype(float).prod(axis=1).sum() >= 2.0**62:
             raise ValueError("the parent configurations of the candidate families do not fit "
                              "64-bit keys; lower max_parents or max_candidates")
         stride = np.ones_like(rad)
         for j in range(rad.shape[1] - 2, -1, -1):
             stride[:, j] = stride[:, j + 1] * rad[:, j + 1]
         self.stride = stride
-        self._stride_cols = [np.ascontiguousarray(stride[:, j]) for j in range(rad.shape[1])]
-        self._par_cols = [np.ascontiguousarray(self.parents[:, j]) for j in range(rad.shape[1])]
-        q = rad.prod(axis=1)
-        self.conf_off = np.concatenate([[0], np.cumsum(q)])
-        self.cell_off = np.concatenate([[0], np.cumsum(q * self.room[self.nodes])])
+        self._cols = [(np.ascontiguousarray(self.members[:, j]),
+                       np.ascontiguousarray(stride[:, j])) for j in range(rad.shape[1])]
+        self.off = np.concatenate([[0], np.cumsum(rad.prod(axis=1))])
+
+    @property
+    def radix(self) -> np.ndarray:
+        """``(n + 1,)`` digits per node: its values and, once missing, the missing slot."""
+        return self.room + self.has_missing
 
     def signature(self) -> tuple:
         """What two layouts share when their keys mean the same."""
-        return (int(self.conf_off[-1]), int(self.cell_off[-1]), self.parents.tobytes(),
-                self.nodes.tobytes())
+        return int(self.off[-1]), self.members.tobytes()
 
     def fits(self, rows) -> bool:
         """Whether every code of ``rows`` (``(m, n)``, ``-1`` = missing) has a key."""
         return not ((rows >= self.room[:-1]).any() or
                     (~self.has_missing[:-1] & (rows < 0)).any())
 
-    def grow(self, row, missing, configs: SparseCounts, cells: SparseCounts) -> None:
+    def grow(self, row, missing, table: SparseCounts) -> None:
         """Make room for the codes of ``row`` and the missing values ``missing`` (default:
-        those of ``row``); re-key ``configs`` and ``cells``, counts of this layout."""
-        room0, miss0 = self.room.copy(), self.has_missing.copy()
-        stride0, conf0, cell0 = self.stride, self.conf_off, self.cell_off
+        those of ``row``); re-key ``table``, counts of this layout."""
+        room0, rad0 = self.room.copy(), self.radix
+        stride0, off0 = self.stride, self.off
         self.room[:-1] = np.maximum(self.room[:-1], row + 1)
         self.has_missing[:-1] |= (row < 0) if missing is None else missing
-        if (self.room == room0).all() and (self.has_missing == miss0).all():
+        if (self.room == room0).all() and (self.radix == rad0).all():
             return
         self._lay_out()
+        keys, _ = table.items()
+        sets = self.set_of(keys, off0)
+        local = keys - off0[sets]
+        new = np.zeros_like(local)
+        for j in range(self.members.shape[1]):
+            mem = self.members[sets, j]
+            digit = local // stride0[sets, j] % rad0[mem]
+            new += np.where(digit >= room0[mem], self.room[mem], digit) * self.stride[sets, j]
+        table.rekey(self.off[sets] + new)
 
-        def new_config(fam, local):  # a configuration's index in the new layout
-            par = self.parents[fam]
-            digits = (local[:, None] // stride0[fam]) % (room0 + miss0)[par]
-            digits = np.where(digits >= room0[par], self.room[par], digits)  # missing slot
-            return (digits * self.stride[fam]).sum(axis=1)
+    def set_of(self, keys, off=None) -> np.ndarray:
+        """The set of each key (by ``off``, default this layout's)."""
+        return np.searchsorted(self.off if off is None else off, keys, side="right") - 1
 
-        at, _ = configs.items()
-        fam = np.searchsorted(conf0, at, side="right") - 1
-        configs.rekey(self.conf_off[fam] + new_config(fam, at - conf0[fam]))
-        at, _ = cells.items()
-        fam = np.searchsorted(cell0, at, side="right") - 1
-        r0, r1 = room0[self.nodes[fam]], self.room[self.nodes[fam]]
-        local = at - cell0[fam]
-        cells.rekey(self.cell_off[fam] + new_config(fam, local // r0) * r1 + local % r0)
+    def digits(self, keys, sets) -> np.ndarray:
+        """``(len(keys), width)`` the members' digits of each key of ``sets``."""
+        local = np.asarray(keys) - self.off[sets]
+        rad = self.radix[self.members[sets]]
+        return local[:, None] // self.stride[sets] % rad
 
-    def family(self, keys, offsets) -> np.ndarray:
-        """The family of each key, by ``offsets`` (:attr:`conf_off` or :attr:`cell_off`)."""
-        return np.searchsorted(offsets, keys, side="right") - 1
+    def _digits(self, row):
+        return np.append(np.where(row >= 0, row, self.room[:-1]), 0)
 
-    def index(self, row):
-        """Families a record counts in (child observed), their nodes, configuration and cell
-        keys: ``(families, nodes, conf, cell)`` (``families`` a slice when all)."""
-        digits = np.append(np.where(row >= 0, row, self.room[:-1]), 0)
-        local = digits[self._par_cols[0]] * self._stride_cols[0]
-        for par, stride in zip(self._par_cols[1:], self._stride_cols[1:]):
-            local += digits[par] * stride
-        node = self.nodes
-        conf = self.conf_off[:-1] + local
-        cell = self.cell_off[:-1] + local * self.room[node] + row[node]
-        if (row < 0).any():
-            fams = np.flatnonzero((row >= 0)[node])
-            return fams, node[fams], conf[fams], cell[fams]
-        return slice(None), node, conf, cell
+    def index(self, row) -> np.ndarray:
+        """``(S,)`` the key of one record (``n`` codes that fit) in every set."""
+        digits = self._digits(row)
+        (mem, stride), *rest = self._cols
+        local = digits[mem] * stride
+        for mem, stride in rest:
+            local += digits[mem] * stride
+        return self.off[:-1] + local
 
     def blocks(self, rows, size: int = 1 << 22):
-        """Per block ``lo:hi`` of families: ``(lo, hi, family, conf, cell)`` of every
-        record-family pair whose child is observed (keys), about ``size`` pairs a block.
-        Node-major: gathering a parent's digits reads one contiguous row per family."""
-        it = np.int32 if self.cell_off[-1] < 2**31 else np.int64  # halves memory traffic
+        """The keys of ``rows`` in every set, about ``size`` record-set pairs a block, blocks
+        in set order (set-major: a block's keys sort apart from the other blocks')."""
+        it = np.int32 if self.off[-1] < 2**31 else np.int64  # halves memory traffic
         digits = np.vstack([np.where(rows >= 0, rows, self.room[:-1]).T,
                             np.zeros((1, len(rows)), np.int64)]).astype(it)  # (n + 1, m)
-        children = np.ascontiguousarray(rows.T).astype(it)
-        stride = self.stride.astype(it)
-        room = self.room.astype(it)
-        conf_start, cell_start = self.conf_off[:-1].astype(it), self.cell_off[:-1].astype(it)
-        step = max(1, size // len(rows))
-        for lo in range(0, len(self.parents), step):
-            hi = min(lo + step, len(self.parents))
-            node = self.nodes[lo:hi]
-            local = digits[self.parents[lo:hi, 0]] * stride[lo:hi, 0, None]  # (f, m)
-            for j in range(1, self.parents.shape[1]):
-                local += digits[self.parents[lo:hi, j]] * stride[lo:hi, j, None]
-            child = children[node]
-            conf = conf_start[lo:hi, None] + local
-            local *= room[node][:, None]
-            local += cell_start[lo:hi, None]
-            local += child
-            cell = local
-            fams = np.broadcast_to(np.arange(lo, hi)[:, None], child.shape)
-            ok = child >= 0
-            if ok.all():
-                yield lo, hi, fams.ravel(), conf.ravel(), cell.ravel()
-            else:
-                yield lo, hi, fams[ok], conf[ok], cell[ok]
+        stride, start = self.stride.astype(it), self.off[:-1].astype(it)
+        step = max(1, size // max(1, len(rows)))
+        for lo in range(0, len(self.members), step):
+            hi = min(lo + step, len(self.members))
+            keys = np.repeat(start[lo:hi, None], len(rows), axis=1)
+            for j in range(self.members.shape[1]):
+                keys += digits[self.members[lo:hi, j]] * stride[lo:hi, j, None]
+            yield keys.ravel()
 
-    def lookup_keys(self, fams, rows) -> tuple:
-        """``(conf, cell, unseen_parent, unseen_child)``, each ``(m, len(fams))``: the keys
-        of each row under each family, and where a parent's (the child's) code is beyond the
-        room (never counted; its key is then that of code 0), ``None`` when nowhere."""
-        par, node = self.parents[fams], self.nodes[fams]
+    def lookup_keys(self, sets, rows) -> tuple:
+        """``(keys, unseen)``, each ``(m, len(sets))``: the key of each row in each set, and
+        where a member's code is beyond the room (never counted; its key is then that of
+        code 0), ``None`` when nowhere. Members' codes must be observed."""
         digits = np.hstack([rows, np.zeros((len(rows), 1), np.int64)])
         outside = digits >= self.room
         if outside.any():
             digits = np.where(outside, 0, digits)
-        local = digits[:, par[:, 0]] * self.stride[fams, 0]
-        for j in range(1, par.shape[1]):
-            local += digits[:, par[:, j]] * self.stride[fams, j]
-        conf = self.conf_off[fams] + local
-        cell = self.cell_off[fams] + local * self.room[node] + digits[:, node]
+        mem = self.members[sets]
+        keys = self.off[sets] + digits[:, mem[:, 0]] * self.stride[sets, 0]
+        for j in range(1, mem.shape[1]):
+            keys += digits[:, mem[:, j]] * self.stride[sets, j]
         if not outside.any():
-            return conf, cell, None, None
-        return conf, cell, outside[:, par].any(axis=2), outside[:, node]
+            return keys, None
+        return keys, outside[:, mem].any(axis=2)

@@ -45,10 +45,11 @@ import math
 import numpy as np
 
 from ..stats.logmath import logsumexp_np
+from .masks import set_masks
 from .scores import ScoreTables, config_offsets, family_index
 from .unique import unique_rows
 
-__all__ = ["OrderModel", "set_masks"]
+__all__ = ["OrderModel"]
 
 _DROPPED = -2  # row code of a missing node summed out by the "no children" approximation
 _TINY = 1e-250  # kept weight below which a row's renormalisation is redone in log space
@@ -388,17 +389,3 @@ class OrderModel:
         averaged = logsumexp_np(joint, axis=2) - math.log(len(log_weights))  # eq. 11
         return averaged - logsumexp_np(averaged, axis=1, keepdims=True)
 
-
-def set_masks(parents: list, candidates: list, n: int) -> list:
-    """Parent sets as bitmasks over each node's candidate parents (bit ``t`` = its ``t``-th
-    candidate), for the chain's "sets inside this predecessor set" query; ``None`` for a node
-    with more than 62 candidates."""
-    out = []
-    for par, cand in zip(parents, candidates):
-        if len(cand) > 62:
-            out.append(None)
-            continue
-        bit = np.zeros(n + 1, dtype=np.int64)  # the dummy node n: no bit
-        bit[cand] = np.left_shift(1, np.arange(len(cand), dtype=np.int64))
-        out.append(np.bitwise_or.reduce(bit[par], axis=1).astype(np.int64))
-    return out

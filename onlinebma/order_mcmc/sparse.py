@@ -38,6 +38,8 @@ def _search(keys: np.ndarray, values) -> np.ndarray:
     values = np.asarray(values, np.int64)
     if keys.dtype == np.int64:
         return np.searchsorted(keys, values)
+    if values.size and values.max() <= _MAX32:  # as a rule: one pass to check, one to narrow
+        return np.searchsorted(keys, values.astype(np.int32))
     pos = np.searchsorted(keys, np.minimum(values, _MAX32).astype(np.int32))
     return np.where(values > _MAX32, len(keys), pos)
 
@@ -98,8 +100,9 @@ class SparseCounts:
         query = np.asarray(query, np.int64)
         out = np.zeros(query.shape, np.int64)
         for keys, counts in ((self.keys, self.counts), (self._new_keys, self._new_counts)):
-            pos, hit = _find(keys, query)
-            out[hit] = counts[pos[hit]]
+            if len(keys):  # the buffer is empty after a merge: no pass over the query
+                pos, hit = _find(keys, query)
+                out[hit] = counts[pos[hit]]
         return out
 
     def add(self, keys, k) -> np.ndarray:

@@ -18,8 +18,11 @@ policy (:func:`~onlinebma.coding.growth_due`), and the counts are rebuilt from t
 records only when they change.
 A new feature also rebuilds them (the set of nodes changes), and so do new candidate parents
 (:mod:`~onlinebma.order_mcmc.candidates`), chosen again from the stored records each time
-the records learned have doubled. A state whose counts were taken elsewhere (on Dask) keeps
-the candidates it was given: it has no records to rebuild from.
+the records learned have doubled; when that rebuild would count more than
+:data:`REBUILD_AT` record-set pairs it is spread over the next records instead
+(:mod:`~onlinebma.order_mcmc.successor`), the old tables answering until the new ones are
+complete. A state whose counts were taken elsewhere (on Dask) keeps the candidates it was
+given: it has no records to rebuild from.
 """
 
 from __future__ import annotations
@@ -32,16 +35,21 @@ from ..coding import growth_due
 from ..table import canonical_order
 from .candidates import choose_candidates
 from .incremental import StreamingScores
-from .order_model import _DROPPED, OrderModel, set_masks
+from .masks import set_masks
+from .order_model import _DROPPED, OrderModel
 from .scores import _prune
+from .successor import Successor
 
 __all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
 
 #: Largest (rows x families) block of predictive probabilities evaluated at once.
-_CELLS = 1 << 22
+_CELLS = 1 << 21
 #: Candidate parents are chosen again once the records learned have doubled (each change
 #: rebuilds the tables from the stored records: amortised, a constant cost per record).
 _CANDIDATE_GROWTH = 1.0
+#: New candidate parents whose tables would count more record-set pairs than this are
+#: counted a slice at a time over the next records (:class:`.successor.Successor`).
+REBUILD_AT = 1 << 21
 
 
 class _LiveTables:
@@ -189,12 +197,17 @@ class LiveState:
         rows = coding.node_rows(self.cuts)
         self.mark = coding.mark()
         self.candidates = self._choose(clf, rows)
-        self.scores = StreamingScores(len(self.names), clf.max_parents, clf.alpha,
-                                      n_values=rows.max(axis=0, initial=0) + 1,
-                                      order=self.order if restrict else None,
-                                      candidates=self.candidates)
+        self.scores = self._tables(clf, rows, self.candidates)
         self.scores.add_many(rows)
         self.model = StreamingOrderModel(self.scores, clf.prune_tol)
+        self.successor = None
+
+    def _tables(self, clf, rows, candidates) -> StreamingScores:
+        """Empty tables of ``candidates`` with room for the codes of ``rows``."""
+        return StreamingScores(len(self.names), clf.max_parents, clf.alpha,
+                               n_values=rows.max(axis=0, initial=0) + 1,
+                               order=self.order if self.restrict else None,
+                               candidates=candidates)
 
     @classmethod
     def from_scores(cls, clf, order, scores: StreamingScores) -> LiveState:
@@ -220,6 +233,7 @@ class LiveState:
             scores = scores.restricted(out.candidates)
         out.scores = scores
         out.model = StreamingOrderModel(scores, clf.prune_tol)
+        out.successor = None
         return out
 
     def _choose(self, clf, rows, tables=None):
@@ -242,9 +256,14 @@ class LiveState:
         if self.n_at_candidates is not None and clf.max_candidates is not None and \
                 coding.n_learned - self.n_at_candidates >= \
                 max(1, math.ceil(_CANDIDATE_GROWTH * self.n_at_candidates)):
-            chosen = self._choose(clf, coding.node_rows(self.cuts))
+            rows = coding.node_rows(self.cuts)
+            chosen = self._choose(clf, rows)
             if not _same_candidates(chosen, self.candidates):
-                return False
+                tables = self._tables(clf, rows, chosen)
+                if len(rows) * tables.n_tables <= REBUILD_AT:
+                    return False
+                self.successor = Successor(tables, rows, chosen)
+                self.successor_mark = coding.mark()  # the records after it are queued later
             self.n_at_candidates = coding.n_learned
         return True
 
@@ -261,6 +280,14 @@ class LiveState:
             self.scores.add(changes.appended[0])
         elif k:
             self.scores.add_many(changes.appended)
+        successor = getattr(self, "successor", None)  # None in pickles made before it
+        if successor is not None:
+            new = coding.changes(self.successor_mark, self.cuts).appended
+            self.successor_mark = coding.mark()
+            if successor.advance(new, k):  # the new tables are complete: they answer now
+                self.scores, self.candidates = successor.scores, successor.candidates
+                self.model = StreamingOrderModel(self.scores, self.model.prune_tol)
+                self.successor = None
 
     def _with_class(self, codes: np.ndarray) -> np.ndarray:
         rows = np.hstack([codes, np.full((len(codes), 1), -1, dtype=np.int64)])
