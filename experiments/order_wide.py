@@ -204,7 +204,9 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     for col in ("error %", "cpu s", "peak growth MB", "pickle MB", "failed"):
         if col not in table:
             table[col] = np.nan
-    checks = pd.DataFrame(_verdicts(table), columns=["target", "measured", "met"])
+    streams = pd.DataFrame(_stream_stalls(quick, show))
+    checks = pd.DataFrame(_verdicts(table) + _stall_verdicts(streams),
+                          columns=["target", "measured", "met"])
     text = f"""# {NAME}: order learners on wide data
 
 Command: `python -m experiments {NAME}{' --quick' if quick else ''}`
@@ -213,17 +215,28 @@ Command: `python -m experiments {NAME}{' --quick' if quick else ''}`
 
 Protocol: see the module docstring of `experiments/order_wide.py`. Load average (1, 5, 15
 min) at the start {', '.join(f'{v:.2f}' for v in load0)}, at the end
-{', '.join(f'{v:.2f}' for v in load1)}, on a 2-core machine shared with other jobs; CPU
-times are the process's own.
+{', '.join(f'{v:.2f}' for v in load1)}, on {os.cpu_count()} cores
+({_report.load_note([load0[0], load1[0]], os.cpu_count() or 1)}); CPU times are the process's own.
 
 {_report.markdown_table(table, floatfmt=".3g")}
+
+## Streams: the longest record
+
+Progressive validation with default parameters (`predict_proba_one`, then `learn_one`, per
+record, wall time of the pair) of the order learners on house-votes-84 and mushroom in file
+order, each in its own subprocess, through `experiments.batch_streams.measure` (the
+batch-streams experiment's harness, this checkout only); a run stops after
+{STREAM_BUDGET["quick" if quick else "full"]:.0f} s (`records` says how far it got). The longest
+record includes every rebuild a new candidate parent or value causes.
+
+{_report.markdown_table(streams, floatfmt=".3g")}
 
 ## Targets
 
 {_report.markdown_table(checks)}
 """
     _report.write_results(NAME, out, text)
-    return {"tables": {"cells": table, "targets": checks}}
+    return {"tables": {"cells": table, "streams": streams, "targets": checks}}
 
 
 def _verdicts(table) -> list:
@@ -269,6 +282,29 @@ def _verdicts(table) -> list:
         out.append(("mushroom: OrderMCMC pickle ≤ 10 MB", f"{c['pickle MB']:.2f} MB",
                     _yes(c["pickle MB"] <= TARGETS["mushroom_pickle_mb"])))
     return out
+
+
+#: Seconds one stream run may take.
+STREAM_BUDGET = {"full": 300.0, "quick": 20.0}
+#: Longest record allowed in a stream (seconds).
+STALL_TARGET = 1.0
+
+
+def _stream_stalls(quick: bool, show: bool) -> list[dict]:
+    """The order learners' stream runs of the batch-streams harness, this checkout only."""
+    from . import batch_streams
+
+    learners = [lr for lr in batch_streams.LEARNERS if lr.name in ("FixedOrderBMA", "OrderMCMC")]
+    return batch_streams.measure(
+        learners, ("house-votes-84", "mushroom"), ("after",),
+        batch_streams.QUICK_N if quick else None, STREAM_BUDGET["quick" if quick else "full"],
+        show=show)
+
+
+def _stall_verdicts(streams) -> list:
+    return [(f"{r.learner} on {r.stream}: no record over {STALL_TARGET:.0f} s",
+             f"{r['longest stall (s)']:.2f} s", _yes(r["longest stall (s)"] <= STALL_TARGET))
+            for _, r in streams.iterrows()]
 
 
 def _yes(ok) -> str:
