@@ -23,7 +23,7 @@ MIN_DPI = 150
 #: dpi (a known gap, said in docs/results.md). Strict: once a figure is regenerated its case
 #: passes and fails as XPASS, so its name must then leave this list.
 NOT_YET_RERUN = {
-    "bench-isa-stream", "bma-nb-uci-errors", "dash-cooper-random-fig2", "dash-cooper-random-fig3",
+    "bench-isa-stream", "bma-nb-uci-errors",
     "fan-uci-guard", "fan-uci-scatter", "isa-table1-scatter",
 }
 
