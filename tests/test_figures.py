@@ -24,7 +24,7 @@ MIN_DPI = 150
 #: passes and fails as XPASS, so its name must then leave this list.
 NOT_YET_RERUN = {
     "bench-isa-stream", "bma-nb-uci-errors",
-    "fan-uci-guard", "fan-uci-scatter", "isa-table1-scatter",
+    "fan-uci-guard", "fan-uci-scatter",
 }
 
 
