@@ -29,6 +29,16 @@ def frame(n=60, seed=0):
     return X, pd.Series(y == 1)
 
 
+@pytest.fixture(autouse=True)
+def python_sigint_handler():
+    """Python's own SIGINT handler in force, whatever the test runner inherited: a process
+    started in the background of a non-interactive shell (nohup, ``cmd &``) ignores SIGINT,
+    and Python then installs no handler."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
 def interrupt_after(monkeypatch, owner, name):
     """Make ``owner.name`` call the SIGINT handler in force after its first call."""
     original = getattr(owner, name)
