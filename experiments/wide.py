@@ -41,7 +41,7 @@ import time
 
 import numpy as np
 
-from ._report import markdown_table, pyplot, rng, save_figure, write_results
+from ._report import load_note, markdown_table, pyplot, rng, save_figure, write_results
 from .bench_nb import stream_rate
 
 NAME = "wide"
@@ -324,8 +324,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
 {__doc__.split(chr(10), 1)[1].strip()}
 
 Run: {"quick" if quick else "full"}; load average 1/5/15 min: {load} at the start, {load2} at
-the end (above the number of cores, other jobs shared them and absolute records/s and seconds
-are noisy); the ratios come from interleaved runs in one process.
+the end ({load_note([load_before[0], load_after[0]], os.cpu_count() or 1)}); the ratios
+come from interleaved runs in one process.
 
 ![speed-up against N and V](../figures/{NAME}-speedup.png)
 
