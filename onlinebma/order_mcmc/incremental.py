@@ -69,11 +69,22 @@ class RecordCounts:
     layout: tuple
 
     def __add__(self, other: RecordCounts) -> RecordCounts:
-        if self.layout != other.layout:
-            raise ValueError("the counts were taken in different layouts of the count tables")
+        self._same_layout(other)
         return RecordCounts(self.counts + other.counts,
                             [a + b for a, b in zip(self.value_counts, other.value_counts)],
                             self.n_records + other.n_records, self.layout)
+
+    def __iadd__(self, other: RecordCounts) -> RecordCounts:
+        """Add ``other`` in place: one merge into these counts, no copy of them."""
+        self._same_layout(other)
+        self.counts += other.counts
+        self.value_counts = [a + b for a, b in zip(self.value_counts, other.value_counts)]
+        self.n_records += other.n_records
+        return self
+
+    def _same_layout(self, other: RecordCounts) -> None:
+        if self.layout != other.layout:
+            raise ValueError("the counts were taken in different layouts of the count tables")
 
 
 class StreamingScores(CountReads):

@@ -48,8 +48,10 @@ _CELLS = 1 << 21
 #: rebuilds the tables from the stored records: amortised, a constant cost per record).
 _CANDIDATE_GROWTH = 1.0
 #: New candidate parents whose tables would count more record-set pairs than this are
-#: counted a slice at a time over the next records (:class:`.successor.Successor`).
-REBUILD_AT = 1 << 21
+#: counted a slice at a time over the next records (:class:`.successor.Successor`); at once,
+#: this many cost about 0.04 s (2^21, 0.08 s on mushroom at 512 records, 0.5 s on a loaded
+#: machine: ``docs/results/order-wide.md``).
+REBUILD_AT = 1 << 19
 
 
 class _LiveTables:
