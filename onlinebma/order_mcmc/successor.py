@@ -66,7 +66,7 @@ class Successor:
     def __setstate__(self, state):
         parts = state.pop("_parts", None)  # pickles made before the running sum
         if parts is not None:
-            state["_counted"] = _total(parts) if parts else None
+            state["_counted"] = sum(parts[1:], parts[0]) if parts else None
         self.__dict__.update(state)
 
     def advance(self, new_rows, k: int) -> bool:
@@ -110,9 +110,3 @@ class Successor:
         self._score_counted()
         self.scores.reserve(rows.max(axis=0) + 1, (rows < 0).any(axis=0))
 
-
-def _total(parts: list):
-    """The sum of counts, summed in pairs (each count merged ``log(len(parts))`` times)."""
-    while len(parts) > 1:
-        parts = [a + b for a, b in zip(parts[::2], parts[1::2])] + parts[len(parts) & ~1:]
-    return parts[0]
