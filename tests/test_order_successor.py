@@ -1,5 +1,8 @@
 """New candidate parents in a stream, counted a slice at a time: once the new tables are
-complete the learner is the one that rebuilt them at once; meanwhile the old tables answer."""
+complete the learner is the one that rebuilt them at once; meanwhile the old tables answer.
+
+These tests read the stream state ``_live`` (its pending successor, scores and candidates):
+whether a spread rebuild is still pending has no public view, and it is what they test."""
 
 from __future__ import annotations
 
