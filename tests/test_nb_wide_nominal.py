@@ -83,9 +83,17 @@ def _assert_block_is_tables(model):
 
 @pytest.mark.parametrize(("learner", "params"), LEARNERS, ids=IDS)
 def test_nominal_equal_to_plain(learner, params):
-    _, other = _run_nominal(learner, params, _stream(80, WIDTH + 9, 3, seed=1))
+    plain, other = _run_nominal(learner, params, _stream(80, WIDTH + 9, 3, seed=1))
     assert _array_path_used(other)  # the shipped thresholds chose the array path
     _assert_block_is_tables(other)
+    _assert_marginals_exact(plain, other)
+
+
+def _assert_marginals_exact(plain, other):
+    """ModelAveragedNB's marginal likelihoods learned the array way are the plain path's
+    floats, bit for bit (no public view: the learner's ``_log_ml``)."""
+    if isinstance(plain, ModelAveragedNB):
+        assert plain._log_ml == other._log_ml
 
 
 @pytest.mark.parametrize(("learner", "params"), LEARNERS, ids=IDS)
@@ -112,6 +120,7 @@ def test_unseen_values_subsets_and_orders(learner, params):
     """Records in other key orders, with some features left out, and predictions of records
     whose values (or all of them) were never seen."""
     plain, other = _run_nominal(learner, params, _reordered(_stream(50, WIDTH + 6, 2, seed=3)))
+    _assert_marginals_exact(plain, other)
     for x in ({f"c{j}": "never" for j in range(WIDTH + 6)},
               {**{f"c{j}": "never" for j in range(WIDTH)}, "c1": "v1", "c2": "v2"},
               {f"new{j}": "v1" for j in range(WIDTH)}):
