@@ -2,15 +2,18 @@
 
 A record with many nominal features costs :meth:`~onlinebma.naive_bayes.base.BaseNB._add_nominals`
 a Python loop over its features and classes. From :data:`NOMINAL_FEATURES` observed nominal
-features on, the learners predict it here instead: beside the tables (the state every other
-path reads, and still the only one learning writes through the learners' own loops),
-:class:`NominalBlock` keeps the counts as arrays, one slot per (feature, value) seen with a
+features on, the learners predict it here instead: beside the tables (still the state every
+other path reads, and written by every learning path), :class:`NominalBlock` keeps the
+counts as arrays, one slot per (feature, value) seen with a
 class axis, one row per feature; a record's known pairs are located through one dict of
 slots, and the mixed parameters ``w0 θ(v) + w1 θ(v | y)`` (eq. 12-13 of Dash & Cooper 2002,
 eq. 11 of Wu et al. 2015), their logs and the sum over features are a few numpy calls. The
 structure weights come from the learner (:meth:`WideNominals._wide_arc_odds`: ModelAveragedNB's
 kept marginal likelihoods, BMANB's kept sums of eq. 14, both as arrays). Learning a record
-adds one to its slots and rows by fancy indexing, after the learner's loop counted it.
+adds one to its slots and rows by fancy indexing, after the learner counted it: in its own
+loop, or, for ModelAveragedNB with K2, from the block's counts too
+(``ModelAveragedNB._wide_marginals``: eq. 8's terms in numpy's arithmetic and ``math.log``,
+the plain path's floats bit for bit).
 
 The path computes what the plain one computes, in the same operations (numpy's ``log`` may
 differ from the math module's in the last bit, and the sum over features is pairwise, not
