@@ -158,3 +158,21 @@ def test_refused_record_changes_nothing():
     with pytest.raises(TypeError, match="c1"):
         model.learn_one(dict(records[0][0], c1=[1]), 0)
     assert pickle.dumps(model) == before
+
+
+@pytest.mark.parametrize(("learner", "params"), LEARNERS, ids=IDS)
+def test_new_class_grows_the_block(learner, params):
+    """A class first seen adds a row of zeros to the block, which stays current (a rebuild
+    costs a Python pass over every slot and class), and equal to the tables."""
+    records = list(_stream(40, WIDTH, 6, seed=8))
+    model = learner(**params)
+    blocks = []  # kept alive: distinct blocks are distinct objects
+    for x, y in records:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+        block = model.__dict__.get("_wide_nominal")
+        if block is not None and not any(b is block for b in blocks):
+            blocks.append(block)
+    assert len(model._class_counts) == 6 and _array_path_used(model)
+    assert len(blocks) == 1  # built once, at the first wide prediction
+    _assert_block_is_tables(model)

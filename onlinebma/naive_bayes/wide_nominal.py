@@ -125,6 +125,13 @@ class NominalBlock:
             self.slot_row[at: len(slots)] = owner
         return np.arange(at, len(slots))
 
+    def add_class(self, y) -> None:
+        """A class never counted before: a row of zeros (a rebuild would cost a Python pass
+        over every slot and class)."""
+        self.classes.append(y)
+        self.joint = np.vstack([self.joint, np.zeros((1, self.joint.shape[1]))])
+        self.n_class = np.vstack([self.n_class, np.zeros((1, self.n_class.shape[1]))])
+
     def locate(self, pairs) -> np.ndarray:
         """The slots of ``pairs`` (-1: a pair never seen), kept for the same list of pairs
         (a prediction's, which learning the same record reuses)."""
@@ -203,8 +210,10 @@ class WideNominals:
         """After the learner counted a record's nominal ``pairs`` of class ``y``: the same
         counts in the block, when it is current (else it stays stale)."""
         block = self.__dict__.get("_wide_nominal")
-        if block is None or block.t != self._t or w != 1 or y not in block.classes:
+        if block is None or block.t != self._t or w != 1:
             return
+        if y not in block.classes:  # the learner's classes gain y at the end, as here
+            block.add_class(y)
         slots = block.locate(pairs)
         if slots.min() < 0:  # new values or features: new slots, counted below
             slots = slots.copy()
