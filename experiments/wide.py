@@ -9,8 +9,9 @@ interleaved rounds, each learner from scratch on the same records:
   records one-hot encoded (``{"f3=v2": 1}``), its natural input.
 - **Numeric grid**: N numeric features × K classes (class-dependent Gaussian means), against
   River's ``GaussianNB``. The learners choose the array path of wide records
-  (:mod:`onlinebma.naive_bayes.wide`) by width; the **crossover** table times both paths
-  forced, side by side, on numeric streams around the threshold.
+  (:mod:`onlinebma.naive_bayes.wide`, and :mod:`~onlinebma.naive_bayes.wide_nominal` for
+  nominal features) by width; the **crossover** tables time both paths forced, side by
+  side, on streams around the thresholds.
 
 - **Bag of words** (``absent="zero"``): records of 20 tokens drawn from a known generating
   model (a Zipf vocabulary of V words, each of 2 classes boosting its own tenth of the words
@@ -223,39 +224,53 @@ def _cells(kind, widths, classes, budget, values=(10,)):
     return rows
 
 
-@contextlib.contextmanager
-def _path(which):
-    """Every record the ``"plain"`` way or, where it can, the ``"array"`` way (the thresholds
-    of :mod:`onlinebma.naive_bayes.wide` are module constants read at each record)."""
-    from onlinebma.naive_bayes import wide
+# the array paths by kind of feature: their module and the prefix of its two thresholds
+PATHS = {"numeric": ("wide", "WIDE"), "nominal": ("wide_nominal", "NOMINAL")}
 
-    kept = wide.WIDE_FEATURES, wide.WIDE_CELLS
-    wide.WIDE_FEATURES, wide.WIDE_CELLS = (math.inf, math.inf) if which == "plain" else (1, 0)
+
+@contextlib.contextmanager
+def _path(which, kind="numeric"):
+    """Every record the ``"plain"`` way or, where it can, the ``"array"`` way (the thresholds
+    of :mod:`onlinebma.naive_bayes.wide` and :mod:`~onlinebma.naive_bayes.wide_nominal` are
+    module constants read at each record)."""
+    import importlib
+
+    module_name, prefix = PATHS[kind]
+    module = importlib.import_module(f"onlinebma.naive_bayes.{module_name}")
+    names = f"{prefix}_FEATURES", f"{prefix}_CELLS"
+    kept = [getattr(module, name) for name in names]
+    for name, value in zip(names, (math.inf, math.inf) if which == "plain" else (1, 0)):
+        setattr(module, name, value)
     try:
         yield
     finally:
-        wide.WIDE_FEATURES, wide.WIDE_CELLS = kept
+        for name, value in zip(names, kept):
+            setattr(module, name, value)
 
 
-def _crossover(cells, budget):
-    """Records/s of the array path over the plain one, both forced, numeric streams of N
-    features and K classes (the measurement behind ``wide.WIDE_CELLS``)."""
+def _crossover(cells, budget, kind="numeric"):
+    """Records/s of the array path over the plain one, both forced, streams of N features
+    (of ``kind``; nominal ones with 10 values) and K classes (the measurement behind the
+    thresholds)."""
     from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 
     learners = {"NaiveBayes": NaiveBayes, "BMANB": BMANB, "ModelAveragedNB": ModelAveragedNB}
     rows = []
     for n_features, n_classes in cells:
         n = max(200, budget // n_features)
-        named, labels = numeric_stream(n, n_features, n_classes, seed=1)
+        if kind == "nominal":
+            named, _, labels = nominal_stream(n, n_features, n_classes, seed=1)
+        else:
+            named, labels = numeric_stream(n, n_features, n_classes, seed=1)
         rates = {(name, which): [] for name in learners for which in ("plain", "array")}
         for _ in range(3):
             for (name, which), kept in rates.items():
-                with _path(which):
+                with _path(which, kind):
                     kept.append(stream_rate(learners[name](), named, labels))
         for name in learners:
             plain = statistics.median(rates[name, "plain"])
             array = statistics.median(rates[name, "array"])
-            rows.append({"features": n_features, "classes": n_classes,
+            rows.append({"kind": kind, "features": n_features, "classes": n_classes,
                          "cells": n_features * (1 + n_classes), "learner": name,
                          "records": n, "plain records/s": round(plain),
                          "array records/s": round(array), "array x plain": array / plain})
@@ -266,7 +281,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
         string_rows: int | None = None) -> dict:
     import pandas as pd
 
-    from onlinebma.naive_bayes import wide
+    from onlinebma.naive_bayes import wide, wide_nominal
     from onlinebma.progress import progress
 
     load_before = os.getloadavg()
@@ -281,9 +296,13 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
     crossover = ([(20, 2), (60, 2)] if quick else
                  [(n, 2) for n in (20, 30, 40, 50, 60)] + [(n, 10) for n in (5, 10, 16, 20)]
                  + [(n, 50) for n in (3, 5, 10, 16)])
+    nominal_crossover = ([(40, 2), (160, 2)] if quick else
+                         [(n, 2) for n in (40, 80, 160)] + [(n, 10) for n in (10, 20, 40)]
+                         + [(n, 50) for n in (3, 5, 10)])
     for kind in progress(("nominal", "numeric", "crossover", "bags", "strings"), desc="parts"):
-        if kind == "crossover":
-            tables[kind] = pd.DataFrame(_crossover(crossover, budget // 2))
+        if kind == "crossover":  # both kinds of features, a table each below
+            tables[kind] = pd.DataFrame(_crossover(crossover, budget // 2)
+                                        + _crossover(nominal_crossover, budget // 2, "nominal"))
         elif kind == "bags":
             tables[kind] = pd.DataFrame(_bags(vocabularies, bag_records))
         elif kind == "strings":
@@ -317,6 +336,10 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
     axes[0].set_ylabel("records/s ratio (CPU time); dashed: target 1.5x")
     save_figure(fig, NAME, out, "speedup")
 
+    def crossover_table(kind):
+        cross = tables["crossover"]
+        return markdown_table(cross[cross["kind"] == kind].drop(columns="kind"), floatfmt=".2f")
+
     load = ", ".join(f"{v:.2f}" for v in load_before)
     load2 = ", ".join(f"{v:.2f}" for v in load_after)
     text = f"""# Wide records (`python -m experiments {NAME}`)
@@ -346,7 +369,17 @@ shipped learners, which choose by these thresholds. Here both paths are forced o
 numeric streams (same protocol, {budget // 2:,} feature values per stream), the array path
 at every width:
 
-{markdown_table(tables["crossover"], floatfmt=".2f")}
+{crossover_table("numeric")}
+
+## Crossover of the nominal path
+
+The learners predict a record the array way of :mod:`onlinebma.naive_bayes.wide_nominal`
+(ModelAveragedNB also learns it so) from ``NOMINAL_FEATURES`` = {wide_nominal.NOMINAL_FEATURES}
+nominal features and ``NOMINAL_CELLS`` = {wide_nominal.NOMINAL_CELLS} cells, features x
+(1 + classes). Both paths forced on the nominal grid's streams (10 values per feature, same
+protocol, {budget // 2:,} feature values per stream):
+
+{crossover_table("nominal")}
 
 ## Bags of words (`absent="zero"`, {bag_records} records of 20 tokens, 2 classes)
 
@@ -377,17 +410,22 @@ def _reading(tables) -> str:
             for _, r in short.iterrows())
         lines.append(f"- {kind} grid, target >= 1.5 x {ratio[2:]}: {len(df) - len(short)} of "
                      f"{len(df)} cells met" + (f"; not met: {cells}." if cells else "."))
-    from onlinebma.naive_bayes import wide
+    from onlinebma.naive_bayes import wide, wide_nominal
 
     cross = tables["crossover"]
-    verdict = {c: "array" if r.min() > 1.0 else "plain" if r.max() < 1.0 else "mixed"
-               for c, r in cross.groupby("cells")["array x plain"]}
-    said = {k: sorted(c for c, v in verdict.items() if v == k) for k in ("array", "plain")}
-    mixed = sorted(c for c, v in verdict.items() if v == "mixed")
-    lines.append(f"- crossover (array x plain > 1 for all three learners): array path faster "
-                 f"at {said['array']} cells, plain path faster at {said['plain']}, mixed at "
-                 f"{mixed}; the learners' threshold: {wide.WIDE_CELLS} cells and "
-                 f"{wide.WIDE_FEATURES} features.")
+    for kind, (features, cells) in {
+            "numeric": (wide.WIDE_FEATURES, wide.WIDE_CELLS),
+            "nominal": (wide_nominal.NOMINAL_FEATURES, wide_nominal.NOMINAL_CELLS)}.items():
+        part = cross[cross["kind"] == kind]
+        verdict = {c: "array" if r.min() > 1.0 else "plain" if r.max() < 1.0 else "mixed"
+                   for c, r in part.groupby("cells")["array x plain"]}
+        said = {k: sorted(c for c, v in verdict.items() if v == k) for k in ("array", "plain")}
+        mixed = sorted(c for c, v in verdict.items() if v == "mixed")
+        lines.append(f"- {kind} crossover (array x plain > 1 for all three learners): array "
+                     "path faster "
+                     f"at {said['array']} cells, plain path faster at {said['plain']}, mixed "
+                     f"at {mixed}; the learners' threshold: {cells} cells and {features} "
+                     "features.")
     bags = tables["bags"]
     ours = bags[~bags["learner"].str.startswith("River")]
     for name, part in ours.groupby("learner", sort=False):

@@ -42,7 +42,7 @@ from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
-from . import wide
+from . import wide, wide_nominal
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .decay import Forgetting, check_decay
@@ -218,6 +218,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         tables = self._tables
         w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)
+        if len(nominal) >= wide_nominal.NOMINAL_FEATURES:
+            self._wide_counted(nominal, y, w)
         if not self._zero:
             self._learn_numerics(numeric, y, w, seen)
         elif numeric:  # one observation of the multinomial over words
@@ -265,6 +267,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         posterior means, at least ``a / (N + r a) > 0``, and one weight is at least 1/2, so
         the sum cannot underflow; only its log enters the product over features.
         """
+        if len(pairs) >= wide_nominal.NOMINAL_FEATURES and (  # wide: the array path
+                out := self._wide_nominals(scores, pairs, classes)) is not None:
+            return out
         tables = self._tables
         exp, inf = math.exp, math.inf
         odds = self._arc_log_odds
@@ -379,7 +384,6 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         if self._auto:
             return self._rate_mixture().predict_proba_one(x)
         return normalize_log(self.joint_log_likelihood(x))
-
 
 
 def _add_mixture(scores: list, densities: list, d: float) -> None:

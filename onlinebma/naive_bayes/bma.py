@@ -5,10 +5,13 @@ from __future__ import annotations
 import math
 from array import array
 
+import numpy as np
+
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_real
 from .counts import COUNTS
 from .naive import NaiveBayes
+from .wide_nominal import gathered
 
 __all__ = ["BMANB"]
 
@@ -201,6 +204,17 @@ class BMANB(NaiveBayes):
             with_class = sum(loglik(table, m) for m in table.by_class.values())
             return c * (with_class - loglik(table, table.marginal)) - (n + 1) * self._log_gamma
         return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
+
+    def _wide_arc_odds(self, features, n, r):
+        """:meth:`_arc_log_odds` of nominal features from the kept sums, as arrays (the array
+        path of wide nominal records; ``n`` and ``r`` the features' counts and values)."""
+        all_sums, tables = self._sums, self._tables
+        sums = gathered(all_sums, features, 4)
+        for k in np.flatnonzero(sums[:, 2] != r).tolist():  # M changed: the class sum is stale
+            self._arc_log_odds(features[k], tables[features[k]])  # recomputes it
+            sums[k] = all_sums[features[k]]
+        am = self.alpha * r
+        return sums[:, 1] - sums[:, 3] - sums[:, 0] + n * np.log(n + am) - (n + 1) * self._log_gamma
 
     def _rate_terms(self):
         if self._zero:  # bags of words: one learner per rate

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.numerics import LOG_PI
-from ..stats.tables import NumericTable
+from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
-from . import wide
+from . import wide, wide_nominal
 from .base import BaseNB, _add_mixture
 from .decay import check_decay
 from .marginals import IncrementalMarginals
@@ -256,6 +258,91 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
             if e is not None:  # this record changes the marginal and class y only
                 e.pop(_Marginal, None)
                 e.pop(y, None)
+
+    def _learn_nominals(self, pairs, y, w) -> None:
+        """A wide record's nominal pairs go :meth:`_wide_marginals` when they can."""
+        if len(pairs) < wide_nominal.NOMINAL_FEATURES or not self._wide_marginals(pairs, y, w):
+            super()._learn_nominals(pairs, y, w)
+
+    def _wide_marginals(self, pairs, y, w) -> bool:
+        """K2 without forgetting, the array block current: eq. 8's two sequential predictive
+        terms of every pair at once, from the block's counts (numpy's arithmetic, then
+        ``math.log`` on each: the plain loop's floats, bit for bit), a new value's domain
+        growth as there, then one loop adding them and counting the pairs; ``False``
+        (nothing changed) to go the plain way."""
+        block = self.__dict__.get("_wide_nominal")
+        if (self.prior != "K2" or w != 1 or block is None or block.t != self._t
+                or y not in block.classes):
+            return False
+        tables, a = self._tables, self.alpha
+        slots = block.locate(pairs)
+        known = slots >= 0
+        n_v, rows = block.n_value[slots], block.slot_row[slots]
+        j = block.classes.index(y)
+        n_vy = block.joint[j, slots]
+        if not known.all():  # new values (of new features: a row of zeros)
+            n_v[~known] = n_vy[~known] = 0.0
+            rows[~known] = [block.rows.get(pairs[k][0], -1) for k in
+                            np.flatnonzero(~known).tolist()]
+        n, r, n_y = block.n[rows], block.r[rows] + ~known, block.n_class[j, rows]
+        fresh = rows < 0
+        n[fresh] = n_y[fresh] = 0.0
+        r[fresh] = 1.0
+        log = math.log
+        terms = zip(map(log, ((a + n_v) / (r * a + n)).tolist()),
+                    map(log, ((a + n_vy) / (r * a + n_y)).tolist()))
+        log_mls = self._log_ml
+        grows = []
+        for k in np.flatnonzero(~known).tolist():  # the domain grows (_learned_nominal)
+            f = pairs[k][0]
+            if fresh[k]:
+                self._current_log_ml(f)
+                tables[f] = NominalTable()
+            else:
+                grows.append(k)
+        self._wide_grow_domains(pairs, grows, r, n, block.n_class[:, rows[grows]])
+        log_mls = self._log_ml
+        counts = zip(*(c.astype(np.int64).tolist() for c in (n_v + 1, n_vy + 1, n_y + 1)))
+        for (f, v), (t0, t1), (v1, vy1, y1) in zip(pairs, terms, counts):
+            log_ml = log_mls[f]
+            log_ml[0] += t0
+            log_ml[1] += t1
+            t = tables[f]  # NominalTable.update, from the block's counts
+            t.n += 1
+            t.n_value[v] = v1
+            t.n_class[y] = y1
+            if v1 == 1:  # a new value
+                t.n_joint[v] = {y: 1}
+            else:
+                t.n_joint[v][y] = vy1
+        return True
+
+    def _wide_grow_domains(self, pairs, grows: list, r, n, n_class) -> None:
+        """:meth:`_grow_domain` of the features ``pairs[k]``, ``k`` in ``grows``, to ``r[k]``
+        values (``n[k]`` records, ``n_class`` their class counts, a column each). With K2's
+        alpha = 1 and at most two classes seen with a feature at once, in numpy and
+        ``math.log`` (a sum of two floats has no order: the same floats); else one call
+        each."""
+        if not grows:
+            return
+        log_mls, tables = self._log_ml, self._tables
+        present = (n_class > 0).sum(axis=0)
+        if self.alpha != 1 or present.max() > 2:
+            for k in grows:
+                f = pairs[k][0]
+                self._grow_domain(f, tables[f], int(r[k]))
+            return
+        new = r[grows]
+        old = new - 1.0  # (r - 1) a, new = r a with a = 1
+        lg, log = math.lgamma, math.log
+        step = np.fromiter(map(lg, new.tolist()), float) - np.fromiter(map(lg, old.tolist()), float)
+        logs = np.fromiter(map(log, (old + n[grows]).tolist()), float)
+        by_class = np.fromiter(map(log, (old + n_class).ravel().tolist()), float)
+        by_class = np.where(n_class > 0, by_class.reshape(n_class.shape), 0.0).sum(axis=0)
+        for k, g0, g1 in zip(grows, (step - logs).tolist(), (present * step - by_class).tolist()):
+            log_ml = log_mls[pairs[k][0]]
+            log_ml[0] += g0
+            log_ml[1] += g1
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:

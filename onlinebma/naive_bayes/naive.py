@@ -98,6 +98,10 @@ class NaiveBayes(BaseNB):
         uses every feature. Called once per prediction."""
         return None
 
+    def _wide_arc_odds(self, features, n, r):
+        """``None``: every feature always used (the array path of wide nominal records)."""
+        return None
+
     def _add_numerics(self, scores: list, pairs, classes, seen: list) -> list:
         """Per class, the log mixed density of each numeric feature (see the base), added in
         place in one loop: the Gaussians and, for BMANB, the plug-in log likelihoods of eq. 11

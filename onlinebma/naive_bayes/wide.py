@@ -44,6 +44,7 @@ import numpy as np
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
+from .wide_nominal import WideNominals, current_block
 
 __all__ = ["WIDE_CELLS", "WIDE_FEATURES", "NumericBlock", "WideNumerics"]
 
@@ -113,9 +114,10 @@ class NumericBlock:
         return out
 
 
-class WideNumerics:
+class WideNumerics(WideNominals):
     """Mixin of the naive Bayes family (through
-    :class:`~onlinebma.naive_bayes.batches.BatchPaths`): the array path for wide records.
+    :class:`~onlinebma.naive_bayes.batches.BatchPaths`): the array path for wide records
+    (nominal features: :class:`~onlinebma.naive_bayes.wide_nominal.WideNominals`).
     The learners call :meth:`_wide_gaussian` (NaiveBayes, BMANB) / :meth:`_wide_student`
     (ModelAveragedNB) from their ``_add_numerics`` and :meth:`_wide_learn` from their
     ``_learn_numerics`` when a record has at least :data:`WIDE_FEATURES` numeric features;
@@ -125,13 +127,8 @@ class WideNumerics:
     def _wide_block(self, classes, student: bool):
         """The current :class:`NumericBlock`, rebuilt when stale; ``None`` when the learner
         forgets or reads counts."""
-        if self._forgets or self._zero or self._auto:
-            return None
-        block = self.__dict__.get("_wide")
-        if block is None or block.t != self._t or block.classes != classes:
-            block = self._wide = NumericBlock(self._tables, classes,
-                                              self._log_ml if student else None, self._t)
-        return block
+        return current_block(self, "_wide", classes, lambda: NumericBlock(
+            self._tables, classes, self._log_ml if student else None, self._t))
 
     # -------------------------------------------------------------- predicting
 

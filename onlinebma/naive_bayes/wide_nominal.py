@@ -1,0 +1,229 @@
+"""The wide-record path of nominal features: a record's (feature, value) counts at once, in numpy.
+
+A record with many nominal features costs :meth:`~onlinebma.naive_bayes.base.BaseNB._add_nominals`
+a Python loop over its features and classes. From :data:`NOMINAL_FEATURES` observed nominal
+features on, the learners predict it here instead: beside the tables (still the state every
+other path reads, and written by every learning path), :class:`NominalBlock` keeps the
+counts as arrays, one slot per (feature, value) seen with a
+class axis, one row per feature; a record's known pairs are located through one dict of
+slots, and the mixed parameters ``w0 θ(v) + w1 θ(v | y)`` (eq. 12-13 of Dash & Cooper 2002,
+eq. 11 of Wu et al. 2015), their logs and the sum over features are a few numpy calls. The
+structure weights come from the learner (:meth:`WideNominals._wide_arc_odds`: ModelAveragedNB's
+kept marginal likelihoods, BMANB's kept sums of eq. 14, both as arrays). Learning a record
+adds one to its slots and rows by fancy indexing, after the learner counted it: in its own
+loop, or, for ModelAveragedNB with K2, from the block's counts too
+(``ModelAveragedNB._wide_marginals``: eq. 8's terms in numpy's arithmetic and ``math.log``,
+the plain path's floats bit for bit).
+
+The path computes what the plain one computes, in the same operations (numpy's ``log`` may
+differ from the math module's in the last bit, and the sum over features is pairwise, not
+sequential: equal to ~1e-13, tested to 1e-12 in ``tests/test_nb_wide_nominal.py``). It runs
+only without forgetting, with ``absent="missing"`` and with pseudo-counts that do not vary by
+cell (not BDeu); a value or feature never seen is skipped, as there. The block follows
+``learn_one`` record by record (unit weights, known labels); any other change (a new class,
+``learn_many``, ``merge``) leaves it stale, and it is rebuilt from the tables at the next wide
+prediction (it notes the learner's record count it is current for).
+
+The thresholds are measured (the nominal grid's streams, 10 values per feature, both paths
+forced side by side, records/s of the array path over the plain one, NaiveBayes / BMANB /
+ModelAveragedNB, load average 2.0-2.4): the array path has a fixed cost of some thirty numpy
+calls per record and the plain one is a tight loop, so the crossover is late. With two
+classes 0.71 / 0.85 / 0.59 x at 40 features (120 cells), 0.98 / 1.02 / 0.80 at 80 (240),
+1.10 / 1.28 / 1.21 at 160 (480); with ten classes 1.03 / 0.92 / 0.63 at 20 features (220
+cells), 1.50 / 1.30 / 1.02 at 40 (440); with fifty 1.21 / 0.92 / 0.75 at 5 features (255
+cells), 1.81 / 1.36 / 1.11 at 10 (510): :data:`NOMINAL_CELLS` = 450 cells, and
+:data:`NOMINAL_FEATURES` = 8 spares narrower records even the cells' test. The rerun is
+"Crossover of the nominal path" in docs/results/wide.md. Both are module constants read at
+each record, so setting them chooses the path, as for :mod:`~onlinebma.naive_bayes.wide`.
+"""
+
+from __future__ import annotations
+
+from itertools import chain, repeat
+
+import numpy as np
+
+from ..stats.tables import NominalTable
+
+__all__ = ["NOMINAL_CELLS", "NOMINAL_FEATURES", "NominalBlock", "WideNominals", "current_block"]
+
+NOMINAL_FEATURES = 8
+"""A record with fewer observed nominal features goes the plain way (the cheap first test)."""
+
+NOMINAL_CELLS = 450
+"""From this many (feature, column) cells on, nominal features times (1 + classes), a record
+goes the array way (measured, see the module docstring)."""
+
+
+def current_block(learner, attr: str, classes: list, make):
+    """``learner``'s block ``attr`` if current for its record count and ``classes``, else a
+    new one from ``make()``; ``None`` when the learner forgets, reads counts or mixes rates
+    (the array paths' common guard, also :mod:`~onlinebma.naive_bayes.wide`'s)."""
+    if learner._forgets or learner._zero or learner._auto:
+        return None
+    block = learner.__dict__.get(attr)
+    if block is None or block.t != learner._t or block.classes != classes:
+        block = make()
+        setattr(learner, attr, block)
+    return block
+
+
+class NominalBlock:
+    """The counts of every nominal feature of a learner as arrays: per slot (a (feature,
+    value) pair, ``slots`` its index) ``n_value``, ``joint`` (a row per class, in ``classes``
+    order: the class axis first, so a class's counts are contiguous) and its feature's row
+    ``slot_row``; per feature row (``rows`` its index) ``n``, ``r`` (values seen) and
+    ``n_class``. The last axis keeps spare capacity, so a new value costs no copy."""
+
+    def __init__(self, tables: dict, classes: list, t: int):
+        self.classes = list(classes)
+        self.t = t
+        self.rows: dict = {}
+        self.slots: dict = {}
+        k = len(self.classes)
+        self.n, self.r, self.n_class = np.zeros(8), np.zeros(8), np.zeros((k, 8))
+        self.slot_row = np.zeros(8, dtype=np.intp)
+        self.n_value, self.joint = np.zeros(8), np.zeros((k, 8))
+        self.located = None  # (pairs, their slots, -1 where unknown)
+        nominal = [(f, tab) for f, tab in tables.items() if isinstance(tab, NominalTable)]
+        for f, tab in nominal:  # a feature's values, as new features'
+            self.add_slots([(f, v) for v in tab.n_value])
+        if nominal:
+            rows = [self.rows[f] for f, _ in nominal]
+            self.n[rows] = [tab.n for _, tab in nominal]
+            self.n_class[:, rows] = [[tab.n_class.get(y, 0) for _, tab in nominal]
+                                     for y in self.classes]
+            slots = len(self.slots)
+            self.n_value[:slots] = [n for _, tab in nominal for n in tab.n_value.values()]
+            self.joint[:, :slots] = [[tab.n_joint[v].get(y, 0) for _, tab in nominal
+                                      for v in tab.n_value] for y in self.classes]
+
+    def add_slots(self, pairs) -> np.ndarray:
+        """New, empty slots for the (feature, value) ``pairs``, none of them in the block,
+        either all of one feature or of distinct features (new, empty rows for new
+        features); their indices."""
+        rows, slots = self.rows, self.slots
+        at = len(slots)
+        owner = list(map(rows.get, [p[0] for p in pairs]))
+        if None in owner:  # new features: new rows
+            for k, p in enumerate(pairs):
+                i = owner[k] = rows.get(p[0])
+                if i is None:
+                    owner[k] = rows[p[0]] = len(rows)
+        slots.update(zip(pairs, range(at, at + len(pairs))))
+        while len(rows) > len(self.n):
+            self.n, self.r, self.n_class = _grown(self.n), _grown(self.r), _grown(self.n_class)
+        while len(slots) > len(self.slot_row):
+            self.slot_row, self.n_value, self.joint = (
+                _grown(self.slot_row), _grown(self.n_value), _grown(self.joint))
+        if len(owner) > 1 and owner[0] == owner[1]:  # all of one feature
+            self.r[owner[0]] += len(owner)
+            self.slot_row[at: len(slots)] = owner[0]
+        else:
+            owner = np.array(owner, dtype=np.intp)
+            self.r[owner] += 1
+            self.slot_row[at: len(slots)] = owner
+        return np.arange(at, len(slots))
+
+    def add_class(self, y) -> None:
+        """A class never counted before: a row of zeros (a rebuild would cost a Python pass
+        over every slot and class)."""
+        self.classes.append(y)
+        self.joint = np.vstack([self.joint, np.zeros((1, self.joint.shape[1]))])
+        self.n_class = np.vstack([self.n_class, np.zeros((1, self.n_class.shape[1]))])
+
+    def locate(self, pairs) -> np.ndarray:
+        """The slots of ``pairs`` (-1: a pair never seen), kept for the same list of pairs
+        (a prediction's, which learning the same record reuses)."""
+        last = self.located
+        if last is not None and last[0] is pairs:
+            return last[1]
+        codes = np.array(list(map(self.slots.get, pairs, repeat(-1, len(pairs)))), dtype=np.intp)
+        self.located = (pairs, codes)
+        return codes
+
+
+def gathered(lists: dict, keys: list, width: int) -> np.ndarray:
+    """``np.array([lists[k] for k in keys])`` for lists of ``width`` floats, in half the
+    time (read flat)."""
+    flat = chain.from_iterable(map(lists.__getitem__, keys))
+    return np.fromiter(flat, float, width * len(keys)).reshape(len(keys), width)
+
+
+def _grown(a: np.ndarray) -> np.ndarray:
+    """``a`` with its last axis twice as long, zeros after."""
+    out = np.zeros((*a.shape[:-1], 2 * a.shape[-1]), dtype=a.dtype)
+    out[..., : a.shape[-1]] = a
+    return out
+
+
+class WideNominals:
+    """Mixin of the naive Bayes family (through :class:`~onlinebma.naive_bayes.wide.WideNumerics`):
+    the array path of wide nominal records. The base's ``_add_nominals`` calls
+    :meth:`_wide_nominals` from :data:`NOMINAL_FEATURES` observed nominal features on, and
+    ``_count_record`` calls :meth:`_wide_counted` after counting such a record."""
+
+    def _wide_nominals(self, scores: list, pairs, classes: list):
+        """The base's ``_add_nominals`` over all of a wide record's pairs at once; ``None``
+        to go the plain way."""
+        if len(pairs) * (1 + len(classes)) < NOMINAL_CELLS or self._cell_prior_varies:
+            return None
+        block = current_block(self, "_wide_nominal", classes,
+                              lambda: NominalBlock(self._tables, classes, self._t))
+        if block is None:
+            return None
+        slots = block.locate(pairs)
+        if slots.min() < 0:  # a value or feature never seen: skipped, like a missing value
+            known = slots >= 0
+            features = [f for (f, _), k in zip(pairs, known.tolist()) if k]
+            slots = slots[known]
+            if not len(slots):
+                return scores
+        else:
+            features = [f for f, _ in pairs]
+        rows = block.slot_row[slots]
+        n, r = block.n[rows], block.r[rows]
+        d = self._wide_arc_odds(features, n, r)
+        a = self.alpha  # no forgetting: the unit is 1
+        ra = r * a
+        mixed = (a + block.joint[:, slots]) / (ra + block.n_class[:, rows])  # class x feature
+        if d is not None:  # w1 = sigmoid(d), w0 = 1 - w1 (exp overflows to w = 0, exactly)
+            with np.errstate(over="ignore"):
+                w0, w1 = 1.0 / (1.0 + np.exp(d)), 1.0 / (1.0 + np.exp(-d))
+            mixed *= w1
+            mixed += w0 * (a + block.n_value[slots]) / (ra + n)
+        return (np.asarray(scores) + np.log(mixed).sum(axis=1)).tolist()
+
+    def _wide_arc_odds(self, features: list, n: np.ndarray, r: np.ndarray) -> np.ndarray:
+        """Per feature, the arc's posterior log odds (``inf``: always), from the kept
+        marginal likelihoods of :meth:`_kept_log_odds` when there are, else a call of
+        ``_arc_log_odds`` each; ``n`` and ``r`` are the features' counts and values seen."""
+        kept = self._kept_log_odds()
+        if kept is None:
+            odds, tables = self._arc_log_odds, self._tables
+            return np.array([odds(f, tables[f]) for f in features], dtype=float)
+        log_ml, prior_odds = kept
+        ml = gathered(log_ml, features, 2)
+        return prior_odds + ml[:, 1] - ml[:, 0]  # eq. 8 and the structure prior
+
+    def _wide_counted(self, pairs, y, w) -> None:
+        """After the learner counted a record's nominal ``pairs`` of class ``y``: the same
+        counts in the block, when it is current (else it stays stale)."""
+        block = self.__dict__.get("_wide_nominal")
+        if block is None or block.t != self._t or w != 1:
+            return
+        if y not in block.classes:  # the learner's classes gain y at the end, as here
+            block.add_class(y)
+        slots = block.locate(pairs)
+        if slots.min() < 0:  # new values or features: new slots, counted below
+            slots = slots.copy()
+            new = np.flatnonzero(slots < 0)
+            slots[new] = block.add_slots([pairs[k] for k in new.tolist()])
+        block.located = None
+        rows = block.slot_row[slots]
+        j = block.classes.index(y)
+        block.n_value[slots] += 1  # a record's features are distinct: no repeated index
+        block.joint[j, slots] += 1
+        block.n[rows] += 1
+        block.n_class[j, rows] += 1
+        block.t = self._t + 1  # _count_record counts the record next
