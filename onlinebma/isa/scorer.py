@@ -171,10 +171,12 @@ class Scorer:
         terms over the old records are taken away and their terms over the live ones added
         (context records, in configurations that only gained records, count for the new
         terms but keep theirs). A model for which that is more records than the live ones is
-        scored afresh.
+        scored afresh. With ``terms``, the old terms are read from them, not recomputed, and
+        the score is the sum of the live records' terms.
         """
         lo = int(min(firsts))
-        per_pass = max(1, _PASS_RECORDS // max(2 * (self.n - lo), 1))
+        views = 2 if terms is None else 1
+        per_pass = max(1, _PASS_RECORDS // max(views * (self.n - lo), 1))
         out, live = [], []
         for i in range(0, len(models), per_pass):
             part = slice(i, i + per_pass)
@@ -199,28 +201,28 @@ class Scorer:
         in_evicted = marks[c]
         marks[:] = False
         marks[c[new]] = True
-        old = in_evicted & (pos >= firsts[:, None]) & ~new
         now = (in_evicted | marks[c]) & (pos >= self.start)
-        counted = (in_evicted | new).astype(float)
+        counted = in_evicted | new
+        if terms is not None:  # the live records' terms: those counted anew, the others kept
+            ev, ei, t = self._log_scores(models, coding, xts, X, y,
+                                         views=(np.arange(M), now, c.reshape(-1)))
+            live = np.empty((M, self.n - lo))
+            for m, old_terms in enumerate(terms):
+                live[m, firsts[m] - lo: totals[m] - lo] = old_terms
+            anew = counted[ev, ei]
+            live[ev[anew], ei[anew]] = t[anew]
+            live = live[:, self.start - lo:]
+            return live.sum(axis=1), list(live)
+        old = in_evicted & (pos >= firsts[:, None]) & ~new
+        counted = counted.astype(float)
         afresh = old.sum(axis=1) + now.sum(axis=1) > self.live
         old[afresh], now[afresh], counted[afresh] = False, pos >= self.start, 1.0
-        keep = np.concatenate([old, now])
         weight = np.concatenate([-np.ones_like(counted), counted])
         ev, ei, t = self._log_scores(models, coding, xts, X, y,
-                                     views=(np.tile(np.arange(M), 2), keep, c.reshape(-1)))
-        w = weight[ev, ei]
-        delta = np.bincount(ev, w * t, minlength=2 * M)
-        scores = np.where(afresh, 0.0, scores) + delta[:M] + delta[M:]
-        if terms is None:
-            return scores, []
-        # The live records' terms: the records counted anew (views M.. with weight 1) take
-        # their new terms, the others keep theirs.
-        live = np.empty((M, self.n - lo))
-        for m, old_terms in enumerate(terms):
-            live[m, firsts[m] - lo: totals[m] - lo] = old_terms
-        new = (ev >= M) & (w == 1.0)
-        live[ev[new] - M, ei[new]] = t[new]
-        return scores, list(live[:, self.start - lo:])
+                                     views=(np.tile(np.arange(M), 2), np.concatenate([old, now]),
+                                            c.reshape(-1)))
+        delta = np.bincount(ev, weight[ev, ei] * t, minlength=2 * M)
+        return np.where(afresh, 0.0, scores) + delta[:M] + delta[M:], []
 
     def evicted_bounds(self, models: list, coding: str, xts: list, terms, firsts,
                        totals) -> np.ndarray:
