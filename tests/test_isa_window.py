@@ -166,11 +166,16 @@ def test_bounds_after_evictions_are_at_least_the_scores_and_kept_terms_are_exact
 
 
 @pytest.mark.parametrize("coding", ["full", "indicator"])
-def test_searches_on_bounds_average_the_models_of_a_fresh_search(coding):
+@pytest.mark.parametrize("wasted", [1.0, 0.0])
+def test_searches_on_bounds_average_the_models_of_a_fresh_search(coding, wasted, monkeypatch):
     # The search of a windowed ISA sees bounds for the scores some of whose records left; it
     # averages the same models, with the same scores, as a fresh ISA on the window's records
     # (whose scores are all exact). `_search` is internal: the averaged models have no
-    # public view but `explain_one`, which lists the negligible models too.
+    # public view but `explain_one`, which lists the negligible models too. wasted=1: bounds
+    # at every search; 0: after a search given bounds, the next ones score at once.
+    from onlinebma.isa import cache
+
+    monkeypatch.setattr(cache, "WASTED_BOUNDS", wasted)
     W, n = 40, 110
     records, labels = _stream(6, n, p=6)
     streamed = ISA(antecedent=coding, window=W, phase1_models=20, max_models=60)
