@@ -152,7 +152,7 @@ class ISA(BufferRefitClassifier):
         appended = self._n_learned - self._scorer_state[0] if slides else 0
         if not (slides and old.slide(data, old.live + appended - data.n)):
             self._scorer = Scorer(data, float(self.alpha))
-            self._cache = ScoreCache(self._scorer, self.antecedent)
+            self._cache = ScoreCache(self._scorer, self.antecedent, self.window is not None)
         self._scorer_state = state
         return self._scorer
 
@@ -162,7 +162,7 @@ class ISA(BufferRefitClassifier):
         scores (0 before the first prediction)."""
         if self._scorer is None:
             return 0
-        return self._scorer.nbytes + 100 * len(self._cache)  # ~100 bytes per cached score
+        return self._scorer.nbytes + self._cache.nbytes
 
     # --------------------------------------------------------------- search
 

@@ -26,6 +26,9 @@ __all__ = ["Scorer"]
 #: Records times models of one scoring pass of `Scorer.log_scores` (its temporaries,
 #: a few per record and class present, then stay in the processor's cache).
 _PASS_RECORDS = 1 << 15
+#: Relative slack of `Scorer.evicted_bounds` (sums of the same terms in another order may
+#: differ by rounding; a bound a little above the score is still a bound).
+_BOUND_SLACK = 1e-9
 
 
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
@@ -144,39 +147,49 @@ class Scorer:
         """Log of the conditional prequential score of M(A) over the live records (eq. 9)."""
         return float(self.log_scores([A], coding, [xt])[0])
 
-    def log_scores(self, models: list, coding: str, xts: list) -> np.ndarray:
+    def log_scores(self, models: list, coding: str, xts: list, per_record: bool = False):
         """`log_score` of several models, computed together (``xts[m]``: the row model
-        ``m``'s indicator coding is taken against; unused with the full coding)."""
+        ``m``'s indicator coding is taken against; unused with the full coding).
+        ``per_record``: the terms of eq. 9 instead, ``(len(models), live)``."""
         X, y = self.X, self.y
         per_pass = max(1, _PASS_RECORDS // max(y.size, 1))
         return np.concatenate([
-            self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass], X, y)
+            self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass], X, y,
+                             per_record=per_record)
             for lo in range(0, len(models), per_pass)
         ])
 
-    def rescored(self, models: list, coding: str, xts: list, scores, firsts, totals):
+    def rescored(self, models: list, coding: str, xts: list, scores, firsts, totals,
+                 terms=None):
         """Eq. 9 scores of models over the live records, from their scores over the records
         at positions ``firsts[m] .. totals[m] - 1`` (``firsts[m] <= start < totals[m]``).
+        ``terms[m]``: the terms of eq. 9 of those records, when given; the live records'
+        terms are then returned too, ``(scores, [terms of model m])``.
 
         Eq. 9's term of a record depends on the earlier records of its configuration only: so
         only the configurations of the records evicted or appended since change. Their records'
         terms over the old records are taken away and their terms over the live ones added
         (context records, in configurations that only gained records, count for the new
         terms but keep theirs). A model for which that is more records than the live ones is
-        scored afresh.
+        scored afresh. With ``terms``, the old terms are read from them, not recomputed, and
+        the score is the sum of the live records' terms.
         """
         lo = int(min(firsts))
-        per_pass = max(1, _PASS_RECORDS // max(2 * (self.n - lo), 1))
-        out = []
+        views = 2 if terms is None else 1
+        per_pass = max(1, _PASS_RECORDS // max(views * (self.n - lo), 1))
+        out, live = [], []
         for i in range(0, len(models), per_pass):
             part = slice(i, i + per_pass)
             f, t = np.asarray(firsts[part]), np.asarray(totals[part])
             lo = int(f.min())
-            out.append(self._rescored(models[part], coding, xts[part],
-                                      np.asarray(scores[part], dtype=float), f, t, lo))
-        return np.concatenate(out)
+            s, new = self._rescored(models[part], coding, xts[part],
+                                    np.asarray(scores[part], dtype=float), f, t, lo,
+                                    None if terms is None else terms[part])
+            out.append(s)
+            live += new
+        return np.concatenate(out) if terms is None else (np.concatenate(out), live)
 
-    def _rescored(self, models, coding, xts, scores, firsts, totals, lo):
+    def _rescored(self, models, coding, xts, scores, firsts, totals, lo, terms):
         X, y, M = self._X[lo: self.n], self._y[lo: self.n], len(models)
         c = self._model_configurations(models, coding, xts, X).reshape(M, -1)
         pos = np.arange(lo, self.n)
@@ -188,16 +201,62 @@ class Scorer:
         in_evicted = marks[c]
         marks[:] = False
         marks[c[new]] = True
-        old = in_evicted & (pos >= firsts[:, None]) & ~new
         now = (in_evicted | marks[c]) & (pos >= self.start)
-        counted = (in_evicted | new).astype(float)
+        counted = in_evicted | new
+        if terms is not None:  # the live records' terms: those counted anew, the others kept
+            ev, ei, t = self._log_scores(models, coding, xts, X, y,
+                                         views=(np.arange(M), now, c.reshape(-1)))
+            live = np.empty((M, self.n - lo))
+            for m, old_terms in enumerate(terms):
+                live[m, firsts[m] - lo: totals[m] - lo] = old_terms
+            anew = counted[ev, ei]
+            live[ev[anew], ei[anew]] = t[anew]
+            live = live[:, self.start - lo:]
+            return live.sum(axis=1), list(live)
+        old = in_evicted & (pos >= firsts[:, None]) & ~new
+        counted = counted.astype(float)
         afresh = old.sum(axis=1) + now.sum(axis=1) > self.live
         old[afresh], now[afresh], counted[afresh] = False, pos >= self.start, 1.0
-        keep = np.concatenate([old, now])
         weight = np.concatenate([-np.ones_like(counted), counted])
-        delta = self._log_scores(models, coding, xts, X, y,
-                                 views=(np.tile(np.arange(M), 2), keep, weight, c.reshape(-1)))
-        return np.where(afresh, 0.0, scores) + delta[:M] + delta[M:]
+        ev, ei, t = self._log_scores(models, coding, xts, X, y,
+                                     views=(np.tile(np.arange(M), 2), np.concatenate([old, now]),
+                                            c.reshape(-1)))
+        delta = np.bincount(ev, weight[ev, ei] * t, minlength=2 * M)
+        return np.where(afresh, 0.0, scores) + delta[:M] + delta[M:], []
+
+    def evicted_bounds(self, models: list, coding: str, xts: list, terms, firsts,
+                       totals) -> np.ndarray:
+        """Upper bounds on the eq. 9 scores of models over the live records, from the terms
+        ``terms[m]`` of the records at positions ``firsts[m] .. totals[m] - 1`` (``firsts[m]
+        < start``), without scoring: the sum of the terms of the live ones in configurations
+        no record at ``firsts[m] .. start - 1`` (evicted since) is in.
+
+        Eq. 9's term of a record depends on the earlier records of its configuration only: a
+        configuration none of whose records left keeps its records' terms, and gains those
+        of the records appended since (each at most 0); any other configuration's terms are
+        at most 0 in all. A few rounding errors' worth (`_BOUND_SLACK`) is added.
+        """
+        lo = int(min(firsts))
+        per_pass = max(1, _PASS_RECORDS // max(self.n - lo, 1))
+        out = []
+        for i in range(0, len(models), per_pass):
+            part = slice(i, i + per_pass)
+            f, t = np.asarray(firsts[part]), np.asarray(totals[part])
+            lo = int(f.min())
+            M = f.size
+            c = self._model_configurations(models[part], coding, xts[part],
+                                           self._X[lo: self.n]).reshape(M, -1)
+            pos = np.arange(lo, self.n)
+            marks = np.zeros(int(c.max(initial=0)) + 1, dtype=bool)
+            marks[c[(pos >= f[:, None]) & (pos < self.start)]] = True
+            kept = np.zeros((M, self.n - lo))
+            for m, covered in enumerate(terms[part]):
+                kept[m, f[m] - lo: t[m] - lo] = covered
+            kept[:, : self.start - lo] = 0.0
+            kept[marks[c]] = 0.0
+            bound = kept.sum(axis=1)
+            out.append(bound + _BOUND_SLACK * (1.0 + np.abs(bound)))
+        return np.concatenate(out)
 
     def _model_configurations(self, models: list, coding: str, xts: list, X) -> np.ndarray:
         """``(M n,)``: configuration of record ``t`` of ``X`` under model ``m`` at ``m n + t``,
@@ -221,27 +280,29 @@ class Scorer:
             c, size = refine(c, size, *self._parents(further, coding, xts, X))
         return dense(c, size)
 
-    def _log_scores(self, models: list, coding: str, xts: list, X, y, views=None):
-        """Eq. 9 of each model over the records ``X, y`` (in arrival order): ``(M,)``.
+    def _log_scores(self, models: list, coding: str, xts: list, X, y, views=None,
+                    per_record: bool = False):
+        """Eq. 9 of each model over the records ``X, y`` (in arrival order): ``(M,)``;
+        ``per_record``: the terms, ``(M, n)``.
 
-        ``views=(of, keep, weight, c)``: instead, view ``v`` is model ``of[v]`` over the
-        records ``keep[v]`` (boolean ``(V, n)``), its terms weighted by ``weight[v]``; ``c``:
-        the models' configurations (`_model_configurations`). Returns ``(V,)`` weighted sums.
+        ``views=(of, keep, c)``: instead, view ``v`` is model ``of[v]`` over the records
+        ``keep[v]`` (boolean ``(V, n)``); ``c``: the models' configurations
+        (`_model_configurations`). Returns the terms as ``(view, record, term)`` arrays.
         """
         n, K, M = y.shape[0], self.K, len(models)
         if views is None:
             if n == 0:
-                return np.zeros(M)
+                return np.zeros((M, 0)) if per_record else np.zeros(M)
             c = self._model_configurations(models, coding, xts, X)
             of, ev, ei = np.arange(M), np.repeat(np.arange(M), n), np.tile(np.arange(n), M)
         else:
-            of, keep, weight, c = views
+            of, keep, c = views
             ev, ei = np.nonzero(keep)
             if not ev.size:
-                return np.zeros(of.size)
+                return ev, ei, np.zeros(0)
             size = int(c.max(initial=0)) + 1
             c = dense(c.take(of.take(ev) * n + ei) + ev * size, size * of.size)
-        V, E = of.size, ev.size
+        E = ev.size
         yel = y.take(ei)
         pairs = Pairs(c, yel, K)
         elem = pairs.elem
@@ -268,8 +329,8 @@ class Scorer:
             elem, np.exp(present - top[elem]), minlength=E)
         terms = own - top - np.log(total)
         if views is None:
-            return terms.reshape(M, n).sum(axis=1)
-        return np.bincount(ev, weight[ev, ei] * terms, minlength=V)
+            return terms.reshape(M, n) if per_record else terms.reshape(M, n).sum(axis=1)
+        return ev, ei, terms
 
     def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
         """``log P(z_t | x_t, live records before t, M)`` (eq. 9-10) for several models at
