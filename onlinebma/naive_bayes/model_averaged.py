@@ -291,16 +291,13 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         log = math.log
         terms = zip(map(log, ((a + n_v) / (r * a + n)).tolist()),
                     map(log, ((a + n_vy) / (r * a + n_y)).tolist()))
-        log_mls = self._log_ml
-        grows = []
         for k in np.flatnonzero(~known).tolist():  # the domain grows (_learned_nominal)
             f = pairs[k][0]
             if fresh[k]:
                 self._current_log_ml(f)
                 tables[f] = NominalTable()
             else:
-                grows.append(k)
-        self._wide_grow_domains(pairs, grows, r, n, block.n_class[:, rows[grows]])
+                self._grow_domain(f, tables[f], int(r[k]))
         log_mls = self._log_ml
         counts = zip(*(c.astype(np.int64).tolist() for c in (n_v + 1, n_vy + 1, n_y + 1)))
         for (f, v), (t0, t1), (v1, vy1, y1) in zip(pairs, terms, counts):
@@ -316,33 +313,6 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
             else:
                 t.n_joint[v][y] = vy1
         return True
-
-    def _wide_grow_domains(self, pairs, grows: list, r, n, n_class) -> None:
-        """:meth:`_grow_domain` of the features ``pairs[k]``, ``k`` in ``grows``, to ``r[k]``
-        values (``n[k]`` records, ``n_class`` their class counts, a column each). With K2's
-        alpha = 1 and at most two classes seen with a feature at once, in numpy and
-        ``math.log`` (a sum of two floats has no order: the same floats); else one call
-        each."""
-        if not grows:
-            return
-        log_mls, tables = self._log_ml, self._tables
-        present = (n_class > 0).sum(axis=0)
-        if self.alpha != 1 or present.max() > 2:
-            for k in grows:
-                f = pairs[k][0]
-                self._grow_domain(f, tables[f], int(r[k]))
-            return
-        new = r[grows]
-        old = new - 1.0  # (r - 1) a, new = r a with a = 1
-        lg, log = math.lgamma, math.log
-        step = np.fromiter(map(lg, new.tolist()), float) - np.fromiter(map(lg, old.tolist()), float)
-        logs = np.fromiter(map(log, (old + n[grows]).tolist()), float)
-        by_class = np.fromiter(map(log, (old + n_class).ravel().tolist()), float)
-        by_class = np.where(n_class > 0, by_class.reshape(n_class.shape), 0.0).sum(axis=0)
-        for k, g0, g1 in zip(grows, (step - logs).tolist(), (present * step - by_class).tolist()):
-            log_ml = log_mls[pairs[k][0]]
-            log_ml[0] += g0
-            log_ml[1] += g1
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
