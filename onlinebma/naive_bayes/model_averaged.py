@@ -304,7 +304,9 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
             log_ml = log_mls[f]
             log_ml[0] += t0
             log_ml[1] += t1
-            t = tables[f]  # NominalTable.update, from the block's counts
+            # NominalTable.update, written from the block's counts: calling it per pair was
+            # 1.52x against 1.67x River at N = 500, K = 2, M = 100 (2.17x / 2.38x at M = 10)
+            t = tables[f]
             t.n += 1
             t.n_value[v] = v1
             t.n_class[y] = y1
