@@ -237,10 +237,12 @@ def _path(which, kind="numeric"):
 
     module_name, prefix = PATHS[kind]
     module = importlib.import_module(f"onlinebma.naive_bayes.{module_name}")
-    names = f"{prefix}_FEATURES", f"{prefix}_CELLS"
+    names = [name for name in vars(module)  # BMANB_NOMINAL_CELLS too
+             if name == f"{prefix}_FEATURES" or name.endswith(f"{prefix}_CELLS")]
     kept = [getattr(module, name) for name in names]
-    for name, value in zip(names, (math.inf, math.inf) if which == "plain" else (1, 0)):
-        setattr(module, name, value)
+    for name in names:
+        array = 0 if name.endswith("_CELLS") else 1
+        setattr(module, name, math.inf if which == "plain" else array)
     try:
         yield
     finally:
@@ -376,7 +378,8 @@ at every width:
 The learners predict a record the array way of :mod:`onlinebma.naive_bayes.wide_nominal`
 (ModelAveragedNB also learns it so) from ``NOMINAL_FEATURES`` = {wide_nominal.NOMINAL_FEATURES}
 nominal features and ``NOMINAL_CELLS`` = {wide_nominal.NOMINAL_CELLS} cells, features x
-(1 + classes). Both paths forced on the nominal grid's streams (10 values per feature, same
+(1 + classes); BMANB from ``BMANB_NOMINAL_CELLS`` = {wide_nominal.BMANB_NOMINAL_CELLS} cells.
+Both paths forced on the nominal grid's streams (10 values per feature, same
 protocol, {budget // 2:,} feature values per stream):
 
 {crossover_table("nominal")}
@@ -425,7 +428,8 @@ def _reading(tables) -> str:
                      "path faster "
                      f"at {said['array']} cells, plain path faster at {said['plain']}, mixed "
                      f"at {mixed}; the learners' threshold: {cells} cells and {features} "
-                     "features.")
+                     "features" + (f" (BMANB's: {wide_nominal.BMANB_NOMINAL_CELLS} cells)."
+                                   if kind == "nominal" else "."))
     bags = tables["bags"]
     ours = bags[~bags["learner"].str.startswith("River")]
     for name, part in ours.groupby("learner", sort=False):

@@ -23,11 +23,13 @@ LEARNERS = [NaiveBayes, BMANB, ModelAveragedNB]
 
 @contextlib.contextmanager
 def _thresholds(features, cells, module=wide, prefix="WIDE"):
-    """``module``'s thresholds ``{prefix}_FEATURES`` and ``{prefix}_CELLS`` set for a while."""
-    names = f"{prefix}_FEATURES", f"{prefix}_CELLS"
+    """``module``'s thresholds ``{prefix}_FEATURES`` and ``{prefix}_CELLS`` (and a learner's
+    own, such as ``BMANB_NOMINAL_CELLS``) set for a while."""
+    names = [name for name in vars(module)
+             if name == f"{prefix}_FEATURES" or name.endswith(f"{prefix}_CELLS")]
     kept = [getattr(module, name) for name in names]
-    for name, value in zip(names, (features, cells)):
-        setattr(module, name, value)
+    for name in names:
+        setattr(module, name, cells if name.endswith("_CELLS") else features)
     try:
         yield
     finally:

@@ -110,9 +110,18 @@ def test_forced_array_path_at_every_width(learner, params):
 
 @pytest.mark.parametrize(("learner", "params"), LEARNERS, ids=IDS)
 def test_narrow_records_go_the_plain_way(learner, params):
-    narrow = wide_nominal.NOMINAL_CELLS // 3 - 1
+    narrow = min(wide_nominal.NOMINAL_CELLS, wide_nominal.BMANB_NOMINAL_CELLS) // 3 - 1
     _, other = _run_nominal(learner, params, _stream(20, narrow, 2, seed=7))
     assert other.__dict__.get("_wide_nominal") is None  # no public view: derived state
+
+
+def test_bmanb_goes_the_array_way_from_fewer_cells():
+    """Between the two thresholds (2 classes: 3 cells a feature) BMANB's records go the
+    array way, equal to its plain path, and the other learners' the plain way."""
+    width = (wide_nominal.BMANB_NOMINAL_CELLS + wide_nominal.NOMINAL_CELLS) // 6
+    for learner in (BMANB, NaiveBayes, ModelAveragedNB):
+        plain, other = _run_nominal(learner, {}, _stream(40, width, 2, seed=5))
+        assert _array_path_used(other) == (learner is BMANB)
 
 
 @pytest.mark.parametrize(("learner", "params"), LEARNERS, ids=IDS)

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_real
+from . import wide_nominal
 from .counts import COUNTS
 from .naive import NaiveBayes
 from .wide_nominal import gathered
@@ -204,6 +205,10 @@ class BMANB(NaiveBayes):
             with_class = sum(loglik(table, m) for m in table.by_class.values())
             return c * (with_class - loglik(table, table.marginal)) - (n + 1) * self._log_gamma
         return _plugin_log_odds(table, self.alpha, c) - (n + 1) * self._log_gamma
+
+    def _nominal_cells(self) -> int:
+        """The array path of wide nominal records from fewer cells than the others take."""
+        return wide_nominal.BMANB_NOMINAL_CELLS
 
     def _wide_arc_odds(self, features, n, r):
         """:meth:`_arc_log_odds` of nominal features from the kept sums, as arrays (the array

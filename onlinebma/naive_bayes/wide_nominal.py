@@ -32,7 +32,12 @@ classes 0.71 / 0.85 / 0.59 x at 40 features (120 cells), 0.98 / 1.02 / 0.80 at 8
 1.10 / 1.28 / 1.21 at 160 (480); with ten classes 1.03 / 0.92 / 0.63 at 20 features (220
 cells), 1.50 / 1.30 / 1.02 at 40 (440); with fifty 1.21 / 0.92 / 0.75 at 5 features (255
 cells), 1.81 / 1.36 / 1.11 at 10 (510): :data:`NOMINAL_CELLS` = 450 cells, and
-:data:`NOMINAL_FEATURES` = 8 spares narrower records even the cells' test. The rerun is
+:data:`NOMINAL_FEATURES` = 8 spares narrower records even the cells' test. BMANB's plain
+path costs more per cell, so it goes the array way from :data:`BMANB_NOMINAL_CELLS` = 240:
+against River's MultinomialNB with two classes and 10 values, plain / array 1.39 / 1.85 x at
+100 features (300 cells), 1.53 / 1.75 at 80 (240), 1.65 / 1.72 at 60 (180), 1.76 / 1.70 at
+50 (150); 2.58 / 2.40 with ten classes at 20 (220), 3.47 / 3.47 with fifty at 5 (255)
+(``experiments.wide`` protocol, medians of 3, load 0.4-1.9). The rerun is
 "Crossover of the nominal path" in docs/results/wide.md. Both are module constants read at
 each record, so setting them chooses the path, as for :mod:`~onlinebma.naive_bayes.wide`.
 """
@@ -45,7 +50,8 @@ import numpy as np
 
 from ..stats.tables import NominalTable
 
-__all__ = ["NOMINAL_CELLS", "NOMINAL_FEATURES", "NominalBlock", "WideNominals", "current_block"]
+__all__ = ["BMANB_NOMINAL_CELLS", "NOMINAL_CELLS", "NOMINAL_FEATURES", "NominalBlock",
+           "WideNominals", "current_block"]
 
 NOMINAL_FEATURES = 8
 """A record with fewer observed nominal features goes the plain way (the cheap first test)."""
@@ -53,6 +59,10 @@ NOMINAL_FEATURES = 8
 NOMINAL_CELLS = 450
 """From this many (feature, column) cells on, nominal features times (1 + classes), a record
 goes the array way (measured, see the module docstring)."""
+
+BMANB_NOMINAL_CELLS = 240
+""":data:`NOMINAL_CELLS` for BMANB, whose plain path costs more per cell (measured, see the
+module docstring)."""
 
 
 def current_block(learner, attr: str, classes: list, make):
@@ -166,7 +176,7 @@ class WideNominals:
     def _wide_nominals(self, scores: list, pairs, classes: list):
         """The base's ``_add_nominals`` over all of a wide record's pairs at once; ``None``
         to go the plain way."""
-        if len(pairs) * (1 + len(classes)) < NOMINAL_CELLS or self._cell_prior_varies:
+        if len(pairs) * (1 + len(classes)) < self._nominal_cells() or self._cell_prior_varies:
             return None
         block = current_block(self, "_wide_nominal", classes,
                               lambda: NominalBlock(self._tables, classes, self._t))
@@ -193,6 +203,10 @@ class WideNominals:
             mixed *= w1
             mixed += w0 * (a + block.n_value[slots]) / (ra + n)
         return (np.asarray(scores) + np.log(mixed).sum(axis=1)).tolist()
+
+    def _nominal_cells(self) -> int:
+        """The learner's threshold in cells (a module constant, read at each record)."""
+        return NOMINAL_CELLS
 
     def _wide_arc_odds(self, features: list, n: np.ndarray, r: np.ndarray) -> np.ndarray:
         """Per feature, the arc's posterior log odds (``inf``: always), from the kept
