@@ -61,15 +61,14 @@ def _mixed_nominal(theta: np.ndarray, d: np.ndarray) -> np.ndarray:
     return mixed - np.add.reduce(np.log1p(e), axis=0)
 
 
-def _theta(st, rs, gs, k: int, first: int = 0) -> np.ndarray:
+def _theta(st, rs, gs, slots: slice) -> np.ndarray:
     """Dirichlet posterior means ``(a + N_v[y]) / (r a + N[_y])`` of rows ``rs`` (features
-    ``gs``, a selection for :func:`~onlinebma.naive_bayes.rates.pick`), slots ``first`` to
-    ``k`` (slot 0 without the arc), ``[q, k + 1 - first, R]``, pseudo-counts in the scaled
+    ``gs``, a selection for :func:`~onlinebma.naive_bayes.rates.pick`) in ``slots`` (slot 0
+    without the arc, ``1 + i`` class ``i``), ``[q, slots, R]``, pseudo-counts in the scaled
     unit."""
     a = st.pseudo
     r = pick(st.n_values, gs)[:, None, None]
-    return ((a + st.counts.take(rs, axis=0)[:, first:k + 1])
-            / (r * a + pick(st.totals, gs)[:, first:k + 1]))
+    return (a + st.counts.take(rs, axis=0)[:, slots]) / (r * a + pick(st.totals, gs)[:, slots])
 
 
 class GaussianTerms:
@@ -82,14 +81,15 @@ class GaussianTerms:
     def grow_domain(self, st, g) -> None:
         """Re-express feature ``g``'s marginal likelihoods for one more value."""
 
-    def learned_nominal(self, st, rs, gs, slots) -> None:
-        """Called before rows ``rs`` count a record in ``slots`` (marginal, class)."""
+    def learned_nominal(self, st, rs, gs, slots, cache) -> None:
+        """Called before rows ``rs`` count a record in ``slots`` (marginal, class); ``cache``
+        is what :meth:`nominal` kept when it predicted this record, or ``None``."""
 
     def learned_numeric(self, st, js, xs, iy, cache) -> None:
         """Called before columns ``js`` add ``xs`` to class ``iy``'s moments."""
 
-    def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        return np.add.reduce(np.log(_theta(st, rs, gs, k, 1)), axis=0)
+    def nominal(self, st, rs, gs, k: int):
+        return np.add.reduce(np.log(_theta(st, rs, gs, slice(1, k + 1))), axis=0), None
 
     def _gaussians(self, st, js, k: int):
         """Per column, slot and member the moments (scaled unit) and the guarded variance
@@ -137,26 +137,33 @@ class PluginTerms(GaussianTerms):
 
     def _nominal_odds(self, st, k: int) -> np.ndarray:
         """Eq. 14's log odds of every nominal feature, ``[features, R]``, in records: sum_vy
-        N_vy log(N_vy + a) - sum_v N_v log(N_v + a) per feature (rows grouped by feature),
-        plus N log(N + a M) - sum_y N_y log(N_y + a M), minus (N + 1) log Γ."""
-        n_features = len(st.features)
+        N_vy log(N_vy + a) - sum_v N_v log(N_v + a) per feature, plus
+        N log(N + a M) - sum_y N_y log(N_y + a M), minus (N + 1) log Γ. The rows' and the
+        features' totals' ``N log(N + a')`` are formed together, then summed per feature, the
+        totals' negated (``st.grouped``: each feature's rows and then its totals, kept until
+        a value is added)."""
+        n_rows, n_features = len(st.rows), len(st.features)
         if st.grouped is None:
-            order = np.argsort(st.row_feature[:len(st.rows)], kind="stable")
-            st.grouped = (order, np.searchsorted(st.row_feature[order], np.arange(n_features)))
-        order, starts = st.grouped
-        c = st.scale
-        a = self.alpha
-        sign = _signs(k)  # the class slots' sum minus the marginal's, as one product
-        cells = st.counts.take(order, axis=0)[:, :k + 1] * c
-        per_feature = np.add.reduceat(sign @ (cells * np.log(cells + a)), starts, axis=0)
-        totals = st.totals[:n_features, :k + 1] * c  # N and N_y
-        am = (a * st.n_values[:n_features])[:, None, None]
-        out = per_feature - sign @ (totals * np.log(totals + am))  # 0 log(am) = 0: no class
-        return out - (totals[:, 0] + 1.0) * self.log_gamma
+            features = np.concatenate((st.row_feature[:n_rows], np.arange(n_features)))
+            order = np.argsort(features, kind="stable")  # the totals after the rows
+            starts = np.searchsorted(features[order], np.arange(n_features))
+            flip = np.ones((n_rows + n_features, 1))
+            flip[n_rows:] = -1.0
+            a = self.alpha
+            pseudo = np.concatenate((np.full(n_rows, a), a * st.n_values[:n_features]))
+            st.grouped = (order, starts, flip, pseudo[:, None, None])
+        order, starts, flip, pseudo = st.grouped
+        # the rows' N_v (slot 0) and N_vy, then the features' N and N_y, in records
+        cells = np.concatenate((st.counts[:n_rows, :k + 1], st.totals[:n_features, :k + 1]))
+        cells *= st.scale
+        # the class slots' sum minus the marginal's, as one product (_signs)
+        terms = (_signs(k) @ (cells * np.log(cells + pseudo))) * flip
+        per_feature = np.add.reduceat(terms.take(order, axis=0), starts, axis=0)
+        return per_feature - (cells[n_rows:, 0] + 1.0) * self.log_gamma
 
-    def nominal(self, st, rs, gs, k: int) -> np.ndarray:
-        return _mixed_nominal(_theta(st, rs, gs, k),
-                              pick(self._nominal_odds(st, k), gs))
+    def nominal(self, st, rs, gs, k: int):
+        theta = _theta(st, rs, gs, slice(0, k + 1))
+        return _mixed_nominal(theta, pick(self._nominal_odds(st, k), gs)), None
 
     def _numeric_odds(self, st, n, m2, var, seen, ok):
         """Eq. 11's log odds from the Gaussians' plug-in log likelihoods (naive.py's
@@ -223,18 +230,20 @@ class StudentTerms:
             ml[g, 1] += seen.sum() * step + (gammaln(old + n_class)
                                              - gammaln(new + n_class)).sum(axis=0)
 
-    def learned_nominal(self, st, rs, gs, slots) -> None:
+    def learned_nominal(self, st, rs, gs, slots, cache) -> None:
         """Eq. 8 as a product of sequential predictive probabilities: each row's
-        ``log θ(v)`` and ``log θ(v | y)`` before it counts the record."""
-        a = st.pseudo
-        r = pick(st.n_values, gs)[:, None, None]
-        st.log_ml["nominal"][gs] += np.log((a + st.counts.take(rs, axis=0)[:, slots])
-                                           / (r * a + pick(st.totals, gs)[:, slots]))
+        ``log θ(v)`` and ``log θ(v | y)`` before it counts the record, read from the
+        prediction of this very record when there was one (the same computation)."""
+        if cache is not None and cache[0] is rs and slots.stop <= cache[1].shape[1]:
+            theta = cache[1][:, slots]
+        else:
+            theta = _theta(st, rs, gs, slots)
+        st.log_ml["nominal"][gs] += np.log(theta)
 
-    def nominal(self, st, rs, gs, k: int) -> np.ndarray:
+    def nominal(self, st, rs, gs, k: int):
         ml = pick(st.log_ml["nominal"], gs)
-        return _mixed_nominal(_theta(st, rs, gs, k),
-                              self.prior_log_odds + ml[:, 1] - ml[:, 0])
+        theta = _theta(st, rs, gs, slice(0, k + 1))
+        return _mixed_nominal(theta, self.prior_log_odds + ml[:, 1] - ml[:, 0]), (rs, theta)
 
     # -------------------------------------------------------------- numeric
 

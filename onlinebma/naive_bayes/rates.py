@@ -121,7 +121,7 @@ class SharedRates:
         self.k_limit = min([_MAX_K] + [math.floor(math.log(_RENORMALISE_ABOVE) / -math.log(lam))
                                        + 1 for lam in self.rates if lam < 1])
         self._powers()
-        self.grouped = None  # rows grouped by feature (rate_terms), derived
+        self.grouped = None  # which rows are which feature's (rate_terms), derived
         # the last record's numeric columns and nominal features, as a list and a selection
         self._coded = [([], None), ([], None)]
         # The last prediction: (record, a copy, member probabilities, its reading, what the
@@ -196,7 +196,7 @@ class SharedRates:
         if last is not None and last[0] is x and last[1] == x:
             return last[2:]
         split = read_record(self.kinds, x)
-        probas, cache, numeric, nominal = None, None, None, None
+        probas, cache, numeric, nominal = None, (None, None), None, None
         if self.classes:
             numeric, nominal = self._code(split)
             scores, cache = self._scores(numeric, nominal)
@@ -211,16 +211,17 @@ class SharedRates:
         k = len(self.classes)
         a = self.pseudo  # pseudo-counts in the scaled unit
         scores = np.log(self.class_counts[:k] + a) - np.log(self.total + a * k)
-        cache = None
+        cache = [None, None]  # the nominal and numeric terms' own
         if nominal is not None:
-            scores += self.terms.nominal(self, nominal[0], nominal[1], k)
+            term, cache[0] = self.terms.nominal(self, nominal[0], nominal[1], k)
+            scores += term
         if numeric is not None:
             js, xs, huge = numeric
             if huge:
                 with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-                    term, cache = self.terms.numeric(self, js, xs, k, huge=True)
+                    term, cache[1] = self.terms.numeric(self, js, xs, k, huge=True)
             else:
-                term, cache = self.terms.numeric(self, js, xs, k)
+                term, cache[1] = self.terms.numeric(self, js, xs, k)
             scores += term
         return scores, cache
 
@@ -281,9 +282,9 @@ class SharedRates:
             iy = self._new_class(y)
         w = self.unit
         if nominal:
-            self._learn_nominal(nominal, iy, w, coded_nominal)
+            self._learn_nominal(nominal, iy, w, cache[0], coded_nominal)
         if numeric:
-            self._learn_numeric(numeric, iy, w, cache, coded)
+            self._learn_numeric(numeric, iy, w, cache[1], coded)
         self.class_counts[iy] += w
         self.total += w
         self._tick()
@@ -301,15 +302,15 @@ class SharedRates:
         self.nominal_seen = _grown(self.nominal_seen, 1, i + 2)
         return i
 
-    def _learn_nominal(self, pairs, iy: int, w: np.ndarray, coded) -> None:
+    def _learn_nominal(self, pairs, iy: int, w: np.ndarray, cache, coded) -> None:
         if coded is not None and len(coded[0]) == len(pairs):  # every value known
             rs, gs = coded
         else:
             rs, gs = self._nominal_rows(pairs)
         # the marginal and class-y slots, 0 and 1 + iy, as a slice: views, not copies
         slots = slice(0, 2 + iy, 1 + iy)
-        self.terms.learned_nominal(self, rs, gs, slots)
-        self.counts[rs, slots] += w  # one row per feature: no row twice
+        self.terms.learned_nominal(self, rs, gs, slots, cache)
+        np.add.at(self.counts, (rs, slots), w)  # (one row per feature: none twice)
         self.totals[gs, slots] += w
         self.nominal_seen[gs, 1 + iy] = True
 
