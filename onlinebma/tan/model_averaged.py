@@ -5,7 +5,6 @@ See :class:`ModelAveragedTAN` and the method page ``docs/tan.md`` for the formul
 
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -17,6 +16,7 @@ from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pai
 from ..stats.spanning import edge_probabilities, log_tree_sum
 from ..validation import check_choice, check_real
 from .base import BaseTAN
+from .record_sums import RecordTreeSums
 
 __all__ = ["ModelAveragedTAN"]
 
@@ -133,10 +133,12 @@ class ModelAveragedTAN(BaseTAN):
         # (observed features, LT(l) over them) while l has not changed otherwise: learning a
         # predicted record makes the next denominator the numerator of its class
         self._denominator = None
+        self._sums = RecordTreeSums(self._forests, math.log(edge_prior))
 
     def __getstate__(self):  # the caches are derived, not state
         return {**super().__getstate__(), "_plans": {}, "_plans_version": -1,
-                "_denominator": None}
+                "_denominator": None, "_sums": RecordTreeSums(self._forests,
+                                                              math.log(self.edge_prior))}
 
     @classmethod
     def _unit_test_params(cls):
@@ -202,6 +204,7 @@ class ModelAveragedTAN(BaseTAN):
         counts = self._counts
         if self._plans_version != counts.version:
             self._plans, self._plans_version = {}, counts.version
+            self._sums.clear()
         key = codes.tobytes()
         plan = self._plans.get(key)
         if plan is None:
@@ -237,22 +240,6 @@ class ModelAveragedTAN(BaseTAN):
                  - lg[..., s + p:s + 2 * p] - lg[..., s + 2 * p:s + 3 * p])
         return base, log_q
 
-    def _graphs(self, m, l_pairs, log_q):
-        """Log edge-weight matrices ``(..., g, g)`` whose tree sum is ``LT(l + log Q)``
-        (``log_q`` ``(..., P)``, triu order): the features' graph (``g = m``) for trees; for
-        forests node 0 joined to every feature with weight 1 and ``log edge_prior`` on every
-        feature edge (``g = m + 1``, the matrix-forest theorem)."""
-        g = m + self._forests
-        upper, lower = _triu_flat(g, int(self._forests))
-        shape = log_q.shape[:-1]
-        w = np.zeros((*shape, g * g))
-        e = l_pairs + log_q
-        if self._forests and self.edge_prior != 1:
-            e = e + math.log(self.edge_prior)
-        w[..., upper] = e
-        w[..., lower] = e
-        return w.reshape(*shape, g, g)
-
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
         ids, prior = self._plan(codes)
@@ -263,10 +250,10 @@ class ModelAveragedTAN(BaseTAN):
         l_pairs = self._l[ids]
         key = codes.tobytes()
         if self._denominator is not None and self._denominator[0] == key:
-            lt = log_tree_sum(self._graphs(m, l_pairs, log_q))
+            lt = self._sums(key, m, l_pairs, log_q, self._t)
             denominator = self._denominator[1]
         else:
-            lt = log_tree_sum(self._graphs(m, l_pairs, np.vstack([log_q, np.zeros(len(ids))])))
+            lt = self._sums(key, m, l_pairs, np.vstack([log_q, np.zeros(len(ids))]), self._t)
             lt, denominator = lt[:-1], lt[-1]
             self._denominator = (key, denominator)
         return base + lt - denominator, (log_q, lt)
@@ -298,11 +285,11 @@ class ModelAveragedTAN(BaseTAN):
         l_pairs = np.stack([member._l[ids] for member in members])[:, None, :]
         cached = [member._denominator for member in members]
         if all(d is not None and d[0] == key for d in cached):
-            lt = log_tree_sum(first._graphs(m, l_pairs, log_q))
+            lt = first._sums(key, m, l_pairs, log_q, first._t)
             denominator = np.array([d[1] for d in cached])
         else:
             zeros = np.zeros((len(members), 1, len(ids)))
-            lt = log_tree_sum(first._graphs(m, l_pairs, np.concatenate([log_q, zeros], 1)))
+            lt = first._sums(key, m, l_pairs, np.concatenate([log_q, zeros], 1), first._t)
             lt, denominator = lt[:, :-1], lt[:, -1]
             for member, d in zip(members, denominator.tolist()):
                 member._denominator = (key, d)
@@ -352,7 +339,7 @@ class ModelAveragedTAN(BaseTAN):
             ids = self._plan(obs)[0]
             l_pairs = self._l[ids]
             if m >= 2:
-                denominator = log_tree_sum(self._graphs(m, l_pairs, np.zeros((1, len(ids)))))
+                denominator = log_tree_sum(self._sums.graphs(m, l_pairs, np.zeros((1, len(ids)))))
             step = max(1, _BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
             for start in range(0, len(members), step):
                 rows_g = members[start:start + step]
@@ -361,7 +348,7 @@ class ModelAveragedTAN(BaseTAN):
                 base, log_q = self._log_terms(m, lg, log_norm)
                 out[rows_g] = base
                 if m >= 2:
-                    out[rows_g] += log_tree_sum(self._graphs(m, l_pairs, log_q)) - denominator
+                    out[rows_g] += log_tree_sum(self._sums.graphs(m, l_pairs, log_q)) - denominator
         return out
 
     # ------------------------------------------------------------ structures
@@ -385,19 +372,10 @@ class ModelAveragedTAN(BaseTAN):
             return {}
         l_pairs = np.zeros(n_pairs)
         l_pairs[:len(self._l)] = self._l
-        w = self._graphs(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
+        w = self._sums.graphs(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
         p = edge_probabilities(w)[self._forests:, self._forests:]
         i, j = np.triu_indices(n, 1)
         p = p[i, j]
         names = counts.features_
         return {(names[a], names[b]): float(q) for a, b, q in zip(i, j, np.clip(p, 0.0, 1.0))}
-
-
-@functools.lru_cache(maxsize=256)
-def _triu_flat(g: int, offset: int):
-    """Flat indices, in a ``g x g`` matrix, of the entries above and below the diagonal of
-    its trailing ``g - offset`` nodes, in ``np.triu_indices(g - offset, 1)`` order."""
-    i, j = np.triu_indices(g - offset, 1)
-    i, j = i + offset, j + offset
-    return i * g + j, j * g + i
 

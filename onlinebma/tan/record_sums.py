@@ -1,0 +1,139 @@
+"""The tree sums ``LT(l + log Q)`` of :class:`~onlinebma.tan.ModelAveragedTAN`'s graphs.
+
+A record's stack (its K classes, the denominator, the members of ``decay="auto"``) is summed
+by the spanning-tree basis of :mod:`onlinebma.stats.tree_basis` when its graphs have between
+:data:`BASIS_NODES` nodes: about fifteen numpy calls for the whole stack instead of one
+elimination step per node. The tree is a maximum spanning tree of ``l`` (the structure
+weights without the record's ``log Q``), kept per set of observed features while it passes
+the path's error bound; a graph whose bound fails is summed by elimination
+(:func:`~onlinebma.stats.spanning.log_tree_sum`), after one rebuild of the tree from the
+current ``l``. Below the range the plain-Python elimination is cheaper; above it the basis'
+``O(E m^2)`` product costs more than the elimination's ``O(m^3)`` (docs/tan.md, *Speed*).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from ..stats.spanning import log_tree_sum
+from ..stats.tree_basis import TreeBasis, maximum_spanning_tree, tree_basis_sums
+
+__all__ = ["BASIS_NODES", "RecordTreeSums"]
+
+# Graphs of this many nodes (first to last) take the tree basis (measured: docs/tan.md).
+BASIS_NODES = (12, 24)
+# After a rebuilt tree fails its bound, the basis is not tried again for this many records
+# (doubling with each further failure, up to the cap).
+_BACKOFF, _MAX_BACKOFF = 8, 1024
+
+
+class RecordTreeSums:
+    """Tree sums of the graphs ``l + log Q`` over a record's observed features.
+
+    Parameters
+    ----------
+    forests
+        Sum over rooted forests (node 0 joined to every feature with weight 1, the
+        matrix-forest theorem) instead of spanning trees.
+    log_edge_prior
+        Added to every feature–feature edge (forests).
+    """
+
+    def __init__(self, forests: bool, log_edge_prior: float):
+        self.forests = forests
+        self.log_edge_prior = log_edge_prior
+        self._bases: dict = {}  # set of observed features -> [basis or None, next try, backoff]
+
+    def clear(self) -> None:
+        self._bases = {}
+
+    def graphs(self, m: int, l_pairs, log_q) -> np.ndarray:
+        """Log edge-weight matrices ``(..., g, g)`` whose tree sum is ``LT(l + log Q)``
+        (``log_q`` ``(..., P)``, triu order): the features' graph (``g = m``) for trees; for
+        forests node 0 joined to every feature with weight 1 and ``log edge_prior`` on every
+        feature edge (``g = m + 1``)."""
+        g = m + self.forests
+        upper, lower = _triu_flat(g, int(self.forests))
+        e = self._edges(l_pairs, log_q)
+        w = np.zeros((*e.shape[:-1], g * g))
+        w[..., upper] = e
+        w[..., lower] = e
+        return w.reshape(*e.shape[:-1], g, g)
+
+    def _edges(self, l_pairs, log_q):
+        e = l_pairs + log_q
+        if self.forests and self.log_edge_prior:
+            e = e + self.log_edge_prior
+        return e
+
+    def __call__(self, key, m: int, l_pairs, log_q, t: int) -> np.ndarray:
+        """``LT(l + log Q)`` of each graph, shape ``log_q.shape[:-1]``; ``key`` names the
+        set of observed features, ``t`` the learner's record count (for the back-off)."""
+        g = m + self.forests
+        if not BASIS_NODES[0] <= g <= BASIS_NODES[1]:
+            return log_tree_sum(self.graphs(m, l_pairs, log_q))
+        e = self._edges(l_pairs, log_q)
+        shape = e.shape[:-1]
+        e = e.reshape(-1, e.shape[-1])
+        if self.forests:  # the root node's edges (weight 1) come first in the edge list
+            e = np.concatenate([np.zeros((len(e), m)), e], axis=1)
+        entry = self._bases.get(key)
+        if entry is None:
+            entry = self._bases[key] = [None, t, _BACKOFF]
+        out = np.full(len(e), np.nan)
+        todo = np.ones(len(e), dtype=bool)
+        rebuilt = False
+        if entry[0] is None and t >= entry[1]:
+            entry[0], rebuilt = self._basis(m, l_pairs), True
+        for _ in range(2):
+            if entry[0] is None:
+                break
+            lt, ok = tree_basis_sums(entry[0], e[todo])
+            idx = np.flatnonzero(todo)
+            out[idx[ok]] = lt[ok]
+            todo[idx[ok]] = False
+            if not todo.any():
+                break
+            if rebuilt:  # a tree of the current l failed: wait before trying again
+                entry[0], entry[1] = None, t + entry[2]
+                entry[2] = min(2 * entry[2], _MAX_BACKOFF)
+                break
+            entry[0], rebuilt = self._basis(m, l_pairs), True
+        if todo.any():
+            graphs = self.graphs(m, l_pairs, log_q).reshape(len(e), g, g)
+            out[todo] = log_tree_sum(graphs[todo])
+        elif rebuilt:
+            entry[2] = _BACKOFF
+        return out.reshape(shape)
+
+    def _basis(self, m: int, l_pairs) -> TreeBasis:
+        """The basis of a maximum spanning tree of ``l`` (the first graph's, for a stack of
+        learners)."""
+        l0 = np.asarray(l_pairs).reshape(-1, np.shape(l_pairs)[-1])[0]
+        w = self.graphs(m, l0, 0.0)
+        g = w.shape[-1]
+        u, v = _edge_list(g, int(self.forests))
+        return TreeBasis(maximum_spanning_tree(w), u, v)
+
+
+@functools.lru_cache(maxsize=256)
+def _triu_flat(g: int, offset: int):
+    """Flat indices, in a ``g x g`` matrix, of the entries above and below the diagonal of
+    its trailing ``g - offset`` nodes, in ``np.triu_indices(g - offset, 1)`` order."""
+    i, j = np.triu_indices(g - offset, 1)
+    i, j = i + offset, j + offset
+    return i * g + j, j * g + i
+
+
+@functools.lru_cache(maxsize=256)
+def _edge_list(g: int, offset: int):
+    """Endpoints of the edge vectors :meth:`RecordTreeSums.__call__` builds: with a root
+    node (``offset`` 1) its edges to every feature first, then the feature pairs in triu
+    order."""
+    i, j = np.triu_indices(g - offset, 1)
+    root = np.arange(1, g) if offset else np.zeros(0, dtype=np.int64)
+    return (np.concatenate([np.zeros(len(root), dtype=np.int64), i + offset]),
+            np.concatenate([root, j + offset]))
+
