@@ -108,7 +108,7 @@ def test_the_bound_refuses_trees_far_from_maximal():
     basis = TreeBasis(star, i, j)
     got, ok = tree_basis_sums(basis, ev)
     assert not ok.any()
-    basis.max_trace_ = np.inf  # broken bound
+    basis.eta_ = 0.0  # broken bound
     got, _ = tree_basis_sums(basis, ev)
     want = log_tree_sum(matrices(ev, g), path="log")
     assert np.abs(got - want).max() > 1e-9
@@ -149,3 +149,33 @@ def test_classifier_predictions_on_the_basis_path_equal_the_log_path(monkeypatch
     want = pd.DataFrame(want[1:]).reindex(columns=got.columns)
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-9)
     assert tree_basis.TOLERANCE <= 1e-10
+
+
+def test_entries_left_out_are_bounded_record_by_record():
+    """A basis built from weights ``l`` leaves out the entries of A below e^-60 in them;
+    sums of ``l + log Q`` equal the log path while those entries stay small, and a record
+    that lifts one of them is refused (with the bound switched off, its sum is wrong)."""
+    rng = np.random.default_rng(7)
+    g = 16
+    w, ev = classifier_like(rng, 4, g, 600.0)
+    i, j = edges_of(g)
+    basis = TreeBasis(maximum_spanning_tree(w), i, j, w[i, j])
+    full = TreeBasis(maximum_spanning_tree(w), i, j)
+    assert len(basis.dropped_[0]) > len(basis.edge_) > 0
+    got, ok = tree_basis_sums(basis, ev)
+    assert ok.all()
+    want = log_tree_sum(matrices(ev, g), path="log")
+    np.testing.assert_allclose(got, want, rtol=0, atol=TOLERANCE + huge_tol(w))
+    # lift one left-out entry: a weak pair now 20 nats below the weakest tree edge on its
+    # cycle (A entries of e^-10)
+    lifted = ev[:1].copy()
+    e = basis.dropped_[0][ev[0, basis.dropped_[0]] < -100][0]
+    lifted[0, e] = ev[0, full.tree_edge_[full.edge_ == e]].min() - 20.0
+    got, ok = tree_basis_sums(basis, lifted)
+    assert not ok[0]
+    want = log_tree_sum(matrices(lifted, g), path="log")
+    assert tree_basis_sums(full, lifted)[1][0]  # the full basis certifies it
+    assert abs(tree_basis_sums(full, lifted)[0][0] - want[0]) <= TOLERANCE + huge_tol(w)
+    basis.dropped_ = (basis.dropped_[0][:0], basis.dropped_[1][:0])  # broken bound
+    got, ok = tree_basis_sums(basis, lifted)
+    assert ok[0] and abs(got[0] - want[0]) > 1e-9

@@ -33,13 +33,19 @@ finite (an exponential that overflows, with a tree far from maximal, fails the t
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
 
-__all__ = ["TOLERANCE", "TreeBasis", "maximum_spanning_tree", "tree_basis_sums"]
+__all__ = ["DROP_NATS", "TOLERANCE", "TreeBasis", "maximum_spanning_tree", "tree_basis_sums"]
 
 # Largest certified error of a log tree sum on this path (nats).
 TOLERANCE = 1e-10
+# Entries of A at most e^-DROP_NATS in the weights a basis is built from are bounded, not
+# computed (the bound needs them below about e^-35 when the record is summed: 25 nats of
+# margin for its log Q).
+DROP_NATS = 60.0
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
 
@@ -74,7 +80,8 @@ def maximum_spanning_tree(log_weights: np.ndarray) -> np.ndarray:
 
 class TreeBasis:
     """The cycle matrix of one spanning tree over an edge list: which entries of an edge
-    vector are the tree's and which are not, and ``C`` of the module docstring.
+    vector are the tree's and which are not, and the entries of ``C`` (module docstring)
+    that the sums compute.
 
     Parameters
     ----------
@@ -83,15 +90,19 @@ class TreeBasis:
     u, v
         ``(E,)`` the endpoints of every edge of the edge vectors this basis reads (each pair
         of nodes at most once, the tree's edges among them).
+    log_edges
+        Optional ``(E,)`` log weights like those to be summed (the structure weights without
+        a record's ``log Q``): entries of ``A`` below ``e^-DROP_NATS`` in them are not
+        computed but bounded, graph by graph, in :func:`tree_basis_sums`.
     """
 
-    def __init__(self, parent: np.ndarray, u: np.ndarray, v: np.ndarray):
+    def __init__(self, parent: np.ndarray, u: np.ndarray, v: np.ndarray, log_edges=None):
         g = len(parent)
         n = g - 1
         key = {}
         for e, (a, b) in enumerate(zip(u.tolist(), v.tolist())):
             key[(a, b)] = key[(b, a)] = e
-        tree = [key[(x, int(parent[x]))] for x in range(1, g)]
+        tree = np.array([key[(x, int(parent[x]))] for x in range(1, g)], dtype=np.int64)
         # path[x, f - 1]: tree edge (f, parent[f]) lies on the path from x to node 0
         path = np.zeros((g, n))
         for x in range(1, g):
@@ -102,18 +113,21 @@ class TreeBasis:
         on_tree = np.zeros(len(u), dtype=bool)
         on_tree[tree] = True
         off = np.flatnonzero(~on_tree)
-        self.tree_ = np.array(tree, dtype=np.int64)
-        self.off_ = off
         cycles = path[u[off]] - path[v[off]]  # (E_N, n): C of the module docstring
-        e, f = np.nonzero(cycles)  # only the cycles' entries are computed
-        self.edge_, self.tree_edge_ = off[e], self.tree_[f]
-        self.sign_ = cycles[e, f]
-        self.flat_ = e * n + f
-        self.shape_ = (len(off), n)
+        e, f = np.nonzero(cycles)
+        keep = np.ones(len(e), dtype=bool)
+        if log_edges is not None:
+            keep = (log_edges[off[e]] - log_edges[tree[f]]) / 2 >= -DROP_NATS
+        rows, e_kept = np.unique(e[keep], return_inverse=True)
+        self.tree_ = tree
+        self.edge_, self.tree_edge_ = off[e[keep]], tree[f[keep]]
+        self.sign_ = cycles[e[keep], f[keep]]
+        self.flat_ = e_kept.ravel() * n + f[keep]
+        self.shape_ = (len(rows), n)
+        self.dropped_ = (off[e[~keep]], tree[f[~keep]])
         self.n_ = n
         self.eye_ = np.eye(n)
-        # the bound 2 n eta tr M <= TOLERANCE as a largest trace
-        self.max_trace_ = TOLERANCE / (2 * n * _UNIT_ROUNDOFF * (len(off) + n + 94))
+        self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
 
 
 def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
@@ -131,26 +145,33 @@ def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
     half = log_edges * 0.5
     b = len(half)
     take = np.take
-    a = np.zeros((b, basis.shape_[0] * basis.shape_[1]))
+    n = basis.n_
+    a = np.zeros((b, basis.shape_[0] * n))
     with np.errstate(over="ignore", invalid="ignore"):
         a[:, basis.flat_] = np.exp(take(half, basis.edge_, axis=1)
                                    - take(half, basis.tree_edge_, axis=1)) * basis.sign_
+        dropped = len(basis.dropped_[0])
+        delta = np.zeros(b)
+        if dropped:  # the largest entry left out, per graph
+            delta = np.exp((take(half, basis.dropped_[0], axis=1)
+                            - take(half, basis.dropped_[1], axis=1)).max(axis=1))
     a = a.reshape(b, *basis.shape_)
-    n = basis.n_
-    log_diag = np.zeros((b, n))
+    log_diag = np.ones((b, n))
     ok = np.zeros(b, dtype=bool)
-    eye = basis.eye_
-    for i in range(b):  # per graph: numpy's stacked matmul and Cholesky cost more here
+    eye, eta = basis.eye_, basis.eta_
+    for i, d in enumerate(delta.tolist()):  # per graph: numpy's stacked calls cost more here
         x = a[i]
         m = np.dot(x.T, x)
         m += eye
-        if not m.trace() <= basis.max_trace_:  # also refuses nan
+        t = m.trace()
+        # rounding, then the entries left out: 2 n (||dM|| bounds), module docstring
+        bound = 2 * n * (eta * t + 2 * d * math.sqrt(dropped * (t - n)) + d * d * dropped)
+        if not bound <= TOLERANCE:  # also refuses nan
             continue
         r, info = _potrf(m, 0, 0, 1)
         if info == 0:
             ok[i] = True
             log_diag[i] = r.diagonal()
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = (np.log(log_diag).sum(axis=1) + take(half, basis.tree_, axis=1).sum(axis=1)) * 2.0
+    out = (np.log(log_diag).sum(axis=1) + take(half, basis.tree_, axis=1).sum(axis=1)) * 2.0
     out[~ok] = np.nan
     return out, ok

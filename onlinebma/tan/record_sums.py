@@ -14,6 +14,7 @@ current ``l``. Below the range the plain-Python elimination is cheaper; above it
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -74,38 +75,38 @@ class RecordTreeSums:
         g = m + self.forests
         if not BASIS_NODES[0] <= g <= BASIS_NODES[1]:
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
-        e = self._edges(l_pairs, log_q)
-        shape = e.shape[:-1]
-        e = e.reshape(-1, e.shape[-1])
-        if self.forests:  # the root node's edges (weight 1) come first in the edge list
-            e = np.concatenate([np.zeros((len(e), m)), e], axis=1)
+        shape = np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1])
+        e = np.zeros((math.prod(shape), m * self.forests + log_q.shape[-1]))
+        # the root node's edges (weight 1) first in the edge list, then the feature pairs
+        np.add(l_pairs, log_q, out=e[:, e.shape[1] - log_q.shape[-1]:].reshape(
+            *shape, log_q.shape[-1]))
+        if self.forests and self.log_edge_prior:
+            e[:, m:] += self.log_edge_prior
         entry = self._bases.get(key)
-        if entry is None:
-            entry = self._bases[key] = [None, t, _BACKOFF]
+        if entry is None:  # [basis, next try, back-off, renewal]
+            entry = self._bases[key] = [None, t, _BACKOFF, t]
+        if t >= (entry[1] if entry[0] is None else entry[3]):
+            # a new tree from the current l: the first, after a back-off, or a renewal (at
+            # doubling record counts: the entries left out grow as l sharpens)
+            entry[0], entry[3] = self._basis(m, l_pairs), 2 * t + 16
         out = np.full(len(e), np.nan)
-        todo = np.ones(len(e), dtype=bool)
-        rebuilt = False
-        if entry[0] is None and t >= entry[1]:
-            entry[0], rebuilt = self._basis(m, l_pairs), True
-        for _ in range(2):
-            if entry[0] is None:
-                break
+        if entry[0] is not None:
+            out, ok = tree_basis_sums(entry[0], e)
+            if ok.all():
+                return out.reshape(shape)
+            todo = ~ok
+            entry[0], entry[1] = self._basis(m, l_pairs), t  # one retry with a fresh tree
             lt, ok = tree_basis_sums(entry[0], e[todo])
-            idx = np.flatnonzero(todo)
-            out[idx[ok]] = lt[ok]
-            todo[idx[ok]] = False
-            if not todo.any():
-                break
-            if rebuilt:  # a tree of the current l failed: wait before trying again
+            out[np.flatnonzero(todo)[ok]] = lt[ok]
+            if not ok.all():  # wait before trying the basis again
                 entry[0], entry[1] = None, t + entry[2]
                 entry[2] = min(2 * entry[2], _MAX_BACKOFF)
-                break
-            entry[0], rebuilt = self._basis(m, l_pairs), True
+            else:
+                entry[2] = _BACKOFF
+        todo = np.isnan(out)
         if todo.any():
             graphs = self.graphs(m, l_pairs, log_q).reshape(len(e), g, g)
             out[todo] = log_tree_sum(graphs[todo])
-        elif rebuilt:
-            entry[2] = _BACKOFF
         return out.reshape(shape)
 
     def _basis(self, m: int, l_pairs) -> TreeBasis:
@@ -115,7 +116,7 @@ class RecordTreeSums:
         w = self.graphs(m, l0, 0.0)
         g = w.shape[-1]
         u, v = _edge_list(g, int(self.forests))
-        return TreeBasis(maximum_spanning_tree(w), u, v)
+        return TreeBasis(maximum_spanning_tree(w), u, v, w[u, v])
 
 
 @functools.lru_cache(maxsize=256)
