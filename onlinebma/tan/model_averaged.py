@@ -13,7 +13,7 @@ from scipy.special import gammaln
 from ..naive_bayes.decay import check_decay
 from ..order_mcmc.order_model import unique_rows
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
-from ..stats.spanning import edge_probabilities, log_tree_sum
+from ..stats.spanning import edge_probabilities
 from ..validation import check_choice, check_real
 from .base import BaseTAN
 from .record_sums import RecordTreeSums
@@ -224,7 +224,11 @@ class ModelAveragedTAN(BaseTAN):
         from each pair table and its margins. ``unit``: the scaled unit of the counts
         (default this learner's; an array ``(..., 1)`` for stacked members)."""
         u = self._unit if unit is None else unit
-        lg = np.log(prior * np.asarray(u)[..., None] + gathered)
+        if unit is not None:
+            prior = prior * unit[..., None]
+        elif u != 1.0:
+            prior = prior * u
+        lg = np.log(prior + gathered)
         total = gathered[..., 0].sum(axis=-1, keepdims=True)
         return self._log_terms(len(codes), lg, np.log(self.ess * u + total))
 
@@ -243,11 +247,11 @@ class ModelAveragedTAN(BaseTAN):
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
         ids, prior = self._plan(codes)
-        base, log_q = self._terms(codes, counts.counts_[:, columns], prior)
+        base, log_q = self._terms(codes, counts.counts_.take(columns, axis=1), prior)
         m = len(codes)
         if m < 2:
             return base, (log_q, None)
-        l_pairs = self._l[ids]
+        l_pairs = self._l.take(ids)
         key = codes.tobytes()
         if self._denominator is not None and self._denominator[0] == key:
             lt = self._sums(key, m, l_pairs, log_q, self._t)
@@ -338,17 +342,18 @@ class ModelAveragedTAN(BaseTAN):
             m = len(obs)
             ids = self._plan(obs)[0]
             l_pairs = self._l[ids]
+            key = obs.tobytes()
             if m >= 2:
-                denominator = log_tree_sum(self._sums.graphs(m, l_pairs, np.zeros((1, len(ids)))))
+                denominator = self._sums(key, m, l_pairs, np.zeros((1, len(ids))), self._t)
             step = max(1, _BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
             for start in range(0, len(members), step):
                 rows_g = members[start:start + step]
                 columns = counts.record_columns(obs, codes[np.ix_(rows_g, obs)])
-                lg = log_counts[:, columns].transpose(1, 0, 2)  # (rows, K, L)
+                lg = log_counts.take(columns, axis=1).transpose(1, 0, 2)  # (rows, K, L)
                 base, log_q = self._log_terms(m, lg, log_norm)
                 out[rows_g] = base
                 if m >= 2:
-                    out[rows_g] += log_tree_sum(self._sums.graphs(m, l_pairs, log_q)) - denominator
+                    out[rows_g] += self._sums(key, m, l_pairs, log_q, self._t) - denominator
         return out
 
     # ------------------------------------------------------------ structures

@@ -18,13 +18,17 @@ import math
 
 import numpy as np
 
+from ..stats.elimination import log_tree_sums_python
 from ..stats.spanning import log_tree_sum
 from ..stats.tree_basis import TreeBasis, maximum_spanning_tree, tree_basis_sums
 
 __all__ = ["BASIS_NODES", "RecordTreeSums"]
 
-# Graphs of this many nodes (first to last) take the tree basis (measured: docs/tan.md).
-BASIS_NODES = (12, 24)
+# Stacks of B graphs of g nodes with B g^3 above BASIS_WORK and g at most BASIS_NODES take
+# the tree basis; smaller ones are cheaper in plain Python (measured: docs/tan.md), and
+# beyond about 24 nodes the bound fails (tr M grows with the nodes).
+BASIS_WORK = 1500
+BASIS_NODES = 24
 # After a rebuilt tree fails its bound, the basis is not tried again for this many records
 # (doubling with each further failure, up to the cap).
 _BACKOFF, _MAX_BACKOFF = 8, 1024
@@ -73,9 +77,16 @@ class RecordTreeSums:
         """``LT(l + log Q)`` of each graph, shape ``log_q.shape[:-1]``; ``key`` names the
         set of observed features, ``t`` the learner's record count (for the back-off)."""
         g = m + self.forests
-        if not BASIS_NODES[0] <= g <= BASIS_NODES[1]:
+        shape = (log_q.shape[:-1] if np.ndim(l_pairs) == 1
+                 else np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1]))
+        if math.prod(shape) * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
+            rows = _lower_rows(m, self.forests)
+            e = self._edges(l_pairs, log_q)  # of the broadcast shape
+            lists = [[[0.0] * self.forests + [ev[i] for i in r] for r in rows]
+                     for ev in e.reshape(-1, log_q.shape[-1]).tolist()]
+            return log_tree_sums_python(lists).reshape(shape)
+        if g > BASIS_NODES:
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
-        shape = np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1])
         e = np.zeros((math.prod(shape), m * self.forests + log_q.shape[-1]))
         # the root node's edges (weight 1) first in the edge list, then the feature pairs
         np.add(l_pairs, log_q, out=e[:, e.shape[1] - log_q.shape[-1]:].reshape(
@@ -138,3 +149,14 @@ def _edge_list(g: int, offset: int):
     return (np.concatenate([np.zeros(len(root), dtype=np.int64), i + offset]),
             np.concatenate([root, j + offset]))
 
+
+
+@functools.lru_cache(maxsize=256)
+def _lower_rows(m: int, root: bool):
+    """For each node of the graph (the root node, if any, first and without edges below
+    it), the triu-order positions of its feature pairs with the features before it: the
+    lower triangle of :meth:`RecordTreeSums.graphs` as lists."""
+    rows = [[] for _ in range(m)]
+    for p, j in enumerate(np.triu_indices(m, 1)[1].tolist()):
+        rows[j].append(p)
+    return [[]] * root + rows
