@@ -5,6 +5,7 @@ See :class:`ModelAveragedTAN` and the method page ``docs/tan.md`` for the formul
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -237,9 +238,9 @@ class ModelAveragedTAN(BaseTAN):
         """:meth:`_terms` from the logs ``lg`` of the gathered counts plus their prior and
         ``log_norm`` = log(ess + N) (per unit)."""
         p = m * (m - 1) // 2
-        base = (lg[..., 0] - log_norm
-                + lg[..., 1:1 + m].sum(axis=-1) - lg[..., 1 + m:1 + 2 * m].sum(axis=-1))
         s = 1 + 2 * m
+        # class count + value cells - feature margins, as one product
+        base = lg[..., :s] @ _single_signs(m) - log_norm
         log_q = (lg[..., s:s + p] + lg[..., s + 3 * p:]
                  - lg[..., s + p:s + 2 * p] - lg[..., s + 2 * p:s + 3 * p])
         return base, log_q
@@ -384,3 +385,9 @@ class ModelAveragedTAN(BaseTAN):
         names = counts.features_
         return {(names[a], names[b]): float(q) for a, b, q in zip(i, j, np.clip(p, 0.0, 1.0))}
 
+
+@functools.lru_cache(maxsize=256)
+def _single_signs(m: int) -> np.ndarray:
+    """+1 for the class count and the ``m`` value cells, -1 for the ``m`` feature margins:
+    the columns of ``record_columns`` before its pairs."""
+    return np.concatenate([np.ones(1 + m), -np.ones(m)])
