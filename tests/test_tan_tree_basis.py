@@ -114,8 +114,10 @@ def test_the_bound_refuses_trees_far_from_maximal():
     assert np.abs(got - want).max() > 1e-9
 
 
-@pytest.mark.parametrize("p", [4, 14])
-def test_classifier_predictions_on_the_basis_path_equal_the_log_path(monkeypatch, p):
+@pytest.mark.parametrize("p,params", [(4, {}), (14, {}),
+                                      (14, {"structures": "trees"}),
+                                      (12, {"edge_prior": 0.3})])
+def test_classifier_predictions_on_the_basis_path_equal_the_log_path(monkeypatch, p, params):
     """Predict then learn from an empty model. 14 features (15 nodes, in the basis' range):
     early records fall back to elimination, later ones are certified; 4 features: the
     plain-Python elimination from edge lists. Every prediction equals that of a learner
@@ -133,7 +135,7 @@ def test_classifier_predictions_on_the_basis_path_equal_the_log_path(monkeypatch
         return out
 
     monkeypatch.setattr(rs, "tree_basis_sums", spy)
-    fast = ModelAveragedTAN()
+    fast = ModelAveragedTAN(**params)
     got = []
     for x, y in data:
         got.append(fast.predict_proba_one(x))
@@ -146,7 +148,7 @@ def test_classifier_predictions_on_the_basis_path_equal_the_log_path(monkeypatch
     monkeypatch.setattr(rs, "BASIS_WORK", -1)
     log_path = rs.log_tree_sum
     monkeypatch.setattr(rs, "log_tree_sum", lambda a: log_path(a, path="log"))
-    slow = ModelAveragedTAN()
+    slow = ModelAveragedTAN(**params)
     want = []
     for x, y in data:
         want.append(slow.predict_proba_one(x))

@@ -1,14 +1,21 @@
 """The tree sums ``LT(l + log Q)`` of :class:`~onlinebma.tan.ModelAveragedTAN`'s graphs.
 
-A record's stack (its K classes, the denominator, the members of ``decay="auto"``) is summed
-by the spanning-tree basis of :mod:`onlinebma.stats.tree_basis` when its graphs have between
-:data:`BASIS_NODES` nodes: about fifteen numpy calls for the whole stack instead of one
-elimination step per node. The tree is a maximum spanning tree of ``l`` (the structure
-weights without the record's ``log Q``), kept per set of observed features while it passes
-the path's error bound; a graph whose bound fails is summed by elimination
-(:func:`~onlinebma.stats.spanning.log_tree_sum`), after one rebuild of the tree from the
-current ``l``. Below the range the plain-Python elimination is cheaper; above it the basis'
-``O(E m^2)`` product costs more than the elimination's ``O(m^3)`` (docs/tan.md, *Speed*).
+A record's stack (its K classes, the denominator, the members of ``decay="auto"``; or a
+chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed
+
+- in plain Python floats straight from the edge lists when ``B g^3 <= BASIS_WORK`` (no
+  matrices built; numpy's per-call overhead costs more than the arithmetic there);
+- else, up to ``BASIS_NODES`` nodes, by the spanning-tree basis of
+  :mod:`onlinebma.stats.tree_basis`: about fifteen numpy calls for the whole stack instead
+  of one elimination step per node. The tree is a maximum spanning tree of ``l`` (the
+  structure weights without the record's ``log Q``), kept per set of observed features
+  while it passes the path's error bound and renewed at doubling record counts (the entries
+  it leaves out grow as ``l`` sharpens); a graph whose bound fails is summed by elimination
+  after one rebuild of the tree from the current ``l``, and a rebuilt tree that fails is not
+  tried again for a doubling number of records;
+- else by elimination (:func:`~onlinebma.stats.spanning.log_tree_sum`).
+
+The crossovers are measured by ``python -m experiments.tan_paths`` (docs/tan.md, *Speed*).
 """
 
 from __future__ import annotations
