@@ -278,7 +278,7 @@ class ModelAveragedTAN(BaseTAN):
         codes, values, split = first._code_record(x)
         columns = counts.record_columns(codes, values)
         ids, prior = first._plan(codes)
-        gathered = np.stack([m._counts.counts_[:, columns] for m in members])
+        gathered = np.stack([m._counts.counts_.take(columns, axis=1) for m in members])
         units = np.array([[m._unit] for m in members])
         base, log_q = first._terms(codes, gathered, prior, units)
         m = len(codes)
@@ -287,7 +287,7 @@ class ModelAveragedTAN(BaseTAN):
                 member._remember(x, codes, values, columns, split, (log_q[r], None), base[r])
             return
         key = codes.tobytes()
-        l_pairs = np.stack([member._l[ids] for member in members])[:, None, :]
+        l_pairs = np.stack([member._l.take(ids) for member in members])[:, None, :]
         cached = [member._denominator for member in members]
         if all(d is not None and d[0] == key for d in cached):
             lt = first._sums(key, m, l_pairs, log_q, first._t)
