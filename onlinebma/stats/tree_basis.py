@@ -175,15 +175,15 @@ def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
             delta = np.exp(basis.dropped_top_
                            + (change.max(axis=1) - change.min(axis=1)) * 0.5)
     a = a.reshape(b, *basis.shape_)
+    m = np.matmul(a.transpose(0, 2, 1), a)
+    m += basis.eye_
+    trace = m.trace(axis1=1, axis2=2)
     log_diag = np.ones((b, n))
-    eye, eta = basis.eye_, basis.eta_
+    eta = basis.eta_
     # the bound: rounding, then the entries left out (module docstring)
     if b > _LOOP_GRAPHS:  # stacked calls
-        m = np.matmul(a.transpose(0, 2, 1), a)
-        m += eye
-        t = m.trace(axis1=1, axis2=2)
         with np.errstate(invalid="ignore"):
-            bound = 2 * n * (eta * t + 2 * delta * np.sqrt(dropped * (t - n))
+            bound = 2 * n * (eta * trace + 2 * delta * np.sqrt(dropped * (trace - n))
                              + delta * delta * dropped)
             ok = bound <= TOLERANCE  # also refuses nan
         if ok.any():
@@ -192,17 +192,13 @@ def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
                 log_diag[ok] = r.diagonal(axis1=1, axis2=2)
             except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
                 ok[:] = False
-    else:  # graph by graph: numpy's stacked calls cost more for a record's few graphs
+    else:  # graph by graph: numpy's stacked Cholesky costs more for a record's few graphs
         ok = np.zeros(b, dtype=bool)
-        for i, d in enumerate(delta.tolist()):
-            x = a[i]
-            m = np.dot(x.T, x)
-            m += eye
-            t = m.trace()
+        for i, (t, d) in enumerate(zip(trace.tolist(), delta.tolist())):
             bound = 2 * n * (eta * t + 2 * d * math.sqrt(dropped * (t - n)) + d * d * dropped)
             if not bound <= TOLERANCE:  # also refuses nan
                 continue
-            r, info = _potrf(m, 0, 0, 1)
+            r, info = _potrf(m[i], 0, 0, 1)
             if info == 0:
                 ok[i] = True
                 log_diag[i] = r.diagonal()

@@ -241,8 +241,8 @@ class ModelAveragedTAN(BaseTAN):
         s = 1 + 2 * m
         # class count + value cells - feature margins, as one product
         base = lg[..., :s] @ _single_signs(m) - log_norm
-        log_q = (lg[..., s:s + p] + lg[..., s + 3 * p:]
-                 - lg[..., s + p:s + 2 * p] - lg[..., s + 2 * p:s + 3 * p])
+        # joint + pair class count - the two pair margins, as one product
+        log_q = np.matmul(_PAIR_SIGNS, lg[..., s:].reshape(*lg.shape[:-1], 4, p))
         return base, log_q
 
     def _joint_log_likelihood(self, codes, values, columns):
@@ -384,6 +384,9 @@ class ModelAveragedTAN(BaseTAN):
         p = p[i, j]
         names = counts.features_
         return {(names[a], names[b]): float(q) for a, b, q in zip(i, j, np.clip(p, 0.0, 1.0))}
+
+
+_PAIR_SIGNS = np.array([1.0, -1.0, -1.0, 1.0])
 
 
 @functools.lru_cache(maxsize=256)
