@@ -183,14 +183,16 @@ def scaled_path_is_safe(log_weights, dtype=float) -> np.ndarray:
     return (spread <= row_safe_nats(dtype, n)).reshape(a.shape[:-2])
 
 
-def log_tree_sums_python(a: np.ndarray) -> np.ndarray:
+def log_tree_sums_python(a) -> np.ndarray:
     """The log path of :func:`log_eliminate` onto node 0, in plain Python floats, for graphs
     ``a`` (``(B, m, m)`` symmetric log weights, only the lower triangle read) of a few nodes,
     where numpy's per-call overhead costs more than the arithmetic (the crossover,
-    ``spanning.SMALL_WORK``, is measured in docs/results/spanning-cost.md). Returns ``(B,)``."""
+    ``spanning.SMALL_WORK``, is measured in docs/results/spanning-cost.md). ``a`` may also
+    be a list of graphs given by their lower triangles as lists (row ``k`` holds its ``k``
+    weights to nodes ``0..k-1``; changed). Returns ``(B,)``."""
     exp, log, log1p, neg = math.exp, math.log, math.log1p, -math.inf
     out = []
-    for g in a.tolist():
+    for g in (a.tolist() if isinstance(a, np.ndarray) else a):
         total = 0.0
         for k in range(len(g) - 1, 0, -1):
             row = g[k]

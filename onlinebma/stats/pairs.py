@@ -280,7 +280,8 @@ class PairCounts:
     def add(self, c: int, columns: np.ndarray, weight: float) -> None:
         """Count one record of class code ``c`` with ``weight`` at its ``columns``."""
         self._layout()
-        self.counts_[c, columns] += weight
+        row = self.counts_[c]
+        row[columns] += weight
 
     def learn_many(self, codes: np.ndarray, y: np.ndarray, weight: float = 1.0) -> None:
         """Count a batch: ``codes`` an int matrix ``(rows, features)`` of value codes, -1

@@ -41,6 +41,8 @@ Hooks for a learner (all on codes; ``columns`` from
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from river import base
 
@@ -320,10 +322,10 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         jll = self.joint_log_likelihood(x)
         if not jll:
             return {}
-        s = np.array(list(jll.values()))
-        p = np.exp(s - s.max())
-        p /= p.sum()
-        return dict(zip(jll, p.tolist()))
+        top = max(jll.values())  # a few classes: plain floats cost less than numpy calls
+        p = {c: math.exp(s - top) for c, s in jll.items()}
+        total = sum(p.values())
+        return {c: q / total for c, q in p.items()}
 
     def _code_frame(self, X) -> np.ndarray:
         """A validated DataFrame's known values as an int matrix ``(rows, features)`` in

@@ -14,9 +14,10 @@ from scipy.special import gammaln
 from ..naive_bayes.decay import check_decay
 from ..order_mcmc.order_model import unique_rows
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
-from ..stats.spanning import edge_probabilities, log_tree_sum
+from ..stats.spanning import edge_probabilities
 from ..validation import check_choice, check_real
 from .base import BaseTAN
+from .record_sums import RecordTreeSums
 
 __all__ = ["ModelAveragedTAN"]
 
@@ -133,10 +134,12 @@ class ModelAveragedTAN(BaseTAN):
         # (observed features, LT(l) over them) while l has not changed otherwise: learning a
         # predicted record makes the next denominator the numerator of its class
         self._denominator = None
+        self._sums = RecordTreeSums(self._forests, math.log(edge_prior))
 
     def __getstate__(self):  # the caches are derived, not state
         return {**super().__getstate__(), "_plans": {}, "_plans_version": -1,
-                "_denominator": None}
+                "_denominator": None, "_sums": RecordTreeSums(self._forests,
+                                                              math.log(self.edge_prior))}
 
     @classmethod
     def _unit_test_params(cls):
@@ -202,6 +205,7 @@ class ModelAveragedTAN(BaseTAN):
         counts = self._counts
         if self._plans_version != counts.version:
             self._plans, self._plans_version = {}, counts.version
+            self._sums.clear()
         key = codes.tobytes()
         plan = self._plans.get(key)
         if plan is None:
@@ -221,7 +225,11 @@ class ModelAveragedTAN(BaseTAN):
         from each pair table and its margins. ``unit``: the scaled unit of the counts
         (default this learner's; an array ``(..., 1)`` for stacked members)."""
         u = self._unit if unit is None else unit
-        lg = np.log(prior * np.asarray(u)[..., None] + gathered)
+        if unit is not None:
+            prior = prior * unit[..., None]
+        elif u != 1.0:
+            prior = prior * u
+        lg = np.log(prior + gathered)
         total = gathered[..., 0].sum(axis=-1, keepdims=True)
         return self._log_terms(len(codes), lg, np.log(self.ess * u + total))
 
@@ -230,43 +238,27 @@ class ModelAveragedTAN(BaseTAN):
         """:meth:`_terms` from the logs ``lg`` of the gathered counts plus their prior and
         ``log_norm`` = log(ess + N) (per unit)."""
         p = m * (m - 1) // 2
-        base = (lg[..., 0] - log_norm
-                + lg[..., 1:1 + m].sum(axis=-1) - lg[..., 1 + m:1 + 2 * m].sum(axis=-1))
         s = 1 + 2 * m
-        log_q = (lg[..., s:s + p] + lg[..., s + 3 * p:]
-                 - lg[..., s + p:s + 2 * p] - lg[..., s + 2 * p:s + 3 * p])
+        # class count + value cells - feature margins, as one product
+        base = lg[..., :s] @ _single_signs(m) - log_norm
+        # joint + pair class count - the two pair margins, as one product
+        log_q = np.matmul(_PAIR_SIGNS, lg[..., s:].reshape(*lg.shape[:-1], 4, p))
         return base, log_q
-
-    def _graphs(self, m, l_pairs, log_q):
-        """Log edge-weight matrices ``(..., g, g)`` whose tree sum is ``LT(l + log Q)``
-        (``log_q`` ``(..., P)``, triu order): the features' graph (``g = m``) for trees; for
-        forests node 0 joined to every feature with weight 1 and ``log edge_prior`` on every
-        feature edge (``g = m + 1``, the matrix-forest theorem)."""
-        g = m + self._forests
-        upper, lower = _triu_flat(g, int(self._forests))
-        shape = log_q.shape[:-1]
-        w = np.zeros((*shape, g * g))
-        e = l_pairs + log_q
-        if self._forests and self.edge_prior != 1:
-            e = e + math.log(self.edge_prior)
-        w[..., upper] = e
-        w[..., lower] = e
-        return w.reshape(*shape, g, g)
 
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
         ids, prior = self._plan(codes)
-        base, log_q = self._terms(codes, counts.counts_[:, columns], prior)
+        base, log_q = self._terms(codes, counts.counts_.take(columns, axis=1), prior)
         m = len(codes)
         if m < 2:
             return base, (log_q, None)
-        l_pairs = self._l[ids]
+        l_pairs = self._l.take(ids)
         key = codes.tobytes()
         if self._denominator is not None and self._denominator[0] == key:
-            lt = log_tree_sum(self._graphs(m, l_pairs, log_q))
+            lt = self._sums(key, m, l_pairs, log_q, self._t)
             denominator = self._denominator[1]
         else:
-            lt = log_tree_sum(self._graphs(m, l_pairs, np.vstack([log_q, np.zeros(len(ids))])))
+            lt = self._sums(key, m, l_pairs, np.vstack([log_q, np.zeros(len(ids))]), self._t)
             lt, denominator = lt[:-1], lt[-1]
             self._denominator = (key, denominator)
         return base + lt - denominator, (log_q, lt)
@@ -286,7 +278,7 @@ class ModelAveragedTAN(BaseTAN):
         codes, values, split = first._code_record(x)
         columns = counts.record_columns(codes, values)
         ids, prior = first._plan(codes)
-        gathered = np.stack([m._counts.counts_[:, columns] for m in members])
+        gathered = np.stack([m._counts.counts_.take(columns, axis=1) for m in members])
         units = np.array([[m._unit] for m in members])
         base, log_q = first._terms(codes, gathered, prior, units)
         m = len(codes)
@@ -295,14 +287,14 @@ class ModelAveragedTAN(BaseTAN):
                 member._remember(x, codes, values, columns, split, (log_q[r], None), base[r])
             return
         key = codes.tobytes()
-        l_pairs = np.stack([member._l[ids] for member in members])[:, None, :]
+        l_pairs = np.stack([member._l.take(ids) for member in members])[:, None, :]
         cached = [member._denominator for member in members]
         if all(d is not None and d[0] == key for d in cached):
-            lt = log_tree_sum(first._graphs(m, l_pairs, log_q))
+            lt = first._sums(key, m, l_pairs, log_q, first._t)
             denominator = np.array([d[1] for d in cached])
         else:
             zeros = np.zeros((len(members), 1, len(ids)))
-            lt = log_tree_sum(first._graphs(m, l_pairs, np.concatenate([log_q, zeros], 1)))
+            lt = first._sums(key, m, l_pairs, np.concatenate([log_q, zeros], 1), first._t)
             lt, denominator = lt[:, :-1], lt[:, -1]
             for member, d in zip(members, denominator.tolist()):
                 member._denominator = (key, d)
@@ -351,17 +343,18 @@ class ModelAveragedTAN(BaseTAN):
             m = len(obs)
             ids = self._plan(obs)[0]
             l_pairs = self._l[ids]
+            key = obs.tobytes()
             if m >= 2:
-                denominator = log_tree_sum(self._graphs(m, l_pairs, np.zeros((1, len(ids)))))
+                denominator = self._sums(key, m, l_pairs, np.zeros((1, len(ids))), self._t)
             step = max(1, _BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
             for start in range(0, len(members), step):
                 rows_g = members[start:start + step]
                 columns = counts.record_columns(obs, codes[np.ix_(rows_g, obs)])
-                lg = log_counts[:, columns].transpose(1, 0, 2)  # (rows, K, L)
+                lg = log_counts.take(columns, axis=1).transpose(1, 0, 2)  # (rows, K, L)
                 base, log_q = self._log_terms(m, lg, log_norm)
                 out[rows_g] = base
                 if m >= 2:
-                    out[rows_g] += log_tree_sum(self._graphs(m, l_pairs, log_q)) - denominator
+                    out[rows_g] += self._sums(key, m, l_pairs, log_q, self._t) - denominator
         return out
 
     # ------------------------------------------------------------ structures
@@ -385,7 +378,7 @@ class ModelAveragedTAN(BaseTAN):
             return {}
         l_pairs = np.zeros(n_pairs)
         l_pairs[:len(self._l)] = self._l
-        w = self._graphs(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
+        w = self._sums.graphs(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
         p = edge_probabilities(w)[self._forests:, self._forests:]
         i, j = np.triu_indices(n, 1)
         p = p[i, j]
@@ -393,11 +386,11 @@ class ModelAveragedTAN(BaseTAN):
         return {(names[a], names[b]): float(q) for a, b, q in zip(i, j, np.clip(p, 0.0, 1.0))}
 
 
-@functools.lru_cache(maxsize=256)
-def _triu_flat(g: int, offset: int):
-    """Flat indices, in a ``g x g`` matrix, of the entries above and below the diagonal of
-    its trailing ``g - offset`` nodes, in ``np.triu_indices(g - offset, 1)`` order."""
-    i, j = np.triu_indices(g - offset, 1)
-    i, j = i + offset, j + offset
-    return i * g + j, j * g + i
+_PAIR_SIGNS = np.array([1.0, -1.0, -1.0, 1.0])
 
+
+@functools.lru_cache(maxsize=256)
+def _single_signs(m: int) -> np.ndarray:
+    """+1 for the class count and the ``m`` value cells, -1 for the ``m`` feature margins:
+    the columns of ``record_columns`` before its pairs."""
+    return np.concatenate([np.ones(1 + m), -np.ones(m)])

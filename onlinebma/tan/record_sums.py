@@ -1,0 +1,169 @@
+"""The tree sums ``LT(l + log Q)`` of :class:`~onlinebma.tan.ModelAveragedTAN`'s graphs.
+
+A record's stack (its K classes, the denominator, the members of ``decay="auto"``; or a
+chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed
+
+- in plain Python floats straight from the edge lists when ``B g^3 <= BASIS_WORK`` (no
+  matrices built; numpy's per-call overhead costs more than the arithmetic there);
+- else, up to ``BASIS_NODES`` nodes, by the spanning-tree basis of
+  :mod:`onlinebma.stats.tree_basis`: about fifteen numpy calls for the whole stack instead
+  of one elimination step per node. The tree is a maximum spanning tree of ``l`` (the
+  structure weights without the record's ``log Q``), kept per set of observed features
+  while it passes the path's error bound and renewed at doubling record counts (the entries
+  it leaves out grow as ``l`` sharpens); a graph whose bound fails is summed by elimination
+  after one rebuild of the tree from the current ``l``, and a rebuilt tree that fails is not
+  tried again for a doubling number of records;
+- else by elimination (:func:`~onlinebma.stats.spanning.log_tree_sum`).
+
+The crossovers are measured by ``python -m experiments.tan_paths`` (docs/tan.md, *Speed*).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from ..stats.elimination import log_tree_sums_python
+from ..stats.spanning import log_tree_sum
+from ..stats.tree_basis import TreeBasis, maximum_spanning_tree, tree_basis_sums
+
+__all__ = ["BASIS_NODES", "RecordTreeSums"]
+
+# Stacks of B graphs of g nodes with B g^3 above BASIS_WORK and g at most BASIS_NODES take
+# the tree basis; smaller ones are cheaper in plain Python (measured: docs/tan.md), and
+# beyond about 24 nodes the bound fails (tr M grows with the nodes).
+BASIS_WORK = 1500
+BASIS_NODES = 24
+# After a rebuilt tree fails its bound, the basis is not tried again for this many records
+# (doubling with each further failure, up to the cap).
+_BACKOFF, _MAX_BACKOFF = 8, 1024
+
+
+class RecordTreeSums:
+    """Tree sums of the graphs ``l + log Q`` over a record's observed features.
+
+    Parameters
+    ----------
+    forests
+        Sum over rooted forests (node 0 joined to every feature with weight 1, the
+        matrix-forest theorem) instead of spanning trees.
+    log_edge_prior
+        Added to every feature–feature edge (forests).
+    """
+
+    def __init__(self, forests: bool, log_edge_prior: float):
+        self.forests = forests
+        self.log_edge_prior = log_edge_prior
+        self._bases: dict = {}  # set of observed features -> [basis or None, next try, backoff]
+
+    def clear(self) -> None:
+        self._bases = {}
+
+    def graphs(self, m: int, l_pairs, log_q) -> np.ndarray:
+        """Log edge-weight matrices ``(..., g, g)`` whose tree sum is ``LT(l + log Q)``
+        (``log_q`` ``(..., P)``, triu order): the features' graph (``g = m``) for trees; for
+        forests node 0 joined to every feature with weight 1 and ``log edge_prior`` on every
+        feature edge (``g = m + 1``)."""
+        g = m + self.forests
+        upper, lower = _triu_flat(g, int(self.forests))
+        e = self._edges(l_pairs, log_q)
+        w = np.zeros((*e.shape[:-1], g * g))
+        w[..., upper] = e
+        w[..., lower] = e
+        return w.reshape(*e.shape[:-1], g, g)
+
+    def _edges(self, l_pairs, log_q):
+        e = l_pairs + log_q
+        if self.forests and self.log_edge_prior:
+            e = e + self.log_edge_prior
+        return e
+
+    def __call__(self, key, m: int, l_pairs, log_q, t: int) -> np.ndarray:
+        """``LT(l + log Q)`` of each graph, shape ``log_q.shape[:-1]``; ``key`` names the
+        set of observed features, ``t`` the learner's record count (for the back-off)."""
+        g = m + self.forests
+        shape = (log_q.shape[:-1] if np.ndim(l_pairs) == 1
+                 else np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1]))
+        if math.prod(shape) * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
+            rows = _lower_rows(m, self.forests)
+            e = self._edges(l_pairs, log_q)  # of the broadcast shape
+            lists = [[[0.0] * self.forests + [ev[i] for i in r] for r in rows]
+                     for ev in e.reshape(-1, log_q.shape[-1]).tolist()]
+            return log_tree_sums_python(lists).reshape(shape)
+        if g > BASIS_NODES:
+            return log_tree_sum(self.graphs(m, l_pairs, log_q))
+        e = np.zeros((math.prod(shape), m * self.forests + log_q.shape[-1]))
+        # the root node's edges (weight 1) first in the edge list, then the feature pairs
+        np.add(l_pairs, log_q, out=e[:, e.shape[1] - log_q.shape[-1]:].reshape(
+            *shape, log_q.shape[-1]))
+        if self.forests and self.log_edge_prior:
+            e[:, m:] += self.log_edge_prior
+        entry = self._bases.get(key)
+        if entry is None:  # [basis, next try, back-off, renewal]
+            entry = self._bases[key] = [None, t, _BACKOFF, t]
+        if t >= (entry[1] if entry[0] is None else entry[3]):
+            # a new tree from the current l: the first, after a back-off, or a renewal (at
+            # doubling record counts: the entries left out grow as l sharpens)
+            entry[0], entry[3] = self._basis(m, l_pairs), 2 * t + 16
+        out = np.full(len(e), np.nan)
+        if entry[0] is not None:
+            out, ok = tree_basis_sums(entry[0], e)
+            if ok.all():
+                return out.reshape(shape)
+            todo = ~ok
+            entry[0], entry[1] = self._basis(m, l_pairs), t  # one retry with a fresh tree
+            lt, ok = tree_basis_sums(entry[0], e[todo])
+            out[np.flatnonzero(todo)[ok]] = lt[ok]
+            if not ok.all():  # wait before trying the basis again
+                entry[0], entry[1] = None, t + entry[2]
+                entry[2] = min(2 * entry[2], _MAX_BACKOFF)
+            else:
+                entry[2] = _BACKOFF
+        todo = np.isnan(out)
+        if todo.any():
+            graphs = self.graphs(m, l_pairs, log_q).reshape(len(e), g, g)
+            out[todo] = log_tree_sum(graphs[todo])
+        return out.reshape(shape)
+
+    def _basis(self, m: int, l_pairs) -> TreeBasis:
+        """The basis of a maximum spanning tree of ``l`` (the first graph's, for a stack of
+        learners)."""
+        l0 = np.asarray(l_pairs).reshape(-1, np.shape(l_pairs)[-1])[0]
+        w = self.graphs(m, l0, 0.0)
+        g = w.shape[-1]
+        u, v = _edge_list(g, int(self.forests))
+        return TreeBasis(maximum_spanning_tree(w), u, v, w[u, v])
+
+
+@functools.lru_cache(maxsize=256)
+def _triu_flat(g: int, offset: int):
+    """Flat indices, in a ``g x g`` matrix, of the entries above and below the diagonal of
+    its trailing ``g - offset`` nodes, in ``np.triu_indices(g - offset, 1)`` order."""
+    i, j = np.triu_indices(g - offset, 1)
+    i, j = i + offset, j + offset
+    return i * g + j, j * g + i
+
+
+@functools.lru_cache(maxsize=256)
+def _edge_list(g: int, offset: int):
+    """Endpoints of the edge vectors :meth:`RecordTreeSums.__call__` builds: with a root
+    node (``offset`` 1) its edges to every feature first, then the feature pairs in triu
+    order."""
+    i, j = np.triu_indices(g - offset, 1)
+    root = np.arange(1, g) if offset else np.zeros(0, dtype=np.int64)
+    return (np.concatenate([np.zeros(len(root), dtype=np.int64), i + offset]),
+            np.concatenate([root, j + offset]))
+
+
+
+@functools.lru_cache(maxsize=256)
+def _lower_rows(m: int, root: bool):
+    """For each node of the graph (the root node, if any, first and without edges below
+    it), the triu-order positions of its feature pairs with the features before it: the
+    lower triangle of :meth:`RecordTreeSums.graphs` as lists."""
+    rows = [[] for _ in range(m)]
+    for p, j in enumerate(np.triu_indices(m, 1)[1].tolist()):
+        rows[j].append(p)
+    return [[]] * root + rows
