@@ -37,12 +37,12 @@ __all__ = ["ScoreCache"]
 #: a record's terms cost about 1/100 to 1/200 of a full scoring).
 FRESH_RECORDS = 32
 FRESH_FRACTION = 0.02
-#: The same with a window, ``FRESH_FRACTION`` of the records a fresh scoring reads (the live
-#: ones and their contexts, 2 W): on the 16-feature nominal stream, window 300, a fresh
-#: scoring pass cost about as much as 13 records' terms (9 against 0.7 ms), and ISA(window)
-#: took 42 ms per record with 8 + 0 records against 55 ms with 32 + 0.02 * 300.
-WINDOW_FRESH_RECORDS = 4
-WINDOW_FRESH_FRACTION = 0.01
+#: With a window, a score that misses more than ``WINDOW_EXTEND_RECORDS`` records is brought
+#: up to date by one scoring pass over just those records and their contexts (`Scorer.
+#: log_scores` with ``since``: about W + s records read for s missed, never more than a fresh
+#: scoring's 2 W), not record by record. Measured on the 16-feature nominal stream, window
+#: 300: a pass over all 2 W records cost about as much as 13 records' terms (9 against 0.7 ms).
+WINDOW_EXTEND_RECORDS = 6
 #: Models times records up to which a scoring pass takes models the search will likely ask
 #: for next (`_InstanceScores.bounds`). Measured: about 40% of a pass of 4 models of
 #: house-votes-84's 391 records is the fixed cost of its numpy calls (per model 0.31 ms at
@@ -78,12 +78,12 @@ class ScoreCache:
         return A if self.coding == "full" else (A, tuple(int(xt[j]) for j in A))
 
     def _too_stale(self, entry) -> bool:
-        """Whether a score misses so many records that scoring it afresh is cheaper."""
+        """Whether a score misses so many records that scoring it afresh is cheaper (without a
+        window), or scoring the records it misses in one pass (with one)."""
         sc = self.scorer
         if self.sums is None:
             return sc.n - entry[2] > FRESH_RECORDS + FRESH_FRACTION * sc.live
-        read = sc.n - sc.context(sc.start)
-        return sc.n - entry[2] > WINDOW_FRESH_RECORDS + WINDOW_FRESH_FRACTION * read
+        return sc.n - entry[2] > WINDOW_EXTEND_RECORDS
 
     def for_instance(self, xt: np.ndarray) -> _InstanceScores:
         """The scores the search of test row ``xt`` (compact codes) asks for."""
@@ -122,13 +122,15 @@ class ScoreCache:
         unique = list(dict.fromkeys(keys))
         if self.sums is not None:
             self.trim(unique)
-        fresh, stale = [], []
+        fresh, stale, behind = [], [], []
         for k in unique:
             entry = self.entries.get(k)
-            if entry is None or self._too_stale(entry):
+            if entry is None or (self.sums is None and self._too_stale(entry)):
                 fresh.append(k)
             elif entry[2] < n:
-                stale.append(k)
+                (behind if self.sums is not None and self._too_stale(entry) else stale).append(k)
+        if behind:
+            self._catch_up(behind)
         if fresh:
             models = [self._model(k) for k in fresh]
             args = [A for A, _ in models], self.coding, [v for _, v in models]
@@ -154,6 +156,22 @@ class ScoreCache:
         xt = np.full(self.scorer.p, -1, dtype=np.int64)
         xt[list(A)] = values
         return A, xt
+
+    def _catch_up(self, keys: list):
+        """With a window: add to the scores of ``keys`` the terms of the records they miss,
+        scored in one pass from the first record any of them misses."""
+        sc = self.scorer
+        since = min(self.entries[k][2] for k in keys)
+        models = [self._model(k) for k in keys]
+        terms = sc.log_scores([A for A, _ in models], self.coding, [v for _, v in models],
+                              per_record=True, since=since)
+        for k, row in zip(keys, terms):
+            entry = self.entries[k]
+            more = row[entry[2] - since:]
+            base, cum = self.sums[k]
+            cum = np.concatenate([cum, cum[-1] + np.cumsum(more)])
+            self.sums[k] = base, cum
+            entry[0], entry[2] = float(cum[-1] - cum[entry[1] - base]), sc.n
 
     def _extend(self, keys: list):
         """Add the terms of eq. 9 of the records each score misses (``keys`` by coverage)."""

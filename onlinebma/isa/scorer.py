@@ -172,18 +172,21 @@ class Scorer:
         """Log of the conditional prequential score of M(A) over the live records (eq. 9)."""
         return float(self.log_scores([A], coding, [xt])[0])
 
-    def log_scores(self, models: list, coding: str, xts: list, per_record: bool = False):
+    def log_scores(self, models: list, coding: str, xts: list, per_record: bool = False,
+                   since: int | None = None):
         """`log_score` of several models, computed together (``xts[m]``: the row model
         ``m``'s indicator coding is taken against; unused with the full coding).
-        ``per_record``: the terms of eq. 9 instead, ``(len(models), live)``. With a window,
-        the records of the live ones' contexts are scored with them (their terms dropped)."""
-        lo = self.context(self.start)
+        ``per_record``: the terms of eq. 9 instead, ``(len(models), live)``. ``since``: over
+        the records from that position on, not the live ones. With a window, the records of
+        their terms' contexts are read with them (and not scored)."""
+        since = self.start if since is None else since
+        lo = self.context(since)
         rows = slice(lo - self.base, self.n - self.base)
         X, y = self._X[rows], self._y[rows]
         per_pass = max(1, _PASS_RECORDS // max(y.size, 1))
         return np.concatenate([
             self._log_scores(models[at: at + per_pass], coding, xts[at: at + per_pass], X, y,
-                             self.start - lo, per_record)
+                             since - lo, per_record)
             for at in range(0, len(models), per_pass)
         ])
 
