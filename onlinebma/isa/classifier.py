@@ -50,8 +50,10 @@ class ISA(BufferRefitClassifier):
         exp(-margin)`` per class probability (see `onlinebma.isa.search`). ``None``: no
         model is negligible (the paper's search exactly).
     window
-        Keep only the last ``window`` records (``None``: all). The cached scores follow the
-        window: only the configurations of the records that left or arrived are rescored.
+        Score and predict from the last ``window`` records (``None``: all), by the sliding
+        eq. 9: each record's term is predicted from the ``window`` records before it, so the
+        store holds the last ``2 window`` records and a record that arrives or leaves adds or
+        takes away one term per cached score (see `onlinebma.isa`).
     refit_every
         Refit the cut points of numeric features after this many new records (``None``: once
         the stored records have grown by 10%; see `onlinebma.batch`).
