@@ -184,17 +184,19 @@ def test_the_scorer_slides_and_the_stream_equals_a_learner_of_the_last_2w_record
     # Three values per feature, all present in any 2 W records after the first few: the scorer
     # is built while values first appear, then slides through the stream (its arrays moving
     # the held records back to their start when full), never rebuilt.
-    W, n = 20, 300
+    W, n = 20, 160
     records, labels = _stream(3, n, p=5, missing=0.1)
     built = _count_builds(monkeypatch)
-    streamed = ISA(antecedent=coding, window=W)
+    search = {"phase1_models": 16, "max_models": 32}
+    streamed = ISA(antecedent=coding, window=W, **search)
     for i, (x, y) in enumerate(zip(records, labels)):
         streamed.predict_proba_one(records[(7 * i) % n])
         streamed.learn_one(x, y)
     assert len(built) <= 8 and all(size < 2 * W for size in built)
+    assert streamed._scorer.base > 0  # the held records moved to the arrays' start (internal)
     # A learner that saw only the stream's last 2 W records has the same store, so the same
     # scores and predictions (the sliding score reads nothing older).
-    fresh = ISA(antecedent=coding, window=W)
+    fresh = ISA(antecedent=coding, window=W, **search)
     for x, y in zip(records[-2 * W:], labels[-2 * W:]):
         fresh.learn_one(x, y)
     for test in records[:10]:
