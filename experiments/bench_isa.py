@@ -236,6 +236,7 @@ def window_memory(window: int, checkpoints=CHECKPOINTS):
             if i + 1 == todo[0]:
                 model.predict_proba_one(x)
                 rows.append({
+                    "window": window,
                     "records learned": i + 1,
                     "records stored": model.coding.n_stored,
                     "ISA memory MB": model.nbytes_ / 2**20,
@@ -433,7 +434,7 @@ def _reading(table, curve, windowed, windows) -> str:
     if full:
         grows = max(r["index KB"] for r in full) > full[0]["index KB"]
         lines.append(
-            f"- With window={full[0]['records stored']:,}: index {full[0]['index KB']:.1f} KB "
+            f"- With window={full[0]['window']:,}: index {full[0]['index KB']:.1f} KB "
             f"once the window is full, {full[-1]['index KB']:.1f} KB after "
             f"{full[-1]['records learned']:,} records; ISA's memory {full[-1]['ISA memory MB']:.2f}"
             f" MB ({'NOT bounded' if grows else 'bounded'}).")
@@ -512,8 +513,9 @@ records before a checkpoint.
 
 {_report.markdown_table(pd.DataFrame(curve), floatfmt=".2f")}
 
-Memory with a window: `ISA(window={max(r["records stored"] for r in windowed)})` learning the
-same stream, one prediction at each checkpoint (it builds the index and scores the models).
+Memory with a window: `ISA(window={windowed[0]["window"]})` learning the same stream (it
+stores the last `2 window` records: the window and the contexts of its terms' sliding score,
+docs/isa.md), one prediction at each checkpoint (it builds the index and scores the models).
 
 {_report.markdown_table(pd.DataFrame(windowed), floatfmt=".3f")}
 
@@ -523,7 +525,8 @@ same stream, one prediction at each checkpoint (it builds the index and scores t
 
 Progressive validation of `ISA(window=w)` and then `ISA()` on the same records: River's
 Phishing (9 numeric features, discretized; the cut points are refitted as the adapter's
-policy says: once the store has grown by 10%, so every `w / 10` records with a window) and the
+policy says: once the store has grown by 10%, so every `2w / 10` records with a window, whose
+store holds the last `2w` records) and the
 nominal stream above, each as far as the windowed learner got in
 {"the whole stream" if quick else f"{WINDOW_BUDGET:.0f} s"} (`records`). "window full": the
 records after the first `w`, where every record evicts one (before, both learners do the same

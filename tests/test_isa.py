@@ -335,31 +335,33 @@ def _with_absent_classes(own: dict, known, n_stored: int) -> dict:
             **{k: v * (1.0 - share * len(absent)) for k, v in own.items()}}
 
 
-def test_window_equals_isa_trained_on_the_last_records():
+def test_window_equals_a_windowed_isa_trained_on_the_last_2w_records():
+    # With a window W the store holds the last 2 W records (the window and the contexts of its
+    # terms, docs/isa.md): a learner that saw only those predicts the same.
     rng = np.random.default_rng(0)
     records, labels = _random_data(6, n=80, p=4)
     for x in records:
         x["num"] = float(rng.normal())
-    labels = labels[:60] + ["w"] * 20  # classes u, v drop out of the window
-    windowed = _learned(ISA(window=20), records, labels)
-    fresh = _learned(ISA(), records[-20:], labels[-20:])
+    labels = labels[:60] + ["w"] * 20  # classes u, v drop out of the store
+    windowed = _learned(ISA(window=10), records, labels)
+    fresh = _learned(ISA(window=10), records[-20:], labels[-20:])
     for test in TESTS[:2] + [{**TESTS[0], "num": 0.3}]:
         a, b = windowed.predict_proba_one(test), fresh.predict_proba_one(test)
         assert set(b) == {"w"} and set(a) == set("uvw")
         assert a == pytest.approx(_with_absent_classes(b, "uvw", 20), abs=1e-12)
     w2 = _learned(ISA(window=30), records, labels)
-    f2 = _learned(ISA(), records[-30:], labels[-30:])
+    f2 = _learned(ISA(window=30), records[-60:], labels[-60:])
     assert w2.predict_proba_one(TESTS[1]) == pytest.approx(
-        _with_absent_classes(f2.predict_proba_one(TESTS[1]), "uvw", 30), abs=1e-12)
+        _with_absent_classes(f2.predict_proba_one(TESTS[1]), "uvw", 60), abs=1e-12)
     # On a stream, predictions between records: with refit_every=1 the cut points too are
-    # those of the window at every step.
-    streamed = ISA(window=20, refit_every=1)
+    # those of the stored records at every step.
+    streamed = ISA(window=10, refit_every=1)
     for i, (x, y) in enumerate(zip(records, labels)):
         streamed.learn_one(x, y)
         streamed.predict_proba_one(TESTS[0])
         if i in (30, 79):
             start = max(0, i + 1 - 20)
-            fresh = _learned(ISA(), records[start: i + 1], labels[start: i + 1])
+            fresh = _learned(ISA(window=10), records[start: i + 1], labels[start: i + 1])
             a, b = streamed.predict_proba_one(TESTS[0]), fresh.predict_proba_one(TESTS[0])
             assert a == pytest.approx(_with_absent_classes(b, "uvw", 20), abs=1e-12)
 

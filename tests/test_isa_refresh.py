@@ -46,10 +46,11 @@ def test_batched_refreshes_search_as_one_at_a_time(antecedent, window, monkeypat
         assert [m["antecedent"] for m in a] == [m["antecedent"] for m in b]
         assert [m["log_score"] for m in a] == pytest.approx([m["log_score"] for m in b],
                                                             abs=1e-9)
-    # Streaming equals a model that learned the stored records at once.
+    # Streaming equals a model that learned the stored records at once (with a window, the
+    # last 2 W: the window and the contexts of its terms).
     monkeypatch.undo()
-    kept = data if window is None else data[-window:]
-    fresh = ISA(phase1_models=12, max_models=40, antecedent=antecedent)
+    kept = data if window is None else data[-2 * window:]
+    fresh = ISA(phase1_models=12, max_models=40, antecedent=antecedent, window=window)
     for x, y in kept:
         fresh.learn_one(x, y)
     for x, _ in data[:5]:

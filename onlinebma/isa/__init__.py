@@ -57,12 +57,11 @@ Speed (see also `search`, `cache`, `index`):
   needs it exactly. ``margin``: a model more than ``margin`` nats behind the best in ``R`` is
   negligible — not brought up to date, not expanded, left out of the average (documented
   tolerance ``|R| exp(-margin)`` per class probability).
-- With a window, records leaving it are masked out of the index (O(p) each) and a cached score
-  is brought up to date by rescoring only the configurations, under its model, of the records
-  evicted and appended since (a term of eq. 9 depends on the earlier records of its
-  configuration only); the scores the last searches used are brought up to date together
-  before the next search. Any other change of the stored records (new or vanished values or
-  classes, moved cut points) drops the scores: every record's terms changed.
+- With a window, the score is the sliding eq. 9 (below): a record's term never changes, so a
+  cached score takes away the terms of the records that left the window (kept as running
+  sums) and adds those of the new ones, one term per record either way. Any other change of
+  the stored records (new or vanished values or classes, moved cut points) drops the scores:
+  every record's terms changed.
 - Phase 2 needs the prediction of a queued model only while the bound
   ``|g(R ∪ {M}) - g(R)| <= s_M / (W + s_M)`` (``s_M`` its score, ``W`` the total score of
   ``R``) exceeds the threshold, so most queued models are never evaluated.
@@ -76,6 +75,14 @@ Numeric features are discretized by Fayyad & Irani's MDL rule fitted on the stor
 refit policy (``refit_every``), so that on a stream the records between refits keep their codes
 and the cached scores are extended instead of recomputed; ``refit_every=1`` refits them before
 every prediction that follows new records.
+
+A window of ``W`` (the paper has none; see ``docs/isa.md``): the score of a model is the
+*sliding* eq. 9, the sum over the last ``W`` records of the log probability of each record's
+class given its features and the ``W`` records before it (the window as it was when the record
+arrived), and the models predict from the last ``W`` records. The store holds the last ``2 W``
+records (the window and the contexts of its terms); ``r_i``, the classes and the cut points
+are those of the ``2 W``. A windowed learner equals ``ISA(window=W)`` trained on the stream's
+last ``2 W`` records.
 
 Eq. 9 depends on the order of the stored records (the paper says so). Records sorted by class,
 as some UCI files are, favour models that put early records in configurations of their own; a

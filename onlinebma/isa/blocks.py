@@ -27,15 +27,29 @@ class Pairs:
     ``order`` (the elements by configuration, class, arrival: each (configuration, class)
     a block), ``first`` (the blocks' starts in ``order``) and ``last`` per pair (the position
     in ``order`` of the last of its ``count`` records).
+
+    ``window``: the records counted for an element at arrival position ``t[e]`` are only those
+    at ``t[e] - window .. t[e] - 1`` (the sliding score, `onlinebma.isa.scorer`): ``count``
+    and ``n_c`` count those, the pairs are the classes present among them, and ``before``
+    per pair is the position in ``order`` of the last of the block's records before them
+    (-1: none), whose running sums are taken away from those at ``last``. Elements at
+    ``t < skip`` (records counted, not scored) have no pairs then.
     """
 
-    def __init__(self, c: np.ndarray, y: np.ndarray, K: int):
+    def __init__(self, c: np.ndarray, y: np.ndarray, K: int, t: np.ndarray | None = None,
+                 window: int | None = None, skip: int = 0):
         size = c.size
         by_config = stable_order(c)  # (configuration, arrival)
         starts, lengths = runs(c[by_config])
         rank = np.empty(size, dtype=np.int64)  # position of each element in ``by_config``
         rank[by_config] = np.arange(size)
         self.n_c = rank - np.repeat(starts, lengths)[rank]
+        self.before = None
+        if window is not None:  # only the earlier records at t - window .. t - 1 count
+            span = int(t.max(initial=0)) + 1
+            oldest = np.maximum(t - window, 0)
+            self.n_c -= _earlier(c[by_config] * span + t[by_config], c * span + oldest,
+                                 np.repeat(starts, lengths)[rank])
         key = c * K + y
         self.order = stable_order(key)
         first, sizes = runs(key[self.order])
@@ -56,6 +70,23 @@ class Pairs:
         self.elem, self.count = by_config[q], count
         self.k = (key[self.order[first]] % K).take(b)
         self.last = first.take(b) + count - 1
+        if window is not None:
+            # Block b's records before t - window: their counts are taken away (``before``:
+            # the position in ``order`` of the last of them, -1 for none); the pairs left
+            # with no record in the window are those of a class absent from it.
+            block = np.repeat(np.arange(first.size), sizes)
+            gone = _earlier(block * span + t[self.order],
+                            b * span + np.maximum(t.take(self.elem) - window, 0), first.take(b))
+            keep = (count > gone) & (t.take(self.elem) >= skip)
+            self.elem, self.k, self.last = self.elem[keep], self.k[keep], self.last[keep]
+            self.count = (count - gone)[keep]
+            self.before = np.where(gone > 0, first.take(b) + gone - 1, -1)[keep]
+
+
+def _earlier(keys: np.ndarray, queries: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """For each query, the sorted ``keys`` below it from ``starts`` on (a group's records
+    before a position: keys are group * span + position)."""
+    return np.searchsorted(keys, queries) - starts
 
 
 def runs(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -13,14 +13,14 @@ plus ``FRESH_FRACTION`` of all) is computed afresh instead, which is then cheape
 per new record never jumps up as more records arrive between predictions. The models averaged
 for recent test instances (``hot``) are extended together before the next search.
 
-When records leave a window, a cached score is no bound any more (a record's term rises or
-falls when earlier records of its configuration leave). The cache of a windowed learner then
-keeps each score's terms, one per record, and gives the search a bound that survives
-eviction (`Scorer.evicted_bounds`): the sum of the terms of the live records in the
-configurations no evicted record was in. As without a window, the search brings up to date
-(`Scorer.rescored`: only the configurations of the records evicted and appended since are
-rescored) only the scores it needs exact, and the models averaged for recent test instances
-together before the next search; evicting costs nothing until then.
+With a window the score is the sliding eq. 9 (`scorer`): a record's term counts the
+``window`` records before it, so it never changes once computed. The cache of a windowed
+learner keeps each score's terms, one per record covered (as running sums); when records leave
+the window, their terms are taken away (`ScoreCache.trim`: a difference of two running sums,
+no scoring), and what is left is again the score
+over the live records it covers — an upper bound on the current score, brought up to date by
+the new records' terms as without a window. So a record that arrives or leaves costs the same
+per cached model, one term, whatever the window.
 """
 
 from __future__ import annotations
@@ -37,6 +37,12 @@ __all__ = ["ScoreCache"]
 #: a record's terms cost about 1/100 to 1/200 of a full scoring).
 FRESH_RECORDS = 32
 FRESH_FRACTION = 0.02
+#: With a window, a score that misses more than ``WINDOW_EXTEND_RECORDS`` records is brought
+#: up to date by one scoring pass over just those records and their contexts (`Scorer.
+#: log_scores` with ``since``: about W + s records read for s missed, never more than a fresh
+#: scoring's 2 W), not record by record. Measured on the 16-feature nominal stream, window
+#: 300: a pass over all 2 W records cost about as much as 13 records' terms (9 against 0.7 ms).
+WINDOW_EXTEND_RECORDS = 6
 #: Models times records up to which a scoring pass takes models the search will likely ask
 #: for next (`_InstanceScores.bounds`). Measured: about 40% of a pass of 4 models of
 #: house-votes-84's 391 records is the fixed cost of its numpy calls (per model 0.31 ms at
@@ -44,113 +50,103 @@ FRESH_FRACTION = 0.02
 #: soybean's (12 of 614 records) got slower when filled without this bound (their
 #: temporaries leave the processor's cache), and are left as they are.
 SMALL_PASS = 1 << 12
-#: A search that brought up to date more than ``WASTED_BOUNDS`` of the bounds it was given
-#: (`ScoreCache.evicted_bounds`) paid for bounds it did not use: the next ``PROBE_EVERY``
-#: searches score those models at once instead, then one is given bounds again. Measured
-#: (window full, per record): on Phishing (9 features, window 300) 97% of the bounds were
-#: brought up to date, 224 ms with bounds against 176 without; on the 16-feature nominal
-#: stream (window 500) 36%, 119 against 236 ms.
-WASTED_BOUNDS = 0.75
-PROBE_EVERY = 8
-
 
 class ScoreCache:
     """``{key: [log score, first, total]}`` for one `Scorer`: the score covers the records at
     positions ``first .. total - 1``. ``window``: the scorer's records may slide; the terms
-    of each score are then kept too (``terms[key]``, one per covered record)."""
+    of each score are then kept too, as running sums: ``sums[key] = (base, cum)``, ``cum[i]``
+    the sum of the terms of the records at ``base .. base + i - 1`` (``base <= first``)."""
 
     def __init__(self, scorer: Scorer, coding: str, window: bool = False):
         self.scorer = scorer
         self.coding = coding
         self.entries: dict = {}
-        self.terms: dict | None = {} if window else None
+        self.sums: dict | None = {} if window else None
         self.hot: set = set()  # keys averaged by recent searches
         self.hot_at = 0  # records when the hot keys were last brought up to date
-        self.bounded: set = set()  # keys the current search was given bounds for
-        self.wasted = 0  # of those, brought up to date since
-        self.unbounded = 0  # searches left that score at once, not bound
 
     def __len__(self):
         return len(self.entries)
 
     @property
     def nbytes(self) -> int:
-        """About 100 bytes per cached score, plus the terms kept."""
-        kept = 0 if self.terms is None else sum(t.nbytes for t in self.terms.values())
+        """About 100 bytes per cached score, plus the running sums kept."""
+        kept = 0 if self.sums is None else sum(c.nbytes for _, c in self.sums.values())
         return 100 * len(self.entries) + kept
 
     def key(self, A: tuple, xt: np.ndarray):
         return A if self.coding == "full" else (A, tuple(int(xt[j]) for j in A))
 
+    def _too_stale(self, entry) -> bool:
+        """Whether a score misses so many records that scoring it afresh is cheaper (without a
+        window), or scoring the records it misses in one pass (with one)."""
+        sc = self.scorer
+        if self.sums is None:
+            return sc.n - entry[2] > FRESH_RECORDS + FRESH_FRACTION * sc.live
+        return sc.n - entry[2] > WINDOW_EXTEND_RECORDS
+
     def for_instance(self, xt: np.ndarray) -> _InstanceScores:
         """The scores the search of test row ``xt`` (compact codes) asks for."""
         n = self.scorer.n
-        if self.bounded:
-            self.unbounded = PROBE_EVERY if self.wasted > WASTED_BOUNDS * len(
-                self.bounded) else 0
-            self.bounded, self.wasted = set(), 0
-        elif self.unbounded:
-            self.unbounded -= 1
         if self.hot and n != self.hot_at:  # most will be asked for: extend them in one pass
-            self.refresh([k for k in self.hot if k in self.entries and
-                          n - self.entries[k][2] <= FRESH_RECORDS + FRESH_FRACTION * n])
+            hot = self.trim(self.hot)
+            self.refresh([k for k in hot if not self._too_stale(self.entries[k])])
             self.hot, self.hot_at = set(), n
         return _InstanceScores(self, xt)
 
+    def trim(self, keys) -> list:
+        """Take away from the scores of ``keys`` the terms of the records that left the window
+        (dropping the scores all of whose records left); returns the keys still cached."""
+        entries, start = self.entries, self.scorer.start
+        cached = []
+        for k in keys:
+            entry = entries.get(k)
+            if entry is None:
+                continue
+            if entry[1] < start:
+                if entry[2] <= start:
+                    del entries[k], self.sums[k]
+                    continue
+                base, cum = self.sums[k]
+                gone = start - base
+                entry[:2] = [float(cum[-1] - cum[gone]), start]
+                if 2 * gone > cum.size:  # rebased once most of its records left: O(1) a record
+                    self.sums[k] = start, cum[gone:] - cum[gone]
+            cached.append(k)
+        return cached
+
     def refresh(self, keys: list) -> list:
         """Bring the scores of ``keys`` up to date (scoring unseen ones); returns them."""
-        sc, n, start = self.scorer, self.scorer.n, self.scorer.start
-        fresh, stale, moved = [], [], []
-        for k in dict.fromkeys(keys):
+        sc, n = self.scorer, self.scorer.n
+        keys = list(keys)
+        unique = list(dict.fromkeys(keys))
+        if self.sums is not None:
+            self.trim(unique)
+        fresh, stale, behind = [], [], []
+        for k in unique:
             entry = self.entries.get(k)
-            if entry is None or entry[2] <= start or (
-                    entry[1] == start and n - entry[2] > FRESH_RECORDS + FRESH_FRACTION * n):
+            if entry is None or (self.sums is None and self._too_stale(entry)):
                 fresh.append(k)
-            elif entry[1] < start:
-                moved.append(k)
             elif entry[2] < n:
-                stale.append(k)
+                (behind if self.sums is not None and self._too_stale(entry) else stale).append(k)
+        if behind:
+            self._catch_up(behind)
         if fresh:
             models = [self._model(k) for k in fresh]
             args = [A for A, _ in models], self.coding, [v for _, v in models]
-            if self.terms is None:
+            if self.sums is None:
                 scores = sc.log_scores(*args)
             else:
                 terms = sc.log_scores(*args, per_record=True)
                 scores = terms.sum(axis=1)
-                self.terms.update(zip(fresh, terms))
+                cums = np.zeros((len(fresh), terms.shape[1] + 1))
+                np.cumsum(terms, axis=1, out=cums[:, 1:])
+                self.sums.update((k, (sc.start, cum)) for k, cum in zip(fresh, cums))
             for k, score in zip(fresh, scores.tolist()):
-                self.entries[k] = [score, start, n]
-        if moved:
-            self.wasted += sum(k in self.bounded for k in moved)
-            self._slide(moved)
+                self.entries[k] = [score, sc.start, n]
         if stale:
             self._extend(sorted(stale, key=lambda k: self.entries[k][2]))
         return [self.entries[k][0] for k in keys]
-
-    def _slide(self, keys: list):
-        """Bring up to date the scores of ``keys``, some of whose records left the window."""
-        sc = self.scorer
-        entries = [self.entries[k] for k in keys]
-        models = [self._model(k) for k in keys]
-        scores, terms = sc.rescored([A for A, _ in models], self.coding,
-                                    [v for _, v in models], [e[0] for e in entries],
-                                    [e[1] for e in entries], [e[2] for e in entries],
-                                    [self.terms[k] for k in keys])
-        self.terms.update(zip(keys, terms))
-        for entry, score in zip(entries, scores.tolist()):
-            entry[:] = [score, sc.start, sc.n]
-
-    def evicted_bounds(self, keys: list) -> dict:
-        """``{key: upper bound}`` for ``keys``, some of whose records left the window."""
-        sc = self.scorer
-        entries = [self.entries[k] for k in keys]
-        models = [self._model(k) for k in keys]
-        bounds = sc.evicted_bounds([A for A, _ in models], self.coding, [v for _, v in models],
-                                   [self.terms[k] for k in keys], [e[1] for e in entries],
-                                   [e[2] for e in entries])
-        self.bounded.update(keys)
-        return dict(zip(keys, bounds.tolist()))
 
     def _model(self, key):
         """``(A, values its configurations are coded against)``; ``None`` = each record's own."""
@@ -160,6 +156,22 @@ class ScoreCache:
         xt = np.full(self.scorer.p, -1, dtype=np.int64)
         xt[list(A)] = values
         return A, xt
+
+    def _catch_up(self, keys: list):
+        """With a window: add to the scores of ``keys`` the terms of the records they miss,
+        scored in one pass from the first record any of them misses."""
+        sc = self.scorer
+        since = min(self.entries[k][2] for k in keys)
+        models = [self._model(k) for k in keys]
+        terms = sc.log_scores([A for A, _ in models], self.coding, [v for _, v in models],
+                              per_record=True, since=since)
+        for k, row in zip(keys, terms):
+            entry = self.entries[k]
+            more = row[entry[2] - since:]
+            base, cum = self.sums[k]
+            cum = np.concatenate([cum, cum[-1] + np.cumsum(more)])
+            self.sums[k] = base, cum
+            entry[0], entry[2] = float(cum[-1] - cum[entry[1] - base]), sc.n
 
     def _extend(self, keys: list):
         """Add the terms of eq. 9 of the records each score misses (``keys`` by coverage)."""
@@ -179,9 +191,10 @@ class ScoreCache:
                 more.append(term)
         for entry in entries:
             entry[2] = sc.n
-        if self.terms is not None:
+        if self.sums is not None:
             for k, more in zip(keys, added):
-                self.terms[k] = np.concatenate([self.terms[k], more])
+                base, cum = self.sums[k]
+                self.sums[k] = base, np.concatenate([cum, cum[-1] + np.cumsum(more)])
 
 
 class _InstanceScores:
@@ -191,25 +204,22 @@ class _InstanceScores:
         self.cache, self.xt = cache, xt
 
     def bounds(self, models: list, also=()) -> list:
-        """The cached scores (upper bounds if records arrived since), or upper bounds on them
-        if some of their records left the window (`ScoreCache.evicted_bounds`; brought up to
-        date instead while the cache finds its bounds wasted, see `WASTED_BOUNDS`); unseen
-        models scored (and those all of whose records left), and when some are, unseen models of
-        ``also`` with them while the pass holds fewer than ``SMALL_PASS`` models times
-        records (a small pass pays much of its cost in fixed numpy calls)."""
-        cache, start = self.cache, self.cache.scorer.start
+        """The cached scores (upper bounds if records arrived since; with a window, the
+        terms of the records that left it taken away first); unseen models scored, and
+        when some are, unseen models of ``also`` with them while the pass holds fewer than
+        ``SMALL_PASS`` models times records (a small pass pays much of its cost in fixed
+        numpy calls)."""
+        cache = self.cache
         entries = cache.entries
         keys = [cache.key(A, self.xt) for A in models]
-        bounding = cache.terms is not None and not cache.unbounded
-        unseen = [k for k in keys if k not in entries or entries[k][2] <= start
-                  or (entries[k][1] < start and not bounding)]
+        if cache.sums is not None:
+            cache.trim(keys)
+        unseen = [k for k in keys if k not in entries]
         if unseen:
             more = [k for k in (cache.key(A, self.xt) for A in also) if k not in entries]
             room = SMALL_PASS // max(cache.scorer.live, 1) - len(unseen)
             cache.refresh(unseen + more[: max(room, 0)])
-        moved = [k for k in keys if entries[k][1] < start]
-        bound = cache.evicted_bounds(moved) if moved else {}
-        return [bound[k] if k in bound else entries[k][0] for k in keys]
+        return [entries[k][0] for k in keys]
 
     def exact(self, A: tuple) -> bool:
         entry = self.cache.entries.get(self.cache.key(A, self.xt))

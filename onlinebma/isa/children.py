@@ -96,7 +96,12 @@ def _pair_terms(scorer, children, parent, pairs: Pairs, X, ev, ei):
         for row in cum:
             row[first[1:]] -= np.add.reduceat(row, first)[:-1]
         cum = np.cumsum(cum, axis=1, out=cum).reshape(-1)
-        word = cum.take(last if table.shape[0] == 1 else offset.take(record) + last)
+        at = 0 if table.shape[0] == 1 else offset.take(record)
+        word = cum.take(at + last)
+        if pairs.before is not None:  # sliding: less the counts before the window
+            # (field by field: each field of the later sum is at least the earlier one's)
+            early = pairs.before >= 0
+            word[early] -= cum.take((at + pairs.before)[early])
         shift = shift.take(record)
         term = scorer.log_num.take(((word >> shift) & mask).view(np.int64))
         gap = scorer.log_den[ri].take(

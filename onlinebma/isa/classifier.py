@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ..batch import BufferRefitClassifier
+from ..coding import Coding
 from ..table import Table
 from ..validation import check_bool, check_choice, check_int, check_real
 from .cache import ScoreCache
@@ -49,8 +50,10 @@ class ISA(BufferRefitClassifier):
         exp(-margin)`` per class probability (see `onlinebma.isa.search`). ``None``: no
         model is negligible (the paper's search exactly).
     window
-        Keep only the last ``window`` records (``None``: all). The cached scores follow the
-        window: only the configurations of the records that left or arrived are rescored.
+        Score and predict from the last ``window`` records (``None``: all), by the sliding
+        eq. 9: each record's term is predicted from the ``window`` records before it, so the
+        store holds the last ``2 window`` records and a record that arrives or leaves adds or
+        takes away one term per cached score (see `onlinebma.isa`).
     refit_every
         Refit the cut points of numeric features after this many new records (``None``: once
         the stored records have grown by 10%; see `onlinebma.batch`).
@@ -116,6 +119,8 @@ class ISA(BufferRefitClassifier):
 
     def _reset(self):
         super()._reset()
+        if self.window is not None:  # the window's records and the contexts of their terms
+            self._coding = Coding(self.nominal_attributes, 2 * self.window)
         self._cached_for = None  # the table the caches below belong to
         self._scorer: Scorer | None = None
         self._cache: ScoreCache | None = None
@@ -150,8 +155,8 @@ class ISA(BufferRefitClassifier):
             and all(np.array_equal(a, b) for a, b in zip(data.cuts, self._scorer_state[1]))
         )
         appended = self._n_learned - self._scorer_state[0] if slides else 0
-        if not (slides and old.slide(data, old.live + appended - data.n)):
-            self._scorer = Scorer(data, float(self.alpha))
+        if not (slides and old.slide(data, old.held + appended - data.n)):
+            self._scorer = Scorer(data, float(self.alpha), self.window)
             self._cache = ScoreCache(self._scorer, self.antecedent, self.window is not None)
         self._scorer_state = state
         return self._scorer

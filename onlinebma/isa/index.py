@@ -27,8 +27,7 @@ class BitsetIndex:
     """Record sets of ``n`` records with ``p`` features of ``r[j]`` values and ``K`` classes.
 
     Rows of ``bits``: feature ``j`` value ``v`` at ``offset[j] + v``, feature ``j`` missing at
-    ``offset[j] + r[j]``, class ``k`` at ``class_row + k``, every record at ``all_row``. Records
-    before ``start`` have left a window: no set counts them.
+    ``offset[j] + r[j]``, class ``k`` at ``class_row + k``, every record at ``all_row``.
     """
 
     def __init__(self, r: np.ndarray, K: int):
@@ -39,7 +38,7 @@ class BitsetIndex:
         self.class_row = int(self.offset[-1] + self.r[-1] + 1) if self.r.size else 0
         self.all_row = self.class_row + K
         self.bits = np.zeros((self.all_row + 1, 1), dtype=np.uint64)
-        self.n = self.start = 0
+        self.n = 0
 
     @property
     def nbytes(self) -> int:
@@ -48,12 +47,7 @@ class BitsetIndex:
     def append(self, X: np.ndarray, y: np.ndarray):
         """Add records (compact codes ``X``, ``-1`` = missing; classes ``y``) after the others."""
         k = y.shape[0]
-        words = (self.n + k + 63) // 64
-        if words > self.bits.shape[1]:  # capacity doubles: amortised O(1) per record
-            grown = np.zeros((self.bits.shape[0], max(words, 2 * self.bits.shape[1])),
-                             dtype=np.uint64)
-            grown[:, : self.bits.shape[1]] = self.bits
-            self.bits = grown
+        self.reserve(self.n + k)
         t = np.arange(self.n, self.n + k, dtype=np.uint64)
         rows = np.concatenate(
             [np.where(X < 0, self.missing_row, self.offset + X),
@@ -63,20 +57,31 @@ class BitsetIndex:
                          masks[:, None])
         self.n += k
 
-    def _prefix(self, m: int) -> tuple[int, np.ndarray]:
-        """Words covering records ``0..m-1`` and the mask of those from ``start`` on."""
+    def reserve(self, records: int):
+        """Make room for ``records`` records (the capacity at least doubles when it grows:
+        amortised O(1) per record)."""
+        words = (records + 63) // 64
+        if words > self.bits.shape[1]:
+            grown = np.zeros((self.bits.shape[0], max(words, 2 * self.bits.shape[1])),
+                             dtype=np.uint64)
+            grown[:, : self.bits.shape[1]] = self.bits
+            self.bits = grown
+
+    def _prefix(self, lo: int, m: int) -> tuple[int, np.ndarray]:
+        """Words covering records ``0..m-1`` and the mask of those from ``lo`` on."""
         words = (m + 63) // 64
         mask = np.full(words, np.uint64(0xFFFFFFFFFFFFFFFF))
         if m % 64:
             mask[-1] = np.uint64((1 << (m % 64)) - 1)
-        if self.start:
-            mask[: self.start // 64] = 0
-        if self.start % 64 and self.start // 64 < words:
-            mask[self.start // 64] &= np.uint64(~((1 << (self.start % 64)) - 1) & (2**64 - 1))
+        if lo:
+            mask[: lo // 64] = 0
+        if lo % 64 and lo // 64 < words:
+            mask[lo // 64] &= np.uint64(~((1 << (lo % 64)) - 1) & (2**64 - 1))
         return words, mask
 
-    def config_sets(self, models: list, values, query: np.ndarray, m: int) -> np.ndarray:
-        """``(len(models), words)`` sets of the records ``start .. m - 1`` in ``query``'s parent
+    def config_sets(self, models: list, values, query: np.ndarray, lo: int,
+                    m: int) -> np.ndarray:
+        """``(len(models), words)`` sets of the records ``lo .. m - 1`` in ``query``'s parent
         configuration under each model.
 
         ``models[i]`` is an antecedent set and ``values[i]`` the values its configurations are
@@ -85,7 +90,7 @@ class BitsetIndex:
         both equal the coded value, or (indicator coding) both have a value and neither equals
         it.
         """
-        words, mask = self._prefix(m)
+        words, mask = self._prefix(lo, m)
         p = self.r.size
         width = max(max(map(len, models), default=0), 1)
         # Antecedents padded with column p, which reads the set of all records.

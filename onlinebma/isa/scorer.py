@@ -10,6 +10,13 @@ already holds are counted for it: a class absent so far has all counts of eq. 10
 value stands for all absent classes (on soybean, 19 classes, a record's configuration holds
 2.3 on average over the models the search scores). The terms of single records, for scores
 extended as records arrive, and the predictions of models come from the bitset index.
+
+With a window of ``W`` the score is the *sliding* eq. 9: the sum over the ``W`` live records
+of the term of each record predicted from the ``W`` records before it (the window as it was
+when the record arrived), not from every earlier record. A record's term then never changes
+once computed, so a cached score follows the window by adding the terms of new records and
+taking away those of evicted ones (`cache`). The scorer holds the ``W`` records before the
+live ones too (the adapter's store holds ``2 W``), as the context of the live records' terms.
 """
 
 from __future__ import annotations
@@ -26,11 +33,6 @@ __all__ = ["Scorer"]
 #: Records times models of one scoring pass of `Scorer.log_scores` (its temporaries,
 #: a few per record and class present, then stay in the processor's cache).
 _PASS_RECORDS = 1 << 15
-#: Relative slack of `Scorer.evicted_bounds` (sums of the same terms in another order may
-#: differ by rounding; a bound a little above the score is still a bound).
-_BOUND_SLACK = 1e-9
-
-
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
     """``(len(models), len(columns))``: 1 where ``columns[c]`` is an antecedent of the model
     (``width`` = number of features)."""
@@ -47,14 +49,15 @@ class Scorer:
     """ISA's scorer: the stored records (a canonical table's codes), indexed; the eq. 9 score
     of a model over them and the eq. 10 predictions of models.
 
-    Records have positions ``0 .. n - 1`` in arrival order; the live ones are ``start .. n -
-    1``. Records can be appended and the oldest evicted (`slide`) as long as the table's
-    features, values and classes stay those of this scorer; evicted records stay readable (for
-    `rescored`) until the scorer is rebuilt.
+    Records have positions ``0 .. n - 1`` in arrival order; the table's are ``first .. n -
+    1`` and the live ones ``start .. n - 1``: all the table's without a window, its last
+    ``window`` with one (the others are the context of their terms, see the module). Records
+    can be appended and the oldest evicted (`slide`) as long as the table's features, values
+    and classes stay those of this scorer; positions never change.
     """
 
-    def __init__(self, table: Table, alpha: float):
-        self.p, self.alpha = table.codes.shape[1], alpha
+    def __init__(self, table: Table, alpha: float, window: int | None = None):
+        self.p, self.alpha, self.window = table.codes.shape[1], alpha, window
         self.features, self.classes = table.nominal_features, table.classes
         self.values = table.values
         self.r = np.asarray(table.n_values, dtype=np.int64)
@@ -62,7 +65,7 @@ class Scorer:
         # A child with fewer than two values contributes log(N + alpha) - log(N + alpha) = 0.
         self.informative = np.flatnonzero(self.r >= 2)
         self.has_missing = np.zeros(self.p, dtype=bool)  # ever, among the records held
-        self.n = self.start = 0
+        self.n = self.first = self.base = 0  # base: the position of the arrays' row 0
         self._X = np.empty((0, self.p), dtype=np.int64)
         self._y = np.empty(0, dtype=np.int64)
         self.log_num = self.log_den = np.empty((0, 0))
@@ -70,17 +73,31 @@ class Scorer:
         self._add(table.codes, table.y)
 
     @property
+    def start(self) -> int:
+        """Position of the oldest live record."""
+        return self.first if self.window is None else max(self.first, self.n - self.window)
+
+    def context(self, t: int) -> int:
+        """Position of the oldest record the term of record ``t`` counts."""
+        return self.first if self.window is None else max(self.first, t - self.window)
+
+    @property
     def X(self) -> np.ndarray:
         """``(live, p)`` codes of the live records (the table's), ``-1`` = missing."""
-        return self._X[self.start: self.n]
+        return self._X[self.start - self.base: self.n - self.base]
 
     @property
     def y(self) -> np.ndarray:
-        return self._y[self.start: self.n]
+        return self._y[self.start - self.base: self.n - self.base]
+
+    @property
+    def held(self) -> int:
+        """Records of the table: positions ``first .. n - 1``."""
+        return self.n - self.first
 
     @property
     def live(self) -> int:
-        """Records live (in the table): positions ``start .. n - 1``."""
+        """Records live: positions ``start .. n - 1``."""
         return self.n - self.start
 
     @property
@@ -90,24 +107,31 @@ class Scorer:
                    + self.index.nbytes)
 
     def slide(self, table: Table, evicted: int) -> bool:
-        """Make ``table`` this scorer's live records: the oldest ``evicted`` live records leave,
-        the table's records after the remaining ones are appended (O(p) each). Returns
+        """Make ``table`` this scorer's records: the oldest ``evicted`` of them leave, the
+        table's records after the remaining ones are appended (amortised O(p) each). Returns
         ``False``, changing nothing, when the table has another feature, value or class than
-        this scorer's (every record's terms of eq. 10 would change) or the arrays are full of
-        evicted records (a rebuild then costs O(p) per record since the last one)."""
-        kept = self.live - evicted
+        this scorer's (every record's terms of eq. 10 would change)."""
+        kept = self.held - evicted
         if (evicted < 0 or not 0 <= kept <= table.n or table.nominal_features != self.features
                 or table.classes != self.classes or table.values != self.values):
             return False
-        if (self.start or evicted) and self.n + table.n - kept > self._y.shape[0]:
-            return False
-        self.start += evicted
-        self.index.start = self.start
+        self.first += evicted
         self._add(table.codes[kept:], table.y[kept:])
         return True
 
     def _add(self, X: np.ndarray, y: np.ndarray):
-        k, n = y.shape[0], self.n
+        k = y.shape[0]
+        if self.n + k - self.base > self._y.shape[0] and self.first - self.base:
+            # Full of evicted records: the table's move to row 0 and are indexed again
+            # (O(p) per record held, once per as many records appended).
+            held = slice(self.first - self.base, self.n - self.base)
+            kept_X, kept_y = self._X[held].copy(), self._y[held].copy()
+            self._X[: kept_y.size], self._y[: kept_y.size] = kept_X, kept_y
+            self.base = self.first
+            self.index = BitsetIndex(self.r, self.K)
+            self.index.reserve(self._y.shape[0])
+            self.index.append(kept_X, kept_y)
+        n = self.n - self.base  # rows in use
         if n + k > self._y.shape[0]:  # capacity doubles: amortised O(p) per record
             cap = max(16, 2 * (n + k))
             grown = np.empty((cap, self.p), dtype=np.int64)
@@ -117,6 +141,7 @@ class Scorer:
             grown[:n] = self._y[:n]
             self._y = grown
             counts = np.arange(cap + 1, dtype=float)
+            self.index.reserve(cap)
             self.log_num = np.log(counts + self.alpha)  # log(N + alpha), eq. 10 numerators
             # log(N + r alpha) for r = 0 .. max(r_i, K), eq. 10 denominators (row 0 unused).
             sizes = np.arange(max(int(self.r.max(initial=0)), self.K) + 1)[:, None]
@@ -147,116 +172,23 @@ class Scorer:
         """Log of the conditional prequential score of M(A) over the live records (eq. 9)."""
         return float(self.log_scores([A], coding, [xt])[0])
 
-    def log_scores(self, models: list, coding: str, xts: list, per_record: bool = False):
+    def log_scores(self, models: list, coding: str, xts: list, per_record: bool = False,
+                   since: int | None = None):
         """`log_score` of several models, computed together (``xts[m]``: the row model
         ``m``'s indicator coding is taken against; unused with the full coding).
-        ``per_record``: the terms of eq. 9 instead, ``(len(models), live)``."""
-        X, y = self.X, self.y
+        ``per_record``: the terms of eq. 9 instead, ``(len(models), live)``. ``since``: over
+        the records from that position on, not the live ones. With a window, the records of
+        their terms' contexts are read with them (and not scored)."""
+        since = self.start if since is None else since
+        lo = self.context(since)
+        rows = slice(lo - self.base, self.n - self.base)
+        X, y = self._X[rows], self._y[rows]
         per_pass = max(1, _PASS_RECORDS // max(y.size, 1))
         return np.concatenate([
-            self._log_scores(models[lo: lo + per_pass], coding, xts[lo: lo + per_pass], X, y,
-                             per_record=per_record)
-            for lo in range(0, len(models), per_pass)
+            self._log_scores(models[at: at + per_pass], coding, xts[at: at + per_pass], X, y,
+                             since - lo, per_record)
+            for at in range(0, len(models), per_pass)
         ])
-
-    def rescored(self, models: list, coding: str, xts: list, scores, firsts, totals,
-                 terms=None):
-        """Eq. 9 scores of models over the live records, from their scores over the records
-        at positions ``firsts[m] .. totals[m] - 1`` (``firsts[m] <= start < totals[m]``).
-        ``terms[m]``: the terms of eq. 9 of those records, when given; the live records'
-        terms are then returned too, ``(scores, [terms of model m])``.
-
-        Eq. 9's term of a record depends on the earlier records of its configuration only: so
-        only the configurations of the records evicted or appended since change. Their records'
-        terms over the old records are taken away and their terms over the live ones added
-        (context records, in configurations that only gained records, count for the new
-        terms but keep theirs). A model for which that is more records than the live ones is
-        scored afresh. With ``terms``, the old terms are read from them, not recomputed, and
-        the score is the sum of the live records' terms.
-        """
-        lo = int(min(firsts))
-        views = 2 if terms is None else 1
-        per_pass = max(1, _PASS_RECORDS // max(views * (self.n - lo), 1))
-        out, live = [], []
-        for i in range(0, len(models), per_pass):
-            part = slice(i, i + per_pass)
-            f, t = np.asarray(firsts[part]), np.asarray(totals[part])
-            lo = int(f.min())
-            s, new = self._rescored(models[part], coding, xts[part],
-                                    np.asarray(scores[part], dtype=float), f, t, lo,
-                                    None if terms is None else terms[part])
-            out.append(s)
-            live += new
-        return np.concatenate(out) if terms is None else (np.concatenate(out), live)
-
-    def _rescored(self, models, coding, xts, scores, firsts, totals, lo, terms):
-        X, y, M = self._X[lo: self.n], self._y[lo: self.n], len(models)
-        c = self._model_configurations(models, coding, xts, X).reshape(M, -1)
-        pos = np.arange(lo, self.n)
-        size = int(c.max(initial=0)) + 1
-        evicted = (pos >= firsts[:, None]) & (pos < self.start)
-        new = pos >= totals[:, None]
-        marks = np.zeros(size, dtype=bool)
-        marks[c[evicted]] = True
-        in_evicted = marks[c]
-        marks[:] = False
-        marks[c[new]] = True
-        now = (in_evicted | marks[c]) & (pos >= self.start)
-        counted = in_evicted | new
-        if terms is not None:  # the live records' terms: those counted anew, the others kept
-            ev, ei, t = self._log_scores(models, coding, xts, X, y,
-                                         views=(np.arange(M), now, c.reshape(-1)))
-            live = np.empty((M, self.n - lo))
-            for m, old_terms in enumerate(terms):
-                live[m, firsts[m] - lo: totals[m] - lo] = old_terms
-            anew = counted[ev, ei]
-            live[ev[anew], ei[anew]] = t[anew]
-            live = live[:, self.start - lo:]
-            return live.sum(axis=1), list(live)
-        old = in_evicted & (pos >= firsts[:, None]) & ~new
-        counted = counted.astype(float)
-        afresh = old.sum(axis=1) + now.sum(axis=1) > self.live
-        old[afresh], now[afresh], counted[afresh] = False, pos >= self.start, 1.0
-        weight = np.concatenate([-np.ones_like(counted), counted])
-        ev, ei, t = self._log_scores(models, coding, xts, X, y,
-                                     views=(np.tile(np.arange(M), 2), np.concatenate([old, now]),
-                                            c.reshape(-1)))
-        delta = np.bincount(ev, weight[ev, ei] * t, minlength=2 * M)
-        return np.where(afresh, 0.0, scores) + delta[:M] + delta[M:], []
-
-    def evicted_bounds(self, models: list, coding: str, xts: list, terms, firsts,
-                       totals) -> np.ndarray:
-        """Upper bounds on the eq. 9 scores of models over the live records, from the terms
-        ``terms[m]`` of the records at positions ``firsts[m] .. totals[m] - 1`` (``firsts[m]
-        < start``), without scoring: the sum of the terms of the live ones in configurations
-        no record at ``firsts[m] .. start - 1`` (evicted since) is in.
-
-        Eq. 9's term of a record depends on the earlier records of its configuration only: a
-        configuration none of whose records left keeps its records' terms, and gains those
-        of the records appended since (each at most 0); any other configuration's terms are
-        at most 0 in all. A few rounding errors' worth (`_BOUND_SLACK`) is added.
-        """
-        lo = int(min(firsts))
-        per_pass = max(1, _PASS_RECORDS // max(self.n - lo, 1))
-        out = []
-        for i in range(0, len(models), per_pass):
-            part = slice(i, i + per_pass)
-            f, t = np.asarray(firsts[part]), np.asarray(totals[part])
-            lo = int(f.min())
-            M = f.size
-            c = self._model_configurations(models[part], coding, xts[part],
-                                           self._X[lo: self.n]).reshape(M, -1)
-            pos = np.arange(lo, self.n)
-            marks = np.zeros(int(c.max(initial=0)) + 1, dtype=bool)
-            marks[c[(pos >= f[:, None]) & (pos < self.start)]] = True
-            kept = np.zeros((M, self.n - lo))
-            for m, covered in enumerate(terms[part]):
-                kept[m, f[m] - lo: t[m] - lo] = covered
-            kept[:, : self.start - lo] = 0.0
-            kept[marks[c]] = 0.0
-            bound = kept.sum(axis=1)
-            out.append(bound + _BOUND_SLACK * (1.0 + np.abs(bound)))
-        return np.concatenate(out)
 
     def _model_configurations(self, models: list, coding: str, xts: list, X) -> np.ndarray:
         """``(M n,)``: configuration of record ``t`` of ``X`` under model ``m`` at ``m n + t``,
@@ -280,31 +212,19 @@ class Scorer:
             c, size = refine(c, size, *self._parents(further, coding, xts, X))
         return dense(c, size)
 
-    def _log_scores(self, models: list, coding: str, xts: list, X, y, views=None,
-                    per_record: bool = False):
-        """Eq. 9 of each model over the records ``X, y`` (in arrival order): ``(M,)``;
-        ``per_record``: the terms, ``(M, n)``.
-
-        ``views=(of, keep, c)``: instead, view ``v`` is model ``of[v]`` over the records
-        ``keep[v]`` (boolean ``(V, n)``); ``c``: the models' configurations
-        (`_model_configurations`). Returns the terms as ``(view, record, term)`` arrays.
-        """
+    def _log_scores(self, models: list, coding: str, xts: list, X, y, skip: int,
+                    per_record: bool):
+        """Eq. 9 of each model over the records ``X, y`` (in arrival order) but the first
+        ``skip`` (the context of the others' terms, with a window): ``(M,)``; ``per_record``:
+        the terms, ``(M, n - skip)``."""
         n, K, M = y.shape[0], self.K, len(models)
-        if views is None:
-            if n == 0:
-                return np.zeros((M, 0)) if per_record else np.zeros(M)
-            c = self._model_configurations(models, coding, xts, X)
-            of, ev, ei = np.arange(M), np.repeat(np.arange(M), n), np.tile(np.arange(n), M)
-        else:
-            of, keep, c = views
-            ev, ei = np.nonzero(keep)
-            if not ev.size:
-                return ev, ei, np.zeros(0)
-            size = int(c.max(initial=0)) + 1
-            c = dense(c.take(of.take(ev) * n + ei) + ev * size, size * of.size)
+        if n == skip:
+            return np.zeros((M, 0)) if per_record else np.zeros(M)
+        c = self._model_configurations(models, coding, xts, X)
+        ev, ei = np.repeat(np.arange(M), n), np.tile(np.arange(n), M)
         E = ev.size
         yel = y.take(ei)
-        pairs = Pairs(c, yel, K)
+        pairs = Pairs(c, yel, K, ei, self.window, skip)
         elem = pairs.elem
         # Class given parents (eq. 10). A class absent from the configuration's earlier
         # records has no earlier records in any count: one value, ``absent``, for all such
@@ -312,7 +232,7 @@ class Scorer:
         absent = self.log_num[0] - self.log_den[K][pairs.n_c]
         present = self.log_num[pairs.count] - self.log_den[K][pairs.n_c[elem]]
         if self.informative.size:
-            parent = self._antecedents(models)[of]
+            parent = self._antecedents(models)
             absent_kids, present_kids = children_terms(self, parent, pairs, X, ev, ei)
             absent += absent_kids
             present += present_kids
@@ -327,21 +247,20 @@ class Scorer:
         np.maximum.at(top, elem, present)
         total = n_absent * np.exp(np.minimum(absent - top, 0.0)) + np.bincount(
             elem, np.exp(present - top[elem]), minlength=E)
-        terms = own - top - np.log(total)
-        if views is None:
-            return terms.reshape(M, n) if per_record else terms.reshape(M, n).sum(axis=1)
-        return ev, ei, terms
+        terms = (own - top - np.log(total)).reshape(M, n)[:, skip:]
+        return terms if per_record else terms.sum(axis=1)
 
     def record_terms(self, models: list, values: list, t: int) -> np.ndarray:
-        """``log P(z_t | x_t, live records before t, M)`` (eq. 9-10) for several models at
-        once; ``t`` a position.
+        """``log P(z_t | x_t, records context(t) .. t - 1, M)`` (eq. 9-10) for several models
+        at once; ``t`` a position.
 
         ``values[m]`` are the values model ``m``'s configurations are coded against (``None``:
         record ``t``'s own, as with the full coding).
         """
-        logq = self._class_logs(models, values, self._X[t], t)
+        row = t - self.base
+        logq = self._class_logs(models, values, self._X[row], self.context(t), t)
         top = logq.max(axis=1)
-        return logq[:, self._y[t]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
+        return logq[:, self._y[row]] - (top + np.log(np.exp(logq - top[:, None]).sum(axis=1)))
 
     def _antecedents(self, models) -> np.ndarray:
         """``(M, f)``: whether each informative feature is an antecedent of each model."""
@@ -358,16 +277,17 @@ class Scorer:
 
     def predict(self, models: list, values: list, xt: np.ndarray) -> np.ndarray:
         """``(len(models), K)`` class distributions of the models for the test row ``xt``
-        (compact codes), from all stored records (eq. 10)."""
-        logq = self._class_logs(models, values, xt, self.n)
+        (compact codes), from the live records (eq. 10)."""
+        logq = self._class_logs(models, values, xt, self.start, self.n)
         p = np.exp(logq - logq.max(axis=1, keepdims=True))
         return p / p.sum(axis=1, keepdims=True)
 
-    def _class_logs(self, models, values, query, m) -> np.ndarray:
+    def _class_logs(self, models, values, query, lo, m) -> np.ndarray:
         """``(M, K)``: log P(z = k, observed children of ``query`` | parents) + const, from the
-        first ``m`` records (eq. 10); unobserved and one-valued children are skipped."""
+        records at positions ``lo .. m - 1`` (eq. 10); unobserved and one-valued children are
+        skipped."""
         K, alpha = self.K, self.alpha
-        sets = self.index.config_sets(models, values, query, m)
+        sets = self.index.config_sets(models, values, query, lo - self.base, m - self.base)
         kids = self.informative[query[self.informative] >= 0]
         n_k, n_x, n_o = self.index.counts(sets, query, kids, self.has_missing[kids])
         logq = np.log(n_k + alpha) - np.log(n_k.sum(axis=1, keepdims=True) + K * alpha)
