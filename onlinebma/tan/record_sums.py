@@ -87,11 +87,8 @@ class RecordTreeSums:
         shape = (log_q.shape[:-1] if np.ndim(l_pairs) == 1
                  else np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1]))
         if math.prod(shape) * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
-            rows = _lower_rows(m, self.forests)
             e = self._edges(l_pairs, log_q)  # of the broadcast shape
-            lists = [[[0.0] * self.forests + [ev[i] for i in r] for r in rows]
-                     for ev in e.reshape(-1, log_q.shape[-1]).tolist()]
-            return log_tree_sums_python(lists).reshape(shape)
+            return self.python_sums(m, e.reshape(-1, log_q.shape[-1]).tolist()).reshape(shape)
         if g > BASIS_NODES:
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
         e = np.zeros((math.prod(shape), m * self.forests + log_q.shape[-1]))
@@ -126,6 +123,13 @@ class RecordTreeSums:
             graphs = self.graphs(m, l_pairs, log_q).reshape(len(e), g, g)
             out[todo] = log_tree_sum(graphs[todo])
         return out.reshape(shape)
+
+    def python_sums(self, m: int, edges: list) -> np.ndarray:
+        """``LT`` of graphs given by their feature edges as lists (``l + log Q``, plus ``log
+        edge_prior`` for forests, triu order), in plain Python floats: ``(len(edges),)``."""
+        rows = _lower_rows(m, self.forests)
+        root = [0.0] * self.forests
+        return log_tree_sums_python([[root + [e[i] for i in r] for r in rows] for e in edges])
 
     def _basis(self, m: int, l_pairs) -> TreeBasis:
         """The basis of a maximum spanning tree of ``l`` (the first graph's, for a stack of
