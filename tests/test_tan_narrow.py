@@ -62,3 +62,40 @@ def test_narrow_path_equals_the_array_path(params, monkeypatch):
         assert list(got) == list(want)
         np.testing.assert_allclose(list(got.values()), list(want.values()), rtol=0,
                                    atol=1e-9)
+
+
+@pytest.mark.parametrize("params", [{"decay": 0.99}, {"decay": "auto"}])
+def test_kept_readings_equal_fresh_ones(params, monkeypatch):
+    """Record codings are kept per distinct coding (``BaseTAN._read_record``) until a
+    class, feature or value is added: predictions equal those of a learner that codes
+    every record afresh, through new classes, values and the numeric feature's cut points,
+    and most records are served from the kept codings."""
+    from onlinebma.stats.pairs import PairCounts
+
+    data = narrow_stream(300, seed=5)
+    built = []
+    plain = PairCounts.record_columns
+
+    def counted(self, codes, values):
+        built.append(1)
+        return plain(self, codes, values)
+
+    monkeypatch.setattr(PairCounts, "record_columns", counted)
+    kept, fresh = ModelAveragedTAN(bin_warmup=10, **params), ModelAveragedTAN(bin_warmup=10,
+                                                                             **params)
+    kept_built = 0
+    for x, y in data:
+        n_built = len(built)
+        got = kept.predict_proba_one(x)
+        kept_built += len(built) - n_built
+        n_built = len(built)
+        fresh._readings = {}
+        for member in fresh._rates.members if fresh._rates is not None else []:
+            member._readings = {}
+        want = fresh.predict_proba_one(x)
+        assert len(built) > n_built or not want  # the fresh learner built its coding
+        assert list(got) == list(want)
+        np.testing.assert_allclose(list(got.values()), list(want.values()), rtol=0, atol=1e-9)
+        kept.learn_one(x, y)
+        fresh.learn_one(x, y)
+    assert kept_built < 0.4 * len(data)  # the kept learner built few

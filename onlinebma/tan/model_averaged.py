@@ -278,8 +278,7 @@ class ModelAveragedTAN(NarrowRecords, BaseTAN):
                                        m._counts.counts_.shape != counts.counts_.shape
                                        for m in members):
             return
-        codes, values, split = first._code_record(x)
-        columns = counts.record_columns(codes, values)
+        codes, values, columns, split = first._read_record(x)
         ids, prior = first._plan(codes)
         if len(members) * counts.n_classes * len(columns) <= NARROW_CELLS:
             for member, (jll, memo) in zip(members, first._narrow_predictions(
