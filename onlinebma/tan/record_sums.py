@@ -127,6 +127,9 @@ class RecordTreeSums:
     def python_sums(self, m: int, edges: list) -> np.ndarray:
         """``LT`` of graphs given by their feature edges as lists (``l + log Q``, plus ``log
         edge_prior`` for forests, triu order), in plain Python floats: ``(len(edges),)``."""
+        if m <= 3:  # the few trees summed directly
+            tiny = _tiny_forest_sum if self.forests else _tiny_tree_sum
+            return np.array([tiny(e) for e in edges])
         rows = _lower_rows(m, self.forests)
         root = [0.0] * self.forests
         return log_tree_sums_python([[root + [e[i] for i in r] for r in rows] for e in edges])
@@ -139,6 +142,34 @@ class RecordTreeSums:
         g = w.shape[-1]
         u, v = _edge_list(g, int(self.forests))
         return TreeBasis(maximum_spanning_tree(w), u, v, w[u, v])
+
+
+_LOG2, _LOG3 = math.log(2.0), math.log(3.0)
+
+
+def _log_sum(terms) -> float:
+    top = max(terms)
+    return top + math.log(sum([math.exp(t - top) for t in terms]))
+
+
+def _tiny_forest_sum(e) -> float:
+    """The log sum over the rooted forests of 2 or 3 features, edges ``e`` in triu order:
+    each forest weighs the product of its edges times its number of root choices (the
+    product of its components' sizes): ``1 + 2 w`` and ``1 + 2 Σ w + 3 Σ w w'``."""
+    if len(e) == 1:
+        return _log_sum((0.0, _LOG2 + e[0]))
+    a, b, c = e
+    return _log_sum((0.0, _LOG2 + a, _LOG2 + b, _LOG2 + c, _LOG3 + a + b, _LOG3 + a + c,
+                     _LOG3 + b + c))
+
+
+def _tiny_tree_sum(e) -> float:
+    """The log sum over the spanning trees of 2 or 3 features (edges ``e`` in triu
+    order): one edge, or the three paths."""
+    if len(e) == 1:
+        return float(e[0])
+    a, b, c = e
+    return _log_sum((a + b, a + c, b + c))
 
 
 @functools.lru_cache(maxsize=256)
