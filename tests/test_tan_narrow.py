@@ -104,16 +104,19 @@ def test_kept_readings_equal_fresh_ones(params, monkeypatch):
 @pytest.mark.parametrize("forests", [True, False])
 @pytest.mark.parametrize("m", [2, 3])
 def test_tiny_graph_sums_equal_the_elimination(forests, m):
-    """The closed sums of 2 and 3 features (``RecordTreeSums.python_sums``) against the
+    """The closed sums of 2 and 3 features (graph by graph and over a stack) against the
     log-path elimination of the same graphs (with the root node of the matrix-forest
     theorem for forests), at spreads up to thousands of nats."""
     from onlinebma.stats.spanning import log_tree_sum
-    from onlinebma.tan.record_sums import RecordTreeSums
+    from onlinebma.tan.record_sums import TINY_ARRAY_GRAPHS, RecordTreeSums
 
     rng = np.random.default_rng(m + 2 * forests)
     sums = RecordTreeSums(forests, 0.0)
     p = m * (m - 1) // 2
     edges = np.concatenate([rng.normal(0.0, scale, (20, p)) for scale in (1.0, 30.0, 3000.0)])
-    got = sums.python_sums(m, edges.tolist())
     want = log_tree_sum(sums.graphs(m, edges, 0.0), path="log")
-    np.testing.assert_allclose(got, want, rtol=1e-13, atol=1e-12)
+    graph_by_graph = sums.python_sums(m, edges.tolist())
+    np.testing.assert_allclose(graph_by_graph, want, rtol=1e-13, atol=1e-12)
+    assert len(edges) >= TINY_ARRAY_GRAPHS  # the stack's closed sums with numpy
+    stacked = sums(b"tiny", m, np.zeros(p), edges, 0)
+    np.testing.assert_allclose(stacked, want, rtol=1e-13, atol=1e-12)

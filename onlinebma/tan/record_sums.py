@@ -29,13 +29,16 @@ from ..stats.elimination import log_tree_sums_python
 from ..stats.spanning import log_tree_sum
 from ..stats.tree_basis import TreeBasis, maximum_spanning_tree, tree_basis_sums
 
-__all__ = ["BASIS_NODES", "RecordTreeSums"]
+__all__ = ["BASIS_NODES", "TINY_ARRAY_GRAPHS", "RecordTreeSums"]
 
 # Stacks of B graphs of g nodes with B g^3 above BASIS_WORK and g at most BASIS_NODES take
 # the tree basis; smaller ones are cheaper in plain Python (measured: docs/tan.md), and
 # beyond about 24 nodes the bound fails (tr M grows with the nodes).
 BASIS_WORK = 1500
 BASIS_NODES = 24
+# Stacks of graphs of 2 or 3 features from which their closed sums are taken with numpy
+# over the stack (fewer: in plain Python, graph by graph); measured, docs/tan.md.
+TINY_ARRAY_GRAPHS = 6
 # After a rebuilt tree fails its bound, the basis is not tried again for this many records
 # (doubling with each further failure, up to the cap).
 _BACKOFF, _MAX_BACKOFF = 8, 1024
@@ -86,6 +89,11 @@ class RecordTreeSums:
         g = m + self.forests
         shape = (log_q.shape[:-1] if np.ndim(l_pairs) == 1
                  else np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1]))
+        if m <= 3 and math.prod(shape) >= TINY_ARRAY_GRAPHS:  # closed sums over the stack
+            terms = self._edges(l_pairs, log_q) @ _TINY_EDGES[self.forests, m].T
+            terms += _TINY_CONSTANTS[self.forests, m]
+            top = terms.max(axis=-1, keepdims=True)
+            return (top + np.log(np.exp(terms - top).sum(axis=-1, keepdims=True)))[..., 0]
         if math.prod(shape) * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
             e = self._edges(l_pairs, log_q)  # of the broadcast shape
             return self.python_sums(m, e.reshape(-1, log_q.shape[-1]).tolist()).reshape(shape)
@@ -161,6 +169,18 @@ def _tiny_forest_sum(e) -> float:
     a, b, c = e
     return _log_sum((0.0, _LOG2 + a, _LOG2 + b, _LOG2 + c, _LOG3 + a + b, _LOG3 + a + c,
                      _LOG3 + b + c))
+
+
+# The closed sums as (edges of each term, log of its multiplicity), by (forests, m): what
+# _tiny_forest_sum and _tiny_tree_sum add up, for a stack at once.
+_TINY_EDGES = {(1, 2): np.array([[0.0], [1.0]]),
+               (1, 3): np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0],
+                                 [1, 0, 1], [0, 1, 1]]),
+               (0, 2): np.array([[1.0]]),
+               (0, 3): np.array([[1.0, 1, 0], [1, 0, 1], [0, 1, 1]])}
+_TINY_CONSTANTS = {(1, 2): np.array([0.0, _LOG2]),
+                   (1, 3): np.array([0.0, _LOG2, _LOG2, _LOG2, _LOG3, _LOG3, _LOG3]),
+                   (0, 2): np.zeros(1), (0, 3): np.zeros(3)}
 
 
 def _tiny_tree_sum(e) -> float:
