@@ -57,8 +57,10 @@ from .merging import Merging
 __all__ = ["BaseTAN"]
 
 _NO_CODES = np.zeros(0, dtype=np.int64)
-# Distinct record codings kept by BaseTAN._read_record (memory only: a miss costs nothing).
-_MAX_READINGS = 1 << 14
+# Column indices kept by BaseTAN._read_record over all its codings (2 MB of int64): enough
+# for every coding a narrow stream repeats (STAGGER's 27, SEA's 125 of 19 columns), few
+# entries of wide records, which rarely repeat (a miss costs a tuple and a dict look-up).
+_READING_CELLS = 1 << 18
 
 
 class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
@@ -158,10 +160,10 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
                 codes, values = a[:, 0].copy(), a[:, 1].copy()
             else:
                 codes = values = _NO_CODES
-            if len(self._readings) >= _MAX_READINGS:
+            columns = counts.record_columns(codes, values)
+            if (len(self._readings) + 1) * len(columns) > _READING_CELLS:
                 self._readings = {}
-            reading = self._readings[key] = (codes, values,
-                                             counts.record_columns(codes, values))
+            reading = self._readings[key] = (codes, values, columns)
         return (*reading, split)
 
     def _register_bins(self, f, bins: StreamingBins) -> None:
