@@ -23,7 +23,7 @@ from .record_sums import BASIS_WORK
 __all__ = ["NARROW_CELLS", "NarrowRecords", "narrow_terms"]
 
 # Gathered cells (K x L x learners) up to which the plain-Python terms cost less than the
-# array path (measured by ``python -m experiments.tan_paths``: docs/tan.md, *Speed*).
+# array path (``python -m experiments.tan_paths --narrow``: docs/tan.md, *Speed*).
 NARROW_CELLS = 64
 
 

@@ -3,6 +3,8 @@
 A record's stack (its K classes, the denominator, the members of ``decay="auto"``; or a
 chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed
 
+- of 2 or 3 features in closed form (the 2-3 trees or 2-16 rooted forests), graph by graph
+  in plain Python, or with numpy over a stack of ``TINY_ARRAY_GRAPHS`` or more;
 - in plain Python floats straight from the edge lists when ``B g^3 <= BASIS_WORK`` (no
   matrices built; numpy's per-call overhead costs more than the arithmetic there);
 - else, up to ``BASIS_NODES`` nodes, by the spanning-tree basis of
