@@ -10,12 +10,18 @@ graphs of ``m`` nodes, side by side in one process:
   the classifier's after many records (a strong pair per row, weak edges, roots at 0);
 - the spanning-tree basis (:mod:`onlinebma.stats.tree_basis`) against the plain-Python and
   the numpy eliminations on a record's stacks of chain-like forest graphs (the crossovers of
-  :mod:`onlinebma.tan.record_sums`).
+  :mod:`onlinebma.tan.record_sums`);
+- narrow records (``--narrow``, docs/tan.md *Speed*): ``ModelAveragedTAN``'s plain-Python
+  terms against the array path by gathered cells (``narrow.NARROW_CELLS``), the closed sums
+  of 2–3 features graph by graph against numpy over a stack
+  (``record_sums.TINY_ARRAY_GRAPHS``), and ``log_tree_sums_python``'s shifted-float branch
+  against its log branch.
 """
 
 from __future__ import annotations
 
 import os
+import sys
 import time
 
 import numpy as np
@@ -115,9 +121,88 @@ def basis_table(rng) -> str:
     return "\n".join(rows)
 
 
+def narrow_records(rng, n, p, k):
+    """``n`` records of ``p`` nominal features of 3 values (the first two equal 70 % of the
+    time) and ``k`` classes."""
+    out = []
+    for _ in range(n):
+        x = {f"f{j}": f"v{int(rng.integers(3))}" for j in range(p)}
+        if rng.random() < 0.7:
+            x["f1"] = x["f0"]
+        out.append((x, int(rng.integers(k))))
+    return out
+
+
+def narrow_table(rng) -> str:
+    """µs per predict + learn of ``ModelAveragedTAN`` (1,000 records after 200 of warm-up)
+    with the plain-Python terms of :mod:`onlinebma.tan.narrow` always or never taken."""
+    from onlinebma.tan import ModelAveragedTAN
+    from onlinebma.tan import model_averaged as ma
+
+    rows = ["| features | classes | decay | gathered cells | array µs | plain Python µs |",
+            "|---:|---:|:---|---:|---:|---:|"]
+    keep = ma.NARROW_CELLS
+    for p, k, decay in [(3, 2, 0.99), (4, 2, 0.99), (5, 2, 0.99), (7, 2, 0.99), (3, 5, 0.99),
+                        (3, 2, "auto"), (4, 2, "auto")]:
+        data = narrow_records(rng, 1200, p, k)
+        us = []
+        for cells in (-1, 10 ** 9):
+            ma.NARROW_CELLS = cells
+            model = ModelAveragedTAN(decay=decay)
+            for x, y in data[:200]:
+                model.predict_proba_one(x)
+                model.learn_one(x, y)
+            start = time.perf_counter()
+            for x, y in data[200:]:
+                model.predict_proba_one(x)
+                model.learn_one(x, y)
+            us.append((time.perf_counter() - start) / 1000 * 1e6)
+        members = 5 if decay == "auto" else 1
+        cells = members * k * (1 + 2 * p + 2 * p * (p - 1))
+        rows.append(f"| {p} | {k} | {decay} | {cells} | {us[0]:.0f} | {us[1]:.0f} |")
+    ma.NARROW_CELLS = keep
+    return "\n".join(rows)
+
+
+def tiny_table(rng) -> str:
+    """µs per stack of ``B`` graphs of 3 features (forests): the closed sums graph by graph
+    in Python against numpy over the stack, and the Python elimination's shifted-float
+    branch against its log branch per graph of ``g`` nodes."""
+    from onlinebma.tan import record_sums
+
+    rows = ["| B | closed sums, Python µs | closed sums, numpy µs |", "|---:|---:|---:|"]
+    sums = record_sums.RecordTreeSums(True, 0.0)
+    keep = record_sums.TINY_ARRAY_GRAPHS
+    for b in (2, 4, 6, 10, 15):
+        lw, q = rng.normal(0, 30, 3), rng.normal(0, 1, (b, 3))
+        us = []
+        for graphs in (10 ** 9, 0):
+            record_sums.TINY_ARRAY_GRAPHS = graphs
+            us.append(per_call_us(lambda lw=lw, q=q: sums(b"tiny", 3, lw, q, 0)))
+        rows.append(f"| {b} | {us[0]:.1f} | {us[1]:.1f} |")
+    record_sums.TINY_ARRAY_GRAPHS = keep
+    rows += ["", "| g | shifted floats µs / graph | log branch µs / graph |", "|---:|---:|---:|"]
+    limit = elimination.python_float_nats
+    for g in (4, 7, 9, 11):
+        a = symmetric(rng, 10, g, 30.0)
+        us = []
+        for nats in (limit, lambda m: -np.inf):
+            elimination.python_float_nats = nats
+            us.append(per_call_us(lambda a=a: elimination.log_tree_sums_python(a)) / 10)
+        rows.append(f"| {g} | {us[0]:.1f} | {us[1]:.1f} |")
+    elimination.python_float_nats = limit
+    return "\n".join(rows)
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     load = os.getloadavg()[0]
+    if "--narrow" in sys.argv:
+        narrow, tiny = narrow_table(rng), tiny_table(rng)
+        print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after\n")
+        print(narrow, "\n")
+        print(tiny)
+        return
     cross = crossover_table(rng)
     paths = paths_table(rng)
     basis = basis_table(rng)

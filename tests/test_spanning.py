@@ -599,3 +599,39 @@ def test_forest_sums_and_edge_probabilities_on_the_scaled_paths():
     want = brute_edge_probabilities(big)
     np.testing.assert_allclose(edges, want[1:, 1:], rtol=0, atol=1e-12)
     np.testing.assert_allclose(roots, want[0, 1:], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("m", [3, 4, 6, 9])
+def test_python_float_branch_equals_the_python_log_branch(m, monkeypatch):
+    """``log_tree_sums_python`` eliminates graphs whose spread is at most
+    ``python_float_nats(m)`` in shifted floats: equal to its log branch (and to mpmath at
+    the limit) to rounding, and graphs just beyond the limit or with a missing edge take
+    the log branch."""
+    rng = np.random.default_rng(m)
+    limit = elimination.python_float_nats(m)
+    graphs = []
+    for spread in (1.0, 50.0, limit - 1.0, limit + 1.0, 5000.0):
+        a = rng.uniform(0.0, 1.0, (m, m))
+        a = (a + a.T) / 2
+        low = a[np.tril_indices(m, -1)]
+        a = 100.0 + spread * (a - low.min()) / (low.max() - low.min())
+        graphs.append(a)
+    holey = graphs[1].copy()
+    holey[m - 1, 0] = holey[0, m - 1] = -np.inf
+    graphs.append(holey)
+    stack = np.array(graphs)
+    taken = []
+    plain = elimination._float_tree_sum
+    monkeypatch.setattr(elimination, "_float_tree_sum",
+                        lambda low, top: taken.append(1) or plain(low, top))
+    fast = elimination.log_tree_sums_python(stack)
+    assert len(taken) == 3  # the three spreads within the limit, not the hole
+    monkeypatch.setattr(elimination, "python_float_nats", lambda n: -np.inf)
+    slow = elimination.log_tree_sums_python(stack)
+    want = log_tree_sum(stack, path="log")
+    for got, ref, w in zip(fast, slow, want):
+        assert_close(got, ref, 1e-12 * max(1.0, abs(ref)))
+        assert_close(got, w, 1e-12 * max(1.0, abs(w)))
+    at_limit = mp_brute_tree(graphs[2]) if m <= 5 else None
+    if at_limit is not None:
+        assert_close(fast[2], at_limit, 1e-12 * abs(at_limit))

@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 __all__ = ["EXTENDED", "SAFE_NATS", "diagonal", "float_eliminate", "float_path_is_safe",
-           "log_eliminate", "log_tree_sums_python", "row_safe_nats", "row_tops",
-           "scaled_path_is_safe", "scaled_reduce", "shift_is_safe"]
+           "log_eliminate", "log_tree_sums_python", "python_float_nats", "row_safe_nats",
+           "row_tops", "scaled_path_is_safe", "scaled_reduce", "shift_is_safe"]
 
 # Spread bound of the float path (nats): S + n log 2 + log n <= SAFE_NATS, where 708 nats is
 # the smallest normal float; 108 nats of margin.
@@ -189,10 +189,20 @@ def log_tree_sums_python(a) -> np.ndarray:
     where numpy's per-call overhead costs more than the arithmetic (the crossover,
     ``spanning.SMALL_WORK``, is measured in docs/results/spanning-cost.md). ``a`` may also
     be a list of graphs given by their lower triangles as lists (row ``k`` holds its ``k``
-    weights to nodes ``0..k-1``; changed). Returns ``(B,)``."""
+    weights to nodes ``0..k-1``; changed). A graph whose log weights spread over at most
+    :func:`python_float_nats` is eliminated in plain floats shifted by its largest weight
+    instead (exact to rounding, no ``log1p`` per entry). Returns ``(B,)``."""
     exp, log, log1p, neg = math.exp, math.log, math.log1p, -math.inf
+    float_nats = python_float_nats(1)
     out = []
     for g in (a.tolist() if isinstance(a, np.ndarray) else a):
+        n = len(g)
+        if n > 1:
+            low = [row[:k] for k, row in enumerate(g) if k] if len(g[-1]) >= n else g[1:]
+            top = max(map(max, low))
+            if top - min(map(min, low)) <= float_nats - log(n):  # refuses inf and nan
+                out.append(_float_tree_sum(low, top))
+                continue
         total = 0.0
         for k in range(len(g) - 1, 0, -1):
             row = g[k]
@@ -220,6 +230,34 @@ def log_tree_sums_python(a) -> np.ndarray:
                         gi[j] = c + log1p(exp(t - c))
         out.append(total)
     return np.array(out)
+
+
+def python_float_nats(m: int) -> float:
+    """Spread of the log weights (largest minus smallest) of a graph of ``m`` nodes up to
+    which :func:`log_tree_sums_python` eliminates in plain floats shifted by the largest:
+    every weight, and every entry filled in (they only grow), is then a normal float at
+    least ``e^-(spread)``, and a product that underflows is below ``e^-2 _ROW_MARGIN`` of
+    the entry it is added to, so every step is exact to rounding (all terms positive)."""
+    return _TINY_NATS[np.dtype(float)] - math.log(m) - 2 * _ROW_MARGIN
+
+
+def _float_tree_sum(low: list, top: float) -> float:
+    """The elimination of :func:`log_tree_sums_python` on the weights ``exp(low - top)``
+    (``low[k - 1]``: the log weights of node ``k`` to nodes ``0..k-1``): GTH pivots summed
+    in log, the shift added back once per tree edge."""
+    exp, log = math.exp, math.log
+    w = [[exp(x - top) for x in row] for row in low]
+    total = 0.0
+    for k in range(len(w), 0, -1):
+        row = w[k - 1]
+        d = sum(row)
+        total += log(d)
+        for i in range(1, k):
+            f = row[i] / d
+            gi = w[i - 1]
+            for j in range(i):
+                gi[j] += f * row[j]
+    return total + len(w) * top
 
 
 def row_tops(a: np.ndarray):

@@ -57,6 +57,10 @@ from .merging import Merging
 __all__ = ["BaseTAN"]
 
 _NO_CODES = np.zeros(0, dtype=np.int64)
+# Column indices kept by BaseTAN._read_record over all its codings (2 MB of int64): enough
+# for every coding a narrow stream repeats (STAGGER's 27, SEA's 125 of 19 columns), few
+# entries of wide records, which rarely repeat (a miss costs a tuple and a dict look-up).
+_READING_CELLS = 1 << 18
 
 
 class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
@@ -99,9 +103,11 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         self._unit = 1.0
         self._scale = 1.0
         self._predicted = None  # the last prediction's record and memo (not pickled)
+        self._readings: dict = {}  # derived (see _read_record, not pickled)
+        self._readings_version = -1
 
     def __getstate__(self):
-        return {**self.__dict__, "_predicted": None}
+        return {**self.__dict__, "_predicted": None, "_readings": {}, "_readings_version": -1}
 
     @property
     def _multiclass(self):
@@ -128,9 +134,13 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
 
     # ------------------------------------------------------------------ coding
 
-    def _code_record(self, x: dict):
+    def _read_record(self, x: dict):
         """Validate ``x`` and code its known features and values, without changing anything:
-        ``(codes, values, split)`` with ``codes`` increasing."""
+        ``(codes, values, columns, split)`` with ``codes`` increasing and ``columns`` from
+        :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`. The arrays (read only)
+        are kept per distinct coding while no class, feature or value is added: after
+        discretisation a narrow stream repeats a few hundred codings, and building them
+        costs more numpy calls than the rest of a narrow record's reading."""
         split = self._kinds.split(x)
         numeric, nominal, _ = split
         counts = self._counts
@@ -139,11 +149,22 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
             b = self._bins.get(f)
             if b is not None and b.cuts is not None:
                 pairs.append((counts.feature_code(f), b.bin(v)))
-        if not pairs:
-            return _NO_CODES, _NO_CODES, split
         pairs.sort()
-        a = np.array(pairs, dtype=np.int64)
-        return a[:, 0].copy(), a[:, 1].copy(), split
+        if self._readings_version != counts.version:
+            self._readings, self._readings_version = {}, counts.version
+        key = tuple(pairs)
+        reading = self._readings.get(key)
+        if reading is None:
+            if pairs:
+                a = np.array(pairs, dtype=np.int64)
+                codes, values = a[:, 0].copy(), a[:, 1].copy()
+            else:
+                codes = values = _NO_CODES
+            columns = counts.record_columns(codes, values)
+            if (len(self._readings) + 1) * len(columns) > _READING_CELLS:
+                self._readings = {}
+            reading = self._readings[key] = (codes, values, columns)
+        return (*reading, split)
 
     def _register_bins(self, f, bins: StreamingBins) -> None:
         """Give a numeric feature whose cut points were just fixed its intervals as values."""
@@ -282,8 +303,7 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         last = self._predicted
         if self._predicts(x) and last[5] is not None:  # computed already (decay="auto")
             return dict(zip(counts.classes_, last[5].tolist()))
-        codes, values, split = self._code_record(x)
-        columns = counts.record_columns(codes, values)
+        codes, values, columns, split = self._read_record(x)
         jll, memo = self._joint_log_likelihood(codes, values, columns)
         self._remember(x, codes, values, columns, split, memo, None)
         return dict(zip(counts.classes_, jll.tolist()))

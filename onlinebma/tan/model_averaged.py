@@ -17,6 +17,7 @@ from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pai
 from ..stats.spanning import edge_probabilities
 from ..validation import check_choice, check_real
 from .base import BaseTAN
+from .narrow import NARROW_CELLS, NarrowRecords
 from .record_sums import RecordTreeSums
 
 __all__ = ["ModelAveragedTAN"]
@@ -27,7 +28,7 @@ __all__ = ["ModelAveragedTAN"]
 _BATCH_ENTRIES = 1 << 18
 
 
-class ModelAveragedTAN(BaseTAN):
+class ModelAveragedTAN(NarrowRecords, BaseTAN):
     r"""Exact Bayesian model averaging over all tree- or forest-augmented naive Bayes networks.
 
     The class is a parent of every feature and each feature has at most one other feature as
@@ -248,6 +249,8 @@ class ModelAveragedTAN(BaseTAN):
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
         ids, prior = self._plan(codes)
+        if counts.n_classes * len(columns) <= NARROW_CELLS:
+            return self._narrow_predictions([self], codes, ids, prior, columns)[0]
         base, log_q = self._terms(codes, counts.counts_.take(columns, axis=1), prior)
         m = len(codes)
         if m < 2:
@@ -275,9 +278,13 @@ class ModelAveragedTAN(BaseTAN):
                                        m._counts.counts_.shape != counts.counts_.shape
                                        for m in members):
             return
-        codes, values, split = first._code_record(x)
-        columns = counts.record_columns(codes, values)
+        codes, values, columns, split = first._read_record(x)
         ids, prior = first._plan(codes)
+        if len(members) * counts.n_classes * len(columns) <= NARROW_CELLS:
+            for member, (jll, memo) in zip(members, first._narrow_predictions(
+                    members, codes, ids, prior, columns)):
+                member._remember(x, codes, values, columns, split, memo, jll)
+            return
         gathered = np.stack([m._counts.counts_.take(columns, axis=1) for m in members])
         units = np.array([[m._unit] for m in members])
         base, log_q = first._terms(codes, gathered, prior, units)

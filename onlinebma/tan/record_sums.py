@@ -3,6 +3,8 @@
 A record's stack (its K classes, the denominator, the members of ``decay="auto"``; or a
 chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed
 
+- of 2 or 3 features in closed form (the 2-3 trees or 2-16 rooted forests), graph by graph
+  in plain Python, or with numpy over a stack of ``TINY_ARRAY_GRAPHS`` or more;
 - in plain Python floats straight from the edge lists when ``B g^3 <= BASIS_WORK`` (no
   matrices built; numpy's per-call overhead costs more than the arithmetic there);
 - else, up to ``BASIS_NODES`` nodes, by the spanning-tree basis of
@@ -29,13 +31,16 @@ from ..stats.elimination import log_tree_sums_python
 from ..stats.spanning import log_tree_sum
 from ..stats.tree_basis import TreeBasis, maximum_spanning_tree, tree_basis_sums
 
-__all__ = ["BASIS_NODES", "RecordTreeSums"]
+__all__ = ["BASIS_NODES", "TINY_ARRAY_GRAPHS", "RecordTreeSums"]
 
 # Stacks of B graphs of g nodes with B g^3 above BASIS_WORK and g at most BASIS_NODES take
 # the tree basis; smaller ones are cheaper in plain Python (measured: docs/tan.md), and
 # beyond about 24 nodes the bound fails (tr M grows with the nodes).
 BASIS_WORK = 1500
 BASIS_NODES = 24
+# Stacks of graphs of 2 or 3 features from which their closed sums are taken with numpy
+# over the stack (fewer: in plain Python, graph by graph); measured, docs/tan.md.
+TINY_ARRAY_GRAPHS = 6
 # After a rebuilt tree fails its bound, the basis is not tried again for this many records
 # (doubling with each further failure, up to the cap).
 _BACKOFF, _MAX_BACKOFF = 8, 1024
@@ -86,12 +91,14 @@ class RecordTreeSums:
         g = m + self.forests
         shape = (log_q.shape[:-1] if np.ndim(l_pairs) == 1
                  else np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1]))
+        if m <= 3 and math.prod(shape) >= TINY_ARRAY_GRAPHS:  # closed sums over the stack
+            terms = self._edges(l_pairs, log_q) @ _TINY_EDGES[self.forests, m].T
+            terms += _TINY_CONSTANTS[self.forests, m]
+            top = terms.max(axis=-1, keepdims=True)
+            return (top + np.log(np.exp(terms - top).sum(axis=-1, keepdims=True)))[..., 0]
         if math.prod(shape) * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
-            rows = _lower_rows(m, self.forests)
             e = self._edges(l_pairs, log_q)  # of the broadcast shape
-            lists = [[[0.0] * self.forests + [ev[i] for i in r] for r in rows]
-                     for ev in e.reshape(-1, log_q.shape[-1]).tolist()]
-            return log_tree_sums_python(lists).reshape(shape)
+            return self.python_sums(m, e.reshape(-1, log_q.shape[-1]).tolist()).reshape(shape)
         if g > BASIS_NODES:
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
         e = np.zeros((math.prod(shape), m * self.forests + log_q.shape[-1]))
@@ -127,6 +134,16 @@ class RecordTreeSums:
             out[todo] = log_tree_sum(graphs[todo])
         return out.reshape(shape)
 
+    def python_sums(self, m: int, edges: list) -> np.ndarray:
+        """``LT`` of graphs given by their feature edges as lists (``l + log Q``, plus ``log
+        edge_prior`` for forests, triu order), in plain Python floats: ``(len(edges),)``."""
+        if m <= 3:  # the few trees summed directly
+            tiny = _tiny_forest_sum if self.forests else _tiny_tree_sum
+            return np.array([tiny(e) for e in edges])
+        rows = _lower_rows(m, self.forests)
+        root = [0.0] * self.forests
+        return log_tree_sums_python([[root + [e[i] for i in r] for r in rows] for e in edges])
+
     def _basis(self, m: int, l_pairs) -> TreeBasis:
         """The basis of a maximum spanning tree of ``l`` (the first graph's, for a stack of
         learners)."""
@@ -135,6 +152,46 @@ class RecordTreeSums:
         g = w.shape[-1]
         u, v = _edge_list(g, int(self.forests))
         return TreeBasis(maximum_spanning_tree(w), u, v, w[u, v])
+
+
+_LOG2, _LOG3 = math.log(2.0), math.log(3.0)
+
+
+def _log_sum(terms) -> float:
+    top = max(terms)
+    return top + math.log(sum([math.exp(t - top) for t in terms]))
+
+
+def _tiny_forest_sum(e) -> float:
+    """The log sum over the rooted forests of 2 or 3 features, edges ``e`` in triu order:
+    each forest weighs the product of its edges times its number of root choices (the
+    product of its components' sizes): ``1 + 2 w`` and ``1 + 2 Σ w + 3 Σ w w'``."""
+    if len(e) == 1:
+        return _log_sum((0.0, _LOG2 + e[0]))
+    a, b, c = e
+    return _log_sum((0.0, _LOG2 + a, _LOG2 + b, _LOG2 + c, _LOG3 + a + b, _LOG3 + a + c,
+                     _LOG3 + b + c))
+
+
+# The closed sums as (edges of each term, log of its multiplicity), by (forests, m): what
+# _tiny_forest_sum and _tiny_tree_sum add up, for a stack at once.
+_TINY_EDGES = {(1, 2): np.array([[0.0], [1.0]]),
+               (1, 3): np.array([[0.0, 0, 0], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0],
+                                 [1, 0, 1], [0, 1, 1]]),
+               (0, 2): np.array([[1.0]]),
+               (0, 3): np.array([[1.0, 1, 0], [1, 0, 1], [0, 1, 1]])}
+_TINY_CONSTANTS = {(1, 2): np.array([0.0, _LOG2]),
+                   (1, 3): np.array([0.0, _LOG2, _LOG2, _LOG2, _LOG3, _LOG3, _LOG3]),
+                   (0, 2): np.zeros(1), (0, 3): np.zeros(3)}
+
+
+def _tiny_tree_sum(e) -> float:
+    """The log sum over the spanning trees of 2 or 3 features (edges ``e`` in triu
+    order): one edge, or the three paths."""
+    if len(e) == 1:
+        return float(e[0])
+    a, b, c = e
+    return _log_sum((a + b, a + c, b + c))
 
 
 @functools.lru_cache(maxsize=256)
