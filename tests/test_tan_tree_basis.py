@@ -5,6 +5,8 @@ and the classifier's predictions on this path equal the log path's to 1e-9."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -112,6 +114,27 @@ def test_the_bound_refuses_trees_far_from_maximal():
     got, _ = tree_basis_sums(basis, ev)
     want = log_tree_sum(matrices(ev, g), path="log")
     assert np.abs(got - want).max() > 1e-9
+
+
+@pytest.mark.parametrize("b", [3, 12])  # graph by graph, and stacked
+def test_graphs_far_from_their_basis_are_refused_without_warnings(b):
+    """A tree far from maximal (exponentials overflow) and a record that lifts a left-out
+    entry by a thousand nats (its bound overflows) are refused quietly: no numpy warning
+    reaches the user of a classifier whose record took this path."""
+    g = 10
+    rng = np.random.default_rng(4)
+    i, j = edges_of(g)
+    star = TreeBasis(np.r_[-1, np.zeros(g - 1, dtype=np.int64)], i, j)
+    w, ev = classifier_like(rng, b, g, 600.0)
+    basis = TreeBasis(maximum_spanning_tree(w), i, j, w[i, j])
+    lifted = ev.copy()
+    lifted[0, basis.dropped_[0][0]] += 1040.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got, ok = tree_basis_sums(star, ev)
+        assert not ok.any() and np.isnan(got).all()
+        got, ok = tree_basis_sums(basis, lifted)
+    assert not ok[0] and ok[1:].all()
 
 
 @pytest.mark.parametrize("p,params", [(4, {}), (14, {}),

@@ -175,14 +175,15 @@ def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
             delta = np.exp(basis.dropped_top_
                            + (change.max(axis=1) - change.min(axis=1)) * 0.5)
     a = a.reshape(b, *basis.shape_)
-    m = np.matmul(a.transpose(0, 2, 1), a)
-    m += basis.eye_
-    trace = m.trace(axis1=1, axis2=2)
+    with np.errstate(over="ignore", invalid="ignore"):  # a graph far from its tree: refused
+        m = np.matmul(a.transpose(0, 2, 1), a)
+        m += basis.eye_
+        trace = m.trace(axis1=1, axis2=2)
     log_diag = np.ones((b, n))
     eta = basis.eta_
     # the bound: rounding, then the entries left out (module docstring)
     if b > _LOOP_GRAPHS:  # stacked calls
-        with np.errstate(invalid="ignore"):
+        with np.errstate(over="ignore", invalid="ignore"):
             bound = 2 * n * (eta * trace + 2 * delta * np.sqrt(dropped * (trace - n))
                              + delta * delta * dropped)
             ok = bound <= TOLERANCE  # also refuses nan
