@@ -348,7 +348,9 @@ def test_a_windowed_batch_learner_on_dask(small):
     with dask.config.set(scheduler="synchronous"):
         model = distributed.fit(ISA(phase1_models=5, max_models=10, window=30),
                                 _frame(X, y, 3), target="label", split_every=2)
-    assert model.data_.n == 30 and model.classes_ == one.classes_
+    # ISA(window=30) stores the last 60 records: the window and the contexts of its sliding
+    # score (docs/isa.md)
+    assert model.data_.n == 60 and model.classes_ == one.classes_
     _assert_same(model, one, X)
 
 
