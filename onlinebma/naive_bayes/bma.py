@@ -12,7 +12,6 @@ from ..validation import check_real
 from . import wide_nominal
 from .counts import COUNTS
 from .naive import NaiveBayes
-from .wide_nominal import gathered
 
 __all__ = ["BMANB"]
 
@@ -214,7 +213,7 @@ class BMANB(NaiveBayes):
         """:meth:`_arc_log_odds` of nominal features from the kept sums, as arrays (the array
         path of wide nominal records; ``n`` and ``r`` the features' counts and values)."""
         all_sums, tables = self._sums, self._tables
-        sums = gathered(all_sums, features, 4)
+        sums = wide_nominal.gathered(all_sums, features, 4)
         for k in np.flatnonzero(sums[:, 2] != r).tolist():  # M changed: the class sum is stale
             self._arc_log_odds(features[k], tables[features[k]])  # recomputes it
             sums[k] = all_sums[features[k]]
