@@ -98,7 +98,7 @@ class NaiveBayes(BaseNB):
         uses every feature. Called once per prediction."""
         return None
 
-    def _wide_arc_odds(self, features, n, r):
+    def _wide_arc_odds(self, features, n, r, n_class):
         """``None``: every feature always used (the array path of wide nominal records)."""
         return None
 

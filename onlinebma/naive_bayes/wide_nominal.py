@@ -192,11 +192,11 @@ class WideNominals:
         else:
             features = [f for f, _ in pairs]
         rows = block.slot_row[slots]
-        n, r = block.n[rows], block.r[rows]
-        d = self._wide_arc_odds(features, n, r)
+        n, r, n_class = block.n[rows], block.r[rows], block.n_class[:, rows]
+        d = self._wide_arc_odds(features, n, r, n_class)
         a = self.alpha  # no forgetting: the unit is 1
         ra = r * a
-        mixed = (a + block.joint[:, slots]) / (ra + block.n_class[:, rows])  # class x feature
+        mixed = (a + block.joint[:, slots]) / (ra + n_class)  # class x feature
         if d is not None:  # w1 = sigmoid(d), w0 = 1 - w1 (exp overflows to w = 0, exactly)
             with np.errstate(over="ignore"):
                 w0, w1 = 1.0 / (1.0 + np.exp(d)), 1.0 / (1.0 + np.exp(-d))
@@ -208,10 +208,12 @@ class WideNominals:
         """The learner's threshold in cells (a module constant, read at each record)."""
         return NOMINAL_CELLS
 
-    def _wide_arc_odds(self, features: list, n: np.ndarray, r: np.ndarray) -> np.ndarray:
+    def _wide_arc_odds(self, features: list, n: np.ndarray, r: np.ndarray,
+                       n_class: np.ndarray) -> np.ndarray:
         """Per feature, the arc's posterior log odds (``inf``: always), from the kept
         marginal likelihoods of :meth:`_kept_log_odds` when there are, else a call of
-        ``_arc_log_odds`` each; ``n`` and ``r`` are the features' counts and values seen."""
+        ``_arc_log_odds`` each; ``n``, ``r`` and ``n_class`` are the features' counts, values
+        seen and counts by class (class x feature, the block's class order)."""
         kept = self._kept_log_odds()
         if kept is None:
             odds, tables = self._arc_log_odds, self._tables
