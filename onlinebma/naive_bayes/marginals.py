@@ -120,6 +120,32 @@ class IncrementalMarginals:
         log_ml[1] += len(table.n_class) * step + sum(lg(old + n * c) - lg(new + n * c)
                                                      for n in table.n_class.values())
 
+    def _grow_domains(self, features: list, sizes: list) -> None:
+        """:meth:`_grow_domain` of several features, ``sizes`` their new numbers of values:
+        the same floats, and with K2, unit pseudo-counts and no forgetting (the array path of
+        wide records, where most values of a record can be new) one loop that computes the
+        Gamma step of each size once."""
+        tables = self._tables
+        a = self.alpha
+        if self.prior != "K2" or a != 1 or self._scale != 1:
+            for f, r in zip(features, sizes):
+                self._grow_domain(f, tables[f], r)
+            return
+        log, log_mls, steps = math.log, self._log_ml, {}
+        for f, r in zip(features, sizes):
+            if r == 1:  # a new feature: no data yet
+                continue
+            old = (r - 1) * a
+            step = steps.get(r)
+            if step is None:
+                step = steps[r] = math.lgamma(r * a) - math.lgamma(old)
+            table, log_ml = tables[f], log_mls[f]
+            log_ml[0] += step - log(old + table.n)
+            total = 0  # sum(...) of _grow_domain, in its order
+            for n in table.n_class.values():
+                total += log(old + n)
+            log_ml[1] += len(table.n_class) * step - total
+
     def _nominal_log_ml(self, f, table: NominalTable, r: int,
                         n_classes: int | None = None) -> list:
         """Both marginal likelihoods of nominal feature ``f`` from its (decayed) counts

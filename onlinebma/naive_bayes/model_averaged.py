@@ -291,13 +291,16 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         log = math.log
         terms = zip(map(log, ((a + n_v) / (r * a + n)).tolist()),
                     map(log, ((a + n_vy) / (r * a + n_y)).tolist()))
+        grown, sizes = [], []
         for k in np.flatnonzero(~known).tolist():  # the domain grows (_learned_nominal)
             f = pairs[k][0]
             if fresh[k]:
                 self._current_log_ml(f)
                 tables[f] = NominalTable()
             else:
-                self._grow_domain(f, tables[f], int(r[k]))
+                grown.append(f)
+                sizes.append(int(r[k]))
+        self._grow_domains(grown, sizes)
         log_mls = self._log_ml
         counts = zip(*(c.astype(np.int64).tolist() for c in (n_v + 1, n_vy + 1, n_y + 1)))
         for (f, v), (t0, t1), (v1, vy1, y1) in zip(pairs, terms, counts):
