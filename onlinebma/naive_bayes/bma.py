@@ -210,22 +210,15 @@ class BMANB(NaiveBayes):
         return wide_nominal.BMANB_NOMINAL_CELLS
 
     def _wide_arc_odds(self, features, n, r, n_class):
-        """:meth:`_arc_log_odds` of nominal features from the kept sums, as arrays (the array
-        path of wide nominal records; ``n``, ``r`` and ``n_class`` the features' counts,
-        values and counts by class). A class sum made stale by a new value, sum_y N_y
-        log(N_y + a M), is recomputed here for all such features at once and kept."""
-        all_sums = self._sums
-        sums = wide_nominal.gathered(all_sums, features, 4)
+        """:meth:`_arc_log_odds` of nominal features, as arrays (the array path of wide
+        nominal records; ``n``, ``r`` and ``n_class`` the features' counts, values and counts
+        by class): the value sums kept, the class sums sum_y N_y log(N_y + a M) from
+        ``n_class`` (one product for all features: the kept ones go stale with each new
+        value, common in wide records)."""
+        sums = wide_nominal.gathered(self._sums, features, 4)
         am = self.alpha * r
-        stale = np.flatnonzero(sums[:, 2] != r)
-        if len(stale):  # classes a feature never met count 0 and add 0 log(a M) = 0
-            counts = n_class[:, stale]
-            fresh = (counts * np.log(counts + am[stale])).sum(axis=0)
-            sums[stale, 3] = fresh
-            for k, m, value in zip(stale.tolist(), r[stale].tolist(), fresh.tolist()):
-                kept = all_sums[features[k]]
-                kept[2], kept[3] = int(m), value
-        return sums[:, 1] - sums[:, 3] - sums[:, 0] + n * np.log(n + am) - (n + 1) * self._log_gamma
+        class_sums = (n_class * np.log(n_class + am)).sum(axis=0)  # a class not met adds 0
+        return sums[:, 1] - class_sums - sums[:, 0] + n * np.log(n + am) - (n + 1) * self._log_gamma
 
     def _rate_terms(self):
         if self._zero:  # bags of words: one learner per rate
