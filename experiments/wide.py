@@ -229,10 +229,11 @@ PATHS = {"numeric": ("wide", "WIDE"), "nominal": ("wide_nominal", "NOMINAL")}
 
 
 @contextlib.contextmanager
-def _path(which, kind="numeric"):
+def forced_path(which, kind="numeric"):
     """Every record the ``"plain"`` way or, where it can, the ``"array"`` way (the thresholds
     of :mod:`onlinebma.naive_bayes.wide` and :mod:`~onlinebma.naive_bayes.wide_nominal` are
-    module constants read at each record)."""
+    module constants read at each record); the crossover tables here and the tests of the
+    array paths (``tests/test_nb_wide.py``) force the paths through it."""
     import importlib
 
     module_name, prefix = PATHS[kind]
@@ -267,7 +268,7 @@ def _crossover(cells, budget, kind="numeric"):
         rates = {(name, which): [] for name in learners for which in ("plain", "array")}
         for _ in range(3):
             for (name, which), kept in rates.items():
-                with _path(which, kind):
+                with forced_path(which, kind):
                     kept.append(stream_rate(learners[name](), named, labels))
         for name in learners:
             plain = statistics.median(rates[name, "plain"])

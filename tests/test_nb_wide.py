@@ -14,6 +14,7 @@ import random
 
 import pytest
 
+from experiments.wide import forced_path
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes, wide
 
 WIDTH = wide.WIDE_CELLS // 2  # wide from the first class on
@@ -21,30 +22,14 @@ WIDTH = wide.WIDE_CELLS // 2  # wide from the first class on
 LEARNERS = [NaiveBayes, BMANB, ModelAveragedNB]
 
 
-@contextlib.contextmanager
-def _thresholds(features, cells, module=wide, prefix="WIDE"):
-    """``module``'s thresholds ``{prefix}_FEATURES`` and ``{prefix}_CELLS`` (and a learner's
-    own, such as ``BMANB_NOMINAL_CELLS``) set for a while."""
-    names = [name for name in vars(module)
-             if name == f"{prefix}_FEATURES" or name.endswith(f"{prefix}_CELLS")]
-    kept = [getattr(module, name) for name in names]
-    for name in names:
-        setattr(module, name, cells if name.endswith("_CELLS") else features)
-    try:
-        yield
-    finally:
-        for name, value in zip(names, kept):
-            setattr(module, name, value)
-
-
-def _plain(**path):
+def _plain(kind="numeric"):
     """Every record the plain way."""
-    return _thresholds(math.inf, math.inf, **path)
+    return forced_path("plain", kind)
 
 
-def _array_always(**path):
+def _array_always(kind="numeric"):
     """Every record that can go the array way goes it, however narrow."""
-    return _thresholds(1, 0, **path)
+    return forced_path("array", kind)
 
 
 def _stream(n, n_features, n_classes, seed, missing=0.0, nominal=0, new_features_at=None):

@@ -31,9 +31,8 @@ IDS = ["NaiveBayes", "BMANB", "BMANB-gamma", "ModelAveragedNB", "ModelAveragedNB
 
 WIDTH = wide_nominal.NOMINAL_CELLS // 2  # wide from the first class on
 
-NOMINAL = {"module": wide_nominal, "prefix": "NOMINAL"}
-_nominal_plain = functools.partial(_plain, **NOMINAL)
-_nominal_always = functools.partial(_array_always, **NOMINAL)
+_nominal_plain = functools.partial(_plain, "nominal")
+_nominal_always = functools.partial(_array_always, "nominal")
 
 
 def _stream(n, n_features, n_classes, seed, missing=0.0, numeric=0, new_features_at=None):
