@@ -87,11 +87,11 @@ class SharedTreeRates(RecordCoding):
     # --------------------------------------------------------------- predicting
 
     def _predict(self, x: dict):
-        """``(probabilities (R, K), memo, reading, split)`` of ``x`` (all ``None`` before the
-        first label): every member's class probabilities, what learning ``x`` next reuses
-        (``memo`` = ``(log_q (R, K, P), LT (R, K) or None)``; the coding if every value was
-        known) and the validated record. Kept for the same unchanged dict until something
-        is learned."""
+        """``(probabilities, memo, reading, split)`` of ``x`` (all ``None`` before the
+        first label): every member's class probabilities (R lists of K), what learning
+        ``x`` next reuses (``memo`` = ``(log_q (R, K, P), LT (R, K) or None)``; the coding
+        if every value was known) and the validated record. Kept for the same unchanged
+        dict until something is learned."""
         last = self._last
         if last is not None and last[0] is x and last[1] == x:
             return last[2]
@@ -99,8 +99,13 @@ class SharedTreeRates(RecordCoding):
             return None, None, None, None
         codes, values, columns, split = self._read_record(x)
         jll, memo = self._stack(codes, columns)
-        p = np.exp(jll - jll.max(axis=1, keepdims=True))
-        p /= p.sum(axis=1, keepdims=True)
+        p = []  # a few members and classes: plain floats cost less than numpy calls
+        exp = math.exp
+        for row in jll.tolist():
+            top = max(row)
+            e = [exp(s - top) for s in row]
+            total = sum(e)
+            p.append([q / total for q in e])
         numeric, nominal, _ = split
         complete = len(codes) == len(numeric) + len(nominal)
         out = (p, memo, (codes, values, columns) if complete else None, split)
@@ -143,11 +148,15 @@ class SharedTreeRates(RecordCoding):
         return base + lt - den[:, None], (log_q, lt)
 
     def predict_proba_one(self, x: dict) -> dict:
-        p = self._predict(x)[0]
-        if p is None:
+        probas = self._predict(x)[0]
+        if probas is None:
             return {}
-        mixed = np.exp(self.log_weights) @ p
-        return dict(zip(self.labels, (mixed / mixed.sum()).tolist()))
+        mixed = [0.0] * len(self.labels)
+        for lw, p in zip(self.log_weights, probas):
+            w = math.exp(lw)
+            mixed = [a + w * q for a, q in zip(mixed, p)]
+        total = sum(mixed)
+        return {label: q / total for label, q in zip(self.labels, mixed)}
 
     def joint_log_likelihood(self, x: dict) -> dict:
         return {label: math.log(p) if p > 0 else -math.inf
@@ -204,7 +213,7 @@ class SharedTreeRates(RecordCoding):
                 if not forgets:  # l = log W, from the counts
                     self._l[i] = self._tree.log_weights(counts, counts.counts_[i::r],
                                                         self._units[i])
-        self._weigh(probas[:, c].tolist() if known else None)
+        self._weigh([p[c] for p in probas] if known else None)
 
     def _learn(self, c: int, codes, columns, memo) -> None:
         """Every member's ``l <- α (l + log Q_c(x))`` before the record of class code ``c``
