@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import onlinebma.tan.model_averaged as ma
+import onlinebma.tan.rates as rates
 from onlinebma.tan import ModelAveragedTAN
-from onlinebma.tan.narrow import NarrowRecords
 
 
 def narrow_stream(n, seed=0):
@@ -29,14 +29,15 @@ def run(params, data, cells, monkeypatch):
     """Every prediction of a learner on ``data`` with the narrow path taken up to ``cells``
     gathered cells, and how many records took it."""
     taken = []
-    plain = NarrowRecords._narrow_predictions
+    plain = ma.narrow_predictions
 
-    def counted(self, *args):
+    def counted(*args):
         taken.append(1)
-        return plain(self, *args)
+        return plain(*args)
 
-    monkeypatch.setattr(NarrowRecords, "_narrow_predictions", counted)
-    monkeypatch.setattr(ma, "NARROW_CELLS", cells)
+    for module in (ma, rates):  # the single learner, decay="auto"'s stack
+        monkeypatch.setattr(module, "narrow_predictions", counted)
+        monkeypatch.setattr(module, "NARROW_CELLS", cells)
     model = ModelAveragedTAN(bin_warmup=10, **params)
     out = []
     for x, y in data:
@@ -90,8 +91,8 @@ def test_kept_readings_equal_fresh_ones(params, monkeypatch):
         kept_built += len(built) - n_built
         n_built = len(built)
         fresh._readings = {}
-        for member in fresh._rates.members if fresh._rates is not None else []:
-            member._readings = {}
+        if fresh._rates is not None:
+            fresh._rates._readings = {}
         want = fresh.predict_proba_one(x)
         assert len(built) > n_built or not want  # the fresh learner built its coding
         assert list(got) == list(want)

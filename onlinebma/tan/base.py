@@ -2,10 +2,12 @@
 
 :class:`BaseTAN` owns the one sufficient statistic, :class:`~onlinebma.stats.pairs.PairCounts`
 (class, single and pair counts per class), and everything around it that does not depend on
-the model: reading and validating records (:mod:`onlinebma.records`), coding features, values
-and labels as ints in order of first appearance, numeric features through
-:mod:`onlinebma.tan.binning`, forgetting (``decay``), ``decay="auto"``
-(:class:`~onlinebma.naive_bayes.decay.RateMixture`), ``learn_one``/``learn_many``,
+the model: reading, validating and coding records (:mod:`onlinebma.tan.coding`: features,
+values and labels as ints in order of first appearance, numeric features through
+:mod:`onlinebma.tan.binning`), forgetting (``decay``), ``decay="auto"`` (by default
+:class:`~onlinebma.naive_bayes.decay.RateMixture`, one clone per rate; a learner may build a
+shared state instead, as :class:`~onlinebma.tan.ModelAveragedTAN` does with
+:class:`~onlinebma.tan.rates.SharedTreeRates`), ``learn_one``/``learn_many``,
 ``predict_proba_one``/``predict_proba_many``, and ``merge`` (:mod:`onlinebma.tan.merging`).
 A learner supplies the joint log likelihoods of the classes for coded records:
 :meth:`BaseTAN._joint_log_likelihood` (one record) and
@@ -48,22 +50,17 @@ from river import base
 
 from ..naive_bayes.decay import Forgetting, check_decay
 from ..naive_bayes.frames import factorize, prepare_frame, records_of
-from ..records import NOMINAL, FeatureKinds, check_label, numeric_values
+from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.pairs import PairCounts
 from ..validation import check_int
 from .binning import StreamingBins
+from .coding import RecordCoding
 from .merging import Merging
 
 __all__ = ["BaseTAN"]
 
-_NO_CODES = np.zeros(0, dtype=np.int64)
-# Column indices kept by BaseTAN._read_record over all its codings (2 MB of int64): enough
-# for every coding a narrow stream repeats (STAGGER's 27, SEA's 125 of 19 columns), few
-# entries of wide records, which rarely repeat (a miss costs a tuple and a dict look-up).
-_READING_CELLS = 1 << 18
 
-
-class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
+class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
     """Shared counts, record reading and prediction plumbing of the tree-augmented learners.
 
     Parameters
@@ -132,82 +129,10 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         """The learner's :class:`~onlinebma.stats.pairs.PairCounts` (read only)."""
         return self._counts
 
-    # ------------------------------------------------------------------ coding
-
-    def _read_record(self, x: dict):
-        """Validate ``x`` and code its known features and values, without changing anything:
-        ``(codes, values, columns, split)`` with ``codes`` increasing and ``columns`` from
-        :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`. The arrays (read only)
-        are kept per distinct coding while no class, feature or value is added: after
-        discretisation a narrow stream repeats a few hundred codings, and building them
-        costs more numpy calls than the rest of a narrow record's reading."""
-        split = self._kinds.split(x)
-        numeric, nominal, _ = split
-        counts = self._counts
-        pairs = counts.known(nominal)
-        for f, v in numeric:
-            b = self._bins.get(f)
-            if b is not None and b.cuts is not None:
-                pairs.append((counts.feature_code(f), b.bin(v)))
-        pairs.sort()
-        if self._readings_version != counts.version:
-            self._readings, self._readings_version = {}, counts.version
-        key = tuple(pairs)
-        reading = self._readings.get(key)
-        if reading is None:
-            if pairs:
-                a = np.array(pairs, dtype=np.int64)
-                codes, values = a[:, 0].copy(), a[:, 1].copy()
-            else:
-                codes = values = _NO_CODES
-            columns = counts.record_columns(codes, values)
-            if (len(self._readings) + 1) * len(columns) > _READING_CELLS:
-                self._readings = {}
-            reading = self._readings[key] = (codes, values, columns)
-        return (*reading, split)
-
-    def _register_bins(self, f, bins: StreamingBins) -> None:
-        """Give a numeric feature whose cut points were just fixed its intervals as values."""
-        u = self._counts.add_feature(f)
-        for i in range(bins.n_values):
-            self._counts.add_value(u, i)
-
-    def _code_for_learning(self, split):
-        """Code a validated record's values, adding new features, values and numeric samples:
-        ``(codes, values, grew)``."""
-        numeric, nominal, new = split
-        self._kinds.commit(new)
-        counts = self._counts
-        grew = False
-        pairs = []
-        for f, v in nominal:
-            u = counts.add_feature(f)
-            r = len(counts.values_[u])
-            c = counts.add_value(u, v)
-            grew = grew or c == r
-            pairs.append((u, c))
-        for f, v in numeric:
-            b = self._bins.get(f)
-            if b is None:
-                b = self._bins[f] = StreamingBins(self.n_bins, self.bin_warmup)
-            had = b.cuts is not None
-            i = b.learn(v)
-            if b.cuts is not None and not had:
-                self._register_bins(f, b)
-                grew = True
-            if i is not None:
-                pairs.append((counts.feature_code(f), i))
-        if not pairs:
-            return _NO_CODES, _NO_CODES, grew
-        pairs.sort()
-        a = np.array(pairs, dtype=np.int64)
-        return a[:, 0].copy(), a[:, 1].copy(), grew
-
     # ---------------------------------------------------------------- learning
 
     def learn_one(self, x: dict, y) -> None:
         if self._auto:
-            self._share(x)
             self._rate_mixture().learn_one(x, y)
             return
         check_label(y)
@@ -295,17 +220,13 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         """Unnormalised ``log P(y, x)`` of every label seen (``{}`` before learning); with
         ``decay="auto"``, the log of the rate-averaged ``P(y | x)``."""
         if self._auto:
-            self._share(x)
             return self._rate_mixture().joint_log_likelihood(x)
         counts = self._counts
         if not counts.n_classes:
             return {}
-        last = self._predicted
-        if self._predicts(x) and last[5] is not None:  # computed already (decay="auto")
-            return dict(zip(counts.classes_, last[5].tolist()))
         codes, values, columns, split = self._read_record(x)
         jll, memo = self._joint_log_likelihood(codes, values, columns)
-        self._remember(x, codes, values, columns, split, memo, None)
+        self._remember(x, codes, values, columns, split, memo)
         return dict(zip(counts.classes_, jll.tolist()))
 
     def _predicts(self, x: dict) -> bool:
@@ -314,30 +235,17 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         last = self._predicted
         return last is not None and last[0] is x and last[1] == self._t and last[2] == x
 
-    def _remember(self, x, codes, values, columns, split, memo, jll) -> None:
+    def _remember(self, x, codes, values, columns, split, memo) -> None:
         """Keep a prediction's reading of ``x`` for learning it next: its ``memo``, and its
         coding if every value was known (no new feature, value or numeric sample: learning
-        would code it the same way); ``jll`` if it was computed ahead (``_share``)."""
+        would code it the same way)."""
         numeric, nominal, _ = split
         complete = len(codes) == len(numeric) + len(nominal)
         self._predicted = (x, self._t, dict(x), memo,
-                           (codes, values, columns) if complete else None, jll)
-
-    def _share(self, x: dict) -> None:
-        """``decay="auto"``: let the learner compute what its members share about ``x`` at
-        once (:meth:`_predict_members`) before the mixture asks each member."""
-        members = self._rate_mixture().members
-        if not all(m._predicts(x) for m in members):
-            self._predict_members(members, x)
-
-    def _predict_members(self, members: list, x: dict) -> None:
-        """Hook: fill the prediction memo of every member of a ``decay="auto"`` mixture
-        (clones of this learner at other rates that learned the same records) for ``x``;
-        the default leaves each member to predict alone."""
+                           (codes, values, columns) if complete else None)
 
     def predict_proba_one(self, x: dict) -> dict:
         if self._auto:
-            self._share(x)
             return self._rate_mixture().predict_proba_one(x)
         jll = self.joint_log_likelihood(x)
         if not jll:
@@ -346,27 +254,6 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         p = {c: math.exp(s - top) for c, s in jll.items()}
         total = sum(p.values())
         return {c: q / total for c, q in p.items()}
-
-    def _code_frame(self, X) -> np.ndarray:
-        """A validated DataFrame's known values as an int matrix ``(rows, features)`` in
-        feature-code order, -1 where missing, unseen or not yet cut."""
-        import pandas as pd
-
-        counts = self._counts
-        kinds, _ = self._kinds.split_frame(X, learning=False)
-        matrix = np.full((len(X), counts.n_features), -1, dtype=np.int64)
-        for f, kind in kinds.items():
-            u = counts.feature_code(f)
-            if u < 0:
-                continue
-            if kind == NOMINAL:
-                vcodes, uniques = pd.factorize(X[f])
-                vmap = np.array([counts.value_code(u, v.item() if isinstance(v, np.generic)
-                                                   else v) for v in uniques] + [-1])
-                matrix[:, u] = vmap[vcodes]
-            else:
-                matrix[:, u] = self._bins[f].bin_many(numeric_values(X[f]))
-        return matrix
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows (one batched computation)."""

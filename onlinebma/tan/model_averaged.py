@@ -5,30 +5,19 @@ See :class:`ModelAveragedTAN` and the method page ``docs/tan.md`` for the formul
 
 from __future__ import annotations
 
-import functools
-import math
-
 import numpy as np
-from scipy.special import gammaln
 
 from ..naive_bayes.decay import check_decay
 from ..order_mcmc.order_model import unique_rows
-from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
-from ..stats.spanning import edge_probabilities
 from ..validation import check_choice, check_real
 from .base import BaseTAN
-from .narrow import NARROW_CELLS, NarrowRecords
-from .record_sums import RecordTreeSums
+from .narrow import NARROW_CELLS, narrow_predictions
+from .rates import SharedTreeRates
+from .tree_terms import TreeTerms
 
 __all__ = ["ModelAveragedTAN"]
 
-# Matrix entries per log_tree_sum call of predict_proba_many: small enough for the arrays of
-# each elimination step to stay in cache, large enough to amortise numpy's per-call overhead
-# over the nodes (measured: 2^18 against 2^12-2^21 with 20 and 60 features, docs/tan.md).
-_BATCH_ENTRIES = 1 << 18
-
-
-class ModelAveragedTAN(NarrowRecords, BaseTAN):
+class ModelAveragedTAN(BaseTAN):
     r"""Exact Bayesian model averaging over all tree- or forest-augmented naive Bayes networks.
 
     The class is a parent of every feature and each feature has at most one other feature as
@@ -83,7 +72,9 @@ class ModelAveragedTAN(NarrowRecords, BaseTAN):
     decay
         λ in (0, 1]: every count is multiplied by λ after each learned record (the prior
         pseudo-counts are not), or ``"auto"``: learners over a grid of rates averaged with
-        dynamic-model-averaging weights (:class:`~onlinebma.naive_bayes.decay.RateMixture`).
+        dynamic-model-averaging weights (as
+        :class:`~onlinebma.naive_bayes.decay.RateMixture`), computed as one state with a
+        member axis (:class:`~onlinebma.tan.rates.SharedTreeRates`).
     structure_decay
         α in (0, 1]: the structure posterior is flattened after each record,
         ``l <- α (l + log Q_y(x))`` (prequential, with the counts and priors current before
@@ -130,17 +121,13 @@ class ModelAveragedTAN(NarrowRecords, BaseTAN):
         self._forests = structures == "forests"
         self._forgets = self._forgets or (not self._auto and structure_decay != 1)
         self._l = np.zeros(0)  # l_uv per pair id: log W_uv, or the prequential recursion
-        self._plans: dict = {}  # derived per set of observed features (see _plan)
-        self._plans_version = -1
         # (observed features, LT(l) over them) while l has not changed otherwise: learning a
         # predicted record makes the next denominator the numerator of its class
         self._denominator = None
-        self._sums = RecordTreeSums(self._forests, math.log(edge_prior))
+        self._tree = TreeTerms(ess, self._forests, edge_prior)
 
-    def __getstate__(self):  # the caches are derived, not state
-        return {**super().__getstate__(), "_plans": {}, "_plans_version": -1,
-                "_denominator": None, "_sums": RecordTreeSums(self._forests,
-                                                              math.log(self.edge_prior))}
+    def __getstate__(self):  # the prediction cache is derived, not state
+        return {**super().__getstate__(), "_denominator": None}
 
     @classmethod
     def _unit_test_params(cls):
@@ -160,154 +147,54 @@ class ModelAveragedTAN(NarrowRecords, BaseTAN):
 
 
     def _refresh(self) -> None:
-        """``l = log W`` of every pair from the counts (``h`` over each pair table and its
-        margins, vectorised over all columns; spare cells count 0)."""
+        """``l = log W`` of every pair from the counts."""
         counts = self._counts
-        n_pairs = counts.n_pairs
-        k = counts.n_classes
         self._denominator = None
-        if not n_pairs or not k:
-            self._l = np.zeros(n_pairs)
-            return
-        pairs, roles = counts.column_pairs_, counts.column_roles_
-        cols = np.flatnonzero(pairs >= 0)
-        p, role = pairs[cols], roles[cols]
-        a = self._column_prior()[cols] * self._unit
-        n = counts.counts_[:, cols]
-        h = (gammaln(a + n) - gammaln(a)).sum(axis=0)
-        sign = np.where((role == JOINT) | (role == PAIR_CLASS), 1.0, -1.0)
-        self._l = np.bincount(p, weights=sign * h, minlength=n_pairs)
+        self._l = self._tree.log_weights(counts, counts.counts_, self._unit)
 
-    def _column_prior(self) -> np.ndarray:
-        """The prior pseudo-count (per unit of counts) of every column of the counts: ess/K
-        spread over the cells of the column's table (``a_c``, ``a_cu``, ``a_cuv``)."""
-        counts = self._counts
-        r = counts.n_values.astype(float)
-        roles, pairs = counts.column_roles_, counts.column_pairs_
-        cells = np.ones(len(roles))
-        cap = counts.capacity_
-        owner = np.repeat(np.arange(len(cap)), cap + 1)  # the single columns' features
-        single = slice(1, 1 + len(owner))
-        cells[single] = np.where(roles[single] == VALUE, r[owner], 1.0)
-        cols = np.flatnonzero(pairs >= 0)
-        p, role = pairs[cols], roles[cols]
-        u, v = pairs_of(counts.n_features)
-        ru, rv = r[u[p]], r[v[p]]
-        cells[cols] = np.select([role == JOINT, role == PAIR_U, role == PAIR_V],
-                                [ru * rv, ru, rv], 1.0)
-        return self.ess / (counts.n_classes * cells)
+    def _rate_mixture(self):
+        """``decay="auto"``: the members over the rates as one state
+        (:class:`~onlinebma.tan.rates.SharedTreeRates`)."""
+        if self._rates is None:
+            self._rates = SharedTreeRates(
+                self.structures, self.ess, self.edge_prior, self.structure_decay,
+                self.nominal_attributes, self.n_bins, self.bin_warmup)
+        return self._rates
 
     # -------------------------------------------------------------- per record
 
     def _plan(self, codes):
-        """``(pair ids, prior)`` of a set of observed features: the pair ids in triu order
-        and the prior pseudo-count (per unit of counts) of every column of
-        ``record_columns``; cached until a class, feature or value is added."""
-        counts = self._counts
-        if self._plans_version != counts.version:
-            self._plans, self._plans_version = {}, counts.version
-            self._sums.clear()
-        key = codes.tobytes()
-        plan = self._plans.get(key)
-        if plan is None:
-            m = len(codes)
-            i, j = np.triu_indices(m, 1)
-            ac = self.ess / counts.n_classes
-            r = counts.n_values[codes].astype(float)
-            prior = np.concatenate([[ac], ac / r, np.full(m, ac), ac / (r[i] * r[j]),
-                                    ac / r[i], ac / r[j], np.full(len(i), ac)])
-            plan = self._plans[key] = (pair_id(codes[i], codes[j]), prior)
-        return plan
-
-    def _terms(self, codes, gathered, prior, unit=None):
-        """``(log θ_c + Σ_v log θ_{x_v|c}, log Q_c(x))`` of a record from its gathered
-        counts (``(..., K, L)``, the columns of ``record_columns``): the class and single
-        terms, and ``log Q_c(x)_uv`` of its observed pairs (triu order) at posterior means
-        from each pair table and its margins. ``unit``: the scaled unit of the counts
-        (default this learner's; an array ``(..., 1)`` for stacked members)."""
-        u = self._unit if unit is None else unit
-        if unit is not None:
-            prior = prior * unit[..., None]
-        elif u != 1.0:
-            prior = prior * u
-        lg = np.log(prior + gathered)
-        total = gathered[..., 0].sum(axis=-1, keepdims=True)
-        return self._log_terms(len(codes), lg, np.log(self.ess * u + total))
-
-    @staticmethod
-    def _log_terms(m, lg, log_norm):
-        """:meth:`_terms` from the logs ``lg`` of the gathered counts plus their prior and
-        ``log_norm`` = log(ess + N) (per unit)."""
-        p = m * (m - 1) // 2
-        s = 1 + 2 * m
-        # class count + value cells - feature margins, as one product
-        base = lg[..., :s] @ _single_signs(m) - log_norm
-        # joint + pair class count - the two pair margins, as one product
-        log_q = np.matmul(_PAIR_SIGNS, lg[..., s:].reshape(*lg.shape[:-1], 4, p))
-        return base, log_q
+        """``(pair ids, prior)`` of a set of observed features (:meth:`TreeTerms.plan`)."""
+        return self._tree.plan(self._counts, codes, self._counts.n_classes)
 
     def _joint_log_likelihood(self, codes, values, columns):
         counts = self._counts
         ids, prior = self._plan(codes)
+        key = codes.tobytes()
+        current = self._denominator is not None and self._denominator[0] == key
         if counts.n_classes * len(columns) <= NARROW_CELLS:
-            return self._narrow_predictions([self], codes, ids, prior, columns)[0]
-        base, log_q = self._terms(codes, counts.counts_.take(columns, axis=1), prior)
+            jll, memo, d = narrow_predictions(
+                self._tree, self._t, codes, ids, prior,
+                [counts.counts_.take(columns, axis=1).tolist()], [self._unit],
+                [self._l.take(ids).tolist()], [self._denominator[1]] if current else None)
+            if d is not None:
+                self._denominator = (key, d[0])
+            return jll[0], memo[0]
         m = len(codes)
+        base, log_q = self._tree.record(m, counts.counts_.take(columns, axis=1), prior,
+                                        self._unit)
         if m < 2:
             return base, (log_q, None)
         l_pairs = self._l.take(ids)
-        key = codes.tobytes()
-        if self._denominator is not None and self._denominator[0] == key:
-            lt = self._sums(key, m, l_pairs, log_q, self._t)
+        sums = self._tree.sums
+        if current:
+            lt = sums(key, m, l_pairs, log_q, self._t)
             denominator = self._denominator[1]
         else:
-            lt = self._sums(key, m, l_pairs, np.vstack([log_q, np.zeros(len(ids))]), self._t)
+            lt = sums(key, m, l_pairs, np.vstack([log_q, np.zeros(len(ids))]), self._t)
             lt, denominator = lt[:-1], lt[-1]
             self._denominator = (key, denominator)
         return base + lt - denominator, (log_q, lt)
-
-    def _predict_members(self, members, x) -> None:
-        """The predictions of every member of a ``decay="auto"`` mixture at once: the record
-        is read and coded once (the members learned the same records, so their codes and
-        layouts are equal), their counts gathered into one stack and all their tree sums
-        eliminated together (one loop over the nodes instead of one per member); each
-        member keeps its own result as if it had predicted ``x`` itself."""
-        first = members[0]
-        counts = first._counts
-        if not counts.n_classes or any(m._counts.version != counts.version or
-                                       m._counts.counts_.shape != counts.counts_.shape
-                                       for m in members):
-            return
-        codes, values, columns, split = first._read_record(x)
-        ids, prior = first._plan(codes)
-        if len(members) * counts.n_classes * len(columns) <= NARROW_CELLS:
-            for member, (jll, memo) in zip(members, first._narrow_predictions(
-                    members, codes, ids, prior, columns)):
-                member._remember(x, codes, values, columns, split, memo, jll)
-            return
-        gathered = np.stack([m._counts.counts_.take(columns, axis=1) for m in members])
-        units = np.array([[m._unit] for m in members])
-        base, log_q = first._terms(codes, gathered, prior, units)
-        m = len(codes)
-        if m < 2:
-            for r, member in enumerate(members):
-                member._remember(x, codes, values, columns, split, (log_q[r], None), base[r])
-            return
-        key = codes.tobytes()
-        l_pairs = np.stack([member._l.take(ids) for member in members])[:, None, :]
-        cached = [member._denominator for member in members]
-        if all(d is not None and d[0] == key for d in cached):
-            lt = first._sums(key, m, l_pairs, log_q, first._t)
-            denominator = np.array([d[1] for d in cached])
-        else:
-            zeros = np.zeros((len(members), 1, len(ids)))
-            lt = first._sums(key, m, l_pairs, np.concatenate([log_q, zeros], 1), first._t)
-            lt, denominator = lt[:, :-1], lt[:, -1]
-            for member, d in zip(members, denominator.tolist()):
-                member._denominator = (key, d)
-        jll = base + lt - denominator[:, None]
-        for r, member in enumerate(members):
-            member._remember(x, codes, values, columns, split, (log_q[r], lt[r]), jll[r])
 
     def _learning(self, c, codes, values, columns, grew, memo) -> None:
         n_pairs = self._counts.n_pairs
@@ -318,7 +205,8 @@ class ModelAveragedTAN(NarrowRecords, BaseTAN):
         ids, prior = self._plan(codes)
         self._denominator = None
         if memo is None:
-            log_q = self._terms(codes, self._counts.counts_[[c]][:, columns], prior)[1][0]
+            log_q = self._tree.record(len(codes), self._counts.counts_[[c]][:, columns], prior,
+                                      self._unit)[1][0]
         else:
             log_q = memo[0][c]
         self._l[ids] += log_q
@@ -335,34 +223,8 @@ class ModelAveragedTAN(NarrowRecords, BaseTAN):
         return self._distinct_rows(distinct)[back]
 
     def _distinct_rows(self, codes):
-        counts = self._counts
-        k = counts.n_classes
-        out = np.zeros((len(codes), k))
-        # the logs of every count plus its prior, once for all rows
-        log_counts = np.log(self._column_prior() * self._unit + counts.counts_)
-        log_norm = np.log(self.ess * self._unit + counts.counts_[:, 0].sum())
-        present = codes >= 0
-        patterns, which = np.unique(present, axis=0, return_inverse=True)
-        which = which.ravel()
-        for g, pattern in enumerate(patterns):
-            members = np.flatnonzero(which == g)
-            obs = np.flatnonzero(pattern)
-            m = len(obs)
-            ids = self._plan(obs)[0]
-            l_pairs = self._l[ids]
-            key = obs.tobytes()
-            if m >= 2:
-                denominator = self._sums(key, m, l_pairs, np.zeros((1, len(ids))), self._t)
-            step = max(1, _BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
-            for start in range(0, len(members), step):
-                rows_g = members[start:start + step]
-                columns = counts.record_columns(obs, codes[np.ix_(rows_g, obs)])
-                lg = log_counts.take(columns, axis=1).transpose(1, 0, 2)  # (rows, K, L)
-                base, log_q = self._log_terms(m, lg, log_norm)
-                out[rows_g] = base
-                if m >= 2:
-                    out[rows_g] += self._sums(key, m, l_pairs, log_q, self._t) - denominator
-        return out
+        return self._tree.batch(self._counts, self._counts.counts_, self._unit, self._l, codes,
+                                self._t)
 
     # ------------------------------------------------------------ structures
 
@@ -372,32 +234,5 @@ class ModelAveragedTAN(NarrowRecords, BaseTAN):
         ``v`` (either direction), from the current ``l``; with ``decay="auto"`` averaged over
         the rates with :meth:`decay_posterior`."""
         if self._auto:
-            mixture = self._rate_mixture()
-            out: dict = {}
-            for member, lw in zip(mixture.members, mixture.log_weights):
-                for e, p in member.edge_posteriors().items():
-                    out[e] = out.get(e, 0.0) + math.exp(lw) * p
-            return out
-        counts = self._counts
-        n = counts.n_features
-        n_pairs = counts.n_pairs
-        if n_pairs == 0:
-            return {}
-        l_pairs = np.zeros(n_pairs)
-        l_pairs[:len(self._l)] = self._l
-        w = self._sums.graphs(n, l_pairs[self._plan(np.arange(n))[0]], np.zeros(n_pairs))
-        p = edge_probabilities(w)[self._forests:, self._forests:]
-        i, j = np.triu_indices(n, 1)
-        p = p[i, j]
-        names = counts.features_
-        return {(names[a], names[b]): float(q) for a, b, q in zip(i, j, np.clip(p, 0.0, 1.0))}
-
-
-_PAIR_SIGNS = np.array([1.0, -1.0, -1.0, 1.0])
-
-
-@functools.lru_cache(maxsize=256)
-def _single_signs(m: int) -> np.ndarray:
-    """+1 for the class count and the ``m`` value cells, -1 for the ``m`` feature margins:
-    the columns of ``record_columns`` before its pairs."""
-    return np.concatenate([np.ones(1 + m), -np.ones(m)])
+            return self._rate_mixture().edge_posteriors()
+        return self._tree.edge_posteriors(self._counts, self._l, self._counts.n_classes)

@@ -20,7 +20,7 @@ import numpy as np
 
 from .record_sums import BASIS_WORK
 
-__all__ = ["NARROW_CELLS", "NarrowRecords", "narrow_terms"]
+__all__ = ["NARROW_CELLS", "narrow_predictions", "narrow_terms"]
 
 # Gathered cells (K x L x learners) up to which the plain-Python terms cost less than the
 # array path (``python -m experiments.tan_paths --narrow``: docs/tan.md, *Speed*).
@@ -45,54 +45,47 @@ def narrow_terms(rows, prior, log_norm: float, m: int):
     return base, log_q
 
 
-class NarrowRecords:
-    """Mixin of :class:`~onlinebma.tan.ModelAveragedTAN`: its predictions of narrow records
-    in plain floats (module docstring)."""
-
-    def _narrow_predictions(self, learners, codes, ids, prior, columns):
-        """``[(jll, memo)]`` of each of ``learners`` (this learner alone, or the members of a
-        ``decay="auto"`` stack: clones with equal layouts) for a record observing the
-        features ``codes`` (``ids`` their pair ids, ``prior`` the column pseudo-counts per
-        unit, ``columns`` from ``record_columns``), as the array path computes them: each
-        learner's cached denominator ``LT(l)`` is used if all are current, else all are
-        recomputed and cached; ``memo`` is ``(log_q, lt)`` (lists by class)."""
-        m = len(codes)
-        prior = prior.tolist()
-        terms = []
-        for learner in learners:
-            rows = learner._counts.counts_.take(columns, axis=1).tolist()
-            u = learner._unit
-            pr = prior if u == 1.0 else [a * u for a in prior]
-            log_norm = math.log(self.ess * u + sum(row[0] for row in rows))
-            terms.append(narrow_terms(rows, pr, log_norm, m))
-        if m < 2:
-            return [(np.array(base), (log_q, None)) for base, log_q in terms]
-        key = codes.tobytes()
-        cached = all(d is not None and d[0] == key
-                     for d in (learner._denominator for learner in learners))
-        l_pairs = [learner._l.take(ids).tolist() for learner in learners]
-        sums = self._sums
-        per = len(terms[0][0]) + (not cached)
-        if len(learners) * per * (m + sums.forests) ** 3 <= BASIS_WORK:
-            lep = sums.log_edge_prior if sums.forests else 0.0
-            edges = []
-            for l_r, (_, log_q) in zip(l_pairs, terms):
-                if lep:
-                    l_r = [a + lep for a in l_r]
-                edges.extend([a + b for a, b in zip(l_r, q)] for q in log_q)
-                if not cached:
-                    edges.append(l_r)
-            lt = sums.python_sums(m, edges).reshape(len(learners), per)
-        else:
-            q = np.array([log_q for _, log_q in terms])
+def narrow_predictions(terms, t: int, codes, ids, prior, tables, units, l_pairs,
+                       denominators):
+    """``(jll, memos, denominators)`` of each of a stack of learners (one learner, or the
+    members of ``decay="auto"``: equal layouts) for a record observing the features
+    ``codes`` (``ids`` their pair ids, ``prior`` the column pseudo-counts per unit), as the
+    array path computes them. ``terms``: the :class:`~onlinebma.tan.tree_terms.TreeTerms`;
+    ``t`` the record count; per learner: ``tables`` its gathered counts (K lists of the
+    ``L`` columns of ``record_columns``), ``units`` its scaled unit, ``l_pairs`` the list of
+    its ``l`` over the record's pairs, and ``denominators`` its ``LT(l)`` over them if every
+    learner has it current, else ``None`` (then they are computed and returned). ``jll`` is
+    an array ``(K,)`` per learner, ``memo`` ``(log_q, lt)`` (lists by class)."""
+    m = len(codes)
+    prior = prior.tolist()
+    out = []
+    for rows, u in zip(tables, units):
+        pr = prior if u == 1.0 else [a * u for a in prior]
+        log_norm = math.log(terms.ess * u + sum(row[0] for row in rows))
+        out.append(narrow_terms(rows, pr, log_norm, m))
+    if m < 2:
+        return [np.array(base) for base, _ in out], [(q, None) for _, q in out], denominators
+    cached = denominators is not None
+    sums = terms.sums
+    per = len(out[0][0]) + (not cached)
+    if len(tables) * per * (m + sums.forests) ** 3 <= BASIS_WORK:
+        lep = sums.log_edge_prior if sums.forests else 0.0
+        edges = []
+        for l_r, (_, log_q) in zip(l_pairs, out):
+            if lep:
+                l_r = [a + lep for a in l_r]
+            edges.extend([a + b for a, b in zip(l_r, q)] for q in log_q)
             if not cached:
-                q = np.concatenate([q, np.zeros((len(learners), 1, q.shape[-1]))], axis=1)
-            lt = sums(key, m, np.array(l_pairs)[:, None, :], q, self._t)
-        lt = lt.tolist()
-        out = []
-        for learner, (base, log_q), lt_r in zip(learners, terms, lt):
-            if not cached:
-                learner._denominator = (key, lt_r.pop())
-            d = learner._denominator[1]
-            out.append((np.array([b + t - d for b, t in zip(base, lt_r)]), (log_q, lt_r)))
-        return out
+                edges.append(l_r)
+        lt = sums.python_sums(m, edges).reshape(len(tables), per)
+    else:
+        q = np.array([log_q for _, log_q in out])
+        if not cached:
+            q = np.concatenate([q, np.zeros((len(tables), 1, q.shape[-1]))], axis=1)
+        lt = sums(codes.tobytes(), m, np.array(l_pairs)[:, None, :], q, t)
+    lt = lt.tolist()
+    if not cached:
+        denominators = [lt_r.pop() for lt_r in lt]
+    jll = [np.array([b + x - d for b, x in zip(base, lt_r)])
+           for (base, _), lt_r, d in zip(out, lt, denominators)]
+    return jll, [(log_q, lt_r) for (_, log_q), lt_r in zip(out, lt)], denominators

@@ -89,24 +89,21 @@ class RecordTreeSums:
         """``LT(l + log Q)`` of each graph, shape ``log_q.shape[:-1]``; ``key`` names the
         set of observed features, ``t`` the learner's record count (for the back-off)."""
         g = m + self.forests
-        shape = (log_q.shape[:-1] if np.ndim(l_pairs) == 1
-                 else np.broadcast_shapes(np.shape(l_pairs)[:-1], log_q.shape[:-1]))
-        if m <= 3 and math.prod(shape) >= TINY_ARRAY_GRAPHS:  # closed sums over the stack
-            terms = self._edges(l_pairs, log_q) @ _TINY_EDGES[self.forests, m].T
+        e = self._edges(l_pairs, log_q)  # of the broadcast shape (..., P)
+        shape, p = e.shape[:-1], e.shape[-1]
+        b = math.prod(shape)
+        if m <= 3 and b >= TINY_ARRAY_GRAPHS:  # closed sums over the stack
+            terms = e @ _TINY_EDGES[self.forests, m].T
             terms += _TINY_CONSTANTS[self.forests, m]
             top = terms.max(axis=-1, keepdims=True)
             return (top + np.log(np.exp(terms - top).sum(axis=-1, keepdims=True)))[..., 0]
-        if math.prod(shape) * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
-            e = self._edges(l_pairs, log_q)  # of the broadcast shape
-            return self.python_sums(m, e.reshape(-1, log_q.shape[-1]).tolist()).reshape(shape)
+        if b * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
+            return self.python_sums(m, e.reshape(-1, p).tolist()).reshape(shape)
         if g > BASIS_NODES:
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
-        e = np.zeros((math.prod(shape), m * self.forests + log_q.shape[-1]))
         # the root node's edges (weight 1) first in the edge list, then the feature pairs
-        np.add(l_pairs, log_q, out=e[:, e.shape[1] - log_q.shape[-1]:].reshape(
-            *shape, log_q.shape[-1]))
-        if self.forests and self.log_edge_prior:
-            e[:, m:] += self.log_edge_prior
+        pairs, e = e, np.zeros((b, m * self.forests + p))
+        e[:, e.shape[1] - p:] = pairs.reshape(b, p)
         entry = self._bases.get(key)
         if entry is None:  # [basis, next try, back-off, renewal]
             entry = self._bases[key] = [None, t, _BACKOFF, t]
