@@ -42,16 +42,21 @@ A graph is accepted when twice the sum of both bounds times ``n`` is at most
 probabilities are within a relative 2e-10 of exact); ``nan`` (an exponential that overflows,
 with a tree far from maximal) fails the test. ``tr M >= n`` plus the ties among the root
 node's edges, so beyond about 24 nodes the bound fails and the elimination is used.
+
+**Several trees in one call** (:class:`TreeBases`): a stack whose graphs are far apart
+(``decay="auto"``'s members, whose weights forget at different rates) needs a maximal tree
+per graph. Each graph's ``A`` is gathered in its own tree, padded with zero rows to the
+stack's largest, and the stack is multiplied and factorised at once; each graph keeps the
+bound of its own tree (its ``R``, its left-out entries).
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
 
-__all__ = ["DROP_NATS", "TOLERANCE", "TreeBasis", "maximum_spanning_tree", "tree_basis_sums"]
+__all__ = ["DROP_NATS", "TOLERANCE", "TreeBases", "TreeBasis", "maximum_spanning_tree",
+           "tree_basis_sums"]
 
 # Largest certified error of a log tree sum on this path (nats).
 TOLERANCE = 1e-10
@@ -147,12 +152,74 @@ class TreeBasis:
         self.n_ = n
         self.eye_ = np.eye(n)
         self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
+        self._layouts: dict = {}
 
 
-def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
+class TreeBases:
+    """Several :class:`TreeBasis` over one edge list, for a stack whose graphs need different
+    maximal trees (``decay="auto"``'s members, whose structure weights differ): graph ``i``
+    of :func:`tree_basis_sums` is summed in the basis ``tree[i]``, all in one batched call.
+
+    Parameters
+    ----------
+    bases
+        The bases (same nodes, same edge list), read once: not to be changed afterwards.
+    """
+
+    def __init__(self, bases):
+        self.bases_ = list(bases)
+        self._layouts: dict = {}
+
+
+def _layout(basis, tree, b: int, e: int):
+    """What the sums of ``b`` graphs of ``e`` edges in the bases ``tree`` (``None``: all in
+    ``basis``, a :class:`TreeBasis`) gather and scatter, cached on ``basis`` per
+    assignment: the flat positions of ``A``'s entries in a stack of ``(rows + n, n)``
+    matrices (each graph's ``A`` padded with zero rows to the largest basis' rows, then
+    ``I``, so that the stacked product is ``M``), the edges of each entry and of its tree,
+    the signs, each graph's tree edges; for :class:`TreeBases` also the bound's terms of
+    each graph's basis."""
+    key = (b, e, None if tree is None else tree.tobytes())
+    layout = basis._layouts.get(key)
+    if layout is not None:
+        return layout
+    bases = getattr(basis, "bases_", [basis])
+    used = [bases[t] for t in tree.tolist()] if tree is not None else [basis] * b
+    n = bases[0].n_
+    rows = max(t.shape_[0] for t in used) + n
+    pos, src_e, src_f, sign = [], [], [], []
+    on_tree = np.zeros((b, e))  # (e,) for one basis
+    for i, t in enumerate(used):
+        pos.append(i * rows * n + t.flat_)
+        src_e.append(i * e + t.edge_)
+        src_f.append(i * e + t.tree_edge_)
+        sign.append(t.sign_)
+        on_tree[i, t.tree_] = 1.0
+    template = np.zeros((b, rows, n))
+    template[:, rows - n:] = np.eye(n)
+    terms = None
+    if tree is not None:  # each graph's (2 n eta, d, top, reference edges): bound below
+        dropped = np.array([len(t.dropped_[0]) for t in used], dtype=float)
+        terms = (2 * n * np.array([t.eta_ for t in used]), dropped,
+                 np.array([t.dropped_top_ for t in used]),
+                 np.stack([np.zeros(e) if t.log_edges_ is None else t.log_edges_
+                           for t in used]), bool(dropped.any()))
+    layout = basis._layouts[key] = (
+        template.ravel(), np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
+        np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
+    return layout
+
+
+def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
     """``(log tree sums (B,), certified (B,) bool)`` of graphs given by their edge vectors
     ``log_edges`` ``(B, E)`` in the order of the basis' edge list: exact to
     :data:`TOLERANCE` where ``certified`` (module docstring), anything elsewhere.
+
+    ``basis`` is a :class:`TreeBasis`, or :class:`TreeBases` with ``tree`` ``(B,)`` the
+    basis of each graph. The bound is each graph's own, in its own tree: the rows that pad
+    a graph's ``A`` to the stack's largest are zeros, exact terms of ``A^T A``'s sums, and
+    ``I`` enters as one more term of each diagonal sum, the rounding of the sum ``I + A^T
+    A`` of the module docstring.
 
     >>> import numpy as np
     >>> u, v = np.array([0, 0, 1]), np.array([1, 2, 2])
@@ -160,49 +227,66 @@ def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
     >>> lt, ok = tree_basis_sums(basis, np.zeros((1, 3)))   # a unit triangle: 3 trees
     >>> round(float(np.exp(lt[0])), 12), bool(ok[0])
     (3.0, True)
+    >>> path = TreeBasis(np.array([-1, 0, 1]), u, v)        # another tree, the same sums
+    >>> lt, ok = tree_basis_sums(TreeBases([basis, path]), np.zeros((2, 3)), np.array([0, 1]))
+    >>> np.round(np.exp(lt), 12).tolist(), ok.tolist()
+    ([3.0, 3.0], [True, True])
     """
-    half = log_edges * 0.5
-    b = len(half)
-    n = basis.n_
-    a = np.zeros((b, basis.shape_[0] * n))
-    with np.errstate(over="ignore", invalid="ignore"):
-        a[:, basis.flat_] = np.exp(half.take(basis.edge_, axis=1)
-                                   - half.take(basis.tree_edge_, axis=1)) * basis.sign_
-        dropped = len(basis.dropped_[0])
-        delta = np.zeros(b)
-        if dropped:  # the largest entry left out, per graph, is at most e^(top + spread / 2)
-            change = log_edges - basis.log_edges_
-            delta = np.exp(basis.dropped_top_
-                           + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-    a = a.reshape(b, *basis.shape_)
+    b, e = log_edges.shape
+    flat, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
+    if terms is None:  # one basis: its terms as they are now
+        n = basis.n_
+        c_eta, dropped = 2 * n * basis.eta_, len(basis.dropped_[0])
+        top, ref, any_dropped = basis.dropped_top_, basis.log_edges_, dropped > 0
+    else:
+        n = basis.bases_[0].n_
+        c_eta, dropped, top, ref, any_dropped = terms
+    half = log_edges.ravel() * 0.5
+    a = flat.copy()
+    delta = 0.0
     with np.errstate(over="ignore", invalid="ignore"):  # a graph far from its tree: refused
-        m = np.matmul(a.transpose(0, 2, 1), a)
-        m += basis.eye_
+        a[pos] = np.exp(half.take(src_e) - half.take(src_f)) * sign
+        a = a.reshape(b, -1, n)
+        m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
         trace = m.trace(axis1=1, axis2=2)
-    log_diag = np.ones((b, n))
-    eta = basis.eta_
-    # the bound: rounding, then the entries left out (module docstring)
-    if b > _LOOP_GRAPHS:  # stacked calls
-        with np.errstate(over="ignore", invalid="ignore"):
-            bound = 2 * n * (eta * trace + 2 * delta * np.sqrt(dropped * (trace - n))
-                             + delta * delta * dropped)
-            ok = bound <= TOLERANCE  # also refuses nan
-        if ok.any():
-            try:
-                r = np.linalg.cholesky(m[ok])
-                log_diag[ok] = r.diagonal(axis1=1, axis2=2)
-            except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
-                ok[:] = False
-    else:  # graph by graph: numpy's stacked Cholesky costs more for a record's few graphs
+        if any_dropped:  # each left out entry is at most e^(top + spread / 2), spread that of
+            # the change of the graph's edges from the weights its basis left it out in
+            change = log_edges - ref
+            delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
+        if b > _LOOP_GRAPHS:  # stacked calls
+            ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # also refuses nan
+    if b > _LOOP_GRAPHS:
+        log_diag = np.ones((b, n))
+        try:
+            if ok.all():
+                log_diag = np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)
+            elif ok.any():
+                log_diag[ok] = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
+        except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
+            ok[:] = False
+    else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
+        log_diag = np.ones((b, n))
         ok = np.zeros(b, dtype=bool)
-        for i, (t, d) in enumerate(zip(trace.tolist(), delta.tolist())):
-            bound = 2 * n * (eta * t + 2 * d * math.sqrt(dropped * (t - n)) + d * d * dropped)
-            if not bound <= TOLERANCE:  # also refuses nan
+        per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
+                     for x in (c_eta, trace, delta, dropped)]
+        for i, (c, t, d, k) in enumerate(zip(*per_graph)):
+            if not _bound(n, c, t, d, k) <= TOLERANCE:  # also refuses nan
                 continue
             r, info = _potrf(m[i], 0, 0, 1)
-            if info == 0:
+            if info == 0:  # else not reached within the bound; kept exact anyway
                 ok[i] = True
                 log_diag[i] = r.diagonal()
-    out = (np.log(log_diag).sum(axis=1) + half.take(basis.tree_, axis=1).sum(axis=1)) * 2.0
-    out[~ok] = np.nan
+    # log det L = sum of the tree's l_f + 2 sum log diag(R)
+    tree_sum = log_edges @ on_tree if terms is None else (log_edges * on_tree).sum(axis=1)
+    out = np.log(log_diag).sum(axis=1) * 2.0 + tree_sum
+    if not ok.all():
+        out[~ok] = np.nan
     return out, ok
+
+
+def _bound(n: int, c_eta, trace, delta, dropped):
+    """The error bound of the module docstring, of floats or arrays: rounding (``c_eta =
+    2 n eta``), then ``dropped`` entries left out, each at most ``delta``; ``nan`` for a
+    graph whose ``A`` overflowed."""
+    left_out = 2 * delta * (dropped * abs(trace - n)) ** 0.5 + delta * delta * dropped
+    return c_eta * trace + 2 * n * left_out
