@@ -11,6 +11,10 @@ graphs of ``m`` nodes, side by side in one process:
 - the spanning-tree basis (:mod:`onlinebma.stats.tree_basis`) against the plain-Python and
   the numpy eliminations on a record's stacks of chain-like forest graphs (the crossovers of
   :mod:`onlinebma.tan.record_sums`);
+- the drift streams (``--auto``, docs/tan.md *Defaults and why*): records/s of
+  ``ModelAveragedTAN(decay="auto")`` and ``decay=0.99``, predict then learn, on the first
+  ``STREAM_RECORDS`` records of each stream of ``python -m experiments drift``, each learner
+  in a process of its own (``--auto Elec2 Agrawal`` for some streams only);
 - narrow records (``--narrow``, docs/tan.md *Speed*): ``ModelAveragedTAN``'s plain-Python
   terms against the array path by gathered cells (``narrow.NARROW_CELLS``), the closed sums
   of 2–3 features graph by graph against numpy over a stack
@@ -194,9 +198,68 @@ def tiny_table(rng) -> str:
     return "\n".join(rows)
 
 
+STREAM_RECORDS = 3000
+STREAM_DECAYS = ("auto", 0.99)
+
+
+def stream_records(name: str, n: int = STREAM_RECORDS):
+    """The first ``n`` records ``[(x, y)]`` of the drift stream ``name`` and its nominal
+    attributes."""
+    import itertools
+
+    from experiments import drift
+    from onlinebma.datasets import Elec2
+
+    if name == "Elec2":
+        return list(itertools.islice(Elec2(), n)), []
+    stream = drift.synthetic(n)[name]
+    return stream.data, stream.nominal
+
+
+def stream_speed(name: str, decay) -> float:
+    """Records/s of ``ModelAveragedTAN(decay=decay)`` predicting then learning the first
+    :data:`STREAM_RECORDS` records of ``name`` (reading the stream not timed)."""
+    from onlinebma.tan import ModelAveragedTAN
+
+    data, nominal = stream_records(name)
+    model = ModelAveragedTAN(nominal_attributes=nominal, decay=decay)
+    start = time.perf_counter()
+    for x, y in data:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    return len(data) / (time.perf_counter() - start)
+
+
+def streams_table(names) -> str:
+    """Records/s of each decay on each stream, every run in a fresh process (one learner's
+    caches and allocations do not warm the next)."""
+    import subprocess
+
+    rows = ["| stream | " + " | ".join(f"decay={d} records/s" for d in STREAM_DECAYS)
+            + " |", "|:---|" + "---:|" * len(STREAM_DECAYS)]
+    for name in names:
+        speeds = []
+        for decay in STREAM_DECAYS:
+            code = ("from experiments.tan_paths import stream_speed; "
+                    f"print(stream_speed({name!r}, {decay!r}))")
+            out = subprocess.run([sys.executable, "-c", code], check=True,
+                                 capture_output=True, text=True).stdout
+            speeds.append(float(out.split()[-1]))
+        rows.append(f"| {name} | " + " | ".join(f"{v:,.0f}" for v in speeds) + " |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     load = os.getloadavg()[0]
+    if "--auto" in sys.argv:
+        names = sys.argv[sys.argv.index("--auto") + 1:] or [
+            "Elec2", "SEA", "STAGGER", "Agrawal", "Hyperplane", "RandomRBFDrift"]
+        table = streams_table(names)
+        print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after; "
+              f"{STREAM_RECORDS} records, predict + learn\n")
+        print(table)
+        return
     if "--narrow" in sys.argv:
         narrow, tiny = narrow_table(rng), tiny_table(rng)
         print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after\n")
