@@ -52,6 +52,8 @@ bound of its own tree (its ``R``, its left-out entries).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
 
@@ -243,17 +245,18 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         c_eta, dropped, top, ref, any_dropped = terms
     half = log_edges.ravel() * 0.5
     a = flat.copy()
-    delta = 0.0
+    # the entries left out: each at most e^(top + spread / 2), spread that of the change of
+    # the graph's edges from the weights its basis left them out in
+    change = log_edges - ref if any_dropped else None
     with np.errstate(over="ignore", invalid="ignore"):  # a graph far from its tree: refused
         a[pos] = np.exp(half.take(src_e) - half.take(src_f)) * sign
         a = a.reshape(b, -1, n)
         m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
         trace = m.trace(axis1=1, axis2=2)
-        if any_dropped:  # each left out entry is at most e^(top + spread / 2), spread that of
-            # the change of the graph's edges from the weights its basis left it out in
-            change = log_edges - ref
-            delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
         if b > _LOOP_GRAPHS:  # stacked calls
+            delta = 0.0
+            if any_dropped:
+                delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
             ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # also refuses nan
     if b > _LOOP_GRAPHS:
         log_diag = np.ones((b, n))
@@ -264,24 +267,32 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
                 log_diag[ok] = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
         except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
             ok[:] = False
-    else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
-        log_diag = np.ones((b, n))
-        ok = np.zeros(b, dtype=bool)
-        per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
-                     for x in (c_eta, trace, delta, dropped)]
-        for i, (c, t, d, k) in enumerate(zip(*per_graph)):
-            if not _bound(n, c, t, d, k) <= TOLERANCE:  # also refuses nan
-                continue
-            r, info = _potrf(m[i], 0, 0, 1)
-            if info == 0:  # else not reached within the bound; kept exact anyway
-                ok[i] = True
-                log_diag[i] = r.diagonal()
-    # log det L = sum of the tree's l_f + 2 sum log diag(R)
-    tree_sum = log_edges @ on_tree if terms is None else (log_edges * on_tree).sum(axis=1)
-    out = np.log(log_diag).sum(axis=1) * 2.0 + tree_sum
-    if not ok.all():
+        out = np.log(log_diag).sum(axis=1) * 2.0
         out[~ok] = np.nan
+    else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
+        spreads = [max(c) - min(c) for c in change.tolist()] if any_dropped else [0.0] * b
+        out, ok = [], []
+        per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
+                     for x in (c_eta, dropped, top)]
+        for i, (c, k, h, t, s) in enumerate(zip(*per_graph, trace.tolist(), spreads)):
+            d = _exp(h + s * 0.5) if k else 0.0
+            r, info = None, 1
+            if _bound(n, c, t, d, k) <= TOLERANCE:  # also refuses nan
+                r, info = _potrf(m[i], 0, 0, 1)
+            ok.append(info == 0)  # else not reached within the bound; kept exact anyway
+            out.append(2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0
+                       else math.nan)
+        out, ok = np.array(out), np.array(ok)
+    # log det L = sum of the tree's l_f + 2 sum log diag(R)
+    out += log_edges @ on_tree if terms is None else (log_edges * on_tree).sum(axis=1)
     return out, ok
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
 
 
 def _bound(n: int, c_eta, trace, delta, dropped):

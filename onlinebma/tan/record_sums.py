@@ -117,8 +117,9 @@ class RecordTreeSums:
             # doubling record counts: the entries left out grow as l sharpens), or a stack
             # of another number of weight vectors
             entry[0], entry[3] = self._basis(m, l_pairs, trees), 2 * t + 16
-        out = np.full(len(e), np.nan)
-        if entry[0] is not None:
+        if entry[0] is None:
+            out = np.full(len(e), np.nan)
+        else:
             out, ok = tree_basis_sums(entry[0], e, tree)
             if ok.all():
                 return out.reshape(shape)
