@@ -270,7 +270,8 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         out = np.log(log_diag).sum(axis=1) * 2.0
         out[~ok] = np.nan
     else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
-        spreads = [max(c) - min(c) for c in change.tolist()] if any_dropped else [0.0] * b
+        spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
+                   else [0.0] * b)
         out, ok = [], []
         per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
                      for x in (c_eta, dropped, top)]
