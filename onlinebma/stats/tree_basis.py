@@ -68,6 +68,9 @@ TOLERANCE = 1e-10
 DROP_NATS = 60.0
 # Stacks of more graphs take numpy's stacked matmul and Cholesky, fewer a loop over graphs.
 _LOOP_GRAPHS = 8
+# The gather and scatter indices of stacks of up to this many graphs (a record's) are kept
+# per basis; a batch's are made for each call.
+_CACHED_GRAPHS = 64
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
 
@@ -152,7 +155,6 @@ class TreeBasis:
         self.shape_ = (len(rows), n)
         self.dropped_ = (off[e[~keep]], tree[f[~keep]])
         self.n_ = n
-        self.eye_ = np.eye(n)
         self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
         self._layouts: dict = {}
 
@@ -175,40 +177,43 @@ class TreeBases:
 
 def _layout(basis, tree, b: int, e: int):
     """What the sums of ``b`` graphs of ``e`` edges in the bases ``tree`` (``None``: all in
-    ``basis``, a :class:`TreeBasis`) gather and scatter, cached on ``basis`` per
-    assignment: the flat positions of ``A``'s entries in a stack of ``(rows + n, n)``
-    matrices (each graph's ``A`` padded with zero rows to the largest basis' rows, then
-    ``I``, so that the stacked product is ``M``), the edges of each entry and of its tree,
-    the signs, each graph's tree edges; for :class:`TreeBases` also the bound's terms of
-    each graph's basis."""
+    ``basis``, a :class:`TreeBasis`) gather and scatter: a stack of ``(rows + n, n)``
+    matrices with ``I`` in its last rows (each graph's ``A`` padded with zero rows to the
+    largest basis' rows, so that the stacked product is ``M``), the flat positions of
+    ``A``'s entries in it, the edges of each entry and of its tree edge, the signs, the tree
+    edges of each graph; for :class:`TreeBases` also the bound's terms of each graph's
+    basis. Cached on ``basis`` per stack of a record's size (at most ``_CACHED_GRAPHS``)."""
     key = (b, e, None if tree is None else tree.tobytes())
     layout = basis._layouts.get(key)
     if layout is not None:
         return layout
     bases = getattr(basis, "bases_", [basis])
-    used = [bases[t] for t in tree.tolist()] if tree is not None else [basis] * b
+    which = np.zeros(b, dtype=np.int64) if tree is None else tree
+    used = [k for k in range(len(bases)) if (which == k).any()]
     n = bases[0].n_
-    rows = max(t.shape_[0] for t in used) + n
+    size = (max(bases[k].shape_[0] for k in used) + n) * n  # of each graph's matrix
+    diagonal = (size - n * n) + np.arange(n) * (n + 1)
+    template = np.zeros(b * size)
+    template[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
     pos, src_e, src_f, sign = [], [], [], []
-    on_tree = np.zeros((b, e))  # (e,) for one basis
-    for i, t in enumerate(used):
-        pos.append(i * rows * n + t.flat_)
-        src_e.append(i * e + t.edge_)
-        src_f.append(i * e + t.tree_edge_)
-        sign.append(t.sign_)
-        on_tree[i, t.tree_] = 1.0
-    template = np.zeros((b, rows, n))
-    template[:, rows - n:] = np.eye(n)
+    on_tree = np.zeros((b, e))
+    for k in used:  # the graphs of each basis at once
+        t, graphs = bases[k], np.flatnonzero(which == k)[:, None]
+        pos.append((graphs * size + t.flat_).ravel())
+        src_e.append((graphs * e + t.edge_).ravel())
+        src_f.append((graphs * e + t.tree_edge_).ravel())
+        sign.append(np.tile(t.sign_, len(graphs)))
+        on_tree[graphs, t.tree_] = 1.0
     terms = None
     if tree is not None:  # each graph's (2 n eta, d, top, reference edges): bound below
-        dropped = np.array([len(t.dropped_[0]) for t in used], dtype=float)
-        terms = (2 * n * np.array([t.eta_ for t in used]), dropped,
-                 np.array([t.dropped_top_ for t in used]),
-                 np.stack([np.zeros(e) if t.log_edges_ is None else t.log_edges_
-                           for t in used]), bool(dropped.any()))
-    layout = basis._layouts[key] = (
-        template.ravel(), np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
-        np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
+        per_basis = [(t.eta_, len(t.dropped_[0]), t.dropped_top_,
+                      np.zeros(e) if t.log_edges_ is None else t.log_edges_) for t in bases]
+        eta, dropped, top, ref = (np.array(x)[tree] for x in zip(*per_basis))
+        terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()))
+    layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
+              np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
+    if b <= _CACHED_GRAPHS:
+        basis._layouts[key] = layout
     return layout
 
 
@@ -235,7 +240,7 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
     ([3.0, 3.0], [True, True])
     """
     b, e = log_edges.shape
-    flat, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
+    template, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
     if terms is None:  # one basis: its terms as they are now
         n = basis.n_
         c_eta, dropped = 2 * n * basis.eta_, len(basis.dropped_[0])
@@ -244,7 +249,7 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         n = basis.bases_[0].n_
         c_eta, dropped, top, ref, any_dropped = terms
     half = log_edges.ravel() * 0.5
-    a = flat.copy()
+    a = template.copy()
     # the entries left out: each at most e^(top + spread / 2), spread that of the change of
     # the graph's edges from the weights its basis left them out in
     change = log_edges - ref if any_dropped else None
