@@ -10,7 +10,12 @@ graphs of ``m`` nodes, side by side in one process:
   the classifier's after many records (a strong pair per row, weak edges, roots at 0);
 - the spanning-tree basis (:mod:`onlinebma.stats.tree_basis`) against the plain-Python and
   the numpy eliminations on a record's stacks of chain-like forest graphs (the crossovers of
-  :mod:`onlinebma.tan.record_sums`);
+  :mod:`onlinebma.tan.record_sums`), and on stacks of several learners' graphs one tree for
+  all against a tree per learner in one call;
+- the drift streams (``--auto``, docs/tan.md *Defaults and why*): records/s of
+  ``ModelAveragedTAN(decay="auto")`` and ``decay=0.99``, predict then learn, on the first
+  ``STREAM_RECORDS`` records of each stream of ``python -m experiments drift``, each learner
+  in a process of its own (``--auto Elec2 Agrawal`` for some streams only);
 - narrow records (``--narrow``, docs/tan.md *Speed*): ``ModelAveragedTAN``'s plain-Python
   terms against the array path by gathered cells (``narrow.NARROW_CELLS``), the closed sums
   of 2–3 features graph by graph against numpy over a stack
@@ -121,6 +126,41 @@ def basis_table(rng) -> str:
     return "\n".join(rows)
 
 
+def members_table(rng) -> str:
+    """µs per stack of ``R`` learners' ``K`` forest graphs of ``g`` nodes, learners whose
+    strong pairs differ (``decay="auto"``'s members forget at different rates): the tree
+    basis of the first learner's maximum spanning tree for every graph, against one tree
+    per learner in the same call (:class:`onlinebma.stats.tree_basis.TreeBases`), and the
+    numpy elimination; "certified" counts the graphs that passed the bound."""
+    rows = ["| R × K | g | one tree: µs | certified | a tree per learner: µs | certified | "
+            "numpy row-scaled µs |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for r, k in ((5, 2), (5, 3)):
+        for g in (9, 11, 15):
+            i, j = np.triu_indices(g, 1)
+            ws = []
+            for _ in range(r):  # each learner: its own chain of strong pairs
+                w = classifier_like(rng, 1, g, 300.0)[0]
+                perm = np.r_[0, 1 + rng.permutation(g - 1)]
+                ws.append(w[np.ix_(perm, perm)])
+            tree = np.repeat(np.arange(r), k)
+            ev = np.stack([ws[t][i, j] for t in tree]) + rng.normal(0.0, 2.0, (r * k, len(i))) * (
+                i > 0)
+            bases = [tree_basis.TreeBasis(tree_basis.maximum_spanning_tree(w), i, j, w[i, j])
+                     for w in ws]
+            stack = tree_basis.TreeBases(bases)
+            graphs = np.zeros((r * k, g, g))
+            graphs[:, i, j] = ev
+            graphs = graphs + graphs.transpose(0, 2, 1)
+            one = per_call_us(lambda e=ev, t=bases[0]: tree_basis.tree_basis_sums(t, e))
+            each = per_call_us(lambda e=ev, t=stack, c=tree: tree_basis.tree_basis_sums(t, e, c))
+            num = per_call_us(lambda a=graphs: log_tree_sum(a, path="scaled"))
+            ok_one = int(tree_basis.tree_basis_sums(bases[0], ev)[1].sum())
+            ok_each = int(tree_basis.tree_basis_sums(stack, ev, tree)[1].sum())
+            rows.append(f"| {r} × {k} | {g} | {one:.0f} | {ok_one} / {r * k} | {each:.0f} | "
+                        f"{ok_each} / {r * k} | {num:.0f} |")
+    return "\n".join(rows)
+
+
 def narrow_records(rng, n, p, k):
     """``n`` records of ``p`` nominal features of 3 values (the first two equal 70 % of the
     time) and ``k`` classes."""
@@ -194,9 +234,68 @@ def tiny_table(rng) -> str:
     return "\n".join(rows)
 
 
+STREAM_RECORDS = 3000
+STREAM_DECAYS = ("auto", 0.99)
+
+
+def stream_records(name: str, n: int = STREAM_RECORDS):
+    """The first ``n`` records ``[(x, y)]`` of the drift stream ``name`` and its nominal
+    attributes."""
+    import itertools
+
+    from experiments import drift
+    from onlinebma.datasets import Elec2
+
+    if name == "Elec2":
+        return list(itertools.islice(Elec2(), n)), []
+    stream = drift.synthetic(n)[name]
+    return stream.data, stream.nominal
+
+
+def stream_speed(name: str, decay) -> float:
+    """Records/s of ``ModelAveragedTAN(decay=decay)`` predicting then learning the first
+    :data:`STREAM_RECORDS` records of ``name`` (reading the stream not timed)."""
+    from onlinebma.tan import ModelAveragedTAN
+
+    data, nominal = stream_records(name)
+    model = ModelAveragedTAN(nominal_attributes=nominal, decay=decay)
+    start = time.perf_counter()
+    for x, y in data:
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    return len(data) / (time.perf_counter() - start)
+
+
+def streams_table(names) -> str:
+    """Records/s of each decay on each stream, every run in a fresh process (one learner's
+    caches and allocations do not warm the next)."""
+    import subprocess
+
+    rows = ["| stream | " + " | ".join(f"decay={d} records/s" for d in STREAM_DECAYS)
+            + " |", "|:---|" + "---:|" * len(STREAM_DECAYS)]
+    for name in names:
+        speeds = []
+        for decay in STREAM_DECAYS:
+            code = ("from experiments.tan_paths import stream_speed; "
+                    f"print(stream_speed({name!r}, {decay!r}))")
+            out = subprocess.run([sys.executable, "-c", code], check=True,
+                                 capture_output=True, text=True).stdout
+            speeds.append(float(out.split()[-1]))
+        rows.append(f"| {name} | " + " | ".join(f"{v:,.0f}" for v in speeds) + " |")
+    return "\n".join(rows)
+
+
 def main() -> None:
     rng = np.random.default_rng(0)
     load = os.getloadavg()[0]
+    if "--auto" in sys.argv:
+        names = sys.argv[sys.argv.index("--auto") + 1:] or [
+            "Elec2", "SEA", "STAGGER", "Agrawal", "Hyperplane", "RandomRBFDrift"]
+        table = streams_table(names)
+        print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after; "
+              f"{STREAM_RECORDS} records, predict + learn\n")
+        print(table)
+        return
     if "--narrow" in sys.argv:
         narrow, tiny = narrow_table(rng), tiny_table(rng)
         print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after\n")
@@ -206,10 +305,12 @@ def main() -> None:
     cross = crossover_table(rng)
     paths = paths_table(rng)
     basis = basis_table(rng)
+    members = members_table(rng)
     print(f"load average {load:.1f} before, {os.getloadavg()[0]:.1f} after\n")
     print(cross, "\n")
     print(paths, "\n")
-    print(basis)
+    print(basis, "\n")
+    print(members)
 
 
 if __name__ == "__main__":

@@ -42,6 +42,12 @@ A graph is accepted when twice the sum of both bounds times ``n`` is at most
 probabilities are within a relative 2e-10 of exact); ``nan`` (an exponential that overflows,
 with a tree far from maximal) fails the test. ``tr M >= n`` plus the ties among the root
 node's edges, so beyond about 24 nodes the bound fails and the elimination is used.
+
+**Several trees in one call** (:class:`TreeBases`): a stack whose graphs are far apart
+(``decay="auto"``'s members, whose weights forget at different rates) needs a maximal tree
+per graph. Each graph's ``A`` is gathered in its own tree, padded with zero rows to the
+stack's largest, and the stack is multiplied and factorised at once; each graph keeps the
+bound of its own tree (its ``R``, its left-out entries).
 """
 
 from __future__ import annotations
@@ -51,7 +57,8 @@ import math
 import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
 
-__all__ = ["DROP_NATS", "TOLERANCE", "TreeBasis", "maximum_spanning_tree", "tree_basis_sums"]
+__all__ = ["DROP_NATS", "TOLERANCE", "TreeBases", "TreeBasis", "maximum_spanning_tree",
+           "tree_basis_sums"]
 
 # Largest certified error of a log tree sum on this path (nats).
 TOLERANCE = 1e-10
@@ -61,6 +68,9 @@ TOLERANCE = 1e-10
 DROP_NATS = 60.0
 # Stacks of more graphs take numpy's stacked matmul and Cholesky, fewer a loop over graphs.
 _LOOP_GRAPHS = 8
+# The gather and scatter indices of stacks of up to this many graphs (a record's) are kept
+# per basis; a batch's are made for each call.
+_CACHED_GRAPHS = 64
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
 
@@ -145,14 +155,78 @@ class TreeBasis:
         self.shape_ = (len(rows), n)
         self.dropped_ = (off[e[~keep]], tree[f[~keep]])
         self.n_ = n
-        self.eye_ = np.eye(n)
         self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
+        self._layouts: dict = {}
 
 
-def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
+class TreeBases:
+    """Several :class:`TreeBasis` over one edge list, for a stack whose graphs need different
+    maximal trees (``decay="auto"``'s members, whose structure weights differ): graph ``i``
+    of :func:`tree_basis_sums` is summed in the basis ``tree[i]``, all in one batched call.
+
+    Parameters
+    ----------
+    bases
+        The bases (same nodes, same edge list), read once: not to be changed afterwards.
+    """
+
+    def __init__(self, bases):
+        self.bases_ = list(bases)
+        self._layouts: dict = {}
+
+
+def _layout(basis, tree, b: int, e: int):
+    """What the sums of ``b`` graphs of ``e`` edges in the bases ``tree`` (``None``: all in
+    ``basis``, a :class:`TreeBasis`) gather and scatter: a stack of ``(rows + n, n)``
+    matrices with ``I`` in its last rows (each graph's ``A`` padded with zero rows to the
+    largest basis' rows, so that the stacked product is ``M``), the flat positions of
+    ``A``'s entries in it, the edges of each entry and of its tree edge, the signs, the tree
+    edges of each graph; for :class:`TreeBases` also the bound's terms of each graph's
+    basis. Cached on ``basis`` per stack of a record's size (at most ``_CACHED_GRAPHS``)."""
+    key = (b, e, None if tree is None else tree.tobytes())
+    layout = basis._layouts.get(key)
+    if layout is not None:
+        return layout
+    bases = getattr(basis, "bases_", [basis])
+    which = np.zeros(b, dtype=np.int64) if tree is None else tree
+    used = [k for k in range(len(bases)) if (which == k).any()]
+    n = bases[0].n_
+    size = (max(bases[k].shape_[0] for k in used) + n) * n  # of each graph's matrix
+    diagonal = (size - n * n) + np.arange(n) * (n + 1)
+    template = np.zeros(b * size)
+    template[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
+    pos, src_e, src_f, sign = [], [], [], []
+    on_tree = np.zeros((b, e))
+    for k in used:  # the graphs of each basis at once
+        t, graphs = bases[k], np.flatnonzero(which == k)[:, None]
+        pos.append((graphs * size + t.flat_).ravel())
+        src_e.append((graphs * e + t.edge_).ravel())
+        src_f.append((graphs * e + t.tree_edge_).ravel())
+        sign.append(np.tile(t.sign_, len(graphs)))
+        on_tree[graphs, t.tree_] = 1.0
+    terms = None
+    if tree is not None:  # each graph's (2 n eta, d, top, reference edges): bound below
+        per_basis = [(t.eta_, len(t.dropped_[0]), t.dropped_top_,
+                      np.zeros(e) if t.log_edges_ is None else t.log_edges_) for t in bases]
+        eta, dropped, top, ref = (np.array(x)[tree] for x in zip(*per_basis))
+        terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()))
+    layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
+              np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
+    if b <= _CACHED_GRAPHS:
+        basis._layouts[key] = layout
+    return layout
+
+
+def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
     """``(log tree sums (B,), certified (B,) bool)`` of graphs given by their edge vectors
     ``log_edges`` ``(B, E)`` in the order of the basis' edge list: exact to
     :data:`TOLERANCE` where ``certified`` (module docstring), anything elsewhere.
+
+    ``basis`` is a :class:`TreeBasis`, or :class:`TreeBases` with ``tree`` ``(B,)`` the
+    basis of each graph. The bound is each graph's own, in its own tree: the rows that pad
+    a graph's ``A`` to the stack's largest are zeros, exact terms of ``A^T A``'s sums, and
+    ``I`` enters as one more term of each diagonal sum, the rounding of the sum ``I + A^T
+    A`` of the module docstring.
 
     >>> import numpy as np
     >>> u, v = np.array([0, 0, 1]), np.array([1, 2, 2])
@@ -160,49 +234,76 @@ def tree_basis_sums(basis: TreeBasis, log_edges: np.ndarray):
     >>> lt, ok = tree_basis_sums(basis, np.zeros((1, 3)))   # a unit triangle: 3 trees
     >>> round(float(np.exp(lt[0])), 12), bool(ok[0])
     (3.0, True)
+    >>> path = TreeBasis(np.array([-1, 0, 1]), u, v)        # another tree, the same sums
+    >>> lt, ok = tree_basis_sums(TreeBases([basis, path]), np.zeros((2, 3)), np.array([0, 1]))
+    >>> np.round(np.exp(lt), 12).tolist(), ok.tolist()
+    ([3.0, 3.0], [True, True])
     """
-    half = log_edges * 0.5
-    b = len(half)
-    n = basis.n_
-    a = np.zeros((b, basis.shape_[0] * n))
-    with np.errstate(over="ignore", invalid="ignore"):
-        a[:, basis.flat_] = np.exp(half.take(basis.edge_, axis=1)
-                                   - half.take(basis.tree_edge_, axis=1)) * basis.sign_
-        dropped = len(basis.dropped_[0])
-        delta = np.zeros(b)
-        if dropped:  # the largest entry left out, per graph, is at most e^(top + spread / 2)
-            change = log_edges - basis.log_edges_
-            delta = np.exp(basis.dropped_top_
-                           + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-    a = a.reshape(b, *basis.shape_)
+    b, e = log_edges.shape
+    template, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
+    if terms is None:  # one basis: its terms as they are now
+        n = basis.n_
+        c_eta, dropped = 2 * n * basis.eta_, len(basis.dropped_[0])
+        top, ref, any_dropped = basis.dropped_top_, basis.log_edges_, dropped > 0
+    else:
+        n = basis.bases_[0].n_
+        c_eta, dropped, top, ref, any_dropped = terms
+    half = log_edges.ravel() * 0.5
+    a = template.copy()
+    # the entries left out: each at most e^(top + spread / 2), spread that of the change of
+    # the graph's edges from the weights its basis left them out in
+    change = log_edges - ref if any_dropped else None
     with np.errstate(over="ignore", invalid="ignore"):  # a graph far from its tree: refused
-        m = np.matmul(a.transpose(0, 2, 1), a)
-        m += basis.eye_
+        a[pos] = np.exp(half.take(src_e) - half.take(src_f)) * sign
+        a = a.reshape(b, -1, n)
+        m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
         trace = m.trace(axis1=1, axis2=2)
-    log_diag = np.ones((b, n))
-    eta = basis.eta_
-    # the bound: rounding, then the entries left out (module docstring)
-    if b > _LOOP_GRAPHS:  # stacked calls
-        with np.errstate(over="ignore", invalid="ignore"):
-            bound = 2 * n * (eta * trace + 2 * delta * np.sqrt(dropped * (trace - n))
-                             + delta * delta * dropped)
-            ok = bound <= TOLERANCE  # also refuses nan
-        if ok.any():
-            try:
-                r = np.linalg.cholesky(m[ok])
-                log_diag[ok] = r.diagonal(axis1=1, axis2=2)
-            except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
-                ok[:] = False
-    else:  # graph by graph: numpy's stacked Cholesky costs more for a record's few graphs
-        ok = np.zeros(b, dtype=bool)
-        for i, (t, d) in enumerate(zip(trace.tolist(), delta.tolist())):
-            bound = 2 * n * (eta * t + 2 * d * math.sqrt(dropped * (t - n)) + d * d * dropped)
-            if not bound <= TOLERANCE:  # also refuses nan
-                continue
-            r, info = _potrf(m[i], 0, 0, 1)
-            if info == 0:
-                ok[i] = True
-                log_diag[i] = r.diagonal()
-    out = (np.log(log_diag).sum(axis=1) + half.take(basis.tree_, axis=1).sum(axis=1)) * 2.0
-    out[~ok] = np.nan
+        if b > _LOOP_GRAPHS:  # stacked calls
+            delta = 0.0
+            if any_dropped:
+                delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
+            ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # also refuses nan
+    if b > _LOOP_GRAPHS:
+        log_diag = np.ones((b, n))
+        try:
+            if ok.all():
+                log_diag = np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)
+            elif ok.any():
+                log_diag[ok] = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
+        except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
+            ok[:] = False
+        out = np.log(log_diag).sum(axis=1) * 2.0
+        out[~ok] = np.nan
+    else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
+        spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
+                   else [0.0] * b)
+        out, ok = [], []
+        per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
+                     for x in (c_eta, dropped, top)]
+        for i, (c, k, h, t, s) in enumerate(zip(*per_graph, trace.tolist(), spreads)):
+            d = _exp(h + s * 0.5) if k else 0.0
+            r, info = None, 1
+            if _bound(n, c, t, d, k) <= TOLERANCE:  # also refuses nan
+                r, info = _potrf(m[i], 0, 0, 1)
+            ok.append(info == 0)  # else not reached within the bound; kept exact anyway
+            out.append(2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0
+                       else math.nan)
+        out, ok = np.array(out), np.array(ok)
+    # log det L = sum of the tree's l_f + 2 sum log diag(R)
+    out += log_edges @ on_tree if terms is None else (log_edges * on_tree).sum(axis=1)
     return out, ok
+
+
+def _exp(x: float) -> float:
+    try:
+        return math.exp(x)
+    except OverflowError:
+        return math.inf
+
+
+def _bound(n: int, c_eta, trace, delta, dropped):
+    """The error bound of the module docstring, of floats or arrays: rounding (``c_eta =
+    2 n eta``), then ``dropped`` entries left out, each at most ``delta``; ``nan`` for a
+    graph whose ``A`` overflowed."""
+    left_out = 2 * delta * (dropped * abs(trace - n)) ** 0.5 + delta * delta * dropped
+    return c_eta * trace + 2 * n * left_out

@@ -14,7 +14,9 @@ chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed
   while it passes the path's error bound and renewed at doubling record counts (the entries
   it leaves out grow as ``l`` sharpens); a graph whose bound fails is summed by elimination
   after one rebuild of the tree from the current ``l``, and a rebuilt tree that fails is not
-  tried again for a doubling number of records;
+  tried again for a doubling number of records. A stack of learners (``l`` ``(R, 1, P)``,
+  ``decay="auto"``'s members) takes one tree per learner, in one call
+  (:class:`~onlinebma.stats.tree_basis.TreeBases`);
 - else by elimination (:func:`~onlinebma.stats.spanning.log_tree_sum`).
 
 The crossovers are measured by ``python -m experiments.tan_paths`` (docs/tan.md, *Speed*).
@@ -29,7 +31,7 @@ import numpy as np
 
 from ..stats.elimination import log_tree_sums_python
 from ..stats.spanning import log_tree_sum
-from ..stats.tree_basis import TreeBasis, maximum_spanning_tree, tree_basis_sums
+from ..stats.tree_basis import TreeBases, TreeBasis, maximum_spanning_tree, tree_basis_sums
 
 __all__ = ["BASIS_NODES", "TINY_ARRAY_GRAPHS", "RecordTreeSums"]
 
@@ -104,21 +106,26 @@ class RecordTreeSums:
         # the root node's edges (weight 1) first in the edge list, then the feature pairs
         pairs, e = e, np.zeros((b, m * self.forests + p))
         e[:, e.shape[1] - p:] = pairs.reshape(b, p)
+        tree = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l, or None
+        trees = 1 if tree is None else int(tree[-1]) + 1
         entry = self._bases.get(key)
         if entry is None:  # [basis, next try, back-off, renewal]
             entry = self._bases[key] = [None, t, _BACKOFF, t]
-        if t >= (entry[1] if entry[0] is None else entry[3]):
-            # a new tree from the current l: the first, after a back-off, or a renewal (at
-            # doubling record counts: the entries left out grow as l sharpens)
-            entry[0], entry[3] = self._basis(m, l_pairs), 2 * t + 16
-        out = np.full(len(e), np.nan)
-        if entry[0] is not None:
-            out, ok = tree_basis_sums(entry[0], e)
+        if t >= (entry[1] if entry[0] is None else entry[3]) or (
+                entry[0] is not None and _n_trees(entry[0]) != trees):
+            # new trees from the current l: the first, after a back-off, a renewal (at
+            # doubling record counts: the entries left out grow as l sharpens), or a stack
+            # of another number of weight vectors
+            entry[0], entry[3] = self._basis(m, l_pairs, trees), 2 * t + 16
+        if entry[0] is None:
+            out = np.full(len(e), np.nan)
+        else:
+            out, ok = tree_basis_sums(entry[0], e, tree)
             if ok.all():
                 return out.reshape(shape)
             todo = ~ok
-            entry[0], entry[1] = self._basis(m, l_pairs), t  # one retry with a fresh tree
-            lt, ok = tree_basis_sums(entry[0], e[todo])
+            entry[0], entry[1] = self._basis(m, l_pairs, trees), t  # one retry, fresh trees
+            lt, ok = tree_basis_sums(entry[0], e[todo], None if tree is None else tree[todo])
             out[np.flatnonzero(todo)[ok]] = lt[ok]
             if not ok.all():  # wait before trying the basis again
                 entry[0], entry[1] = None, t + entry[2]
@@ -141,14 +148,35 @@ class RecordTreeSums:
         root = [0.0] * self.forests
         return log_tree_sums_python([[root + [e[i] for i in r] for r in rows] for e in edges])
 
-    def _basis(self, m: int, l_pairs) -> TreeBasis:
-        """The basis of a maximum spanning tree of ``l`` (the first graph's, for a stack of
-        learners)."""
-        l0 = np.asarray(l_pairs).reshape(-1, np.shape(l_pairs)[-1])[0]
-        w = self.graphs(m, l0, 0.0)
-        g = w.shape[-1]
-        u, v = _edge_list(g, int(self.forests))
-        return TreeBasis(maximum_spanning_tree(w), u, v, w[u, v])
+    def _basis(self, m: int, l_pairs, trees: int):
+        """The basis of a maximum spanning tree of ``l`` (:class:`TreeBasis`), or of each of
+        the ``trees`` weight vectors of a stack of learners (:class:`TreeBases`: ``l_pairs``
+        ``(..., P)`` whose leading axes hold ``trees`` vectors, graph ``i`` of the stack
+        summed in the tree of its own)."""
+        rows = np.asarray(l_pairs).reshape(-1, np.shape(l_pairs)[-1])
+        u = v = None
+        bases = []
+        for l_row in rows[:trees]:
+            w = self.graphs(m, l_row, 0.0)
+            if u is None:
+                u, v = _edge_list(w.shape[-1], int(self.forests))
+            bases.append(TreeBasis(maximum_spanning_tree(w), u, v, w[u, v]))
+        return bases[0] if trees == 1 else TreeBases(bases)
+
+
+def _n_trees(basis) -> int:
+    return len(getattr(basis, "bases_", (basis,)))
+
+
+@functools.lru_cache(maxsize=256)
+def _graph_trees(l_shape: tuple, shape: tuple):
+    """Which weight vector of ``l_pairs`` (leading axes ``l_shape``) each graph of a stack
+    of ``shape`` is built from: ``None`` when there is one."""
+    trees = math.prod(l_shape)
+    if trees <= 1:
+        return None
+    index = np.arange(trees).reshape(l_shape)
+    return np.ascontiguousarray(np.broadcast_to(index, shape)).ravel()
 
 
 _LOG2, _LOG3 = math.log(2.0), math.log(3.0)
