@@ -13,19 +13,20 @@ plus ``FRESH_FRACTION`` of all) is computed afresh instead, which is then cheape
 per new record never jumps up as more records arrive between predictions. The models averaged
 for recent test instances (``hot``) are extended together before the next search.
 
-With a window, ``hot`` holds every model the recent searches looked at (their bounds too),
-not only those averaged. Without a window a stale score stays where it was (a bound that
-only the new terms would lower), so a queued model the search did not need stays below the
-models it took; with one, taking away the evicted terms *raises* a stale bound by about one
-term's size per record, so after some tens of records the models just below the search's
-frontier climb back into it and each needs a catch-up pass of ``W`` records and more. Extended
-by the one new record each, in one call for all (`Scorer.record_terms`), they never fall
-behind: on Phishing (window 300) the windowed learner's time per record fell from 20.4 to
-12.5 ms (measured side by side, load 2.3-2.6). Which scores are brought up to date, and when,
-changes neither the models averaged nor their scores: phase 1 makes every model within
-``margin`` of the best exact before it joins ``R``, and phase 2 chooses by exact scores among
-the queued models whose bound passes its threshold (see `search`); only which negligible
-models fill ``R``'s tail can differ, as it already could with the cache's history.
+With a window, ``hot`` holds every model the recent searches saw (their bounds too) within
+`search.KEEP_SLACK` nats below their margin, not only those averaged. Without a window a stale
+score stays where it was (a bound that only the new terms would lower), so a queued model the
+search did not need stays below the models it took; with one, taking away the evicted terms
+*raises* a stale bound by about one term's size per record, so after some tens of records the
+models just below the search's frontier climb back into it and each needs a catch-up pass of
+``W`` records and more. Extended by the one new record each, in one call for all
+(`Scorer.record_terms`), they never fall behind: on Phishing (window 300) the windowed
+learner's time per record fell from 20.4 to 12.5 ms (every model seen kept; measured side by
+side, load 2.3-2.6). Which scores are brought up to date, and when, changes neither the
+models averaged nor their scores: phase 1 makes every model within ``margin`` of the best
+exact before it joins ``R``, and phase 2 chooses by exact scores among the queued models whose
+bound passes its threshold (see `search`); only which negligible models fill ``R``'s tail can
+differ, as it already could with the cache's history.
 
 With a window the score is the sliding eq. 9 (`scorer`): a record's term counts the
 ``window`` records before it, so it never changes once computed. The cache of a windowed
@@ -212,10 +213,16 @@ class ScoreCache:
 
 
 class _InstanceScores:
-    """The cache as the search of one test instance sees it (see `search`)."""
+    """The cache as the search of one test instance sees it (see `search`). The scorer's
+    records do not change during a search: its positions are read once."""
 
     def __init__(self, cache: ScoreCache, xt: np.ndarray):
         self.cache, self.xt = cache, xt
+        self.full = cache.coding == "full"
+        self.span = [cache.scorer.start, cache.scorer.n]  # an exact score's [first, total]
+
+    def _keys(self, models) -> list:
+        return list(models) if self.full else [self.cache.key(A, self.xt) for A in models]
 
     def bounds(self, models: list, also=()) -> list:
         """The cached scores (upper bounds if records arrived since; with a window, the
@@ -225,27 +232,30 @@ class _InstanceScores:
         numpy calls)."""
         cache = self.cache
         entries = cache.entries
-        keys = [cache.key(A, self.xt) for A in models]
+        keys = self._keys(models)
         if cache.terms is not None:
             cache.trim(keys)
-            cache.hot.update(keys)  # see the module: all it looked at, with a window
         unseen = [k for k in keys if k not in entries]
         if unseen:
-            more = [k for k in (cache.key(A, self.xt) for A in also) if k not in entries]
+            more = [k for k in self._keys(also) if k not in entries]
             room = SMALL_PASS // max(cache.scorer.live, 1) - len(unseen)
             cache.refresh(unseen + more[: max(room, 0)])
         return [entries[k][0] for k in keys]
 
     def exact(self, A: tuple) -> bool:
-        entry = self.cache.entries.get(self.cache.key(A, self.xt))
-        sc = self.cache.scorer
-        return entry is not None and entry[1:] == [sc.start, sc.n]
+        entry = self.cache.entries.get(A if self.full else self.cache.key(A, self.xt))
+        return entry is not None and entry[1:] == self.span
 
     def refresh(self, models: list) -> list:
-        return self.cache.refresh([self.cache.key(A, self.xt) for A in models])
+        return self.cache.refresh(self._keys(models))
+
+    def keep(self, models):
+        """With a window: mark ``models`` to be extended by the next records before the next
+        search (see the module); without one, nothing."""
+        if self.cache.terms is not None:
+            self.cache.hot.update(self._keys(models))
 
     def predict(self, models: list) -> np.ndarray:
         """The models' class distributions for the instance; they are marked hot."""
-        cache = self.cache
-        cache.hot.update(cache.key(A, self.xt) for A in models)
-        return cache.scorer.predict(models, None, self.xt)
+        self.cache.hot.update(self._keys(models))
+        return self.cache.scorer.predict(models, None, self.xt)
