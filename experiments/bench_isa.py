@@ -34,7 +34,7 @@ from ._cv import cv_splits
 
 __all__ = [
     "nominal_stream", "run", "single_threaded_blas", "stream_curve", "weka_lbr",
-    "window_timing",
+    "window_steps", "window_timing",
 ]
 
 NAME = "bench-isa"
@@ -246,22 +246,53 @@ def window_memory(window: int, checkpoints=CHECKPOINTS):
     return rows
 
 
-def _seconds_per_record(model, data, budget: float | None = None) -> np.ndarray:
+def _seconds_per_record(model, data, budget: float | None = None, clock=None) -> np.ndarray:
     """Seconds of each predict-then-learn step of ``model`` over ``data``: all of them, or
-    those it reached within ``budget`` seconds."""
+    those it reached within ``budget`` seconds; ``clock``: ``time.perf_counter`` unless
+    given (``time.process_time``: CPU time, less sensitive to other jobs)."""
     import time
 
+    clock = clock or time.perf_counter
     seconds = []
     with single_threaded_blas():
-        start = time.perf_counter()
+        start = clock()
         for x, y in data:
-            step = time.perf_counter()
+            step = clock()
             model.predict_proba_one(x)
             model.learn_one(x, y)
-            seconds.append(time.perf_counter() - step)
-            if budget is not None and time.perf_counter() - start > budget:
+            seconds.append(clock() - step)
+            if budget is not None and clock() - start > budget:
                 break
     return np.array(seconds)
+
+
+def window_steps(records: int = 1300, rounds: int = 2) -> list[dict]:
+    """The quick side-by-side of :func:`window_timing`, for tuning: CPU ms per record
+    (predict, then learn) of ``ISA(window=w)`` and ``ISA()`` once the window is full, and of
+    ``ISA()`` over the first ``w`` records, on the first ``records`` records of Phishing and of
+    the nominal stream, ``rounds`` times, alternating, with the 1-minute load average.
+    ``python -m experiments.bench_isa``."""
+    import time
+
+    from river import datasets
+
+    from onlinebma.isa import ISA
+
+    cases = [("Phishing", list(datasets.Phishing())[:records], PHISHING_WINDOW),
+             ("nominal_stream", list(nominal_stream(records)), TIMED_WINDOW)]
+    rows = []
+    for name, data, window in cases:
+        for _ in range(rounds):
+            row = {"stream": name, "records": len(data), "window": window}
+            for label, model in (("ISA(window) ms", ISA(window=window)), ("ISA() ms", ISA())):
+                seconds = _seconds_per_record(model, data, clock=time.process_time)
+                row[label] = 1000 * seconds[window:].mean()
+            # ISA() while it held at most w records: the windowed learner's search, no eviction
+            row["ISA() first w ms"] = 1000 * seconds[:window].mean()
+            row["ratio"] = row["ISA(window) ms"] / row["ISA() ms"]
+            row["load"] = os.getloadavg()[0]
+            rows.append(row)
+    return rows
 
 
 def window_timing(quick: bool = False):
@@ -545,3 +576,9 @@ each dataset in file order, ISA with the paper's settings, one BLAS thread.
     return {"tables": {"timing": table, "stream": pd.DataFrame(curve), "streams": streams,
                        "windowed": pd.DataFrame(windowed), "windows": windows},
             "seconds": elapsed}
+
+
+if __name__ == "__main__":
+    for row in window_steps():
+        print("  ".join(f"{k} {v:.2f}" if isinstance(v, float) else f"{k} {v}"
+                        for k, v in row.items()))

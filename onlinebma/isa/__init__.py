@@ -58,10 +58,12 @@ Speed (see also `search`, `cache`, `index`):
   negligible — not brought up to date, not expanded, left out of the average (documented
   tolerance ``|R| exp(-margin)`` per class probability).
 - With a window, the score is the sliding eq. 9 (below): a record's term never changes, so a
-  cached score takes away the terms of the records that left the window (kept as running
-  sums) and adds those of the new ones, one term per record either way. Any other change of
-  the stored records (new or vanished values or classes, moved cut points) drops the scores:
-  every record's terms changed.
+  cached score takes away the terms of the records that left the window (kept per score)
+  and adds those of the new ones, one term per record either way; the models a search saw
+  near its margin are extended by each new record before the next search, as taking away
+  evicted terms raises stale bounds back into the search. Any other change of the stored
+  records (new or vanished values or classes, moved cut points) drops the scores: every
+  record's terms changed.
 - Phase 2 needs the prediction of a queued model only while the bound
   ``|g(R ∪ {M}) - g(R)| <= s_M / (W + s_M)`` (``s_M`` its score, ``W`` the total score of
   ``R``) exceeds the threshold, so most queued models are never evaluated.
