@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from ..stats.dirichlet import log_dirichlet_marginal
 from ..stats.tables import NominalTable, NumericTable
 from .counts import COUNTS, dirichlet_bag
@@ -120,31 +122,25 @@ class IncrementalMarginals:
         log_ml[1] += len(table.n_class) * step + sum(lg(old + n * c) - lg(new + n * c)
                                                      for n in table.n_class.values())
 
-    def _grow_domains(self, features: list, sizes: list) -> None:
-        """:meth:`_grow_domain` of several features, ``sizes`` their new numbers of values:
-        the same floats, and with K2, unit pseudo-counts and no forgetting (the array path of
-        wide records, where most values of a record can be new) one loop that computes the
-        Gamma step of each size once."""
-        tables = self._tables
-        a = self.alpha
-        if self.prior != "K2" or a != 1 or self._scale != 1:
-            for f, r in zip(features, sizes):
-                self._grow_domain(f, tables[f], r)
-            return
-        log, log_mls, steps = math.log, self._log_ml, {}
-        for f, r in zip(features, sizes):
-            if r == 1:  # a new feature: no data yet
-                continue
-            old = (r - 1) * a
-            step = steps.get(r)
-            if step is None:
-                step = steps[r] = math.lgamma(r * a) - math.lgamma(old)
-            table, log_ml = tables[f], log_mls[f]
-            log_ml[0] += step - log(old + table.n)
-            total = 0  # sum(...) of _grow_domain, in its order
-            for n in table.n_class.values():
-                total += log(old + n)
-            log_ml[1] += len(table.n_class) * step - total
+    def _domain_growth(self, features: list, sizes, n, n_class):
+        """:meth:`_grow_domain` of several features at once (the array path of wide records,
+        where most values of a record can be new): ``sizes`` their new numbers of values,
+        ``n`` their counts, ``n_class`` their counts by class (class x feature; a class the
+        feature has not seen, count 0, is not in its sum), all arrays. With K2, unit
+        pseudo-counts and no forgetting the additions to both marginal likelihoods are
+        returned as two arrays (the Gamma step of each size computed once, as there);
+        otherwise they are applied feature by feature and ``None`` is returned."""
+        if self.prior != "K2" or self.alpha != 1 or self._scale != 1:
+            tables = self._tables
+            for f, r in zip(features, sizes.tolist()):
+                self._grow_domain(f, tables[f], int(r))
+            return None
+        old = sizes - 1.0
+        # lgamma(r) - lgamma(r - 1) as _grow_domain computes it, once per distinct size
+        distinct, at = np.unique(sizes, return_inverse=True)
+        step = np.array([math.lgamma(r) - math.lgamma(r - 1) for r in distinct.tolist()])[at]
+        by_class = np.where(n_class > 0, step - np.log(old + n_class), 0.0)  # classes seen
+        return step - np.log(old + n), by_class.sum(axis=0)
 
     def _nominal_log_ml(self, f, table: NominalTable, r: int,
                         n_classes: int | None = None) -> list:

@@ -267,9 +267,9 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     def _wide_marginals(self, pairs, y, w) -> bool:
         """K2 without forgetting, the array block current: eq. 8's two sequential predictive
         terms of every pair at once, from the block's counts (numpy's arithmetic, then
-        ``math.log`` on each: the plain loop's floats, bit for bit), a new value's domain
-        growth as there, then one loop adding them and counting the pairs; ``False``
-        (nothing changed) to go the plain way."""
+        ``math.log`` on each: the plain loop's floats, bit for bit), the domain growth of
+        the features with a new value at once (:meth:`_domain_growth`), then one loop adding
+        them and counting the pairs; ``False`` (nothing changed) to go the plain way."""
         block = self.__dict__.get("_wide_nominal")
         if (self.prior != "K2" or w != 1 or block is None or block.t != self._t
                 or y not in block.classes):
@@ -289,21 +289,23 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         n[fresh] = n_y[fresh] = 0.0
         r[fresh] = 1.0
         log = math.log
-        terms = zip(map(log, ((a + n_v) / (r * a + n)).tolist()),
-                    map(log, ((a + n_vy) / (r * a + n_y)).tolist()))
-        grown, sizes = [], []
-        for k in np.flatnonzero(~known).tolist():  # the domain grows (_learned_nominal)
-            f = pairs[k][0]
-            if fresh[k]:
-                self._current_log_ml(f)
-                tables[f] = NominalTable()
-            else:
-                grown.append(f)
-                sizes.append(int(r[k]))
-        self._grow_domains(grown, sizes)
+        terms0 = map(log, ((a + n_v) / (r * a + n)).tolist())
+        terms1 = map(log, ((a + n_vy) / (r * a + n_y)).tolist())
+        for k in np.flatnonzero(fresh).tolist():  # new features (_learned_nominal)
+            self._current_log_ml(pairs[k][0])
+            tables[pairs[k][0]] = NominalTable()
+        grown = np.flatnonzero(~known & ~fresh)  # new values: the domain grows first
+        growth = None if not len(grown) else self._domain_growth(
+            [pairs[k][0] for k in grown.tolist()], r[grown], n[grown],
+            block.n_class[:, rows[grown]])
+        if growth is not None:  # added to the terms of those features (0 elsewhere)
+            g0, g1 = np.zeros(len(pairs)), np.zeros(len(pairs))
+            g0[grown], g1[grown] = growth
+            terms0 = map(float.__add__, g0.tolist(), terms0)
+            terms1 = map(float.__add__, g1.tolist(), terms1)
         log_mls = self._log_ml
         counts = zip(*(c.astype(np.int64).tolist() for c in (n_v + 1, n_vy + 1, n_y + 1)))
-        for (f, v), (t0, t1), (v1, vy1, y1) in zip(pairs, terms, counts):
+        for (f, v), t0, t1, (v1, vy1, y1) in zip(pairs, terms0, terms1, counts):
             log_ml = log_mls[f]
             log_ml[0] += t0
             log_ml[1] += t1
