@@ -39,7 +39,7 @@ from river import base
 from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
-from ..stats.numerics import log_sigmoid
+from ..stats.numerics import RENORMALISE_ABOVE, log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_real
 from . import wide, wide_nominal
@@ -59,7 +59,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
 
     # Renormalise the scaled unit of a forgetting learner once a record weighs this much in
     # it (counts stay below ~1e41 / (1 - decay): far from overflow, see MAX_ABS_VALUE).
-    _renormalise_above = 2.0 ** 128
+    _renormalise_above = RENORMALISE_ABOVE
 
     def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing"):

@@ -33,12 +33,12 @@ import numpy as np
 
 from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
+from ..stats.numerics import RENORMALISE_ABOVE
 from .decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY, MIN_WEIGHT
 from .frames import read_record
 
 __all__ = ["SharedRates", "pick"]
 
-_RENORMALISE_ABOVE = 2.0 ** 128  # as BaseNB._renormalise_above
 _MAX_K = 1 << 16  # renormalise at least this often (tabulated powers of the rates)
 _HUGE = 1e150  # a prediction's |x| beyond which squares may overflow: numpy told to allow it
 
@@ -118,7 +118,7 @@ class SharedRates:
         self.log_ml = {"numeric": np.zeros((4, 2, r)), "nominal": np.zeros((4, 2, r))}
         self.k = 0  # records since the last renormalisation
         # the first k at which a member's unit passes the renormalisation threshold
-        self.k_limit = min([_MAX_K] + [math.floor(math.log(_RENORMALISE_ABOVE) / -math.log(lam))
+        self.k_limit = min([_MAX_K] + [math.floor(math.log(RENORMALISE_ABOVE) / -math.log(lam))
                                        + 1 for lam in self.rates if lam < 1])
         self._powers()
         self.grouped = None  # which rows are which feature's (rate_terms), derived

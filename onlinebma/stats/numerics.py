@@ -7,6 +7,8 @@
   odds: the arc weights of model-averaged naive Bayes and the weight of a model joining ISA's
   averaged set.
 - :func:`single_blas_thread`, the context under which tall-and-thin matrix products run.
+- :data:`RENORMALISE_ABOVE`, the scaled unit of a forgetting learner's counts (a record's
+  weight, ``decay^-k``) past which the stored counts are multiplied back to records.
 
 >>> round(sigmoid(0.0), 12), sigmoid(-800.0), sigmoid(800.0)
 (0.5, 0.0, 1.0)
@@ -20,11 +22,17 @@ import contextlib
 import functools
 import math
 
-__all__ = ["LOG_2PI", "LOG_PI", "VAR_SMOOTHING", "log_sigmoid", "sigmoid", "single_blas_thread"]
+__all__ = ["LOG_2PI", "LOG_PI", "RENORMALISE_ABOVE", "VAR_SMOOTHING", "log_sigmoid", "sigmoid",
+           "single_blas_thread"]
 
 #: ``log(2 pi)``, the constant of every Gaussian log density.
 LOG_2PI = math.log(2.0 * math.pi)
 LOG_PI = math.log(math.pi)
+
+#: A forgetting learner keeps its counts in a scaled unit worth ``decay^k`` records, so a
+#: record costs no pass over them; once a record's weight ``decay^-k`` would pass this, every
+#: count is renormalised (naive Bayes and tree-augmented learners, single and ``"auto"``).
+RENORMALISE_ABOVE = 2.0 ** 128
 
 #: Every Gaussian variance gets ``VAR_SMOOTHING`` times the feature's marginal variance added
 #: (scikit-learn's ``GaussianNB`` default).
