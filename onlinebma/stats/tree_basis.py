@@ -209,7 +209,8 @@ def _layout(basis, tree, b: int, e: int):
         per_basis = [(t.eta_, len(t.dropped_[0]), t.dropped_top_,
                       np.zeros(e) if t.log_edges_ is None else t.log_edges_) for t in bases]
         eta, dropped, top, ref = (np.array(x)[tree] for x in zip(*per_basis))
-        terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()))
+        terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()), 2 * n * eta.max(),
+                 int(dropped.max()), float(top.max()))
     layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
               np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
     if b <= _CACHED_GRAPHS:
@@ -245,9 +246,11 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         n = basis.n_
         c_eta, dropped = 2 * n * basis.eta_, len(basis.dropped_[0])
         top, ref, any_dropped = basis.dropped_top_, basis.log_edges_, dropped > 0
+        worst = (c_eta, dropped, top)
     else:
         n = basis.bases_[0].n_
-        c_eta, dropped, top, ref, any_dropped = terms
+        c_eta, dropped, top, ref, any_dropped = terms[:5]
+        worst = terms[5:]
     half = log_edges.ravel() * 0.5
     a = template.copy()
     # the entries left out: each at most e^(top + spread / 2), spread that of the change of
@@ -259,21 +262,31 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
         trace = m.trace(axis1=1, axis2=2)
         if b > _LOOP_GRAPHS:  # stacked calls
-            delta = 0.0
-            if any_dropped:
+            # first the bound of the largest of each term over the stack (it grows with
+            # each): usually every graph passes at once; else each graph's own
+            delta = (_exp(worst[2] + float(change.max() - change.min()) * 0.5)
+                     if any_dropped else 0.0)
+            if _bound(n, worst[0], float(trace.max()), delta, worst[1]) <= TOLERANCE:
+                ok = None  # all certified (a nan fails the test)
+            elif any_dropped:
                 delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-            ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # also refuses nan
+                ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
+            else:
+                ok = c_eta * trace <= TOLERANCE
     if b > _LOOP_GRAPHS:
-        log_diag = np.ones((b, n))
         try:
-            if ok.all():
-                log_diag = np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)
-            elif ok.any():
-                log_diag[ok] = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
+            if ok is None or ok.all():
+                out = np.log(np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)).sum(axis=1)
+                ok = np.ones(b, dtype=bool)
+            else:
+                out = np.full(b, np.nan)
+                if ok.any():
+                    diag = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
+                    out[ok] = np.log(diag).sum(axis=1)
         except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
-            ok[:] = False
-        out = np.log(log_diag).sum(axis=1) * 2.0
-        out[~ok] = np.nan
+            ok = np.zeros(b, dtype=bool)
+            out = np.full(b, np.nan)
+        out *= 2.0
     else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
         spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
                    else [0.0] * b)
