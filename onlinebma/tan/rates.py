@@ -79,10 +79,12 @@ class SharedTreeRates(RecordCoding):
         self._last = None  # the last prediction (see _predict)
         self._readings: dict = {}
         self._readings_version = -1
+        self._flat: dict = {}  # pair ids -> flat positions in _l, _flat_pairs wide
+        self._flat_pairs = -1
 
     def __getstate__(self):  # the caches are derived, not state
         return {**self.__dict__, "_denominator": None, "_last": None, "_readings": {},
-                "_readings_version": -1}
+                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1}
 
     # --------------------------------------------------------------- predicting
 
@@ -205,7 +207,10 @@ class SharedTreeRates(RecordCoding):
                 counts.add_class(counts.n_classes)
             grew = True
         self._learn(c, codes, columns, None if grew else memo)
-        counts.counts_[c * r:(c + 1) * r, columns] += self._units[:, None]
+        # counts_[c R:(c + 1) R, columns] += units, as a take and a put (cheaper)
+        table = counts.counts_
+        flat = (np.arange(c * r, (c + 1) * r)[:, None] * table.shape[1] + columns).ravel()
+        table.put(flat, table.take(flat).reshape(r, -1) + self._units[:, None])
         self._t += 1
         self._tick()
         if grew:
@@ -230,7 +235,14 @@ class SharedTreeRates(RecordCoding):
             log_q = self._tree.record(len(codes), rows, prior, self._units[:, None])[1][:, 0]
         else:
             log_q = memo[0][:, c]
-        self._l[:, ids] += log_q
+        # self._l[:, ids] += log_q, as a take and a put of the flat positions (cheaper)
+        width = self._l.shape[1]
+        flat = self._flat.get(ids.tobytes()) if self._flat_pairs == width else None
+        if flat is None:
+            if self._flat_pairs != width:
+                self._flat, self._flat_pairs = {}, width
+            flat = self._flat[ids.tobytes()] = (np.arange(r)[:, None] * width + ids).ravel()
+        self._l.put(flat, self._l.take(flat) + log_q.ravel())
         if self.structure_decay != 1:
             self._l *= self.structure_decay
         elif memo is not None and memo[1] is not None:  # LT(l + log Q_c): computed already

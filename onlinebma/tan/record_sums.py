@@ -104,10 +104,10 @@ class RecordTreeSums:
         if g > BASIS_NODES:
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
         # the root node's edges (weight 1) first in the edge list, then the feature pairs
-        pairs, e = e, np.zeros((b, m * self.forests + p))
-        e[:, e.shape[1] - p:] = pairs.reshape(b, p)
-        tree = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l, or None
-        trees = 1 if tree is None else int(tree[-1]) + 1
+        pairs, e = e, np.zeros((*shape, m * self.forests + p))
+        e[..., m * self.forests:] = pairs
+        e = e.reshape(b, -1)
+        tree, trees = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l
         entry = self._bases.get(key)
         if entry is None:  # [basis, next try, back-off, renewal]
             entry = self._bases[key] = [None, t, _BACKOFF, t]
@@ -171,12 +171,12 @@ def _n_trees(basis) -> int:
 @functools.lru_cache(maxsize=256)
 def _graph_trees(l_shape: tuple, shape: tuple):
     """Which weight vector of ``l_pairs`` (leading axes ``l_shape``) each graph of a stack
-    of ``shape`` is built from: ``None`` when there is one."""
+    of ``shape`` is built from (``None`` when there is one), and their number."""
     trees = math.prod(l_shape)
     if trees <= 1:
-        return None
+        return None, 1
     index = np.arange(trees).reshape(l_shape)
-    return np.ascontiguousarray(np.broadcast_to(index, shape)).ravel()
+    return np.ascontiguousarray(np.broadcast_to(index, shape)).ravel(), trees
 
 
 _LOG2, _LOG3 = math.log(2.0), math.log(3.0)

@@ -91,7 +91,7 @@ class TreeTerms:
         observed pairs (triu order) at posterior means from each pair table and its margins.
         ``prior``: the columns' pseudo-counts per unit (:meth:`plan`); ``unit``: the scaled
         unit of the counts, a float or an array ``(..., 1)`` (stacked members)."""
-        if np.ndim(unit):
+        if isinstance(unit, np.ndarray):
             prior = prior * unit[..., None]
         elif unit != 1.0:
             prior = prior * unit
