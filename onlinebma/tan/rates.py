@@ -115,7 +115,8 @@ class SharedTreeRates(RecordCoding):
         return out
 
     def _stack(self, codes, columns):
-        """Every member's joint log likelihoods ``(R, K)`` of a coded record and the memo:
+        """Every member's joint log likelihoods ``(R, K)`` of a coded record (up to a constant
+        per member, on the array path) and the memo:
         one gather of the members' counts, one stack of terms and tree sums."""
         counts = self._counts
         r, k = len(self.rates), len(self.labels)
@@ -134,7 +135,8 @@ class SharedTreeRates(RecordCoding):
                 self._denominator = (key, np.array(den))
             return np.array(jll), (np.array([q for q, _ in memo]),
                                    None if m < 2 else np.array([t for _, t in memo]))
-        base, log_q = self._tree.record(m, gathered, prior, self._units[:, None])
+        # each member's probabilities are normalised over the classes: log(ess + N) left out
+        base, log_q = self._tree.record(m, gathered, prior, self._units[:, None], False)
         if m < 2:
             return base, (log_q, None)
         l_pairs = self._l.take(ids, axis=1)[:, None, :]
