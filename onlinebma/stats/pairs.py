@@ -281,7 +281,7 @@ class PairCounts:
         """Count one record of class code ``c`` with ``weight`` at its ``columns``."""
         self._layout()
         row = self.counts_[c]
-        row[columns] += weight
+        row.put(columns, row.take(columns) + weight)  # row[columns] += weight, cheaper
 
     def learn_many(self, codes: np.ndarray, y: np.ndarray, weight: float = 1.0) -> None:
         """Count a batch: ``codes`` an int matrix ``(rows, features)`` of value codes, -1

@@ -261,19 +261,20 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         a = a.reshape(b, -1, n)
         m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
         trace = m.trace(axis1=1, axis2=2)
-        if b > _LOOP_GRAPHS:  # stacked calls
-            # first the bound of the largest of each term over the stack (it grows with
-            # each): usually every graph passes at once; else each graph's own
-            delta = (_exp(worst[2] + float(change.max() - change.min()) * 0.5)
-                     if any_dropped else 0.0)
-            if _bound(n, worst[0], float(trace.max()), delta, worst[1]) <= TOLERANCE:
-                ok = None  # all certified (a nan fails the test)
-            elif any_dropped:
-                delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-                ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
-            else:
-                ok = c_eta * trace <= TOLERANCE
-    if b > _LOOP_GRAPHS:
+        # first the bound of the largest of each term over the stack (the bound grows with
+        # each): usually every graph passes at once (a nan fails); else each graph's own
+        delta = (_exp(worst[2] + float(change.max() - change.min()) * 0.5) if any_dropped
+                 else 0.0)
+        all_ok = _bound(n, worst[0], float(trace.max()), delta, worst[1]) <= TOLERANCE
+    if b > _LOOP_GRAPHS:  # stacked calls
+        ok = None
+        if not all_ok:
+            with np.errstate(over="ignore", invalid="ignore"):
+                if any_dropped:
+                    delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
+                    ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
+                else:
+                    ok = c_eta * trace <= TOLERANCE
         try:
             if ok is None or ok.all():
                 out = np.log(np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)).sum(axis=1)
@@ -288,16 +289,18 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
             out = np.full(b, np.nan)
         out *= 2.0
     else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
-        spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
-                   else [0.0] * b)
+        if all_ok:
+            passes = [True] * b
+        else:
+            spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
+                       else [0.0] * b)
+            per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
+                         for x in (c_eta, dropped, top)]
+            passes = [_bound(n, c, t, _exp(h + s * 0.5) if k else 0.0, k) <= TOLERANCE
+                      for c, k, h, t, s in zip(*per_graph, trace.tolist(), spreads)]
         out, ok = [], []
-        per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
-                     for x in (c_eta, dropped, top)]
-        for i, (c, k, h, t, s) in enumerate(zip(*per_graph, trace.tolist(), spreads)):
-            d = _exp(h + s * 0.5) if k else 0.0
-            r, info = None, 1
-            if _bound(n, c, t, d, k) <= TOLERANCE:  # also refuses nan
-                r, info = _potrf(m[i], 0, 0, 1)
+        for i, passed in enumerate(passes):
+            r, info = _potrf(m[i], 0, 0, 1) if passed else (None, 1)
             ok.append(info == 0)  # else not reached within the bound; kept exact anyway
             out.append(2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0
                        else math.nan)

@@ -81,10 +81,11 @@ class SharedTreeRates(RecordCoding):
         self._readings_version = -1
         self._flat: dict = {}  # pair ids -> flat positions in _l, _flat_pairs wide
         self._flat_pairs = -1
+        self._rows: dict = {}  # (class code, width of counts_) -> flat starts of its rows
 
     def __getstate__(self):  # the caches are derived, not state
         return {**self.__dict__, "_denominator": None, "_last": None, "_readings": {},
-                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1}
+                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1, "_rows": {}}
 
     # --------------------------------------------------------------- predicting
 
@@ -211,7 +212,11 @@ class SharedTreeRates(RecordCoding):
         self._learn(c, codes, columns, None if grew else memo)
         # counts_[c R:(c + 1) R, columns] += units, as a take and a put (cheaper)
         table = counts.counts_
-        flat = (np.arange(c * r, (c + 1) * r)[:, None] * table.shape[1] + columns).ravel()
+        width = table.shape[1]
+        rows = self._rows.get((c, width))
+        if rows is None:  # the flat starts of class c's rows
+            rows = self._rows[c, width] = np.arange(c * r, (c + 1) * r)[:, None] * width
+        flat = (rows + columns).ravel()
         table.put(flat, table.take(flat).reshape(r, -1) + self._units[:, None])
         self._t += 1
         self._tick()
