@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ..stats.elimination import log_tree_sums_python
+from ..stats.elimination import float_log_pivots, log_tree_sums_python, python_float_nats
 from ..stats.spanning import log_tree_sum
 from ..stats.tree_basis import TreeBases, TreeBasis, maximum_spanning_tree, tree_basis_sums
 
@@ -145,8 +145,27 @@ class RecordTreeSums:
             tiny = _tiny_forest_sum if self.forests else _tiny_tree_sum
             return np.array([tiny(e) for e in edges])
         rows = _lower_rows(m, self.forests)
-        root = [0.0] * self.forests
-        return log_tree_sums_python([[root + [e[i] for i in r] for r in rows] for e in edges])
+        forests = self.forests
+        nats = python_float_nats(m + forests)
+        exp = math.exp
+        out = []
+        for e in edges:
+            top, low = max(e), min(e)
+            if forests:  # the root node's edges weigh 1
+                top, low = max(top, 0.0), min(low, 0.0)
+            if top - low <= nats:  # shifted linear floats, rows gathered from the edges
+                x = [exp(a - top) for a in e]
+                get = x.__getitem__
+                if forests:
+                    r = exp(-top)
+                    w = [[r, *map(get, p)] for p in rows[1:]]
+                else:
+                    w = [[*map(get, p)] for p in rows[1:]]
+                out.append(float_log_pivots(w) + len(w) * top)
+            else:  # the log path of log_tree_sums_python
+                root = [0.0] * forests
+                out.append(log_tree_sums_python([[root + [e[i] for i in r] for r in rows]])[0])
+        return np.array(out)
 
     def _basis(self, m: int, l_pairs, trees: int):
         """The basis of a maximum spanning tree of ``l`` (:class:`TreeBasis`), or of each of
