@@ -61,8 +61,7 @@ class RecordCoding:
         reading = self._readings.get(key)
         if reading is None:
             if pairs:
-                a = np.array(pairs, dtype=np.int64)
-                codes, values = a[:, 0].copy(), a[:, 1].copy()
+                codes, values = (np.array(a, dtype=np.int64) for a in zip(*pairs))
             else:
                 codes = values = _NO_CODES
             columns = counts.record_columns(codes, values)
