@@ -40,7 +40,10 @@ below ``e^-DROP_NATS`` in ``l`` (after a few hundred records, all but a few doze
 A graph is accepted when twice the sum of both bounds times ``n`` is at most
 ``TOLERANCE`` (1e-10 nats; a prediction is a difference of two tree sums, so its
 probabilities are within a relative 2e-10 of exact); ``nan`` (an exponential that overflows,
-with a tree far from maximal) fails the test. ``tr M >= n`` plus the ties among the root
+with a tree far from maximal) fails the test. The bound grows with each of its terms (``η``,
+``tr M``, ``δ``, ``d``), so a stack is first tested once with the largest of each over its
+graphs (``δ`` from the spread of the whole stack's change): when that passes, every graph
+passes; else each graph is tested with its own. ``tr M >= n`` plus the ties among the root
 node's edges, so beyond about 24 nodes the bound fails and the elimination is used.
 
 **Several trees in one call** (:class:`TreeBases`): a stack whose graphs are far apart
