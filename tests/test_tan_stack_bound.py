@@ -42,31 +42,3 @@ def test_a_stack_whose_worst_graph_fails_is_certified_graph_by_graph(b, dropped)
     got, ok = tree_basis_sums(TreeBases(bases), ev, tree)
     assert ok.all()
     np.testing.assert_allclose(got, want, rtol=0, atol=tol)
-
-
-def test_a_retry_renews_only_the_trees_of_the_learners_that_failed():
-    """RecordTreeSums on a stack of three learners: when one learner's weights move to
-    another maximal tree, its graphs fail the bound in its kept tree and are summed after
-    a fresh tree for that learner alone; the others keep theirs; all equal the log path."""
-    from onlinebma.tan.record_sums import RecordTreeSums
-    from tests.test_tan_tree_bases import chain_graph
-
-    g, r, k = 13, 3, 4
-    rng = np.random.default_rng(5)
-    nodes = np.arange(1, g)
-    i, j = np.triu_indices(g - 1, 1)
-    ws = [chain_graph(rng, g, order, 800.0)
-          for order in (nodes, rng.permutation(nodes), rng.permutation(nodes))]
-    l_pairs = np.stack([w[i + 1, j + 1] for w in ws])[:, None, :]
-    log_q = rng.normal(0.0, 2.0, (r, k, len(i)))
-    sums = RecordTreeSums(forests=True, log_edge_prior=0.0)
-    sums(b"all", g - 1, l_pairs, log_q, t=100)
-    before = list(sums._bases[b"all"][0].bases_)
-    moved = chain_graph(rng, g, rng.permutation(nodes), 800.0)
-    l_pairs[1, 0] = moved[i + 1, j + 1]
-    got = sums(b"all", g - 1, l_pairs, log_q, t=101)
-    after = sums._bases[b"all"][0].bases_
-    assert after[0] is before[0] and after[2] is before[2] and after[1] is not before[1]
-    want = log_tree_sum(sums.graphs(g - 1, l_pairs, log_q), path="log")
-    tol = TOLERANCE + huge_tol(np.stack([*ws, moved]))
-    np.testing.assert_allclose(got, want, rtol=0, atol=tol)

@@ -124,9 +124,7 @@ class RecordTreeSums:
             if ok.all():
                 return out.reshape(shape)
             todo = ~ok
-            # one retry, with fresh trees for the learners whose graphs failed
-            failed = None if tree is None else np.unique(tree[todo]).tolist()
-            entry[0], entry[1] = self._basis(m, l_pairs, trees, entry[0], failed), t
+            entry[0], entry[1] = self._basis(m, l_pairs, trees), t  # one retry, fresh trees
             lt, ok = tree_basis_sums(entry[0], e[todo], None if tree is None else tree[todo])
             out[np.flatnonzero(todo)[ok]] = lt[ok]
             if not ok.all():  # wait before trying the basis again
@@ -169,19 +167,19 @@ class RecordTreeSums:
                 out.append(log_tree_sums_python([[root + [e[i] for i in r] for r in rows]])[0])
         return np.array(out)
 
-    def _basis(self, m: int, l_pairs, trees: int, old=None, which=None):
+    def _basis(self, m: int, l_pairs, trees: int):
         """The basis of a maximum spanning tree of ``l`` (:class:`TreeBasis`), or of each of
         the ``trees`` weight vectors of a stack of learners (:class:`TreeBases`: ``l_pairs``
         ``(..., P)`` whose leading axes hold ``trees`` vectors, graph ``i`` of the stack
-        summed in the tree of its own); with ``which`` (learner indices), only theirs
-        renewed and the others' kept from the ``old`` :class:`TreeBases` (each graph is
-        certified in its own tree)."""
+        summed in the tree of its own)."""
         rows = np.asarray(l_pairs).reshape(-1, np.shape(l_pairs)[-1])
-        bases = list(old.bases_) if which is not None else [None] * trees
-        u, v = _edge_list(m + self.forests, int(self.forests))
-        for k in range(trees) if which is None else which:
-            w = self.graphs(m, rows[k], 0.0)
-            bases[k] = TreeBasis(maximum_spanning_tree(w), u, v, w[u, v])
+        u = v = None
+        bases = []
+        for l_row in rows[:trees]:
+            w = self.graphs(m, l_row, 0.0)
+            if u is None:
+                u, v = _edge_list(w.shape[-1], int(self.forests))
+            bases.append(TreeBasis(maximum_spanning_tree(w), u, v, w[u, v]))
         return bases[0] if trees == 1 else TreeBases(bases)
 
 
