@@ -12,7 +12,8 @@ cancels, and the log determinant of the grounded Laplacian is the sum of the log
   exact to rounding within :func:`scaled_path_is_safe` (one shift per graph:
   :func:`float_path_is_safe`).
 - :func:`log_tree_sums_python`: the log path in plain Python floats, for a record's few small
-  graphs, where numpy's per-call overhead costs more than the arithmetic.
+  graphs, where numpy's per-call overhead costs more than the arithmetic; shifted linear
+  floats (:func:`float_log_pivots`) where the spread allows.
 """
 
 from __future__ import annotations
@@ -22,9 +23,10 @@ import math
 
 import numpy as np
 
-__all__ = ["EXTENDED", "SAFE_NATS", "diagonal", "float_eliminate", "float_path_is_safe",
-           "log_eliminate", "log_tree_sums_python", "python_float_nats", "row_safe_nats",
-           "row_tops", "scaled_path_is_safe", "scaled_reduce", "shift_is_safe"]
+__all__ = ["EXTENDED", "SAFE_NATS", "diagonal", "float_eliminate", "float_log_pivots",
+           "float_path_is_safe", "log_eliminate", "log_tree_sums_python", "python_float_nats",
+           "row_safe_nats", "row_tops", "scaled_path_is_safe", "scaled_reduce",
+           "shift_is_safe"]
 
 # Spread bound of the float path (nats): S + n log 2 + log n <= SAFE_NATS, where 708 nats is
 # the smallest normal float; 108 nats of margin.
@@ -245,8 +247,17 @@ def _float_tree_sum(low: list, top: float) -> float:
     """The elimination of :func:`log_tree_sums_python` on the weights ``exp(low - top)``
     (``low[k - 1]``: the log weights of node ``k`` to nodes ``0..k-1``): GTH pivots summed
     in log, the shift added back once per tree edge."""
-    exp, log = math.exp, math.log
-    w = [[exp(x - top) for x in row] for row in low]
+    exp = math.exp
+    return float_log_pivots([[exp(x - top) for x in row] for row in low]) + len(low) * top
+
+
+def float_log_pivots(w: list) -> float:
+    """The sum of the log GTH pivots of a graph given by the lower triangle of its weights
+    in plain floats (``w[k - 1]``: node ``k``'s weights to nodes ``0..k-1``, changed),
+    eliminated onto node 0: the log of its tree sum, exact to rounding when every weight
+    is a normal float at least ``e^-S`` of the largest with ``S`` within
+    :func:`python_float_nats` (the caller's shift: all terms positive, nothing cancels)."""
+    log = math.log
     total = 0.0
     for k in range(len(w), 0, -1):
         row = w[k - 1]
@@ -257,7 +268,7 @@ def _float_tree_sum(low: list, top: float) -> float:
             gi = w[i - 1]
             for j in range(i):
                 gi[j] += f * row[j]
-    return total + len(w) * top
+    return total
 
 
 def row_tops(a: np.ndarray):

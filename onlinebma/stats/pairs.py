@@ -61,13 +61,17 @@ import numpy as np
 
 from .pair_ids import pair_cells, pair_id, pairs_of
 
-__all__ = ["CLASS", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V", "VALUE", "PairCounts",
-           "pair_id", "pairs_of"]
+__all__ = ["CLASS", "DESIGN_FEATURES", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V",
+           "VALUE", "PairCounts", "pair_id", "pairs_of"]
 
 CLASS, VALUE, MARGIN, JOINT, PAIR_U, PAIR_V, PAIR_CLASS = range(7)
 
 # Rows x pairs of index arrays per bincount in learn_many (memory, not speed).
 _CHUNK_CELLS = 1 << 22
+# Records of at most this many observed features take their columns from one int product
+# with a design matrix kept with the plan (m x L ints, 16 KB at 10 features: 5.4 us
+# against 15.8 for the gathers at 10 features, load 2); wider ones and batches gather.
+DESIGN_FEATURES = 10
 
 
 class PairCounts:
@@ -233,9 +237,10 @@ class PairCounts:
         return self._version
 
     def _plan(self, codes: np.ndarray):
-        """``(template, first, factor, second)`` of a set of observed features: the columns
-        of a record are ``template + v[first] * factor + v[second]`` with ``v`` its value
-        codes followed by a 0 (cached per set until the layout changes)."""
+        """``(template, first, factor, second, design)`` of a set of observed features: the
+        columns of a record are ``template + v[first] * factor + v[second]`` with ``v`` its
+        value codes followed by a 0, or ``template + values @ design`` for at most
+        :data:`DESIGN_FEATURES` features (cached per set until the layout changes)."""
         key = codes.tobytes()
         plan = self._plans.get(key)
         if plan is not None:
@@ -256,7 +261,14 @@ class PairCounts:
         factor = np.concatenate([[0], np.ones(m, dtype=np.int64), np.zeros(m, dtype=np.int64),
                                  cv, zeros + 1, zeros, zeros])
         second = np.concatenate([[m], none, none, j, zeros + m, j, zeros + m])
-        plan = self._plans[key] = (template, first, factor, second)
+        design = None
+        if m <= DESIGN_FEATURES:  # one int product per record instead of two gathers
+            design = np.zeros((m + 1, len(template)), dtype=np.int64)
+            at = np.arange(len(template))
+            np.add.at(design, (first, at), factor)
+            np.add.at(design, (second, at), 1)
+            design = design[:m].copy()  # row m multiplies the appended 0
+        plan = self._plans[key] = (template, first, factor, second, design)
         return plan
 
     def record_columns(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -271,7 +283,9 @@ class PairCounts:
         ``P`` pair class counts.
         """
         self._layout()
-        template, first, factor, second = self._plan(codes)
+        template, first, factor, second, design = self._plan(codes)
+        if design is not None and values.ndim == 1:
+            return template + values @ design
         v = np.concatenate([values, np.zeros((*values.shape[:-1], 1), dtype=np.int64)], axis=-1)
         return template + v[..., first] * factor + v[..., second]
 
@@ -281,7 +295,7 @@ class PairCounts:
         """Count one record of class code ``c`` with ``weight`` at its ``columns``."""
         self._layout()
         row = self.counts_[c]
-        row[columns] += weight
+        row.put(columns, row.take(columns) + weight)  # row[columns] += weight, cheaper
 
     def learn_many(self, codes: np.ndarray, y: np.ndarray, weight: float = 1.0) -> None:
         """Count a batch: ``codes`` an int matrix ``(rows, features)`` of value codes, -1

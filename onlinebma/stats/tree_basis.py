@@ -40,7 +40,10 @@ below ``e^-DROP_NATS`` in ``l`` (after a few hundred records, all but a few doze
 A graph is accepted when twice the sum of both bounds times ``n`` is at most
 ``TOLERANCE`` (1e-10 nats; a prediction is a difference of two tree sums, so its
 probabilities are within a relative 2e-10 of exact); ``nan`` (an exponential that overflows,
-with a tree far from maximal) fails the test. ``tr M >= n`` plus the ties among the root
+with a tree far from maximal) fails the test. The bound grows with each of its terms (``η``,
+``tr M``, ``δ``, ``d``), so a stack is first tested once with the largest of each over its
+graphs (``δ`` from the spread of the whole stack's change): when that passes, every graph
+passes; else each graph is tested with its own. ``tr M >= n`` plus the ties among the root
 node's edges, so beyond about 24 nodes the bound fails and the elimination is used.
 
 **Several trees in one call** (:class:`TreeBases`): a stack whose graphs are far apart
@@ -209,7 +212,8 @@ def _layout(basis, tree, b: int, e: int):
         per_basis = [(t.eta_, len(t.dropped_[0]), t.dropped_top_,
                       np.zeros(e) if t.log_edges_ is None else t.log_edges_) for t in bases]
         eta, dropped, top, ref = (np.array(x)[tree] for x in zip(*per_basis))
-        terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()))
+        terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()), 2 * n * eta.max(),
+                 int(dropped.max()), float(top.max()))
     layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
               np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
     if b <= _CACHED_GRAPHS:
@@ -245,9 +249,11 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         n = basis.n_
         c_eta, dropped = 2 * n * basis.eta_, len(basis.dropped_[0])
         top, ref, any_dropped = basis.dropped_top_, basis.log_edges_, dropped > 0
+        worst = (c_eta, dropped, top)
     else:
         n = basis.bases_[0].n_
-        c_eta, dropped, top, ref, any_dropped = terms
+        c_eta, dropped, top, ref, any_dropped = terms[:5]
+        worst = terms[5:]
     half = log_edges.ravel() * 0.5
     a = template.copy()
     # the entries left out: each at most e^(top + spread / 2), spread that of the change of
@@ -258,33 +264,46 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         a = a.reshape(b, -1, n)
         m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
         trace = m.trace(axis1=1, axis2=2)
-        if b > _LOOP_GRAPHS:  # stacked calls
-            delta = 0.0
-            if any_dropped:
-                delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-            ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # also refuses nan
-    if b > _LOOP_GRAPHS:
-        log_diag = np.ones((b, n))
+        # first the bound of the largest of each term over the stack (the bound grows with
+        # each): usually every graph passes at once (a nan fails); else each graph's own
+        delta = (_exp(worst[2] + float(change.max() - change.min()) * 0.5) if any_dropped
+                 else 0.0)
+        all_ok = _bound(n, worst[0], float(trace.max()), delta, worst[1]) <= TOLERANCE
+    if b > _LOOP_GRAPHS:  # stacked calls
+        ok = None
+        if not all_ok:
+            with np.errstate(over="ignore", invalid="ignore"):
+                if any_dropped:
+                    delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
+                    ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
+                else:
+                    ok = c_eta * trace <= TOLERANCE
         try:
-            if ok.all():
-                log_diag = np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)
-            elif ok.any():
-                log_diag[ok] = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
+            if ok is None or ok.all():
+                out = np.log(np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)).sum(axis=1)
+                ok = np.ones(b, dtype=bool)
+            else:
+                out = np.full(b, np.nan)
+                if ok.any():
+                    diag = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
+                    out[ok] = np.log(diag).sum(axis=1)
         except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
-            ok[:] = False
-        out = np.log(log_diag).sum(axis=1) * 2.0
-        out[~ok] = np.nan
+            ok = np.zeros(b, dtype=bool)
+            out = np.full(b, np.nan)
+        out *= 2.0
     else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
-        spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
-                   else [0.0] * b)
+        if all_ok:
+            passes = [True] * b
+        else:
+            spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
+                       else [0.0] * b)
+            per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
+                         for x in (c_eta, dropped, top)]
+            passes = [_bound(n, c, t, _exp(h + s * 0.5) if k else 0.0, k) <= TOLERANCE
+                      for c, k, h, t, s in zip(*per_graph, trace.tolist(), spreads)]
         out, ok = [], []
-        per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
-                     for x in (c_eta, dropped, top)]
-        for i, (c, k, h, t, s) in enumerate(zip(*per_graph, trace.tolist(), spreads)):
-            d = _exp(h + s * 0.5) if k else 0.0
-            r, info = None, 1
-            if _bound(n, c, t, d, k) <= TOLERANCE:  # also refuses nan
-                r, info = _potrf(m[i], 0, 0, 1)
+        for i, passed in enumerate(passes):
+            r, info = _potrf(m[i], 0, 0, 1) if passed else (None, 1)
             ok.append(info == 0)  # else not reached within the bound; kept exact anyway
             out.append(2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0
                        else math.nan)

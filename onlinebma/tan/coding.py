@@ -10,6 +10,8 @@ each on its own counts, intervals and feature kinds.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 import numpy as np
 
 from ..records import NOMINAL, numeric_values
@@ -41,25 +43,30 @@ class RecordCoding:
         split = self._kinds.split(x)
         numeric, nominal, _ = split
         counts = self._counts
-        pairs = counts.known(nominal)
-        for f, v in numeric:
-            b = self._bins.get(f)
-            if b is not None and b.cuts is not None:
-                pairs.append((counts.feature_code(f), b.bin(v)))
-        pairs.sort()
         if self._readings_version != counts.version:
             self._readings, self._readings_version = {}, counts.version
+        # kept under None: each numeric feature's code and cut points (fixed once, with its
+        # code: a new version)
+        cut = self._readings.get(None)
+        if cut is None:
+            cut = self._readings[None] = {f: (counts.feature_code(f), b.cuts)
+                                          for f, b in self._bins.items() if b.cuts is not None}
+        pairs = counts.known(nominal)
+        for f, v in numeric:
+            uc = cut.get(f)
+            if uc is not None:
+                pairs.append((uc[0], bisect_right(uc[1], v)))
+        pairs.sort()
         key = tuple(pairs)
         reading = self._readings.get(key)
         if reading is None:
             if pairs:
-                a = np.array(pairs, dtype=np.int64)
-                codes, values = a[:, 0].copy(), a[:, 1].copy()
+                codes, values = (np.array(a, dtype=np.int64) for a in zip(*pairs))
             else:
                 codes = values = _NO_CODES
             columns = counts.record_columns(codes, values)
-            if (len(self._readings) + 1) * len(columns) > _READING_CELLS:
-                self._readings = {}
+            if len(self._readings) * len(columns) > _READING_CELLS:
+                self._readings = {None: cut}
             reading = self._readings[key] = (codes, values, columns)
         return (*reading, split)
 

@@ -209,7 +209,7 @@ class ModelAveragedTAN(BaseTAN):
                                       self._unit)[1][0]
         else:
             log_q = memo[0][c]
-        self._l[ids] += log_q
+        self._l.put(ids, self._l.take(ids) + log_q)  # self._l[ids] += log_q, cheaper
         if self.structure_decay != 1:
             self._l *= self.structure_decay
         elif memo is not None and memo[1] is not None:  # LT(l + log Q_c): computed already

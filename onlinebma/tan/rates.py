@@ -79,10 +79,13 @@ class SharedTreeRates(RecordCoding):
         self._last = None  # the last prediction (see _predict)
         self._readings: dict = {}
         self._readings_version = -1
+        self._flat: dict = {}  # pair ids -> flat positions in _l, _flat_pairs wide
+        self._flat_pairs = -1
+        self._rows: dict = {}  # (class code, width of counts_) -> flat starts of its rows
 
     def __getstate__(self):  # the caches are derived, not state
         return {**self.__dict__, "_denominator": None, "_last": None, "_readings": {},
-                "_readings_version": -1}
+                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1, "_rows": {}}
 
     # --------------------------------------------------------------- predicting
 
@@ -113,7 +116,8 @@ class SharedTreeRates(RecordCoding):
         return out
 
     def _stack(self, codes, columns):
-        """Every member's joint log likelihoods ``(R, K)`` of a coded record and the memo:
+        """Every member's joint log likelihoods ``(R, K)`` of a coded record (up to a constant
+        per member, on the array path) and the memo:
         one gather of the members' counts, one stack of terms and tree sums."""
         counts = self._counts
         r, k = len(self.rates), len(self.labels)
@@ -132,7 +136,8 @@ class SharedTreeRates(RecordCoding):
                 self._denominator = (key, np.array(den))
             return np.array(jll), (np.array([q for q, _ in memo]),
                                    None if m < 2 else np.array([t for _, t in memo]))
-        base, log_q = self._tree.record(m, gathered, prior, self._units[:, None])
+        # each member's probabilities are normalised over the classes: log(ess + N) left out
+        base, log_q = self._tree.record(m, gathered, prior, self._units[:, None], False)
         if m < 2:
             return base, (log_q, None)
         l_pairs = self._l.take(ids, axis=1)[:, None, :]
@@ -205,7 +210,14 @@ class SharedTreeRates(RecordCoding):
                 counts.add_class(counts.n_classes)
             grew = True
         self._learn(c, codes, columns, None if grew else memo)
-        counts.counts_[c * r:(c + 1) * r, columns] += self._units[:, None]
+        # counts_[c R:(c + 1) R, columns] += units, as a take and a put (cheaper)
+        table = counts.counts_
+        width = table.shape[1]
+        rows = self._rows.get((c, width))
+        if rows is None:  # the flat starts of class c's rows
+            rows = self._rows[c, width] = np.arange(c * r, (c + 1) * r)[:, None] * width
+        flat = (rows + columns).ravel()
+        table.put(flat, table.take(flat).reshape(r, -1) + self._units[:, None])
         self._t += 1
         self._tick()
         if grew:
@@ -230,7 +242,14 @@ class SharedTreeRates(RecordCoding):
             log_q = self._tree.record(len(codes), rows, prior, self._units[:, None])[1][:, 0]
         else:
             log_q = memo[0][:, c]
-        self._l[:, ids] += log_q
+        # self._l[:, ids] += log_q, as a take and a put of the flat positions (cheaper)
+        width = self._l.shape[1]
+        flat = self._flat.get(ids.tobytes()) if self._flat_pairs == width else None
+        if flat is None:
+            if self._flat_pairs != width:
+                self._flat, self._flat_pairs = {}, width
+            flat = self._flat[ids.tobytes()] = (np.arange(r)[:, None] * width + ids).ravel()
+        self._l.put(flat, self._l.take(flat) + log_q.ravel())
         if self.structure_decay != 1:
             self._l *= self.structure_decay
         elif memo is not None and memo[1] is not None:  # LT(l + log Q_c): computed already

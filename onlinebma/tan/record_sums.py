@@ -29,7 +29,7 @@ import math
 
 import numpy as np
 
-from ..stats.elimination import log_tree_sums_python
+from ..stats.elimination import float_log_pivots, log_tree_sums_python, python_float_nats
 from ..stats.spanning import log_tree_sum
 from ..stats.tree_basis import TreeBases, TreeBasis, maximum_spanning_tree, tree_basis_sums
 
@@ -104,10 +104,10 @@ class RecordTreeSums:
         if g > BASIS_NODES:
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
         # the root node's edges (weight 1) first in the edge list, then the feature pairs
-        pairs, e = e, np.zeros((b, m * self.forests + p))
-        e[:, e.shape[1] - p:] = pairs.reshape(b, p)
-        tree = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l, or None
-        trees = 1 if tree is None else int(tree[-1]) + 1
+        pairs, e = e, np.zeros((*shape, m * self.forests + p))
+        e[..., m * self.forests:] = pairs
+        e = e.reshape(b, -1)
+        tree, trees = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l
         entry = self._bases.get(key)
         if entry is None:  # [basis, next try, back-off, renewal]
             entry = self._bases[key] = [None, t, _BACKOFF, t]
@@ -145,8 +145,27 @@ class RecordTreeSums:
             tiny = _tiny_forest_sum if self.forests else _tiny_tree_sum
             return np.array([tiny(e) for e in edges])
         rows = _lower_rows(m, self.forests)
-        root = [0.0] * self.forests
-        return log_tree_sums_python([[root + [e[i] for i in r] for r in rows] for e in edges])
+        forests = self.forests
+        nats = python_float_nats(m + forests)
+        exp = math.exp
+        out = []
+        for e in edges:
+            top, low = max(e), min(e)
+            if forests:  # the root node's edges weigh 1
+                top, low = max(top, 0.0), min(low, 0.0)
+            if top - low <= nats:  # shifted linear floats, rows gathered from the edges
+                x = [exp(a - top) for a in e]
+                get = x.__getitem__
+                if forests:
+                    r = exp(-top)
+                    w = [[r, *map(get, p)] for p in rows[1:]]
+                else:
+                    w = [[*map(get, p)] for p in rows[1:]]
+                out.append(float_log_pivots(w) + len(w) * top)
+            else:  # the log path of log_tree_sums_python
+                root = [0.0] * forests
+                out.append(log_tree_sums_python([[root + [e[i] for i in r] for r in rows]])[0])
+        return np.array(out)
 
     def _basis(self, m: int, l_pairs, trees: int):
         """The basis of a maximum spanning tree of ``l`` (:class:`TreeBasis`), or of each of
@@ -171,12 +190,12 @@ def _n_trees(basis) -> int:
 @functools.lru_cache(maxsize=256)
 def _graph_trees(l_shape: tuple, shape: tuple):
     """Which weight vector of ``l_pairs`` (leading axes ``l_shape``) each graph of a stack
-    of ``shape`` is built from: ``None`` when there is one."""
+    of ``shape`` is built from (``None`` when there is one), and their number."""
     trees = math.prod(l_shape)
     if trees <= 1:
-        return None
+        return None, 1
     index = np.arange(trees).reshape(l_shape)
-    return np.ascontiguousarray(np.broadcast_to(index, shape)).ravel()
+    return np.ascontiguousarray(np.broadcast_to(index, shape)).ravel(), trees
 
 
 _LOG2, _LOG3 = math.log(2.0), math.log(3.0)

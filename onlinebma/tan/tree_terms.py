@@ -84,29 +84,35 @@ class TreeTerms:
             plan = self._plans[key] = (pair_id(codes[i], codes[j]), prior)
         return plan
 
-    def record(self, m: int, gathered, prior, unit):
+    def record(self, m: int, gathered, prior, unit, normalised: bool = True):
         """``(log θ_c + Σ_v log θ_{x_v|c}, log Q_c(x))`` of a record of ``m`` observed
         features from its gathered counts (``(..., K, L)``, the columns of
         ``record_columns``): the class and single terms, and ``log Q_c(x)_uv`` of its
         observed pairs (triu order) at posterior means from each pair table and its margins.
         ``prior``: the columns' pseudo-counts per unit (:meth:`plan`); ``unit``: the scaled
-        unit of the counts, a float or an array ``(..., 1)`` (stacked members)."""
-        if np.ndim(unit):
+        unit of the counts, a float or an array ``(..., 1)`` (stacked members). Without
+        ``normalised`` the class terms leave out their common ``log(ess + N)`` (for
+        probabilities normalised over the classes anyway)."""
+        if isinstance(unit, np.ndarray):
             prior = prior * unit[..., None]
         elif unit != 1.0:
             prior = prior * unit
         lg = np.log(prior + gathered)
+        if not normalised:
+            return self.log_terms(m, lg, None)
         total = gathered[..., 0].sum(axis=-1, keepdims=True)
         return self.log_terms(m, lg, np.log(self.ess * unit + total))
 
     @staticmethod
     def log_terms(m: int, lg, log_norm):
         """:meth:`record` from the logs ``lg`` of the gathered counts plus their prior and
-        ``log_norm`` = log(ess + N) (per unit)."""
+        ``log_norm`` = log(ess + N) (per unit; ``None``: left out)."""
         p = m * (m - 1) // 2
         s = 1 + 2 * m
         # class count + value cells - feature margins, as one product
-        base = lg[..., :s] @ _single_signs(m) - log_norm
+        base = lg[..., :s] @ _single_signs(m)
+        if log_norm is not None:
+            base = base - log_norm
         # joint + pair class count - the two pair margins, as one product
         log_q = np.matmul(_PAIR_SIGNS, lg[..., s:].reshape(*lg.shape[:-1], 4, p))
         return base, log_q
