@@ -78,7 +78,7 @@ PARAMS = [
 def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch):
     # renormalise every ~270 records at λ = 0.95 and ~1,400 at 0.99 (both clocks)
     monkeypatch.setattr(ModelAveragedTAN, "_renormalise_above", 1e6)
-    monkeypatch.setattr(rates, "_RENORMALISE_ABOVE", 1e6)
+    monkeypatch.setattr(rates, "RENORMALISE_ABOVE", 1e6)
     data = mixed_stream(700, seed=3)
     shared = ModelAveragedTAN(decay="auto", bin_warmup=15, **params)
     reference = RateMixture(ModelAveragedTAN(decay="auto", bin_warmup=15, **params))

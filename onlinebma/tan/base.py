@@ -51,6 +51,7 @@ from river import base
 from ..naive_bayes.decay import Forgetting, check_decay
 from ..naive_bayes.frames import factorize, prepare_frame, records_of
 from ..records import NOMINAL, FeatureKinds, check_label
+from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..validation import check_int
 from .binning import StreamingBins
@@ -77,7 +78,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
     """
 
     # Renormalise the scaled unit once a record weighs this much in it.
-    _renormalise_above = 2.0 ** 128
+    _renormalise_above = RENORMALISE_ABOVE
 
     def __init__(self, decay: float | str = 1.0, nominal_attributes: list | None = None,
                  n_bins: int = 5, bin_warmup: int = 200):

@@ -34,6 +34,7 @@ import numpy as np
 
 from ..naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
 from ..records import FeatureKinds, check_label
+from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from .coding import RecordCoding
 from .narrow import NARROW_CELLS, narrow_predictions
@@ -41,7 +42,6 @@ from .tree_terms import TreeTerms
 
 __all__ = ["SharedTreeRates"]
 
-_RENORMALISE_ABOVE = 2.0 ** 128  # as BaseTAN._renormalise_above
 
 
 class SharedTreeRates(RecordCoding):
@@ -264,7 +264,7 @@ class SharedTreeRates(RecordCoding):
                 continue
             k = self._k[i] + 1
             unit = rate ** -k
-            if unit > _RENORMALISE_ABOVE:
+            if unit > RENORMALISE_ABOVE:
                 self._counts.counts_[i::r] *= rate ** k
                 k, unit = 0, 1.0
             self._k[i] = k
