@@ -1,5 +1,5 @@
-"""How fast ``NaiveBayes(decay="auto")`` could be in plain floats: the floor of issue 26's
-speed targets on a narrow nominal stream (docs/results/drift.md, *The plain-float floor*).
+"""How fast ``NaiveBayes(decay="auto")`` could be in plain floats: the floor under its speed
+targets on a narrow nominal stream (docs/results/drift.md, *The plain-float floor*).
 
 Not an experiment of ``python -m experiments`` (no ``run``): a benchmark script, run as
 ``python -m experiments.auto_floor`` (about 20 s), printing one markdown table.

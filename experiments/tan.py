@@ -359,9 +359,9 @@ NOTES = """\
   a record's graphs are mostly eliminated in plain Python straight from the edge lists,
   with 9 or 10 (Agrawal, Hyperplane, RandomRBFDrift) summed in the certified spanning-tree
   basis; the rest of the per-record cost is reading and binning the record, gathering its
-  counts and River's dict plumbing, which the tenfold (fixed rate) and threefold
-  (`decay="auto"`: five members learning every record) targets against ARF leave too little
-  room for on some streams.
+  counts and River's dict plumbing, which the tenfold target of a fixed rate against ARF
+  leaves too little room for except on SEA (`decay="auto"`, five members learning every
+  record, meets its threefold target on every stream).
 - Speed: up to 24 nodes (20 features) a record's K tree sums take the spanning-tree basis
   (docs/tan.md, *Speed*): I + AᵀA in a maximum spanning tree's basis, one Cholesky per
   graph, certified graph by graph to 1e-10 nats, about fifteen numpy calls for the record
