@@ -147,3 +147,4 @@ def test_merge_is_refused():
 @pytest.mark.slow
 def test_river_checks_with_decay_auto():
     checks.check_estimator(ModelAveragedTAN(decay="auto"))
+

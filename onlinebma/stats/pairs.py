@@ -72,6 +72,10 @@ _CHUNK_CELLS = 1 << 22
 # with a design matrix kept with the plan (m x L ints, 16 KB at 10 features: 5.4 us
 # against 15.8 for the gathers at 10 features, load 2); wider ones and batches gather.
 DESIGN_FEATURES = 10
+# The plans kept per set of observed features are dropped once they would hold about this
+# many integers (a stream whose records each miss another set of features would grow them
+# without bound): 8 MB.
+_PLAN_CELLS = 1 << 20
 
 
 class PairCounts:
@@ -268,7 +272,10 @@ class PairCounts:
             np.add.at(design, (first, at), factor)
             np.add.at(design, (second, at), 1)
             design = design[:m].copy()  # row m multiplies the appended 0
-        plan = self._plans[key] = (template, first, factor, second, design)
+        plan = (template, first, factor, second, design)
+        if (len(self._plans) + 1) * sum(a.size for a in plan if a is not None) > _PLAN_CELLS:
+            self._plans = {}
+        self._plans[key] = plan
         return plan
 
     def record_columns(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:

@@ -42,6 +42,11 @@ from .tree_terms import TreeTerms
 
 __all__ = ["SharedTreeRates"]
 
+# The flat positions kept per set of observed pairs are dropped once they would hold about
+# this many (a stream whose records each miss another set of features would grow them
+# without bound).
+_FLAT_CELLS = 1 << 16
+
 
 
 class SharedTreeRates(RecordCoding):
@@ -246,7 +251,7 @@ class SharedTreeRates(RecordCoding):
         width = self._l.shape[1]
         flat = self._flat.get(ids.tobytes()) if self._flat_pairs == width else None
         if flat is None:
-            if self._flat_pairs != width:
+            if self._flat_pairs != width or len(self._flat) * r * len(ids) > _FLAT_CELLS:
                 self._flat, self._flat_pairs = {}, width
             flat = self._flat[ids.tobytes()] = (np.arange(r)[:, None] * width + ids).ravel()
         self._l.put(flat, self._l.take(flat) + log_q.ravel())

@@ -46,6 +46,9 @@ TINY_ARRAY_GRAPHS = 6
 # After a rebuilt tree fails its bound, the basis is not tried again for this many records
 # (doubling with each further failure, up to the cap).
 _BACKOFF, _MAX_BACKOFF = 8, 1024
+# Bases kept per set of observed features, at most (all are dropped when a new set would
+# pass this: a stream whose records each miss another set would grow them without bound).
+_MAX_BASES = 64
 
 
 class RecordTreeSums:
@@ -110,6 +113,8 @@ class RecordTreeSums:
         tree, trees = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l
         entry = self._bases.get(key)
         if entry is None:  # [basis, next try, back-off, renewal]
+            if len(self._bases) >= _MAX_BASES:
+                self._bases = {}
             entry = self._bases[key] = [None, t, _BACKOFF, t]
         if t >= (entry[1] if entry[0] is None else entry[3]) or (
                 entry[0] is not None and _n_trees(entry[0]) != trees):

@@ -28,6 +28,9 @@ __all__ = ["TreeTerms"]
 # elimination step to stay in cache, large enough to amortise numpy's per-call overhead over
 # the nodes (measured: 2^18 against 2^12-2^21 with 20 and 60 features, docs/tan.md).
 _BATCH_ENTRIES = 1 << 18
+# The plans kept per set of observed features are dropped once they would hold about this
+# many numbers (8 MB).
+_PLAN_CELLS = 1 << 20
 
 
 class TreeTerms:
@@ -81,7 +84,10 @@ class TreeTerms:
             r = counts.n_values[codes].astype(float)
             prior = np.concatenate([[ac], ac / r, np.full(m, ac), ac / (r[i] * r[j]),
                                     ac / r[i], ac / r[j], np.full(len(i), ac)])
-            plan = self._plans[key] = (pair_id(codes[i], codes[j]), prior)
+            plan = (pair_id(codes[i], codes[j]), prior)
+            if (len(self._plans) + 1) * (plan[0].size + prior.size) > _PLAN_CELLS:
+                self._plans = {}  # records that each observe another set of features
+            self._plans[key] = plan
         return plan
 
     def record(self, m: int, gathered, prior, unit, normalised: bool = True):

@@ -1,0 +1,66 @@
+"""The speed caches of the tree-augmented learners stay bounded on streams whose records each
+miss another set of features (a cache keyed by the set of observed features would otherwise
+grow with the stream). The caches are private derived state with no public view, so these
+tests read them; what they bound is memory, and predictions do not depend on them (the
+exactness tests run with and without hits)."""
+
+import pickle
+
+import numpy as np
+import pytest
+
+import onlinebma.stats.pairs as pairs
+import onlinebma.tan.rates as rates
+import onlinebma.tan.record_sums as record_sums
+import onlinebma.tan.tree_terms as tree_terms
+from onlinebma.tan import ModelAveragedTAN
+
+
+def _varied(model, n=400, features=12, seed=1):
+    """``n`` records, each feature present with probability 0.7: nearly every record
+    observes another set of features."""
+    rng = np.random.default_rng(seed)
+    for t in range(n):
+        x = {f"f{j}": f"v{int(rng.integers(3))}" for j in range(features) if rng.random() < 0.7}
+        model.predict_proba_one(x)
+        model.learn_one(x, f"y{t % 2}")
+    return model
+
+
+@pytest.mark.parametrize("decay", [1.0, "auto"])
+def test_caches_keyed_by_observed_features_stay_bounded(decay, monkeypatch):
+    # small budgets, so that 400 records of ~300 distinct sets pass them several times
+    monkeypatch.setattr(pairs, "_PLAN_CELLS", 1 << 14)
+    monkeypatch.setattr(tree_terms, "_PLAN_CELLS", 1 << 12)
+    monkeypatch.setattr(record_sums, "_MAX_BASES", 16)
+    monkeypatch.setattr(rates, "_FLAT_CELLS", 1 << 12)
+    model = _varied(ModelAveragedTAN(decay=decay))
+    state = model._rates if decay == "auto" else model
+    plans = state._counts._plans.values()
+    cells = sum(sum(a.size for a in plan if a is not None) for plan in plans)
+    assert cells <= 2 * (1 << 14)  # the budget, plus the last set's plan
+    tree = state._tree
+    assert sum(ids.size + prior.size for ids, prior in tree._plans.values()) <= 2 * (1 << 12)
+    assert len(tree.sums._bases) <= 16
+    if decay == "auto":
+        assert sum(flat.size for flat in state._flat.values()) <= 2 * (1 << 12)
+
+
+def test_bounded_caches_predict_the_same():
+    """The budgets change what is kept, not what is predicted."""
+    small = ModelAveragedTAN(decay="auto")
+    big = pickle.loads(pickle.dumps(small))
+    rng = np.random.default_rng(3)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pairs, "_PLAN_CELLS", 1 << 10)
+        patch.setattr(tree_terms, "_PLAN_CELLS", 1 << 8)
+        patch.setattr(record_sums, "_MAX_BASES", 2)
+        patch.setattr(rates, "_FLAT_CELLS", 1 << 8)
+        small = _varied(small, n=150, seed=3)
+    big = _varied(big, n=150, seed=3)
+    for _ in range(20):
+        x = {f"f{j}": f"v{int(rng.integers(3))}" for j in range(12) if rng.random() < 0.7}
+        p, q = small.predict_proba_one(x), big.predict_proba_one(x)
+        assert p.keys() == q.keys()
+        for c in p:
+            assert p[c] == pytest.approx(q[c], rel=1e-9, abs=1e-12)
