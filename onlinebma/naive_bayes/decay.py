@@ -22,8 +22,8 @@ import numbers
 
 from ..stats.tables import NumericTable
 
-__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "MIN_WEIGHT", "Forgetting", "RateMixture", "check_decay",
-           "half_life"]
+__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "MIN_WEIGHT", "Forgetting", "RateMixture", "RateWeights",
+           "check_decay", "half_life"]
 
 AUTO_GRID = (1.0, 0.9999, 0.999, 0.99, 0.95)
 """The rates of ``decay="auto"``: half-lives ∞, 6931, 693, 69 and 13.5 records."""
@@ -68,7 +68,37 @@ def half_life(decay: float) -> float:
     return math.inf if decay == 1 else math.log(2.0) / -math.log(decay)
 
 
-class RateMixture:
+class RateWeights:
+    """The posterior over the rates of a ``decay="auto"`` learner (module docstring): the
+    log weights ``log_weights`` of ``rates``, and their update. Shared by :class:`RateMixture`
+    and the states that compute the members together
+    (:class:`~onlinebma.naive_bayes.rates.SharedRates`,
+    :class:`~onlinebma.tan.rates.SharedTreeRates`), which set both attributes."""
+
+    rates = AUTO_GRID
+
+    def _reweigh(self, p_true) -> None:
+        """``π_r ∝ (π_r p_r(y | x))^β`` in log space: ``p_true`` each member's probability of
+        the true label (floored at :data:`MIN_PROBABILITY`), ``None`` for a label no member
+        has seen (no evidence: only the flattening)."""
+        lw = self.log_weights
+        if p_true is not None:
+            lw = [w + math.log(max(p, MIN_PROBABILITY)) for w, p in zip(lw, p_true)]
+        lw = [AUTO_FORGETTING * w for w in lw]
+        top = max(lw)
+        norm = top + math.log(sum(math.exp(w - top) for w in lw))
+        self.log_weights = [w - norm for w in lw]
+
+    def posterior(self) -> dict:
+        return {rate: math.exp(lw) for rate, lw in zip(self.rates, self.log_weights)}
+
+    def joint_log_likelihood(self, x: dict) -> dict:
+        """The log of the rate-averaged ``P(y | x)`` of every label."""
+        return {label: math.log(p) if p > 0 else -math.inf
+                for label, p in self.predict_proba_one(x).items()}
+
+
+class RateMixture(RateWeights):
     """The members of a ``decay="auto"`` learner and the posterior over their rates."""
 
     def __init__(self, owner):
@@ -90,9 +120,6 @@ class RateMixture:
         self._last = (x, dict(x), probas)
         return probas
 
-    def posterior(self) -> dict:
-        return {rate: math.exp(lw) for rate, lw in zip(AUTO_GRID, self.log_weights)}
-
     def learn_one(self, x: dict, y) -> None:
         probas = self._member_probas(x)
         self._last = None
@@ -102,16 +129,8 @@ class RateMixture:
         first.learn_one(x, y)
         for m in self.members[1:]:
             m.learn_one(x, y)
-        if y in probas[0]:  # a label seen before: every member has a prediction for it
-            lw = [w + math.log(max(p[y], MIN_PROBABILITY))
-                  for w, p in zip(self.log_weights, probas)]
-        else:
-            lw = self.log_weights
-        beta = AUTO_FORGETTING
-        lw = [beta * w for w in lw]
-        top = max(lw)
-        norm = top + math.log(sum(math.exp(w - top) for w in lw))
-        self.log_weights = [w - norm for w in lw]
+        # a label seen before: every member has a prediction for it
+        self._reweigh([p[y] for p in probas] if y in probas[0] else None)
 
     def predict_proba_one(self, x: dict) -> dict:
         out: dict = {}
@@ -121,10 +140,6 @@ class RateMixture:
                 out[label] = out.get(label, 0.0) + w * p
         total = sum(out.values())
         return {label: p / total for label, p in out.items()}
-
-    def joint_log_likelihood(self, x: dict) -> dict:
-        return {label: math.log(p) if p > 0 else -math.inf
-                for label, p in self.predict_proba_one(x).items()}
 
     def predict_proba_many(self, X):
         out = None

@@ -34,7 +34,7 @@ import numpy as np
 from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
 from ..stats.numerics import RENORMALISE_ABOVE
-from .decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY, MIN_WEIGHT
+from .decay import AUTO_GRID, MIN_WEIGHT, RateWeights
 from .frames import read_record
 
 __all__ = ["SharedRates", "pick"]
@@ -83,7 +83,7 @@ _STATE = ("terms", "rates", "lam", "log_weights", "weights", "kinds", "classes",
           "nominal_seen", "k", "k_limit")
 
 
-class SharedRates:
+class SharedRates(RateWeights):
     """The members of a ``decay="auto"`` learner as one state (see the module docstring).
 
     ``terms`` is the learner's :mod:`~onlinebma.naive_bayes.rate_terms` object. The public
@@ -227,9 +227,6 @@ class SharedRates:
 
     # ---------------------------------------------------------------- the mixture
 
-    def posterior(self) -> dict:
-        return {rate: math.exp(lw) for rate, lw in zip(self.rates, self.log_weights)}
-
     def predict_proba_one(self, x: dict) -> dict:
         probas = self._predict(x)[0]
         if probas is None:
@@ -237,10 +234,6 @@ class SharedRates:
         mix = (probas @ self.weights).tolist()
         total = sum(mix)
         return {label: p / total for label, p in zip(self.classes, mix)}
-
-    def joint_log_likelihood(self, x: dict) -> dict:
-        return {label: math.log(p) if p > 0 else -math.inf
-                for label, p in self.predict_proba_one(x).items()}
 
     def predict_proba_many(self, X):
         import pandas as pd
@@ -267,16 +260,8 @@ class SharedRates:
         self._last = None
         self.kinds.commit(new)
         iy = self.class_index.get(y)
-        # RateMixture.learn_one's update, on the same floats
-        beta, log, exp, low = AUTO_FORGETTING, math.log, math.exp, MIN_PROBABILITY
-        if iy is not None:  # a label seen before: every member has a prediction for it
-            lw = [beta * (w + log(p if p > low else low))
-                  for w, p in zip(self.log_weights, probas[iy].tolist())]
-        else:
-            lw = [beta * w for w in self.log_weights]
-        top = max(lw)
-        norm = top + log(sum([exp(w - top) for w in lw]))
-        self.log_weights = [w - norm for w in lw]
+        # a label seen before: every member has a prediction for it
+        self._reweigh(None if iy is None else probas[iy].tolist())
         self.weights = np.exp(self.log_weights)
         if iy is None:
             iy = self._new_class(y)

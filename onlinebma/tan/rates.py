@@ -20,7 +20,8 @@ layout are equal. :class:`SharedTreeRates` keeps them as one state:
 Each member's predictions, edge weights and counts follow exactly the recursion of a
 ``ModelAveragedTAN`` at its rate (``structure_decay`` and the refresh of ``l = log W`` from
 the counts after a new class or value for the member that does not forget), and the weights
-are :class:`~onlinebma.naive_bayes.decay.RateMixture`'s: ``log π_r += log max(p_r(y | x),
+are updated as :class:`~onlinebma.naive_bayes.decay.RateMixture`'s, by the same
+:class:`~onlinebma.naive_bayes.decay.RateWeights`: ``log π_r += log max(p_r(y | x),
 1e-300)`` for a label seen before, then ``π_r ∝ π_r^β``, β =
 :data:`~onlinebma.naive_bayes.decay.AUTO_FORGETTING`, in log space
 (``tests/test_tan_auto_shared.py`` runs both side by side).
@@ -32,7 +33,7 @@ import math
 
 import numpy as np
 
-from ..naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
+from ..naive_bayes.decay import AUTO_GRID, RateWeights
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
@@ -49,7 +50,7 @@ _FLAT_CELLS = 1 << 16
 
 
 
-class SharedTreeRates(RecordCoding):
+class SharedTreeRates(RecordCoding, RateWeights):
     """The members of ``ModelAveragedTAN(decay="auto")`` as one state (module docstring).
 
     Parameters are the learner's (``structures``, ``ess``, ``edge_prior``,
@@ -168,10 +169,6 @@ class SharedTreeRates(RecordCoding):
         total = sum(mixed)
         return {label: q / total for label, q in zip(self.labels, mixed)}
 
-    def joint_log_likelihood(self, x: dict) -> dict:
-        return {label: math.log(p) if p > 0 else -math.inf
-                for label, p in self.predict_proba_one(x).items()}
-
     def predict_proba_many(self, X):
         """Every member's batch predictions (:meth:`TreeTerms.batch`), averaged."""
         import pandas as pd
@@ -230,7 +227,7 @@ class SharedTreeRates(RecordCoding):
                 if not forgets:  # l = log W, from the counts
                     self._l[i] = self._tree.log_weights(counts, counts.counts_[i::r],
                                                         self._units[i])
-        self._weigh([p[c] for p in probas] if known else None)
+        self._reweigh([p[c] for p in probas] if known else None)
 
     def _learn(self, c: int, codes, columns, memo) -> None:
         """Every member's ``l <- α (l + log Q_c(x))`` before the record of class code ``c``
@@ -275,21 +272,7 @@ class SharedTreeRates(RecordCoding):
             self._k[i] = k
             self._units[i] = unit
 
-    def _weigh(self, p_true) -> None:
-        """The dynamic-model-averaging update: times each member's probability of the true
-        label (``None``: a new label, no evidence), then flattened by β, in log space."""
-        lw = self.log_weights
-        if p_true is not None:
-            lw = [w + math.log(max(p, MIN_PROBABILITY)) for w, p in zip(lw, p_true)]
-        lw = [AUTO_FORGETTING * w for w in lw]
-        top = max(lw)
-        norm = top + math.log(sum(math.exp(w - top) for w in lw))
-        self.log_weights = [w - norm for w in lw]
-
     # ------------------------------------------------------------------ reading
-
-    def posterior(self) -> dict:
-        return {rate: math.exp(lw) for rate, lw in zip(self.rates, self.log_weights)}
 
     def edge_posteriors(self) -> dict:
         """Every member's edge posteriors, averaged with the weights of the rates."""
