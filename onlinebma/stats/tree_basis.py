@@ -273,11 +273,9 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         ok = None
         if not all_ok:
             with np.errstate(over="ignore", invalid="ignore"):
-                if any_dropped:
-                    delta = np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-                    ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
-                else:
-                    ok = c_eta * trace <= TOLERANCE
+                delta = (np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
+                         if any_dropped else 0.0)
+                ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
         try:
             if ok is None or ok.all():
                 out = np.log(np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)).sum(axis=1)
