@@ -122,9 +122,10 @@ class IncrementalMarginals:
         log_ml[1] += len(table.n_class) * step + sum(lg(old + n * c) - lg(new + n * c)
                                                      for n in table.n_class.values())
 
-    def _domain_growth(self, features: list, sizes, n, n_class):
+    def _domain_growth(self, features, sizes, n, n_class):
         """:meth:`_grow_domain` of several features at once (the array path of wide records,
-        where most values of a record can be new): ``sizes`` their new numbers of values,
+        where most values of a record can be new; ``features`` an iterable of their names,
+        read only on the fallback): ``sizes`` their new numbers of values,
         ``n`` their counts, ``n_class`` their counts by class (class x feature; a class the
         feature has not seen, count 0, is not in its sum), all arrays. With K2, unit
         pseudo-counts and no forgetting the additions to both marginal likelihoods are

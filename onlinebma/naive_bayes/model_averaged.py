@@ -296,7 +296,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
             tables[pairs[k][0]] = NominalTable()
         grown = np.flatnonzero(~known & ~fresh)  # new values: the domain grows first
         growth = None if not len(grown) else self._domain_growth(
-            [pairs[k][0] for k in grown.tolist()], r[grown], n[grown],
+            (pairs[k][0] for k in grown.tolist()), r[grown], n[grown],
             block.n_class[:, rows[grown]])
         if growth is not None:  # added to the terms of those features (0 elsewhere)
             g0, g1 = np.zeros(len(pairs)), np.zeros(len(pairs))
