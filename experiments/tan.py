@@ -396,9 +396,10 @@ NOTES = """\
   9 or 10 (Agrawal, Hyperplane, RandomRBFDrift) summed in the certified spanning-tree
   basis; the rest of the per-record cost is reading and binning the record, gathering its
   counts and River's dict plumbing. Timed alone (the speed targets' table), a fixed rate
-  is at least tenfold ARF on every stream but Elec2, where the spread of a record's log
-  weights outgrows plain floats within a few thousand records and a quarter of its graphs
-  take the log path; `decay="auto"`, five members learning every record, meets its
+  runs at about tenfold ARF or more on every stream but Elec2, RandomRBFDrift on either
+  side of the line from run to run; on Elec2 the spread of a record's log weights outgrows
+  plain floats within a few thousand records and over a quarter of its graphs take the log
+  path. `decay="auto"`, five members learning every record, meets its
   threefold target everywhere. Side by side, the records of the learners alternating,
   every ratio is lower: ours slow down more than ARF there.
 - Speed: up to 24 nodes (20 features) a record's K tree sums take the spanning-tree basis
