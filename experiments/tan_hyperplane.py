@@ -16,11 +16,12 @@ learning them: the quantiles of the uniform distribution, ``k / 5`` (nominal fea
 learner, so no warm-up): what the best possible five cut points give. "Shifted per member"
 gives each of the five rate members of ``decay="auto"`` its own cut points, member ``r``
 shifted by ``r / 5`` of an interval, and averages them with ``decay="auto"``'s own dynamic
-model averaging weights (written out below with its constants): the members' step functions
-then interleave. The members hold counts of their own anyway, so inside the learner's shared
-state this would add little arithmetic per record; here they are five separate learners,
-whose µs say nothing about that. "3 shifted learners" averages three ``decay="auto"``
-learners with equal weights, cut at ``(k + g / 3) / 5``: three times the work of one.
+model averaging (:class:`~onlinebma.naive_bayes.decay.RateWeights`): the members' step
+functions then interleave. The members hold counts of their own anyway, so inside the
+learner's shared state this would add little arithmetic per record; here they are five
+separate learners, whose µs say nothing about that. "3 shifted learners" averages three
+``decay="auto"`` learners with equal weights, cut at ``(k + g / 3) / 5``: three times the
+work of one.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ import os
 import time
 
 from experiments import drift
-from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
+from onlinebma.naive_bayes.decay import AUTO_GRID, RateWeights
 from onlinebma.tan import ModelAveragedTAN
 
 RECORDS = 5000
@@ -79,9 +80,9 @@ class EqualAverage:
             m.learn_one(x, y)
 
 
-class RateAverage:
-    """``decay="auto"``'s dynamic model average over members at the rates ``AUTO_GRID``:
-    weights ``π_r ∝ (π_r p_r(y | x))^AUTO_FORGETTING`` after each record."""
+class RateAverage(RateWeights):
+    """``decay="auto"``'s dynamic model average (:class:`RateWeights`) over members at the
+    rates ``AUTO_GRID``."""
 
     def __init__(self, members):
         self.members = members
@@ -99,12 +100,7 @@ class RateAverage:
 
     def learn_one(self, x, y):
         probas = self._last
-        if probas and y in probas[0]:
-            lw = [AUTO_FORGETTING * (w + math.log(max(p[y], MIN_PROBABILITY)))
-                  for w, p in zip(self.log_weights, probas)]
-            top = max(lw)
-            norm = top + math.log(sum(math.exp(w - top) for w in lw))
-            self.log_weights = [w - norm for w in lw]
+        self._reweigh([p[y] for p in probas] if probas and y in probas[0] else None)
         for m in self.members:
             m.learn_one(x, y)
 
