@@ -64,3 +64,15 @@ def test_bounded_caches_predict_the_same():
         assert p.keys() == q.keys()
         for c in p:
             assert p[c] == pytest.approx(q[c], rel=1e-9, abs=1e-12)
+
+
+def test_class_rows_of_auto_keep_one_layout():
+    """decay="auto" keeps the flat starts of each class's member rows per width of the count
+    table; a stream with a new value in every record widens the table every record, so only
+    the current width's entries may be kept (at most one per class)."""
+    model = ModelAveragedTAN(decay="auto")
+    for t in range(300):
+        x = {"id": f"v{t}", "a": f"w{t % 3}"}
+        model.predict_proba_one(x)
+        model.learn_one(x, f"y{t % 2}")
+    assert len(model._rates._rows) <= 2

@@ -49,7 +49,6 @@ __all__ = ["SharedTreeRates"]
 _FLAT_CELLS = 1 << 16
 
 
-
 class SharedTreeRates(RecordCoding, RateWeights):
     """The members of ``ModelAveragedTAN(decay="auto")`` as one state (module docstring).
 
@@ -216,7 +215,9 @@ class SharedTreeRates(RecordCoding, RateWeights):
         table = counts.counts_
         width = table.shape[1]
         rows = self._rows.get((c, width))
-        if rows is None:  # the flat starts of class c's rows
+        if rows is None:  # the flat starts of class c's rows, for the current width only
+            if any(w != width for _, w in self._rows):
+                self._rows = {}
             rows = self._rows[c, width] = np.arange(c * r, (c + 1) * r)[:, None] * width
         flat = (rows + columns).ravel()
         table.put(flat, table.take(flat).reshape(r, -1) + self._units[:, None])
