@@ -284,11 +284,11 @@ def stream_speed(all_streams: dict, fixed: float, quick: bool, show: bool):
 
     In :func:`streams` every learner predicts and learns a record before the next learner
     does, so each learner's records alternate with the others' work: in our runs that slowed
-    ours far more than ARF (compare the two tables of the page), and no user runs learners in
-    lock step. Here each learner runs
-    alone over the same records (a fresh model, predict then learn every record), the
-    learners taking turns, ``SPEED_PASSES`` times; the best pass of each is kept (the first
-    pass also fills module-level caches that a long stream fills within its first records).
+    ours more than ARF (compare the two tables of the page), and no user runs learners in
+    lock step. Here each learner runs alone over the same records (a fresh model, predict
+    then learn every record), the learners taking turns, ``SPEED_PASSES`` times; the best
+    pass of each is kept (the first pass also fills module-level caches that a long stream
+    fills within its first records).
     """
     import pandas as pd
 
@@ -592,7 +592,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
         if metric == "records/s alone":
             text += ["The speed targets are judged on this table. In the side-by-side run "
                      "each learner's records alternate with the other learners' work, which "
-                     "slows ours far more than ARF (compare with the table above); no user "
+                     "slows ours more than ARF (compare with the table above); no user "
                      "runs learners in lock step. Here each learner runs over the stream "
                      "alone, the learners taking turns, a fresh model each pass.", ""]
             tab = tab.dropna(how="all", subset=tab.columns[1:])
