@@ -118,12 +118,12 @@ def learners(stream) -> dict:
             "river HoeffdingAdaptiveTree", stream),
         "river GaussianNB": naive_bayes.GaussianNB,
         'ModelAveragedTAN(decay="auto")': lambda: ModelAveragedTAN(decay="auto"),
-        "  n_bins=3": lambda: ModelAveragedTAN(decay="auto", n_bins=3),
-        "  n_bins=8": lambda: ModelAveragedTAN(decay="auto", n_bins=8),
-        "  bin_warmup=30": lambda: ModelAveragedTAN(decay="auto", bin_warmup=30),
-        "  ess=1": lambda: ModelAveragedTAN(decay="auto", ess=1.0),
-        "  ess=30": lambda: ModelAveragedTAN(decay="auto", ess=30.0),
-        "  edge_prior=0.01": lambda: ModelAveragedTAN(decay="auto", edge_prior=0.01),
+        "… n_bins=3": lambda: ModelAveragedTAN(decay="auto", n_bins=3),
+        "… n_bins=8": lambda: ModelAveragedTAN(decay="auto", n_bins=8),
+        "… bin_warmup=30": lambda: ModelAveragedTAN(decay="auto", bin_warmup=30),
+        "… ess=1": lambda: ModelAveragedTAN(decay="auto", ess=1.0),
+        "… ess=30": lambda: ModelAveragedTAN(decay="auto", ess=30.0),
+        "… edge_prior=0.01": lambda: ModelAveragedTAN(decay="auto", edge_prior=0.01),
         "known cut points k/5, auto": lambda: CutLearner(nominal(decay="auto"),
                                                          uniform_cuts(0.0)),
         "known cut points, shifted per member": lambda: RateAverage(
@@ -154,7 +154,7 @@ def main() -> None:
     for name, make in learners(stream).items():
         correct, us = progressive(make(), stream.data)
         parts = [sum(correct[a:b]) / (b - a) for a, b in STRETCHES]
-        print(f"| {name.strip() if not name.startswith(' ') else '… ' + name.strip()} | "
+        print(f"| {name} | "
               f"{sum(correct) / len(correct):.3f} | "
               + " | ".join(f"{p:.3f}" for p in parts) + f" | {us:.0f} |", flush=True)
     print(f"\nload average {os.getloadavg()[0]:.1f} after")
