@@ -1,4 +1,4 @@
-"""Which learner when: the eight learners with their default parameters on the same streams.
+"""Which learner when: the eleven learners with their default parameters on the same streams.
 
 Progressive validation (predict each record, then learn it) of every learner of the library,
 side by side in one run, on three bundled streams:
@@ -32,16 +32,16 @@ from experiments import _report
 from onlinebma.progress import progress
 
 NAME = "guide"
-LEARNERS = ["NaiveBayes", "ModelAveragedNB", "BMANB", "ISA", "FAN", "FiniteMixture",
-            "FixedOrderBMA", "OrderMCMC"]
+LEARNERS = ["NaiveBayes", "ModelAveragedNB", "BMANB", "ModelAveragedTAN", "TAN", "AODE",
+            "ISA", "FAN", "FiniteMixture", "FixedOrderBMA", "OrderMCMC"]
 FLOOR = 1e-15
 
 
 def make(name: str, nominal):
     """A learner of the library with its default parameters (``nominal_attributes`` given)."""
-    from onlinebma import isa, mixture, naive_bayes, order_mcmc
+    from onlinebma import isa, mixture, naive_bayes, order_mcmc, tan
 
-    for module in (naive_bayes, isa, mixture, order_mcmc):
+    for module in (naive_bayes, tan, isa, mixture, order_mcmc):
         if hasattr(module, name):
             return getattr(module, name)(nominal_attributes=list(nominal) or None)
     raise ValueError(f"unknown learner {name!r}")
@@ -172,7 +172,7 @@ def _figures(traces, data, out):
         for i, name in enumerate(LEARNERS):
             t = traces[stream, name]
             n = np.arange(1, len(t["logp"]) + 1)
-            style = {"color": f"C{i}", "lw": 1.2, "ls": "-" if i < 4 else "--"}
+            style = {"color": f"C{i % 10}", "lw": 1.2, "ls": ("-", "--", ":")[i // 4]}
             axes[0, j].plot(n, np.cumsum(t["correct"]) / n, label=name, **style)
             scored = _seen_before(data[stream][1])
             axes[1, j].plot(n, -np.cumsum(np.where(scored, t["logp"], 0)) / np.cumsum(scored)
@@ -185,7 +185,9 @@ def _figures(traces, data, out):
     axes[0, 0].legend(fontsize=7)
     _report.save_figure(fig, NAME, out, "curves")
 
-    fig, axes = plt.subplots(2, 4, figsize=(12, 6), sharex=True, sharey=True)
+    rows = -(-len(LEARNERS) // 4)
+    fig, axes = plt.subplots(rows, 4, figsize=(12, 3 * rows), sharex=True, sharey=True,
+                             layout="constrained")
     edges = np.linspace(0, 1, 11)
     for ax, name in zip(axes.flat, LEARNERS):
         conf = np.concatenate([traces[s, name]["conf"] for s in data])
@@ -197,8 +199,8 @@ def _figures(traces, data, out):
         ax.plot(centres, rates, "o-", ms=3)
         ax.set_title(f"{name} (ECE {ece(conf, corr):.3f})", fontsize=9)
         ax.set_xticks(edges[::2])
-    for ax in axes[1]:
-        ax.set_xlabel("predicted probability of the top label")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("observed frequency")
+    for ax in axes.flat[len(LEARNERS):]:
+        ax.set_visible(False)
+    fig.supxlabel("predicted probability of the top label")
+    fig.supylabel("observed frequency")
     _report.save_figure(fig, NAME, out, "reliability")
