@@ -1,5 +1,5 @@
 """``ModelAveragedTAN(decay="auto")``, one state with a member axis
-(:class:`~onlinebma.tan.rates.SharedTreeRates`), against the mixture it replaces: a
+(:class:`~onlinebma.tan.members.TreeMemberStack`), against the mixture it replaces: a
 :class:`~onlinebma.naive_bayes.decay.RateMixture` of separate learners, one per rate (each
 predicting and learning alone), run side by side on the same stream.
 
@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 from river import checks
 
-import onlinebma.tan.rates as rates
+import onlinebma.tan.members as members
 from onlinebma.naive_bayes.decay import RateMixture
 from onlinebma.tan import ModelAveragedTAN
 
@@ -77,8 +77,7 @@ PARAMS = [
 @pytest.mark.parametrize("params", PARAMS, ids=repr)
 def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch):
     # renormalise every ~270 records at λ = 0.95 and ~1,400 at 0.99 (both clocks)
-    monkeypatch.setattr(ModelAveragedTAN, "_renormalise_above", 1e6)
-    monkeypatch.setattr(rates, "RENORMALISE_ABOVE", 1e6)
+    monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e6)
     data = mixed_stream(700, seed=3)
     shared = ModelAveragedTAN(decay="auto", bin_warmup=15, **params)
     reference = RateMixture(ModelAveragedTAN(decay="auto", bin_warmup=15, **params))
@@ -96,7 +95,7 @@ def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch)
     assert learned_alone > 50
     assert {len(m.counts.classes_) for m in reference.members} == {3}
     # the fast member's counts were renormalised, the slow ones' not
-    assert 0 < reference.members[-1]._k < 300  # private: the scaled unit's clock
+    assert 0 < reference.members[-1]._state._k[0] < 300  # private: the scaled unit's clock
     close(shared.edge_posteriors(), reference_edges(reference))
     X = pd.DataFrame([x for x, _ in data[-60:]])
     many = shared.predict_proba_many(X)

@@ -129,7 +129,7 @@ def test_chain_rule_updates_equal_the_batch_weights(structures):
             model.predict_proba_one(x)
         model.learn_one(x, int(y[i]))
     incremental = model.edge_log_weights
-    model._refresh()  # private: the batch recomputation under test has no public entry
+    model._state._refresh()  # private: the batch recomputation under test has no public entry
     np.testing.assert_allclose(incremental, model.edge_log_weights, rtol=1e-10, atol=1e-9)
     batch = ModelAveragedTAN(structures=structures, ess=2.5)
     batch.learn_many(pd.DataFrame(records), pd.Series(y))
@@ -138,14 +138,16 @@ def test_chain_rule_updates_equal_the_batch_weights(structures):
                                model.predict_proba_many(probe).to_numpy(), atol=1e-12)
 
 
-def test_scaled_unit_equals_decaying_every_count():
+def test_scaled_unit_equals_decaying_every_count(monkeypatch):
     """decay keeps counts in a scaled unit and renormalises; equal to multiplying all counts
     by λ after every record."""
+    import onlinebma.tan.members as members
+
     X, y = raw(5, rows=300, n=3, missing=0.0)
     records = [{f"f{f}": f"v{X[i, f]}" for f in range(3)} for i in range(300)]
     model = ModelAveragedTAN(decay=0.8, structure_decay=0.9)
-    # private: the scaled unit (_renormalise_above, _scale, _k) is the mechanism under test
-    model._renormalise_above = 1e6  # renormalise every ~62 records here
+    # private: the scaled unit (RENORMALISE_ABOVE, the state's _k) is the mechanism under test
+    monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e6)  # renormalise every ~62 records
     reference = PairCounts()
     for i, x in enumerate(records):
         model.learn_one(x, int(y[i]))
@@ -154,9 +156,9 @@ def test_scaled_unit_equals_decaying_every_count():
         values = np.array([reference.add_value(u, v) for u, v in zip(codes, x.values())])
         reference.add(c, reference.record_columns(codes, values), 1.0)
         reference.scale(0.8)
-    scale = model._scale  # private: the scaled unit (see above)
-    np.testing.assert_allclose(model.counts.counts_ * scale, reference.counts_, rtol=1e-12)
-    assert model._k < 62  # private: renormalisation happened (see above)
+    k = model._state._k[0]  # private: the scaled unit's clock (see above)
+    np.testing.assert_allclose(model.counts.counts_ * 0.8 ** k, reference.counts_, rtol=1e-12)
+    assert k < 62  # renormalisation happened
 
 
 @pytest.mark.parametrize("params", [{"decay": 0.9, "bin_warmup": 20},

@@ -44,15 +44,24 @@ class AODE(BaseTAN):
 
     Parameters
     ----------
-    frequency_limit
+    frequency_limit : int, default 1
         A value seen fewer times than this does not make its feature a super-parent (Weka's
         default 1: every value seen).
-    m_estimate
+    m_estimate : float or None, default None
         ``None`` for Laplace estimates (Weka's default), else the weight ``m`` of
         m-estimates.
-    decay, nominal_attributes, n_bins, bin_warmup
-        Forgetting, features given as numbers that are nominal, and numeric intervals: as
-        in :class:`~onlinebma.tan.base.BaseTAN`.
+    decay : float or "auto", default 1.0
+        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
+        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
+        :class:`~onlinebma.naive_bayes.decay.RateMixture`; ``counts``
+        then shows the clone of the most probable rate (:meth:`decay_posterior`).
+    nominal_attributes : list or None, default None
+        Features to treat as nominal even though their values are numbers.
+    n_bins : int, default 5
+        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
+    bin_warmup : int, default 200
+        Values of a numeric feature collected before its cut points are fixed (the feature
+        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`).
 
     Examples
     --------
@@ -156,7 +165,8 @@ class AODE(BaseTAN):
         return (top[:, 0] + np.log(np.exp(spode - top).sum(axis=1))
                 - np.log(parents.sum()))
 
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {}
         yield {"m_estimate": 1.0}
         yield {"frequency_limit": 3}

@@ -133,12 +133,21 @@ class TAN(BaseTAN):
 
     Parameters
     ----------
-    alpha
+    alpha : float, default 0.5
         Dirichlet pseudo-count per cell of every conditional table (Weka's ``SimpleEstimator``
-        default, 0.5).
-    decay, nominal_attributes, n_bins, bin_warmup
-        Forgetting, features given as numbers that are nominal, and numeric intervals: as
-        in :class:`~onlinebma.tan.base.BaseTAN`.
+        default).
+    decay : float or "auto", default 1.0
+        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
+        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
+        :class:`~onlinebma.naive_bayes.decay.RateMixture`; ``counts`` and :meth:`tree` then
+        show the clone of the most probable rate (:meth:`decay_posterior`).
+    nominal_attributes : list or None, default None
+        Features to treat as nominal even though their values are numbers.
+    n_bins : int, default 5
+        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
+    bin_warmup : int, default 200
+        Values of a numeric feature collected before its cut points are fixed (the feature
+        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`).
 
     Examples
     --------
@@ -247,14 +256,19 @@ class TAN(BaseTAN):
     # ------------------------------------------------------------------ reading
 
     def tree(self) -> dict:
-        """``{feature: its parent feature, or None for the root}`` of the current tree."""
+        """``{feature: its parent feature, or None for the root}`` of the current tree; with
+        ``decay="auto"``, the tree of the most probable rate's clone (ties to the first rate
+        of the grid), the learner ``counts`` shows too."""
+        if self._auto:
+            return self._shown().tree()
         if not self.counts.n_classes:
             return {}
         parent = self._fit()[0]
         names = self.counts.features_
         return {f: (names[p] if p >= 0 else None) for f, p in zip(names, parent)}
 
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {}
         yield {"alpha": 1.0}
         yield {"decay": 0.9, "bin_warmup": 10}  # numeric intervals within the checks
