@@ -147,3 +147,57 @@ def test_merge_is_refused():
 def test_river_checks_with_decay_auto():
     checks.check_estimator(ModelAveragedTAN(decay="auto"))
 
+
+
+def test_readers_show_every_member_under_decay_auto():
+    """counts, edge_log_weights and decay_posterior read the stack's members: member r's
+    tables and l equal those of a learner at rate r alone (same records, same clocks)."""
+    from onlinebma.naive_bayes.decay import AUTO_GRID
+
+    data = mixed_stream(250, seed=8)
+    shared = ModelAveragedTAN(decay="auto", bin_warmup=15)
+    alone = [ModelAveragedTAN(decay=rate, bin_warmup=15) for rate in AUTO_GRID]
+    for x, y in data:
+        for m in (shared, *alone):
+            m.predict_proba_one(x)
+            m.learn_one(x, y)
+    counts = shared.counts
+    assert counts.n_members == len(AUTO_GRID) and counts.classes_ == alone[0].counts.classes_
+    l_all = shared.edge_log_weights
+    assert l_all.shape == (len(AUTO_GRID), counts.n_pairs)
+    for r, member in enumerate(alone):
+        mine = member.counts
+        assert mine.n_members == 1
+        np.testing.assert_allclose(counts.class_counts(r), mine.class_counts(), rtol=1e-12)
+        for u in range(counts.n_features):
+            for got, want in zip(counts.single(u, r), mine.single(u)):
+                np.testing.assert_allclose(got, want, rtol=1e-12)
+        for got, want in zip(counts.pair(0, 3, r), mine.pair(0, 3)):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(l_all[r], member.edge_log_weights[0], rtol=1e-9, atol=1e-9)
+        assert member.decay_posterior() == {AUTO_GRID[r]: 1.0}
+    assert not np.allclose(l_all[0], l_all[-1])  # the members really differ
+
+
+def test_plugin_readers_show_the_most_probable_rate():
+    """TAN and AODE with decay="auto" run one clone per rate; tree() and counts show the
+    clone of the most probable rate (not an empty learner)."""
+    from onlinebma.naive_bayes.decay import RateMixture
+    from onlinebma.tan import AODE, TAN
+
+    data = mixed_stream(200, seed=9)
+    for make in (TAN, AODE):
+        model = make(decay="auto", bin_warmup=15)
+        reference = RateMixture(make(decay="auto", bin_warmup=15))
+        for x, y in data:
+            model.learn_one(x, y)
+            reference.learn_one(x, y)
+        posterior = model.decay_posterior()
+        best = max(posterior, key=posterior.get)
+        member = reference.members[list(posterior).index(best)]
+        assert member.decay == best
+        np.testing.assert_array_equal(model.counts.counts_, member.counts.counts_)
+        assert model.counts.n_classes == 3
+        if make is TAN:
+            tree = model.tree()
+            assert tree == member.tree() and len(tree) == 5 + 2  # every feature
