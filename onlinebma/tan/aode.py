@@ -32,13 +32,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_int, check_real
-from .base import BaseTAN
+from .base import PLUGIN_PARAMETERS_DOC, BaseTAN
 
 __all__ = ["AODE"]
 
 
 class AODE(BaseTAN):
-    """Averaged one-dependence estimators (Webb, Boughton & Wang 2005), updated per record.
+    __doc__ = f"""Averaged one-dependence estimators (Webb, Boughton & Wang 2005), per record.
 
     See the module docstring for the estimates (Weka 3.6's) and the cost.
 
@@ -50,28 +50,17 @@ class AODE(BaseTAN):
     m_estimate : float or None, default None
         ``None`` for Laplace estimates (Weka's default), else the weight ``m`` of
         m-estimates.
-    decay : float or "auto", default 1.0
-        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
-        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
-        :class:`~onlinebma.naive_bayes.decay.RateMixture`; ``counts``
-        then shows the clone of the most probable rate (:meth:`decay_posterior`).
-    nominal_attributes : list or None, default None
-        Features to treat as nominal even though their values are numbers.
-    n_bins : int, default 5
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup : int, default 200
-        Values of a numeric feature collected before its cut points are fixed (the feature
-        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`).
+    {PLUGIN_PARAMETERS_DOC}
 
     Examples
     --------
     >>> from onlinebma.tan.aode import AODE
     >>> model = AODE()
-    >>> model.predict_proba_one({"a": "x"})
-    {}
+    >>> model.predict_proba_one({{"a": "x"}})
+    {{}}
     >>> for a, b, y in [("p", "p", 1), ("q", "q", 1), ("p", "q", 0), ("q", "p", 0)] * 10:
-    ...     model.learn_one({"a": a, "b": b}, y)
-    >>> p = model.predict_proba_one({"a": "p", "b": "p"})
+    ...     model.learn_one({{"a": a, "b": b}}, y)
+    >>> p = model.predict_proba_one({{"a": "p", "b": "p"}})
     >>> round(p[1], 4), round(p[0], 4)
     (0.9167, 0.0833)
     """

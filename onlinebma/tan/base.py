@@ -59,7 +59,25 @@ from ..validation import check_int
 from .coding import RecordCoding
 from .merging import Merging, merge_codings
 
-__all__ = ["BaseTAN", "check_reading"]
+__all__ = ["BaseTAN", "PLUGIN_PARAMETERS_DOC", "READING_PARAMETERS_DOC", "check_reading"]
+
+READING_PARAMETERS_DOC = """nominal_attributes : list or None, default None
+        Features to treat as nominal even though their values are numbers.
+    n_bins : int, default 5
+        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
+    bin_warmup : int, default 200
+        Values of a numeric feature collected before its cut points are fixed (the feature
+        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`)."""
+"""The numpydoc entries of the parameters every tree-augmented learner reads records with."""
+
+PLUGIN_PARAMETERS_DOC = """decay : float or "auto", default 1.0
+        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
+        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
+        :class:`~onlinebma.naive_bayes.decay.RateMixture`; the readers (``counts``, and
+        ``TAN.tree()``) then show the clone of the most probable rate
+        (:meth:`decay_posterior`).
+    """ + READING_PARAMETERS_DOC
+"""The numpydoc entries of :class:`BaseTAN`'s parameters (its learners' last ones)."""
 
 
 def check_reading(decay, n_bins, bin_warmup) -> None:
@@ -72,21 +90,11 @@ def check_reading(decay, n_bins, bin_warmup) -> None:
 
 
 class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
-    """Shared counts, record reading and prediction plumbing of the tree-augmented learners.
+    __doc__ = f"""Counts, record reading and prediction plumbing of TAN and AODE.
 
     Parameters
     ----------
-    decay : float or "auto", default 1.0
-        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"`` (one
-        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
-        :class:`~onlinebma.naive_bayes.decay.RateMixture`).
-    nominal_attributes : list or None, default None
-        Features to treat as nominal even though their values are numbers.
-    n_bins : int, default 5
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup : int, default 200
-        Values of a numeric feature collected before its cut points are fixed (the feature
-        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`).
+    {PLUGIN_PARAMETERS_DOC}
     """
 
     # Renormalise the scaled unit once a record weighs this much in it.

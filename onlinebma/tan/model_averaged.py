@@ -10,14 +10,14 @@ from river import base
 
 from ..naive_bayes.decay import AUTO_GRID, check_decay
 from ..validation import check_choice, check_real
-from .base import check_reading
+from .base import READING_PARAMETERS_DOC, check_reading
 from .members import Member, TreeMemberStack
 from .merging import Merging
 
 __all__ = ["ModelAveragedTAN"]
 
 class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
-    r"""Exact Bayesian model averaging over all tree- or forest-augmented naive Bayes networks.
+    __doc__ = rf"""Exact Bayesian model averaging over all tree- or forest-augmented networks.
 
     The class is a parent of every feature and each feature has at most one other feature as
     parent. ``structures="trees"`` averages over every spanning tree of the features (TBMATAN:
@@ -30,17 +30,17 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     (class, X_u, X_v) cells: ``a_c = ess/K``, ``a_cu = ess/(K r_u)``, ``a_cuv = ess/(K r_u
     r_v)``, with ``K`` classes and ``r_u`` values seen so far, so every family's Dirichlet is
     a margin of one table and the likelihood does not depend on the roots. The marginal
-    likelihood of a structure is then the naive one times ``prod_{uv in G} W_uv`` with
+    likelihood of a structure is then the naive one times ``prod_{{uv in G}} W_uv`` with
 
-    .. math:: \log W_{uv} = h(CUV) - h(CU) - h(CV) + h(C),\quad
-              h(S) = \sum_{\text{cells of } S} \ln\Gamma(a + n) - \ln\Gamma(a),
+    .. math:: \log W_{{uv}} = h(CUV) - h(CU) - h(CV) + h(C),\quad
+              h(S) = \sum_{{\text{{cells of }} S}} \ln\Gamma(a + n) - \ln\Gamma(a),
 
     over the pair table ``N(c, x_u, x_v)`` and its margins, and the prediction is
 
-    .. math:: P(c \mid x) \propto \theta_c \prod_v \theta_{x_v \mid c}\,
+    .. math:: P(c \mid x) \propto \theta_c \prod_v \theta_{{x_v \mid c}}\,
               \exp\bigl(LT(l + \log Q_c(x)) - LT(l)\bigr),\quad
-              Q_c(x)_{uv} = \frac{\theta_{x_u x_v \mid c}}{\theta_{x_u \mid c}\,
-              \theta_{x_v \mid c}},
+              Q_c(x)_{{uv}} = \frac{{\theta_{{x_u x_v \mid c}}}}{{\theta_{{x_u \mid c}}\,
+              \theta_{{x_v \mid c}}}},
 
     with ``l = log W`` (plus ``log edge_prior`` for forests), posterior means θ and ``LT``
     the log of the sum over spanning trees (forests) of the product of edge weights
@@ -54,7 +54,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
 
     Parameters
     ----------
-    structures : {"forests", "trees"}, default "forests"
+    structures : {{"forests", "trees"}}, default "forests"
         Forests had a lower mean error and log loss than trees at every ``ess`` measured (12
         shared UCI sets, 5 folds, MDL per fold: docs/tan.md), and they include naive Bayes,
         which trees cannot fall back to.
@@ -79,13 +79,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         α in (0, 1]: the structure posterior is flattened after each record,
         ``l <- α (l + log Q_y(x))`` (prequential, with the counts and priors current before
         the record; the prior over structures is applied outside, not flattened).
-    nominal_attributes : list or None, default None
-        Features to treat as nominal even though their values are numbers.
-    n_bins : int, default 5
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup : int, default 200
-        Values of a numeric feature collected before its cut points are fixed (the feature
-        is missing in those records; why 200: :mod:`onlinebma.tan.binning`).
+    {READING_PARAMETERS_DOC}
 
     Attributes
     ----------
@@ -102,15 +96,15 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     --------
     >>> from onlinebma.tan import ModelAveragedTAN
     >>> model = ModelAveragedTAN()
-    >>> model.predict_proba_one({"sky": "sunny"})
-    {}
-    >>> data = [({"sky": "sunny", "wind": "calm", "sea": "flat"}, "beach"),
-    ...         ({"sky": "rain", "wind": "storm", "sea": "rough"}, "home"),
-    ...         ({"sky": "sunny", "wind": "storm", "sea": "rough"}, "home"),
-    ...         ({"sky": "sunny", "wind": "calm", "sea": "flat"}, "beach")]
+    >>> model.predict_proba_one({{"sky": "sunny"}})
+    {{}}
+    >>> data = [({{"sky": "sunny", "wind": "calm", "sea": "flat"}}, "beach"),
+    ...         ({{"sky": "rain", "wind": "storm", "sea": "rough"}}, "home"),
+    ...         ({{"sky": "sunny", "wind": "storm", "sea": "rough"}}, "home"),
+    ...         ({{"sky": "sunny", "wind": "calm", "sea": "flat"}}, "beach")]
     >>> for x, y in data:
     ...     model.learn_one(x, y)
-    >>> p = model.predict_proba_one({"sky": "sunny", "wind": "calm"})
+    >>> p = model.predict_proba_one({{"sky": "sunny", "wind": "calm"}})
     >>> max(p, key=p.get)
     'beach'
     >>> edges = model.edge_posteriors()

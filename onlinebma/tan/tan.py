@@ -41,7 +41,7 @@ import numpy as np
 
 from ..stats.pairs import JOINT
 from ..validation import check_real
-from .base import BaseTAN
+from .base import PLUGIN_PARAMETERS_DOC, BaseTAN
 
 __all__ = ["TAN", "cmi_index", "conditional_mutual_information", "maximum_spanning_tree"]
 
@@ -125,7 +125,7 @@ def maximum_spanning_tree(weights: np.ndarray) -> np.ndarray:
 
 
 class TAN(BaseTAN):
-    """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997), updated per record.
+    __doc__ = f"""Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997), per record.
 
     One maximum-weight spanning tree over the conditional mutual information of the features
     given the class, and posterior-mean parameters; see the module docstring for the formulas,
@@ -136,30 +136,19 @@ class TAN(BaseTAN):
     alpha : float, default 0.5
         Dirichlet pseudo-count per cell of every conditional table (Weka's ``SimpleEstimator``
         default).
-    decay : float or "auto", default 1.0
-        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
-        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
-        :class:`~onlinebma.naive_bayes.decay.RateMixture`; ``counts`` and :meth:`tree` then
-        show the clone of the most probable rate (:meth:`decay_posterior`).
-    nominal_attributes : list or None, default None
-        Features to treat as nominal even though their values are numbers.
-    n_bins : int, default 5
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup : int, default 200
-        Values of a numeric feature collected before its cut points are fixed (the feature
-        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`).
+    {PLUGIN_PARAMETERS_DOC}
 
     Examples
     --------
     >>> from onlinebma.tan.tan import TAN
     >>> model = TAN()
-    >>> model.predict_proba_one({"a": "x"})
-    {}
+    >>> model.predict_proba_one({{"a": "x"}})
+    {{}}
     >>> for a, b, y in [("p", "p", 1), ("q", "q", 1), ("p", "q", 0), ("q", "p", 0)] * 10:
-    ...     model.learn_one({"a": a, "b": b, "noise": "n"}, y)
+    ...     model.learn_one({{"a": a, "b": b, "noise": "n"}}, y)
     >>> model.tree()
-    {'a': None, 'b': 'a', 'noise': 'a'}
-    >>> p = model.predict_proba_one({"a": "p", "b": "p"})
+    {{'a': None, 'b': 'a', 'noise': 'a'}}
+    >>> p = model.predict_proba_one({{"a": "p", "b": "p"}})
     >>> round(p[1], 4), round(p[0], 4)
     (0.9545, 0.0455)
     """
