@@ -125,10 +125,13 @@ class TreeMemberStack(RecordCoding, RateWeights):
 
     @property
     def counts(self) -> PairCounts:
+        """The members' counts, one :class:`~onlinebma.stats.pairs.PairCounts` with a member
+        axis (read only; each member's in its scaled unit)."""
         return self._counts
 
     @property
     def edge_log_weights(self) -> np.ndarray:
+        """Every member's ``l`` by pair id, ``(R, pairs)``, a copy."""
         return self._l.copy()
 
     # --------------------------------------------------------------- predicting
