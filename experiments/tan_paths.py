@@ -176,18 +176,17 @@ def narrow_records(rng, n, p, k):
 def narrow_table(rng) -> str:
     """µs per predict + learn of ``ModelAveragedTAN`` (1,000 records after 200 of warm-up)
     with the plain-Python terms of :mod:`onlinebma.tan.narrow` always or never taken."""
-    from onlinebma.tan import ModelAveragedTAN, rates
-    from onlinebma.tan import model_averaged as ma
+    from onlinebma.tan import ModelAveragedTAN, members
 
     rows = ["| features | classes | decay | gathered cells | array µs | plain Python µs |",
             "|---:|---:|:---|---:|---:|---:|"]
-    keep = ma.NARROW_CELLS
+    keep = members.NARROW_CELLS
     for p, k, decay in [(3, 2, 0.99), (4, 2, 0.99), (5, 2, 0.99), (7, 2, 0.99), (3, 5, 0.99),
                         (3, 2, "auto"), (4, 2, "auto")]:
         data = narrow_records(rng, 1200, p, k)
         us = []
         for cells in (-1, 10 ** 9):
-            ma.NARROW_CELLS = rates.NARROW_CELLS = cells  # one learner, decay="auto"'s stack
+            members.NARROW_CELLS = cells  # one member or decay="auto"'s stack
             model = ModelAveragedTAN(decay=decay)
             for x, y in data[:200]:
                 model.predict_proba_one(x)
@@ -200,7 +199,7 @@ def narrow_table(rng) -> str:
         members = 5 if decay == "auto" else 1
         cells = members * k * (1 + 2 * p + 2 * p * (p - 1))
         rows.append(f"| {p} | {k} | {decay} | {cells} | {us[0]:.0f} | {us[1]:.0f} |")
-    ma.NARROW_CELLS = rates.NARROW_CELLS = keep
+    members.NARROW_CELLS = keep
     return "\n".join(rows)
 
 

@@ -1,14 +1,18 @@
-"""``ModelAveragedTAN(decay="auto")``, one state with a member axis
-(:class:`~onlinebma.tan.rates.SharedTreeRates`), against the mixture it replaces: a
-:class:`~onlinebma.naive_bayes.decay.RateMixture` of separate learners, one per rate (each
-predicting and learning alone), run side by side on the same stream.
+"""``ModelAveragedTAN(decay="auto")``, one stack of five members
+(:class:`~onlinebma.tan.members.TreeMemberStack`), against a
+:class:`~onlinebma.naive_bayes.decay.RateMixture` of separate learners, one per rate (each a
+stack of one member, predicting and learning alone), run side by side on the same stream:
+what sharing the coding, the layout, the gathers and the tree sums along the member axis
+must not change. (The recursion itself, at a fixed rate and over the grid with its weights,
+is checked against the brute force over every structure in ``tests/test_tan_exact.py``.)
 
 Streams with nominal and numeric features, missing values (absent, ``None``, NaN), a class,
 values and a feature that first appear mid-stream, records learned with and without their
 prediction just before, renormalisations of the fast members' counts; both ``structures``,
 with and without ``structure_decay``. Predictions and the posterior over rates agree to
 1e-10 after every record (the tree sums are certified to 1e-10 nats), and so do the edge
-posteriors, ``predict_proba_many``, pickles and ``learn_many``.
+posteriors, ``predict_proba_many``, pickles and ``learn_many``; the readers show every
+member.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import pandas as pd
 import pytest
 from river import checks
 
-import onlinebma.tan.rates as rates
+import onlinebma.tan.members as members
 from onlinebma.naive_bayes.decay import RateMixture
 from onlinebma.tan import ModelAveragedTAN
 
@@ -77,8 +81,7 @@ PARAMS = [
 @pytest.mark.parametrize("params", PARAMS, ids=repr)
 def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch):
     # renormalise every ~270 records at λ = 0.95 and ~1,400 at 0.99 (both clocks)
-    monkeypatch.setattr(ModelAveragedTAN, "_renormalise_above", 1e6)
-    monkeypatch.setattr(rates, "RENORMALISE_ABOVE", 1e6)
+    monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e6)
     data = mixed_stream(700, seed=3)
     shared = ModelAveragedTAN(decay="auto", bin_warmup=15, **params)
     reference = RateMixture(ModelAveragedTAN(decay="auto", bin_warmup=15, **params))
@@ -96,7 +99,7 @@ def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch)
     assert learned_alone > 50
     assert {len(m.counts.classes_) for m in reference.members} == {3}
     # the fast member's counts were renormalised, the slow ones' not
-    assert 0 < reference.members[-1]._k < 300  # private: the scaled unit's clock
+    assert 0 < reference.members[-1]._state._k[0] < 300  # private: the scaled unit's clock
     close(shared.edge_posteriors(), reference_edges(reference))
     X = pd.DataFrame([x for x, _ in data[-60:]])
     many = shared.predict_proba_many(X)
@@ -148,3 +151,57 @@ def test_merge_is_refused():
 def test_river_checks_with_decay_auto():
     checks.check_estimator(ModelAveragedTAN(decay="auto"))
 
+
+
+def test_readers_show_every_member_under_decay_auto():
+    """counts, edge_log_weights and decay_posterior read the stack's members: member r's
+    tables and l equal those of a learner at rate r alone (same records, same clocks)."""
+    from onlinebma.naive_bayes.decay import AUTO_GRID
+
+    data = mixed_stream(250, seed=8)
+    shared = ModelAveragedTAN(decay="auto", bin_warmup=15)
+    alone = [ModelAveragedTAN(decay=rate, bin_warmup=15) for rate in AUTO_GRID]
+    for x, y in data:
+        for m in (shared, *alone):
+            m.predict_proba_one(x)
+            m.learn_one(x, y)
+    counts = shared.counts
+    assert counts.n_members == len(AUTO_GRID) and counts.classes_ == alone[0].counts.classes_
+    l_all = shared.edge_log_weights
+    assert l_all.shape == (len(AUTO_GRID), counts.n_pairs)
+    for r, member in enumerate(alone):
+        mine = member.counts
+        assert mine.n_members == 1
+        np.testing.assert_allclose(counts.class_counts(r), mine.class_counts(), rtol=1e-12)
+        for u in range(counts.n_features):
+            for got, want in zip(counts.single(u, r), mine.single(u)):
+                np.testing.assert_allclose(got, want, rtol=1e-12)
+        for got, want in zip(counts.pair(0, 3, r), mine.pair(0, 3)):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
+        np.testing.assert_allclose(l_all[r], member.edge_log_weights[0], rtol=1e-9, atol=1e-9)
+        assert member.decay_posterior() == {AUTO_GRID[r]: 1.0}
+    assert not np.allclose(l_all[0], l_all[-1])  # the members really differ
+
+
+def test_plugin_readers_show_the_most_probable_rate():
+    """TAN and AODE with decay="auto" run one clone per rate; tree() and counts show the
+    clone of the most probable rate (not an empty learner)."""
+    from onlinebma.naive_bayes.decay import RateMixture
+    from onlinebma.tan import AODE, TAN
+
+    data = mixed_stream(200, seed=9)
+    for make in (TAN, AODE):
+        model = make(decay="auto", bin_warmup=15)
+        reference = RateMixture(make(decay="auto", bin_warmup=15))
+        for x, y in data:
+            model.learn_one(x, y)
+            reference.learn_one(x, y)
+        posterior = model.decay_posterior()
+        best = max(posterior, key=posterior.get)
+        member = reference.members[list(posterior).index(best)]
+        assert member.decay == best
+        np.testing.assert_array_equal(model.counts.counts_, member.counts.counts_)
+        assert model.counts.n_classes == 3
+        if make is TAN:
+            tree = model.tree()
+            assert tree == member.tree() and len(tree) == 5 + 2  # every feature

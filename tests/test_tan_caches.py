@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 import onlinebma.stats.pairs as pairs
-import onlinebma.tan.rates as rates
+import onlinebma.tan.members as members
 import onlinebma.tan.record_sums as record_sums
 import onlinebma.tan.tree_terms as tree_terms
 from onlinebma.tan import ModelAveragedTAN
@@ -33,17 +33,16 @@ def test_caches_keyed_by_observed_features_stay_bounded(decay, monkeypatch):
     monkeypatch.setattr(pairs, "_PLAN_CELLS", 1 << 14)
     monkeypatch.setattr(tree_terms, "_PLAN_CELLS", 1 << 12)
     monkeypatch.setattr(record_sums, "_MAX_BASES", 16)
-    monkeypatch.setattr(rates, "_FLAT_CELLS", 1 << 12)
+    monkeypatch.setattr(members, "_FLAT_CELLS", 1 << 12)
     model = _varied(ModelAveragedTAN(decay=decay))
-    state = model._rates if decay == "auto" else model
+    state = model._state
     plans = state._counts._plans.values()
     cells = sum(sum(a.size for a in plan if a is not None) for plan in plans)
     assert cells <= 2 * (1 << 14)  # the budget, plus the last set's plan
     tree = state._tree
     assert sum(ids.size + prior.size for ids, prior in tree._plans.values()) <= 2 * (1 << 12)
     assert len(tree.sums._bases) <= 16
-    if decay == "auto":
-        assert sum(flat.size for flat in state._flat.values()) <= 2 * (1 << 12)
+    assert sum(flat.size for flat in state._flat.values()) <= 2 * (1 << 12)
 
 
 def test_bounded_caches_predict_the_same():
@@ -55,7 +54,7 @@ def test_bounded_caches_predict_the_same():
         patch.setattr(pairs, "_PLAN_CELLS", 1 << 10)
         patch.setattr(tree_terms, "_PLAN_CELLS", 1 << 8)
         patch.setattr(record_sums, "_MAX_BASES", 2)
-        patch.setattr(rates, "_FLAT_CELLS", 1 << 8)
+        patch.setattr(members, "_FLAT_CELLS", 1 << 8)
         small = _varied(small, n=150, seed=3)
     big = _varied(big, n=150, seed=3)
     for _ in range(20):
@@ -75,4 +74,4 @@ def test_class_rows_of_auto_keep_one_layout():
         x = {"id": f"v{t}", "a": f"w{t % 3}"}
         model.predict_proba_one(x)
         model.learn_one(x, f"y{t % 2}")
-    assert len(model._rates._rows) <= 2
+    assert len(model.counts._starts) <= 2

@@ -439,3 +439,64 @@ def test_long_streams_stay_finite():
         forgetting.learn_one(x, label)  # the scaled unit renormalises twice
     p = forgetting.predict_proba_one(X.iloc[0].astype(str).to_dict())
     assert all(math.isfinite(q) for q in p.values()) and sum(p.values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("structure_decay,structures",
+                         [(1.0, "trees"), (1.0, "forests"), (0.9, "forests")])
+def test_decay_auto_equals_brute_force_members_and_weights(structure_decay, structures):
+    """``decay="auto"``, written out: one brute-force learner per rate of the grid (each
+    structure's weight its prequential recursion at that rate, or, for a member that forgets
+    nothing, the marginal likelihood of the data), the members' probabilities of each
+    record's label updating the dynamic-model-averaging weights (floored at 1e-300, then
+    flattened by β), and the prediction the weighted mean of the members'."""
+    from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID
+
+    # two classes and both values of every feature within the first two records: from the
+    # third on every record is fully known, so every member has a probability for it
+    records, labels = make_data(11, 3, 2, 2, 40, True)
+    records = [{"f0": "v0", "f1": "v0", "f2": "v0"}, {"f0": "v1", "f1": "v1", "f2": "v1"},
+               *records]
+    labels = ["c0", "c1", *labels]
+    ess, edge_prior = 2.0, (0.6 if structures == "forests" else 1.0)
+    model = ModelAveragedTAN(structures=structures, ess=ess, edge_prior=edge_prior,
+                             decay="auto", structure_decay=structure_decay)
+    feats = sorted(records[0])
+    structures_ = list(trees(feats) if structures == "trees" else forests(feats))
+    recursive = [rate != 1 or structure_decay != 1 for rate in AUTO_GRID]
+    log_w = np.zeros((len(AUTO_GRID), len(structures_)))
+    log_pi = np.full(len(AUTO_GRID), -math.log(len(AUTO_GRID)))
+
+    def member_predict(r, t, x):
+        data = as_data(records[:t], labels[:t],
+                       [AUTO_GRID[r] ** (t - s) for s in range(t)])
+        return brute_predict(data, x, ess, structures, edge_prior,
+                             log_w[r] if recursive[r] else None)
+
+    for t, (x, y) in enumerate(zip(records, labels)):
+        if t >= 2:
+            members = [member_predict(r, t, x) for r in range(len(AUTO_GRID))]
+            pi = np.exp(log_pi)
+            want = {c: sum(w * p[c] for w, p in zip(pi, members)) for c in members[0]}
+            total = sum(want.values())
+            assert_close(model.predict_proba_one(x), {c: p / total for c, p in want.items()})
+        model.learn_one(x, y)
+        if t >= 2:
+            log_pi += [math.log(max(p[y], 1e-300)) for p in members]
+        log_pi *= AUTO_FORGETTING
+        log_pi -= np.logaddexp.reduce(log_pi)
+        domains: dict = {}
+        for rec in records[:t + 1]:
+            for f, v in rec.items():
+                domains.setdefault(f, set()).add(v)
+        for r, rate in enumerate(AUTO_GRID):
+            data = as_data(records[:t], labels[:t], [rate ** (t - s) for s in range(t)])
+            b = Brute(data, ess, sorted(set(labels[:t + 1])),
+                      {f: sorted(d) for f, d in domains.items()})
+            cache: dict = {}
+            for s, pa in enumerate(structures_):
+                log_w[r, s] = structure_decay * (log_w[r, s] + math.log(math.prod(
+                    family(cache, b, v, p)[1](y, x) for v, p in pa.items())))
+        got = model.decay_posterior()
+        assert list(got) == list(AUTO_GRID)
+        np.testing.assert_allclose(list(got.values()), np.exp(log_pi), rtol=0, atol=1e-10)
+    assert np.ptp(log_pi) > 0.02  # the weights moved apart: the check can fail

@@ -8,8 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import onlinebma.tan.model_averaged as ma
-import onlinebma.tan.rates as rates
+import onlinebma.tan.members as members
 from onlinebma.tan import ModelAveragedTAN
 
 
@@ -29,15 +28,14 @@ def run(params, data, cells, monkeypatch):
     """Every prediction of a learner on ``data`` with the narrow path taken up to ``cells``
     gathered cells, and how many records took it."""
     taken = []
-    plain = ma.narrow_predictions
+    plain = members.narrow_predictions
 
     def counted(*args):
         taken.append(1)
         return plain(*args)
 
-    for module in (ma, rates):  # the single learner, decay="auto"'s stack
-        monkeypatch.setattr(module, "narrow_predictions", counted)
-        monkeypatch.setattr(module, "NARROW_CELLS", cells)
+    monkeypatch.setattr(members, "narrow_predictions", counted)
+    monkeypatch.setattr(members, "NARROW_CELLS", cells)
     model = ModelAveragedTAN(bin_warmup=10, **params)
     out = []
     for x, y in data:
@@ -67,7 +65,7 @@ def test_narrow_path_equals_the_array_path(params, monkeypatch):
 
 @pytest.mark.parametrize("params", [{"decay": 0.99}, {"decay": "auto"}])
 def test_kept_readings_equal_fresh_ones(params, monkeypatch):
-    """Record codings are kept per distinct coding (``BaseTAN._read_record``) until a
+    """Record codings are kept per distinct coding (``RecordCoding._read_record``) until a
     class, feature or value is added: predictions equal those of a learner that codes
     every record afresh, through new classes, values and the numeric feature's cut points,
     and most records are served from the kept codings."""
@@ -90,9 +88,7 @@ def test_kept_readings_equal_fresh_ones(params, monkeypatch):
         got = kept.predict_proba_one(x)
         kept_built += len(built) - n_built
         n_built = len(built)
-        fresh._readings = {}
-        if fresh._rates is not None:
-            fresh._rates._readings = {}
+        fresh._state._readings = {}
         want = fresh.predict_proba_one(x)
         assert len(built) > n_built or not want  # the fresh learner built its coding
         assert list(got) == list(want)

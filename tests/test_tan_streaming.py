@@ -21,8 +21,9 @@ def raw(seed, rows=150, n=5, missing=0.2):
     return X, rng.integers(0, 3, rows)
 
 
-def count_stream(pc, X, y, rows):
-    """Code and count records one by one (features in a shuffled order per record)."""
+def count_stream(pc, X, y, rows, weight=1.0):
+    """Code and count records one by one (features in a shuffled order per record), each
+    with ``weight`` (one per member of ``pc``, or one for all)."""
     rng = np.random.default_rng(0)
     for i in rows:
         c = pc.add_class(int(y[i]))
@@ -31,7 +32,7 @@ def count_stream(pc, X, y, rows):
         values = np.array([pc.add_value(u, v) for u, (_, v) in zip(codes, obs)],
                           dtype=np.int64)
         order = np.argsort(codes)
-        pc.add(c, pc.record_columns(codes[order], values[order]), 1.0)
+        pc.add(c, pc.record_columns(codes[order], values[order]), weight)
 
 
 def assert_counts_match_raw(pc, X, y):
@@ -86,6 +87,45 @@ def test_pair_counts_per_record_batch_and_merge_equal_raw_counts():
     assert_counts_match_raw(many, X, y)
 
 
+def test_members_count_side_by_side():
+    """PairCounts with a member axis: member r's tables (readers, gather) are the counts of
+    the same stream with member r's weight, through per-record adds, a merge of stacks coded
+    in another order, a rescaling of one member and a batch; merging stacks of different
+    sizes is refused."""
+    X, y = raw(4, rows=90)
+    weights = np.array([1.0, 2.5, 0.25])
+    stack, plain = PairCounts(3), PairCounts()
+    for pc, w in ((stack, weights), (plain, 1.0)):
+        count_stream(pc, X, y, range(50), w)
+        other = PairCounts(pc.n_members)
+        count_stream(other, X[::-1], y[::-1], range(len(y) - 50), w)
+        pc.merge(other)
+    assert_counts_match_raw(plain, X, y)
+    stack.scale(4.0, member=2)
+    weights[2] *= 4.0
+    codes = np.full((len(y), X.shape[1]), -1)
+    for f in range(X.shape[1]):
+        u = plain.feature_code(f)
+        for i in np.flatnonzero(X[:, f] >= 0):
+            codes[i, u] = plain.value_code(u, int(X[i, f]))
+    classes = np.array([plain.class_code(int(c)) for c in y])
+    for pc in (stack, plain):  # the batch again, every member with weight 3
+        pc.learn_many(codes, classes, 3.0)
+    want = weights + 3.0
+    columns = plain.record_columns(np.arange(3), np.array([0, 1, 0]))
+    for r, w in enumerate(want):
+        np.testing.assert_allclose(stack.class_counts(r), w * plain.class_counts() / 4.0)
+        np.testing.assert_allclose(stack.gather(columns)[r], w * plain.gather(columns)[0] / 4.0)
+        for u in range(X.shape[1]):
+            for got, ref in zip(stack.single(u, r), plain.single(u)):
+                np.testing.assert_allclose(got, w * ref / 4.0)
+            for v in range(u):
+                for got, ref in zip(stack.pair(u, v, r), plain.pair(u, v)):
+                    np.testing.assert_allclose(got, w * ref / 4.0)
+    with pytest.raises(ValueError, match="members"):
+        stack.merge(plain)
+
+
 def test_pair_ids_and_scaling():
     u, v = pairs_of(6)
     np.testing.assert_array_equal(pair_id(u, v), np.arange(15))
@@ -129,7 +169,7 @@ def test_chain_rule_updates_equal_the_batch_weights(structures):
             model.predict_proba_one(x)
         model.learn_one(x, int(y[i]))
     incremental = model.edge_log_weights
-    model._refresh()  # private: the batch recomputation under test has no public entry
+    model._state._refresh()  # private: the batch recomputation under test has no public entry
     np.testing.assert_allclose(incremental, model.edge_log_weights, rtol=1e-10, atol=1e-9)
     batch = ModelAveragedTAN(structures=structures, ess=2.5)
     batch.learn_many(pd.DataFrame(records), pd.Series(y))
@@ -138,14 +178,16 @@ def test_chain_rule_updates_equal_the_batch_weights(structures):
                                model.predict_proba_many(probe).to_numpy(), atol=1e-12)
 
 
-def test_scaled_unit_equals_decaying_every_count():
+def test_scaled_unit_equals_decaying_every_count(monkeypatch):
     """decay keeps counts in a scaled unit and renormalises; equal to multiplying all counts
     by λ after every record."""
+    import onlinebma.tan.members as members
+
     X, y = raw(5, rows=300, n=3, missing=0.0)
     records = [{f"f{f}": f"v{X[i, f]}" for f in range(3)} for i in range(300)]
     model = ModelAveragedTAN(decay=0.8, structure_decay=0.9)
-    # private: the scaled unit (_renormalise_above, _scale, _k) is the mechanism under test
-    model._renormalise_above = 1e6  # renormalise every ~62 records here
+    # private: the scaled unit (RENORMALISE_ABOVE, the state's _k) is the mechanism under test
+    monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e6)  # renormalise every ~62 records
     reference = PairCounts()
     for i, x in enumerate(records):
         model.learn_one(x, int(y[i]))
@@ -154,9 +196,9 @@ def test_scaled_unit_equals_decaying_every_count():
         values = np.array([reference.add_value(u, v) for u, v in zip(codes, x.values())])
         reference.add(c, reference.record_columns(codes, values), 1.0)
         reference.scale(0.8)
-    scale = model._scale  # private: the scaled unit (see above)
-    np.testing.assert_allclose(model.counts.counts_ * scale, reference.counts_, rtol=1e-12)
-    assert model._k < 62  # private: renormalisation happened (see above)
+    k = model._state._k[0]  # private: the scaled unit's clock (see above)
+    np.testing.assert_allclose(model.counts.counts_ * 0.8 ** k, reference.counts_, rtol=1e-12)
+    assert k < 62  # renormalisation happened
 
 
 @pytest.mark.parametrize("params", [{"decay": 0.9, "bin_warmup": 20},

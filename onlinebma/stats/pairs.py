@@ -20,20 +20,29 @@ is added, so callers know when what they derived is stale). Pair ``(u, v)``, ``u
 ``v (v - 1) / 2 + u`` (:func:`pair_id`, inverse :func:`pairs_of`), so the pairs of a new
 feature come last.
 
-Layout. All counts are one float array ``counts_`` of shape ``(K, columns)``, one row per
-class. Column 0 is ``N(c)``; feature ``u`` owns ``cap_u + 1`` columns from
-``single_offsets_[u]`` (its values, then its margin); pair ``p = (u, v)`` owns
-``cap_u cap_v + cap_u + cap_v + 1`` columns from ``pair_offsets_[p]`` (the joint, value
-``x_u`` major, then the two margins, then the pair's class count). ``cap_u`` (``capacity_``)
-is a power of two at least the number of values; the spare cells stay 0. A new value past the
+Members. One instance can hold the counts of ``n_members`` learners that see the same records
+with different weights (the rates of ``ModelAveragedTAN(decay="auto")``, one member for a
+fixed decay): they share the codes and the layout, and class ``c``'s counts of member ``r``
+are row ``c R + r`` (``R`` = ``n_members``). :meth:`add` counts a record for every member at
+once (one weight each), :meth:`scale` rescales one member or all, :meth:`gather` reads a
+record's columns as ``(R, K, L)``, and the readers (:meth:`member_table`,
+:meth:`class_counts`, :meth:`single`, :meth:`pair`) take the member to read (default 0, the
+only one of a single learner).
+
+Layout. All counts are one float array ``counts_`` of shape ``(K R, columns)``, ``R`` rows per
+class (one row per class for a single member). Column 0 is ``N(c)``; feature ``u`` owns ``cap_u
++ 1`` columns from ``single_offsets_[u]`` (its values, then its margin); pair ``p = (u, v)``
+owns ``cap_u cap_v + cap_u + cap_v + 1`` columns from ``pair_offsets_[p]`` (the joint, value
+``x_u`` major, then the two margins, then the pair's class count). ``cap_u`` (``capacity_``) is
+a power of two at least the number of values; the spare cells stay 0. A new value past the
 capacity, or a new feature, lays the array out again (amortised: capacities double), a new
-class adds a row. ``column_pairs_`` and ``column_roles_`` describe every column
-(``-1`` / :data:`CLASS`, :data:`VALUE`, :data:`MARGIN`, :data:`JOINT`, :data:`PAIR_U`,
-:data:`PAIR_V`, :data:`PAIR_CLASS`).
+class adds its rows. ``column_pairs_`` and ``column_roles_`` describe every column (``-1`` /
+:data:`CLASS`, :data:`VALUE`, :data:`MARGIN`, :data:`JOINT`, :data:`PAIR_U`, :data:`PAIR_V`,
+:data:`PAIR_CLASS`).
 
 One record is one vector of column indices (:meth:`record_columns`): learning it is one
-fancy-indexed add to its class's row (:meth:`add`), reading it for every class one gather
-``counts_[:, columns]``. :meth:`learn_many` counts a coded int matrix with ``bincount``;
+fancy-indexed add to its class's rows (:meth:`add`), reading it for every class and member
+one gather (:meth:`gather`). :meth:`learn_many` counts a coded int matrix with ``bincount``;
 :meth:`merge` adds another instance's counts (its codes remapped); :meth:`scale` multiplies
 every count (forgetting). :meth:`single` and :meth:`pair` read one feature's or one pair's
 tables as arrays in value-code order.
@@ -59,6 +68,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..validation import check_int
 from .pair_ids import pair_cells, pair_id, pairs_of
 
 __all__ = ["CLASS", "DESIGN_FEATURES", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V",
@@ -82,9 +92,16 @@ class PairCounts:
     """Class, single and pair counts of a stream, coded and laid out in one array.
 
     See the module docstring for the meaning and layout of the public attributes.
+
+    Parameters
+    ----------
+    n_members
+        Learners counted side by side with their own weights (module docstring, *Members*).
     """
 
-    def __init__(self):
+    def __init__(self, n_members: int = 1):
+        check_int("n_members", n_members, 1)
+        self.n_members = n_members
         self.classes_: list = []
         self.features_: list = []
         self.values_: list = []  # per feature: its values in code order
@@ -99,11 +116,12 @@ class PairCounts:
         self._value_codes: list = []
         self._laid_out = np.zeros(0, dtype=np.int64)  # capacities of the current layout
         self._plans: dict = {}  # observed feature codes -> their columns' plan (see _plan)
+        self._starts: dict = {}  # (class code, width) -> flat starts of its rows (see add)
         self._version = 0
         self._dirty = False  # capacities or features changed since the last layout
 
     def __getstate__(self):
-        return {**self.__dict__, "_plans": {}}
+        return {**self.__dict__, "_plans": {}, "_starts": {}}
 
     # ------------------------------------------------------------------ codes
 
@@ -150,13 +168,14 @@ class PairCounts:
         return out
 
     def add_class(self, label) -> int:
-        """The code of ``label``, a new row of zeros if it is new."""
+        """The code of ``label``, new rows of zeros (one per member) if it is new."""
         code = self._class_codes.get(label)
         if code is None:
             code = self._class_codes[label] = len(self.classes_)
             self.classes_.append(label)
             self._version += 1
-            self.counts_ = np.vstack([self.counts_, np.zeros((1, self.counts_.shape[1]))])
+            self.counts_ = np.vstack([self.counts_,
+                                      np.zeros((self.n_members, self.counts_.shape[1]))])
         return code
 
     def add_feature(self, feature) -> int:
@@ -298,21 +317,42 @@ class PairCounts:
 
     # --------------------------------------------------------------- counting
 
-    def add(self, c: int, columns: np.ndarray, weight: float) -> None:
-        """Count one record of class code ``c`` with ``weight`` at its ``columns``."""
+    def add(self, c: int, columns: np.ndarray, weight) -> None:
+        """Count one record of class code ``c`` at its ``columns`` for every member:
+        ``weight`` a float (every member alike) or one weight per member."""
         self._layout()
-        row = self.counts_[c]
-        row.put(columns, row.take(columns) + weight)  # row[columns] += weight, cheaper
+        table = self.counts_
+        r, width = self.n_members, table.shape[1]
+        starts = self._starts.get((c, width))
+        if starts is None:  # the flat starts of class c's rows, for the current width only
+            if any(w != width for _, w in self._starts):
+                self._starts = {}
+            starts = self._starts[c, width] = np.arange(c * r, (c + 1) * r)[:, None] * width
+        flat = (starts + columns).ravel()
+        # counts_[c R:(c + 1) R, columns] += weight, as a take and a put (cheaper)
+        table.put(flat, table.take(flat).reshape(r, -1) + np.reshape(weight, (-1, 1)))
+
+    def gather(self, columns: np.ndarray) -> np.ndarray:
+        """The counts of ``columns`` (:meth:`record_columns`) of every member and class, an
+        array ``(R, K, L)``."""
+        self._layout()
+        taken = self.counts_.take(columns, axis=1)
+        return taken.reshape(self.n_classes, self.n_members, -1).transpose(1, 0, 2)
+
+    def member_table(self, member: int = 0) -> np.ndarray:
+        """Member ``member``'s counts, ``(K, columns)`` in the layout (a view: read only)."""
+        self._layout()
+        return self.counts_[member::self.n_members]
 
     def learn_many(self, codes: np.ndarray, y: np.ndarray, weight: float = 1.0) -> None:
         """Count a batch: ``codes`` an int matrix ``(rows, features)`` of value codes, -1
         where missing (columns in feature-code order, possibly fewer than the features),
-        ``y`` the rows' class codes."""
+        ``y`` the rows' class codes; every member counts it with ``weight``."""
         self._layout()
         codes = np.asarray(codes, dtype=np.int64)
         y = np.asarray(y, dtype=np.int64)
         rows, n = codes.shape
-        k, width = self.counts_.shape
+        k, width = self.n_classes, self.counts_.shape[1]
         cap = self.capacity_
         present = codes >= 0
         cells = [np.zeros(rows, dtype=np.int64)]
@@ -339,15 +379,23 @@ class PairCounts:
                     ids.append(col * k + yr)
             if ids:
                 total += np.bincount(np.concatenate(ids), minlength=k * width)
-        self.counts_ += weight * total.reshape(width, k).T
+        total = weight * total.reshape(width, k).T
+        for r in range(self.n_members):
+            self.member_table(r)[:] += total
 
-    def scale(self, factor: float) -> None:
-        """Multiply every count by ``factor``."""
-        self.counts_ *= factor
+    def scale(self, factor: float, member: int | None = None) -> None:
+        """Multiply every count of ``member`` (``None``: of every member) by ``factor``."""
+        if member is None:
+            self.counts_ *= factor
+        else:
+            self.member_table(member)[:] *= factor
 
     def merge(self, other: PairCounts) -> None:
-        """Add ``other``'s counts to these (its classes, features and values coded here, new
-        ones after these)."""
+        """Add ``other``'s counts to these, member by member (its classes, features and values
+        coded here, new ones after these); both must have the same number of members."""
+        if other.n_members != self.n_members:
+            raise ValueError(f"cannot merge counts of {other.n_members} members into counts of "
+                             f"{self.n_members}")
         cmap = np.array([self.add_class(c) for c in other.classes_], dtype=np.int64)
         fmap = [self.add_feature(f) for f in other.features_]
         vmaps = [np.array([self.add_value(u, v) for v in values], dtype=np.int64)
@@ -355,17 +403,23 @@ class PairCounts:
         self._layout()
         if not len(cmap):
             return
+        for member in range(self.n_members):
+            self._merge_member(other, member, cmap, fmap, vmaps)
+
+    def _merge_member(self, other: PairCounts, member: int, cmap, fmap, vmaps) -> None:
+        """Add ``other``'s counts of ``member`` (codes mapped by :meth:`merge`)."""
+        table = self.member_table(member)  # a view: the adds below write into counts_
         rows = cmap[:, None]
-        self.counts_[rows, [0]] += other.class_counts()[:, None]
+        table[rows, [0]] += other.class_counts(member)[:, None]
         for u, (tu, vm) in enumerate(zip(fmap, vmaps)):
-            counts, margin = other.single(u)
+            counts, margin = other.single(u, member)
             s = self.single_offsets_[tu]
-            self.counts_[rows, s + vm] += counts
-            self.counts_[cmap, s + self.capacity_[tu]] += margin
+            table[rows, s + vm] += counts
+            table[cmap, s + self.capacity_[tu]] += margin
         for v in range(other.n_features):
             for u in range(v):
                 a, b = fmap[u], fmap[v]
-                joint, mu, mv, n = other.pair(u, v)
+                joint, mu, mv, n = other.pair(u, v, member)
                 if a > b:  # the pair is ordered the other way round here
                     a, b, joint, mu, mv = b, a, joint.transpose(0, 2, 1), mv, mu
                     va, vb = vmaps[v], vmaps[u]
@@ -374,37 +428,38 @@ class PairCounts:
                 o = self.pair_offsets_[pair_id(a, b)]
                 ca, cb = self.capacity_[a], self.capacity_[b]
                 cols = o + (va[:, None] * cb + vb[None, :]).ravel()
-                self.counts_[rows, cols] += joint.reshape(len(cmap), -1)
-                self.counts_[rows, o + ca * cb + va] += mu
-                self.counts_[rows, o + ca * cb + ca + vb] += mv
-                self.counts_[cmap, o + ca * cb + ca + cb] += n
+                table[rows, cols] += joint.reshape(len(cmap), -1)
+                table[rows, o + ca * cb + va] += mu
+                table[rows, o + ca * cb + ca + vb] += mv
+                table[cmap, o + ca * cb + ca + cb] += n
 
     # ---------------------------------------------------------------- reading
 
-    def class_counts(self) -> np.ndarray:
-        """``N(c)``, shape ``(K,)``."""
-        self._layout()
-        return self.counts_[:, 0].copy()
+    def class_counts(self, member: int = 0) -> np.ndarray:
+        """``N(c)`` of ``member``, shape ``(K,)``."""
+        return self.member_table(member)[:, 0].copy()
 
-    def single(self, u: int):
-        """``(N(c, x_u), N_u(c))`` of feature ``u``: shapes ``(K, r_u)`` and ``(K,)``."""
-        self._layout()
+    def single(self, u: int, member: int = 0):
+        """``(N(c, x_u), N_u(c))`` of feature ``u`` and ``member``: shapes ``(K, r_u)`` and
+        ``(K,)``."""
+        table = self.member_table(member)
         s, r = self.single_offsets_[u], len(self.values_[u])
-        return self.counts_[:, s:s + r].copy(), self.counts_[:, s + self.capacity_[u]].copy()
+        return table[:, s:s + r].copy(), table[:, s + self.capacity_[u]].copy()
 
-    def pair(self, u: int, v: int):
-        """``(N(c, x_u, x_v), N_uv(c, x_u), N_uv(c, x_v), N_uv(c))`` of features ``u != v``,
-        shapes ``(K, r_u, r_v)``, ``(K, r_u)``, ``(K, r_v)`` and ``(K,)``: the pair table over
-        the records where both are observed and its margins, in the order asked."""
+    def pair(self, u: int, v: int, member: int = 0):
+        """``(N(c, x_u, x_v), N_uv(c, x_u), N_uv(c, x_v), N_uv(c))`` of features ``u != v``
+        and ``member``, shapes ``(K, r_u, r_v)``, ``(K, r_u)``, ``(K, r_v)`` and ``(K,)``: the
+        pair table over the records where both are observed and its margins, in the order
+        asked."""
         if u > v:
-            joint, mv, mu, n = self.pair(v, u)
+            joint, mv, mu, n = self.pair(v, u, member)
             return joint.transpose(0, 2, 1), mu, mv, n
-        self._layout()
+        table = self.member_table(member)
         o = self.pair_offsets_[pair_id(u, v)]
         cu, cv = self.capacity_[u], self.capacity_[v]
         ru, rv = len(self.values_[u]), len(self.values_[v])
-        k = self.counts_.shape[0]
-        joint = self.counts_[:, o:o + cu * cv].reshape(k, cu, cv)[:, :ru, :rv].copy()
+        k = table.shape[0]
+        joint = table[:, o:o + cu * cv].reshape(k, cu, cv)[:, :ru, :rv].copy()
         a = o + cu * cv
-        return (joint, self.counts_[:, a:a + ru].copy(),
-                self.counts_[:, a + cu:a + cu + rv].copy(), self.counts_[:, a + cu + cv].copy())
+        return (joint, table[:, a:a + ru].copy(), table[:, a + cu:a + cu + rv].copy(),
+                table[:, a + cu + cv].copy())

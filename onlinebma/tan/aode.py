@@ -32,37 +32,35 @@ from __future__ import annotations
 import numpy as np
 
 from ..validation import check_int, check_real
-from .base import BaseTAN
+from .base import PLUGIN_PARAMETERS_DOC, BaseTAN
 
 __all__ = ["AODE"]
 
 
 class AODE(BaseTAN):
-    """Averaged one-dependence estimators (Webb, Boughton & Wang 2005), updated per record.
+    __doc__ = f"""Averaged one-dependence estimators (Webb, Boughton & Wang 2005), per record.
 
     See the module docstring for the estimates (Weka 3.6's) and the cost.
 
     Parameters
     ----------
-    frequency_limit
+    frequency_limit : int, default 1
         A value seen fewer times than this does not make its feature a super-parent (Weka's
         default 1: every value seen).
-    m_estimate
+    m_estimate : float or None, default None
         ``None`` for Laplace estimates (Weka's default), else the weight ``m`` of
         m-estimates.
-    decay, nominal_attributes, n_bins, bin_warmup
-        Forgetting, features given as numbers that are nominal, and numeric intervals: as
-        in :class:`~onlinebma.tan.base.BaseTAN`.
+    {PLUGIN_PARAMETERS_DOC}
 
     Examples
     --------
     >>> from onlinebma.tan.aode import AODE
     >>> model = AODE()
-    >>> model.predict_proba_one({"a": "x"})
-    {}
+    >>> model.predict_proba_one({{"a": "x"}})
+    {{}}
     >>> for a, b, y in [("p", "p", 1), ("q", "q", 1), ("p", "q", 0), ("q", "p", 0)] * 10:
-    ...     model.learn_one({"a": a, "b": b}, y)
-    >>> p = model.predict_proba_one({"a": "p", "b": "p"})
+    ...     model.learn_one({{"a": a, "b": b}}, y)
+    >>> p = model.predict_proba_one({{"a": "p", "b": "p"}})
     >>> round(p[1], 4), round(p[0], 4)
     (0.9167, 0.0833)
     """
@@ -156,7 +154,8 @@ class AODE(BaseTAN):
         return (top[:, 0] + np.log(np.exp(spode - top).sum(axis=1))
                 - np.log(parents.sum()))
 
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {}
         yield {"m_estimate": 1.0}
         yield {"frequency_limit": 3}

@@ -1,14 +1,16 @@
-"""The thin base shared by the tree-augmented learners.
+"""The thin base of the plug-in tree-augmented learners (:class:`~onlinebma.tan.TAN`,
+:class:`~onlinebma.tan.AODE`).
 
 :class:`BaseTAN` owns the one sufficient statistic, :class:`~onlinebma.stats.pairs.PairCounts`
 (class, single and pair counts per class), and everything around it that does not depend on
 the model: reading, validating and coding records (:mod:`onlinebma.tan.coding`: features,
 values and labels as ints in order of first appearance, numeric features through
-:mod:`onlinebma.tan.binning`), forgetting (``decay``), ``decay="auto"`` (by default
-:class:`~onlinebma.naive_bayes.decay.RateMixture`, one clone per rate; a learner may build a
-shared state instead, as :class:`~onlinebma.tan.ModelAveragedTAN` does with
-:class:`~onlinebma.tan.rates.SharedTreeRates`), ``learn_one``/``learn_many``,
+:mod:`onlinebma.tan.binning`), forgetting (``decay``), ``decay="auto"``
+(:class:`~onlinebma.naive_bayes.decay.RateMixture`, one clone per rate; the readers then
+show the most probable rate's clone), ``learn_one``/``learn_many``,
 ``predict_proba_one``/``predict_proba_many``, and ``merge`` (:mod:`onlinebma.tan.merging`).
+:class:`~onlinebma.tan.ModelAveragedTAN` keeps its own state instead, a stack of members
+(:class:`~onlinebma.tan.members.TreeMemberStack`), and shares the coding and merging.
 A learner supplies the joint log likelihoods of the classes for coded records:
 :meth:`BaseTAN._joint_log_likelihood` (one record) and
 :meth:`BaseTAN._joint_log_likelihood_many` (a coded matrix).
@@ -49,32 +51,50 @@ import numpy as np
 from river import base
 
 from ..naive_bayes.decay import Forgetting, check_decay
-from ..naive_bayes.frames import factorize, prepare_frame, records_of
-from ..records import NOMINAL, FeatureKinds, check_label
+from ..naive_bayes.frames import prepare_frame, records_of
+from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..validation import check_int
-from .binning import StreamingBins
 from .coding import RecordCoding
-from .merging import Merging
+from .merging import Merging, merge_codings
 
-__all__ = ["BaseTAN"]
+__all__ = ["BaseTAN", "PLUGIN_PARAMETERS_DOC", "READING_PARAMETERS_DOC", "check_reading"]
+
+READING_PARAMETERS_DOC = """nominal_attributes : list or None, default None
+        Features to treat as nominal even though their values are numbers.
+    n_bins : int, default 5
+        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
+    bin_warmup : int, default 200
+        Values of a numeric feature collected before its cut points are fixed (the feature
+        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`)."""
+"""The numpydoc entries of the parameters every tree-augmented learner reads records with."""
+
+PLUGIN_PARAMETERS_DOC = """decay : float or "auto", default 1.0
+        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
+        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
+        :class:`~onlinebma.naive_bayes.decay.RateMixture`; the readers (``counts``, and
+        ``TAN.tree()``) then show the clone of the most probable rate
+        (:meth:`decay_posterior`).
+    """ + READING_PARAMETERS_DOC
+"""The numpydoc entries of :class:`BaseTAN`'s parameters (its learners' last ones)."""
+
+
+def check_reading(decay, n_bins, bin_warmup) -> None:
+    """Validate the parameters every tree-augmented learner reads records with: ``decay``
+    (a number in (0, 1] or ``"auto"``), ``n_bins`` (at least 2) and ``bin_warmup`` (at
+    least 1); a ValueError naming the parameter."""
+    check_decay("decay", decay, auto=True)
+    check_int("n_bins", n_bins, 2)
+    check_int("bin_warmup", bin_warmup, 1)
 
 
 class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
-    """Shared counts, record reading and prediction plumbing of the tree-augmented learners.
+    __doc__ = f"""Counts, record reading and prediction plumbing of TAN and AODE.
 
     Parameters
     ----------
-    decay
-        λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``.
-    nominal_attributes
-        Features to treat as nominal even though their values are numbers.
-    n_bins
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup
-        Values of a numeric feature collected before its cut points are fixed (the feature
-        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`).
+    {PLUGIN_PARAMETERS_DOC}
     """
 
     # Renormalise the scaled unit once a record weighs this much in it.
@@ -82,9 +102,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
 
     def __init__(self, decay: float | str = 1.0, nominal_attributes: list | None = None,
                  n_bins: int = 5, bin_warmup: int = 200):
-        check_decay("decay", decay, auto=True)
-        check_int("n_bins", n_bins, 2)
-        check_int("bin_warmup", bin_warmup, 1)
+        check_reading(decay, n_bins, bin_warmup)
         self.decay = decay
         self.nominal_attributes = nominal_attributes
         self.n_bins = n_bins
@@ -95,7 +113,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         self._auto = decay == "auto"
         self._rates = None
         self._decays = not self._auto and decay != 1  # counts decay (see _tick)
-        self._forgets = self._decays  # learners with more forgetting widen this
+        self._forgets = self._auto or self._decays
         self._t = 0
         self._k = 0
         self._unit = 1.0
@@ -127,8 +145,19 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
 
     @property
     def counts(self) -> PairCounts:
-        """The learner's :class:`~onlinebma.stats.pairs.PairCounts` (read only)."""
-        return self._counts
+        """The learner's :class:`~onlinebma.stats.pairs.PairCounts` (read only): with
+        ``decay="auto"``, those of the most probable rate's clone."""
+        return self._shown()._counts
+
+    def _shown(self):
+        """The learner whose state the readers show: this one, or with ``decay="auto"`` the
+        clone of the rate with the highest posterior (:meth:`decay_posterior`; ties to the
+        first rate of the grid)."""
+        if not self._auto:
+            return self
+        mixture = self._rate_mixture()
+        weights = mixture.log_weights
+        return mixture.members[weights.index(max(weights))]
 
     # ---------------------------------------------------------------- learning
 
@@ -181,38 +210,20 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         anything changes.
         """
         columns, new, labels = prepare_frame(self._kinds, X, y)
-        if self._auto or self._forgets:
+        if self._forgets:
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
             return
         self._predicted = None
-        self._kinds.commit(new)
-        counts = self._counts
-        coded = {}
-        for f, (kind, values, _) in columns.items():
-            if kind == NOMINAL:
-                vcodes, uniques = values
-                u = counts.add_feature(f)
-                vmap = np.array([counts.add_value(u, v.item() if isinstance(v, np.generic)
-                                                  else v) for v in uniques] + [-1])
-                coded[u] = vmap[vcodes]  # code -1 (missing) picks the last entry
-            else:
-                b = self._bins.get(f)
-                if b is None:
-                    b = self._bins[f] = StreamingBins(self.n_bins, self.bin_warmup)
-                had = b.cuts is not None
-                bins = b.learn_many(values)
-                if b.cuts is not None:
-                    if not had:
-                        self._register_bins(f, b)
-                    coded[counts.feature_code(f)] = bins
-        names, ycodes = factorize(labels)
-        cmap = np.array([counts.add_class(label) for label in names], dtype=np.int64)
-        matrix = np.full((len(labels), counts.n_features), -1, dtype=np.int64)
-        for u, col in coded.items():
-            matrix[:, u] = col
-        counts.learn_many(matrix, cmap[ycodes])
+        matrix, classes = self._code_batch(columns, new, labels)
+        self._counts.learn_many(matrix, classes)
         self._t += len(labels)
+        self._refresh()
+
+    def _merge_from(self, other) -> None:
+        """Add ``other``'s records (:class:`~onlinebma.tan.merging.Merging`)."""
+        merge_codings(self, other)
+        self._predicted = None
         self._refresh()
 
     # -------------------------------------------------------------- predicting

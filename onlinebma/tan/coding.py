@@ -4,8 +4,8 @@
 values as ints in order of first appearance in a :class:`~onlinebma.stats.pairs.PairCounts`,
 cuts numeric features into the intervals of :mod:`onlinebma.tan.binning`, and codes a
 DataFrame for the batch paths. It is shared by :class:`~onlinebma.tan.base.BaseTAN` and by
-:class:`~onlinebma.tan.rates.SharedTreeRates` (the members of ``decay="auto"`` as one state),
-each on its own counts, intervals and feature kinds.
+:class:`~onlinebma.tan.members.TreeMemberStack` (the state of
+:class:`~onlinebma.tan.ModelAveragedTAN`), each on its own counts, intervals and feature kinds.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from bisect import bisect_right
 
 import numpy as np
 
+from ..naive_bayes.frames import factorize
 from ..records import NOMINAL, numeric_values
 from .binning import StreamingBins
 
@@ -106,6 +107,38 @@ class RecordCoding:
         pairs.sort()
         a = np.array(pairs, dtype=np.int64)
         return a[:, 0].copy(), a[:, 1].copy(), grew
+
+    def _code_batch(self, columns, new, labels):
+        """Code a validated batch (:func:`~onlinebma.naive_bayes.frames.prepare_frame`'s
+        ``columns, new, labels``) for counting, adding its new features, values, numeric
+        samples and classes: ``(matrix, class codes)``, the matrix ``(rows, features)`` in
+        feature-code order, -1 where missing or not yet cut."""
+        self._kinds.commit(new)
+        counts = self._counts
+        coded = {}
+        for f, (kind, values, _) in columns.items():
+            if kind == NOMINAL:
+                vcodes, uniques = values
+                u = counts.add_feature(f)
+                vmap = np.array([counts.add_value(u, v.item() if isinstance(v, np.generic)
+                                                  else v) for v in uniques] + [-1])
+                coded[u] = vmap[vcodes]  # code -1 (missing) picks the last entry
+            else:
+                b = self._bins.get(f)
+                if b is None:
+                    b = self._bins[f] = StreamingBins(self.n_bins, self.bin_warmup)
+                had = b.cuts is not None
+                bins = b.learn_many(values)
+                if b.cuts is not None:
+                    if not had:
+                        self._register_bins(f, b)
+                    coded[counts.feature_code(f)] = bins
+        names, ycodes = factorize(labels)
+        cmap = np.array([counts.add_class(label) for label in names], dtype=np.int64)
+        matrix = np.full((len(labels), counts.n_features), -1, dtype=np.int64)
+        for u, col in coded.items():
+            matrix[:, u] = col
+        return matrix, cmap[ycodes]
 
     def _code_frame(self, X) -> np.ndarray:
         """A validated DataFrame's known values as an int matrix ``(rows, features)`` in

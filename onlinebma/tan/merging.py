@@ -1,10 +1,12 @@
 """Merging tree-augmented learners: the counts add, exactly.
 
-:class:`Merging` gives :class:`~onlinebma.tan.base.BaseTAN` its ``merge`` (two learners into
-one equal to a learner trained on both streams) and its ``distributed_plan`` (how
-:func:`onlinebma.distributed.fit` trains it on Dask: partitions learned by clones and merged
+:class:`Merging` gives the tree-augmented learners their ``merge`` (two learners into one
+equal to a learner trained on both streams) and their ``distributed_plan`` (how
+:func:`onlinebma.distributed.fit` trains them on Dask: partitions learned by clones and merged
 in order). Learners that forget are refused: their counts weigh records by age on two
-unrelated clocks.
+unrelated clocks. :func:`merge_codings` adds one coded state to another (feature kinds,
+numeric intervals, counts): :class:`~onlinebma.tan.base.BaseTAN` and
+:class:`~onlinebma.tan.members.TreeMemberStack` merge through it.
 """
 
 from __future__ import annotations
@@ -14,15 +16,35 @@ import copy
 from ..distributed.protocol import MergePlan
 from ..validation import check_mergeable_with
 
-__all__ = ["Merging"]
+__all__ = ["Merging", "merge_codings"]
+
+
+def merge_codings(out, other) -> None:
+    """Add ``other``'s records to ``out`` (two :class:`~onlinebma.tan.coding.RecordCoding`
+    hosts of the same kind): feature kinds, numeric intervals, counts and the record count.
+    Numeric features cut into different intervals are refused before anything changes."""
+    out._kinds.check_mergeable(other._kinds)
+    out._kinds.commit(other._kinds.kind)
+    for f, b in other._bins.items():
+        mine = out._bins.get(f)
+        if mine is None:
+            out._bins[f] = copy.deepcopy(b)
+        else:
+            had = mine.cuts is not None
+            mine.merge(b, f)
+            if mine.cuts is not None and not had and b.cuts is None:
+                out._register_bins(f, mine)
+    out._counts.merge(other._counts)
+    out._t += other._t
 
 
 class Merging:
-    """``merge`` and ``distributed_plan`` of :class:`~onlinebma.tan.base.BaseTAN` (a mixin of
-    that class: it works on the learner's own counts, numeric intervals and feature kinds)."""
+    """``merge`` and ``distributed_plan`` of the tree-augmented learners (a mixin: the host
+    says whether it ``_forgets`` and adds another learner's records to itself in
+    ``_merge_from``)."""
 
     def _refuse_forgetting(self, what: str) -> None:
-        if self._auto or self._forgets:
+        if self._forgets:
             raise ValueError(
                 f"cannot {what} {type(self).__name__} learners that forget (decay or "
                 f"structure_decay other than 1.0): records of two streams have no common age; "
@@ -47,20 +69,6 @@ class Merging:
         check_mergeable_with(self, other)
         self._refuse_forgetting("merge")
         other._refuse_forgetting("merge")
-        self._kinds.check_mergeable(other._kinds)
         out = copy.deepcopy(self)  # a failure below leaves self and other as they were
-        out._predicted = None
-        out._kinds.commit(other._kinds.kind)
-        for f, b in other._bins.items():
-            mine = out._bins.get(f)
-            if mine is None:
-                out._bins[f] = copy.deepcopy(b)
-            else:
-                had = mine.cuts is not None
-                mine.merge(b, f)
-                if mine.cuts is not None and not had and b.cuts is None:
-                    out._register_bins(f, mine)
-        out._counts.merge(other._counts)
-        out._t += other._t
-        out._refresh()
+        out._merge_from(other)
         return out

@@ -41,7 +41,7 @@ import numpy as np
 
 from ..stats.pairs import JOINT
 from ..validation import check_real
-from .base import BaseTAN
+from .base import PLUGIN_PARAMETERS_DOC, BaseTAN
 
 __all__ = ["TAN", "cmi_index", "conditional_mutual_information", "maximum_spanning_tree"]
 
@@ -125,7 +125,7 @@ def maximum_spanning_tree(weights: np.ndarray) -> np.ndarray:
 
 
 class TAN(BaseTAN):
-    """Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997), updated per record.
+    __doc__ = f"""Tree-augmented naive Bayes (Friedman, Geiger & Goldszmidt 1997), per record.
 
     One maximum-weight spanning tree over the conditional mutual information of the features
     given the class, and posterior-mean parameters; see the module docstring for the formulas,
@@ -133,24 +133,22 @@ class TAN(BaseTAN):
 
     Parameters
     ----------
-    alpha
+    alpha : float, default 0.5
         Dirichlet pseudo-count per cell of every conditional table (Weka's ``SimpleEstimator``
-        default, 0.5).
-    decay, nominal_attributes, n_bins, bin_warmup
-        Forgetting, features given as numbers that are nominal, and numeric intervals: as
-        in :class:`~onlinebma.tan.base.BaseTAN`.
+        default).
+    {PLUGIN_PARAMETERS_DOC}
 
     Examples
     --------
     >>> from onlinebma.tan.tan import TAN
     >>> model = TAN()
-    >>> model.predict_proba_one({"a": "x"})
-    {}
+    >>> model.predict_proba_one({{"a": "x"}})
+    {{}}
     >>> for a, b, y in [("p", "p", 1), ("q", "q", 1), ("p", "q", 0), ("q", "p", 0)] * 10:
-    ...     model.learn_one({"a": a, "b": b, "noise": "n"}, y)
+    ...     model.learn_one({{"a": a, "b": b, "noise": "n"}}, y)
     >>> model.tree()
-    {'a': None, 'b': 'a', 'noise': 'a'}
-    >>> p = model.predict_proba_one({"a": "p", "b": "p"})
+    {{'a': None, 'b': 'a', 'noise': 'a'}}
+    >>> p = model.predict_proba_one({{"a": "p", "b": "p"}})
     >>> round(p[1], 4), round(p[0], 4)
     (0.9545, 0.0455)
     """
@@ -247,14 +245,19 @@ class TAN(BaseTAN):
     # ------------------------------------------------------------------ reading
 
     def tree(self) -> dict:
-        """``{feature: its parent feature, or None for the root}`` of the current tree."""
+        """``{feature: its parent feature, or None for the root}`` of the current tree; with
+        ``decay="auto"``, the tree of the most probable rate's clone (ties to the first rate
+        of the grid), the learner ``counts`` shows too."""
+        if self._auto:
+            return self._shown().tree()
         if not self.counts.n_classes:
             return {}
         parent = self._fit()[0]
         names = self.counts.features_
         return {f: (names[p] if p >= 0 else None) for f, p in zip(names, parent)}
 
-    def _unit_test_params(self):
+    @classmethod
+    def _unit_test_params(cls):
         yield {}
         yield {"alpha": 1.0}
         yield {"decay": 0.9, "bin_warmup": 10}  # numeric intervals within the checks

@@ -4,10 +4,10 @@
 one learner's table of counts (``K`` rows, in the layout's columns) in that learner's scaled
 unit: the prior pseudo-counts (one joint Dirichlet of size ``ess``), the edge log weights
 ``l = log W`` (eq. of ``h`` in docs/tan.md), a record's class and single terms and its
-``log Q_c(x)``, the predictions of a coded matrix and the edge posteriors. It is shared by a
-single learner (:class:`~onlinebma.tan.ModelAveragedTAN`, its own counts) and by
-``decay="auto"`` (:class:`~onlinebma.tan.rates.SharedTreeRates`, the members' tables, or
-their stack with a member axis), so that both compute with the same code.
+``log Q_c(x)``, the predictions of a coded matrix and the edge posteriors, for one member's
+table or for the stack of members with a member axis
+(:class:`~onlinebma.tan.members.TreeMemberStack`, the state of
+:class:`~onlinebma.tan.ModelAveragedTAN`).
 """
 
 from __future__ import annotations

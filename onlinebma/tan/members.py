@@ -1,47 +1,53 @@
-"""``decay="auto"`` for :class:`~onlinebma.tan.ModelAveragedTAN` as one state with a member axis.
+"""The state of :class:`~onlinebma.tan.ModelAveragedTAN`: its members as one stack.
 
-:class:`~onlinebma.naive_bayes.decay.RateMixture` would run one learner per rate of
-:data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, each reading, validating and coding the
-record, gathering its counts and building its dicts. The members learn the same records, so
-they share everything but the weights of those records: their codes, numeric intervals and
-layout are equal. :class:`SharedTreeRates` keeps them as one state:
+A member is one model-averaged tree learner, described by its :class:`Member` (today its
+forgetting rate; the axis is generic so that other descriptions, e.g. a numeric
+representation, can join the rate). A fixed ``decay`` is a stack of one member; ``"auto"``
+the members of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged with
+dynamic-model-averaging weights (:class:`~onlinebma.naive_bayes.decay.RateWeights`). The
+members learn the same records, so they share everything but the weights of those records:
+the record reading and coding, the numeric intervals and the layout. :class:`TreeMemberStack`
+keeps
 
-- one :class:`~onlinebma.stats.pairs.PairCounts` whose rows are (class, member) pairs,
-  ``R`` consecutive rows per class (row ``c R + r`` is member ``r``'s counts of class
-  ``c``; the rows are labelled by their index), so that a record is read and coded once, its
-  columns gathered for every member in one ``take`` and learned by every member in one add,
-  and a new feature or value lays out every member's counts at once;
-- each member's scaled unit (λ_r^-k_r, renormalised on its own clock as a learner's) and its
-  edge weights ``l`` as the rows of one array ``(R, pairs)``;
+- one :class:`~onlinebma.stats.pairs.PairCounts` with ``R`` members (row ``c R + r`` is member
+  ``r``'s counts of class ``c``), so that a record is read and coded once, its columns gathered
+  for every member in one ``take`` and counted by every member in one add, and a new feature
+  or value lays out every member's counts at once;
+- each member's scaled unit (λ_r^-k_r, renormalised on its own clock) and its edge weights
+  ``l`` as the rows of one array ``(R, pairs)``;
 - the record's terms and tree sums of all ``R x K`` graphs (and the ``R`` denominators
-  ``LT(l)``) in one stack (:class:`~onlinebma.tan.tree_terms.TreeTerms`, the arithmetic the
-  single learner uses).
+  ``LT(l)``) in one stack (:class:`~onlinebma.tan.tree_terms.TreeTerms`).
 
-Each member's predictions, edge weights and counts follow exactly the recursion of a
-``ModelAveragedTAN`` at its rate (``structure_decay`` and the refresh of ``l = log W`` from
-the counts after a new class or value for the member that does not forget), and the weights
-are updated as :class:`~onlinebma.naive_bayes.decay.RateMixture`'s, by the same
-:class:`~onlinebma.naive_bayes.decay.RateWeights`: ``log π_r += log max(p_r(y | x),
+Each member follows exactly the recursion of docs/tan.md at its rate: ``l <- α (l + log
+Q_y(x))`` before counting a record (prequential, ``α`` = ``structure_decay``), counts times
+λ after it, and ``l = log W`` from the counts after a new class or value for a member that
+does not forget. The weights are updated as
+:class:`~onlinebma.naive_bayes.decay.RateMixture`'s: ``log π_r += log max(p_r(y | x),
 1e-300)`` for a label seen before, then ``π_r ∝ π_r^β``, β =
 :data:`~onlinebma.naive_bayes.decay.AUTO_FORGETTING`, in log space
-(``tests/test_tan_auto_shared.py`` runs both side by side).
+(``tests/test_tan_auto_shared.py`` runs the stack against separate learners, and a stack of
+one against the recursion written out).
 """
 
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 
-from ..naive_bayes.decay import AUTO_GRID, RateWeights
+from ..naive_bayes.decay import RateWeights
+from ..naive_bayes.frames import prepare_frame, records_of
+from ..order_mcmc.order_model import unique_rows
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from .coding import RecordCoding
+from .merging import merge_codings
 from .narrow import NARROW_CELLS, narrow_predictions
 from .tree_terms import TreeTerms
 
-__all__ = ["SharedTreeRates"]
+__all__ = ["Member", "TreeMemberStack"]
 
 # The flat positions kept per set of observed pairs are dropped once they would hold about
 # this many (a stream whose records each miss another set of features would grow them
@@ -49,28 +55,49 @@ __all__ = ["SharedTreeRates"]
 _FLAT_CELLS = 1 << 16
 
 
-class SharedTreeRates(RecordCoding, RateWeights):
-    """The members of ``ModelAveragedTAN(decay="auto")`` as one state (module docstring).
+class Member(NamedTuple):
+    """What sets a member of the stack apart from the others: its forgetting rate λ (every
+    count times λ after each record)."""
 
-    Parameters are the learner's (``structures``, ``ess``, ``edge_prior``,
-    ``structure_decay``, ``nominal_attributes``, ``n_bins``, ``bin_warmup``) and the
-    ``rates`` of the members. The interface is
-    :class:`~onlinebma.naive_bayes.decay.RateMixture`'s, with :meth:`edge_posteriors`.
+    rate: float
+
+
+class TreeMemberStack(RecordCoding, RateWeights):
+    """The members of a :class:`~onlinebma.tan.ModelAveragedTAN` as one state (module
+    docstring).
+
+    Parameters
+    ----------
+    structures
+        ``"forests"`` or ``"trees"``.
+    ess
+        Equivalent sample size of the joint Dirichlet prior.
+    edge_prior
+        Prior weight of each feature–feature edge (forests).
+    structure_decay
+        α: every member's ``l`` is multiplied by α after each record.
+    nominal_attributes
+        Features to treat as nominal even though their values are numbers.
+    n_bins
+        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
+    bin_warmup
+        Values of a numeric feature collected before its cut points are fixed.
+    members
+        The members, a sequence of :class:`Member` (one for a fixed decay).
     """
 
     def __init__(self, structures: str, ess: float, edge_prior: float,
-                 structure_decay: float, nominal_attributes=None, n_bins: int = 5,
-                 bin_warmup: int = 200, rates=AUTO_GRID):
-        self.rates = tuple(rates)
+                 structure_decay: float, nominal_attributes: list | None, n_bins: int,
+                 bin_warmup: int, members):
+        self.members = tuple(members)
+        self.rates = tuple(m.rate for m in self.members)  # RateWeights' keys
         self.structure_decay = structure_decay
         self.n_bins = n_bins
         self.bin_warmup = bin_warmup
-        r = len(self.rates)
+        r = len(self.members)
         self.log_weights = [-math.log(r)] * r
-        self.labels: list = []  # first seen first
-        self._label_codes: dict = {}
         self._kinds = FeatureKinds(nominal_attributes)
-        self._counts = PairCounts()  # rows (class, member): c R + r
+        self._counts = PairCounts(r)
         self._bins: dict = {}  # numeric feature -> StreamingBins
         self._tree = TreeTerms(ess, structures == "forests", edge_prior)
         self._k = [0] * r  # records since each member's last renormalisation
@@ -78,7 +105,7 @@ class SharedTreeRates(RecordCoding, RateWeights):
         self._l = np.zeros((r, 0))  # each member's l per pair id
         # whether a member's l is a prequential recursion (else log W, refreshed from the
         # counts after a new class or value)
-        self._forgets = [rate != 1 or structure_decay != 1 for rate in self.rates]
+        self._forgetting = [m.rate != 1 or structure_decay != 1 for m in self.members]
         self._t = 0
         self._denominator = None  # (observed features, each member's LT(l) over them)
         self._last = None  # the last prediction (see _predict)
@@ -86,11 +113,26 @@ class SharedTreeRates(RecordCoding, RateWeights):
         self._readings_version = -1
         self._flat: dict = {}  # pair ids -> flat positions in _l, _flat_pairs wide
         self._flat_pairs = -1
-        self._rows: dict = {}  # (class code, width of counts_) -> flat starts of its rows
 
     def __getstate__(self):  # the caches are derived, not state
         return {**self.__dict__, "_denominator": None, "_last": None, "_readings": {},
-                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1, "_rows": {}}
+                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1}
+
+    @property
+    def forgets(self) -> bool:
+        """Whether any member forgets (a rate or ``structure_decay`` below 1)."""
+        return any(self._forgetting)
+
+    @property
+    def counts(self) -> PairCounts:
+        """The members' counts, one :class:`~onlinebma.stats.pairs.PairCounts` with a member
+        axis (read only; each member's in its scaled unit)."""
+        return self._counts
+
+    @property
+    def edge_log_weights(self) -> np.ndarray:
+        """Every member's ``l`` by pair id, ``(R, pairs)``, a copy."""
+        return self._l.copy()
 
     # --------------------------------------------------------------- predicting
 
@@ -103,10 +145,10 @@ class SharedTreeRates(RecordCoding, RateWeights):
         last = self._last
         if last is not None and last[0] is x and last[1] == x:
             return last[2]
-        if not self.labels:
+        if not self._counts.n_classes:
             return None, None, None, None
         codes, values, columns, split = self._read_record(x)
-        jll, memo = self._stack(codes, columns)
+        jll, memo = self._member_terms(codes, columns)
         p = []  # a few members and classes: plain floats cost less than numpy calls
         exp = math.exp
         for row in jll.tolist():
@@ -120,18 +162,18 @@ class SharedTreeRates(RecordCoding, RateWeights):
         self._last = (x, dict(x), out)
         return out
 
-    def _stack(self, codes, columns):
-        """Every member's joint log likelihoods ``(R, K)`` of a coded record (up to a constant
-        per member, on the array path) and the memo:
-        one gather of the members' counts, one stack of terms and tree sums."""
+    def _member_terms(self, codes, columns):
+        """Every member's joint log likelihoods ``(R, K)`` of a coded record (up to a
+        constant per member) and the memo: one gather of the members' counts, one stack of
+        terms and tree sums."""
         counts = self._counts
-        r, k = len(self.rates), len(self.labels)
+        r, k = len(self.members), counts.n_classes
         ids, prior = self._tree.plan(counts, codes, k)
         m = len(codes)
         key = codes.tobytes()
         d = self._denominator
         current = d is not None and d[0] == key
-        gathered = counts.counts_.take(columns, axis=1).reshape(k, r, -1).transpose(1, 0, 2)
+        gathered = counts.gather(columns)
         if r * k * len(columns) <= NARROW_CELLS:
             jll, memo, den = narrow_predictions(
                 self._tree, self._t, codes, ids, prior, gathered.tolist(),
@@ -161,36 +203,41 @@ class SharedTreeRates(RecordCoding, RateWeights):
         probas = self._predict(x)[0]
         if probas is None:
             return {}
-        mixed = [0.0] * len(self.labels)
+        mixed = [0.0] * len(probas[0])
         for lw, p in zip(self.log_weights, probas):
             w = math.exp(lw)
             mixed = [a + w * q for a, q in zip(mixed, p)]
         total = sum(mixed)
-        return {label: q / total for label, q in zip(self.labels, mixed)}
+        return {label: q / total for label, q in zip(self._counts.classes_, mixed)}
 
     def predict_proba_many(self, X):
         """Every member's batch predictions (:meth:`TreeTerms.batch`), averaged."""
         import pandas as pd
 
-        from ..order_mcmc.order_model import unique_rows
-
-        if not self.labels:
+        counts = self._counts
+        if not counts.n_classes:
             return pd.DataFrame(index=X.index)
-        counts, r = self._counts, len(self.rates)
+        # identical coded rows (frequent after discretisation) are computed once
         distinct, back, _ = unique_rows(self._code_frame(X))
         out = 0.0
         for i, lw in enumerate(self.log_weights):
-            jll = self._tree.batch(counts, counts.counts_[i::r], self._units[i], self._l[i],
+            jll = self._tree.batch(counts, counts.member_table(i), self._units[i], self._l[i],
                                    distinct, self._t)[back]
             p = np.exp(jll - jll.max(axis=1, keepdims=True))
             out = out + math.exp(lw) * (p / p.sum(axis=1, keepdims=True))
-        return pd.DataFrame(out / out.sum(axis=1, keepdims=True), columns=list(self.labels),
-                            index=X.index)
+        return pd.DataFrame(out / out.sum(axis=1, keepdims=True),
+                            columns=list(counts.classes_), index=X.index)
 
     # ----------------------------------------------------------------- learning
 
     def learn_one(self, x: dict, y) -> None:
-        probas, memo, reading, split = self._predict(x)  # validates x (once labels exist)
+        last = self._last
+        if (last is not None and last[0] is x and last[1] == x) or len(self.members) > 1:
+            # the prediction of this very record, or the members' probabilities the
+            # weights need; validates x (once labels exist)
+            probas, memo, reading, split = self._predict(x)
+        else:
+            probas = memo = reading = split = None
         check_label(y)
         self._last = None
         counts = self._counts
@@ -201,47 +248,29 @@ class SharedTreeRates(RecordCoding, RateWeights):
         else:  # coded by the prediction, every value known: nothing new
             codes, values, columns = reading
             grew = False
-        r = len(self.rates)
-        c = self._label_codes.get(y)
-        known = c is not None
-        if not known:
-            c = self._label_codes[y] = len(self.labels)
-            self.labels.append(y)
-            for _ in range(r):
-                counts.add_class(counts.n_classes)
-            grew = True
+        k = counts.n_classes
+        c = counts.add_class(y)
+        known = c < k
+        grew = grew or not known
         self._learn(c, codes, columns, None if grew else memo)
-        # counts_[c R:(c + 1) R, columns] += units, as a take and a put (cheaper)
-        table = counts.counts_
-        width = table.shape[1]
-        rows = self._rows.get((c, width))
-        if rows is None:  # the flat starts of class c's rows, for the current width only
-            if any(w != width for _, w in self._rows):
-                self._rows = {}
-            rows = self._rows[c, width] = np.arange(c * r, (c + 1) * r)[:, None] * width
-        flat = (rows + columns).ravel()
-        table.put(flat, table.take(flat).reshape(r, -1) + self._units[:, None])
+        counts.add(c, columns, self._units)
         self._t += 1
         self._tick()
         if grew:
-            for i, forgets in enumerate(self._forgets):
-                if not forgets:  # l = log W, from the counts
-                    self._l[i] = self._tree.log_weights(counts, counts.counts_[i::r],
-                                                        self._units[i])
-        self._reweigh([p[c] for p in probas] if known else None)
+            self._refresh(only_remembering=True)
+        if len(self.members) > 1:
+            self._reweigh([p[c] for p in probas] if known else None)
 
     def _learn(self, c: int, codes, columns, memo) -> None:
         """Every member's ``l <- α (l + log Q_c(x))`` before the record of class code ``c``
         is counted (``log Q`` from the prediction's ``memo``, else from the counts)."""
         counts = self._counts
-        r = len(self.rates)
-        n_pairs = counts.n_pairs
-        if self._l.shape[1] < n_pairs:  # pairs of new features start from l = 0
-            self._l = np.concatenate([self._l, np.zeros((r, n_pairs - self._l.shape[1]))], 1)
-        ids, prior = self._tree.plan(counts, codes, len(self.labels))
+        r = len(self.members)
+        self._widen()
+        ids, prior = self._tree.plan(counts, codes, counts.n_classes)
         self._denominator = None
         if memo is None:
-            rows = counts.counts_[c * r:(c + 1) * r, columns][:, None, :]
+            rows = counts.gather(columns)[:, c:c + 1]
             log_q = self._tree.record(len(codes), rows, prior, self._units[:, None])[1][:, 0]
         else:
             log_q = memo[0][:, c]
@@ -258,28 +287,65 @@ class SharedTreeRates(RecordCoding, RateWeights):
         elif memo is not None and memo[1] is not None:  # LT(l + log Q_c): computed already
             self._denominator = (codes.tobytes(), memo[1][:, c])
 
+    def _widen(self) -> None:
+        """Give the pairs of new features their ``l``, 0 (no counts yet)."""
+        r, width = self._l.shape
+        if width < self._counts.n_pairs:
+            self._l = np.concatenate([self._l, np.zeros((r, self._counts.n_pairs - width))], 1)
+
     def _tick(self) -> None:
         """Each member's counts times its rate, through its scaled unit; a member's counts
         are renormalised before its unit passes 2^128."""
-        r = len(self.rates)
         for i, rate in enumerate(self.rates):
             if rate == 1:
                 continue
             k = self._k[i] + 1
             unit = rate ** -k
             if unit > RENORMALISE_ABOVE:
-                self._counts.counts_[i::r] *= rate ** k
+                self._counts.scale(rate ** k, i)
                 k, unit = 0, 1.0
             self._k[i] = k
             self._units[i] = unit
 
+    def _refresh(self, only_remembering: bool = False) -> None:
+        """``l = log W`` from the counts for every member (``only_remembering``: for the
+        members that do not forget, whose ``l`` is that by definition)."""
+        counts = self._counts
+        self._denominator = None
+        self._last = None
+        self._widen()
+        for i, forgets in enumerate(self._forgetting):
+            if not (only_remembering and forgets):
+                self._l[i] = self._tree.log_weights(counts, counts.member_table(i),
+                                                    self._units[i])
+
+    def learn_many(self, X, y) -> None:
+        """Learn a DataFrame and its labels: vectorised (one ``bincount`` per block of rows)
+        when no member forgets and there is one member, else row by row in order, as
+        ``learn_one`` on each row (the weights move with every record). The whole batch is
+        validated before anything changes."""
+        columns, new, labels = prepare_frame(self._kinds, X, y)
+        if self.forgets or len(self.members) > 1:
+            for x, label in zip(records_of(columns, len(labels)), labels):
+                self.learn_one(x, label)
+            return
+        matrix, classes = self._code_batch(columns, new, labels)
+        self._counts.learn_many(matrix, classes)
+        self._t += len(labels)
+        self._refresh()
+
+    def merge(self, other: TreeMemberStack) -> None:
+        """Add ``other``'s records (a stack of the same members that forgets nothing)."""
+        merge_codings(self, other)
+        self._refresh()
+
     # ------------------------------------------------------------------ reading
 
     def edge_posteriors(self) -> dict:
-        """Every member's edge posteriors, averaged with the weights of the rates."""
+        """Every member's edge posteriors, averaged with the members' weights."""
         counts = self._counts
         out: dict = {}
         for lw, l_r in zip(self.log_weights, self._l):
-            for e, p in self._tree.edge_posteriors(counts, l_r, len(self.labels)).items():
+            for e, p in self._tree.edge_posteriors(counts, l_r, counts.n_classes).items():
                 out[e] = out.get(e, 0.0) + math.exp(lw) * p
         return out
