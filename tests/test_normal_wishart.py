@@ -25,6 +25,7 @@ from onlinebma.stats.normal_wishart import (
     MomentStatistics,
     NormalWishartPrior,
     PairStatistics,
+    nominal_parent_log_q,
     nominal_parent_log_weights,
 )
 
@@ -384,6 +385,86 @@ def test_nominal_parent_against_normal_gamma():
         assert abs(got[v] - ref) < 1e-10
 
 
+def test_nominal_parent_log_q_is_the_increment_of_the_edge_weight():
+    prior = NormalWishartPrior(3, k0=0.5)
+    rng = np.random.default_rng(8)
+    s = MomentStatistics(3, shape=(2, 4))  # classes x values of the parent
+    for _ in range(30):
+        y, j = rng.integers(0, 2), rng.integers(0, 4)
+        x = rng.normal(size=3) + j
+        x[rng.random(3) < 0.2] = np.nan
+        before = nominal_parent_log_weights(s, prior)
+        q = nominal_parent_log_q(s, prior, x, j)
+        w = np.zeros((2, 4))
+        w[y, j] = 1.0
+        s.add(x, w)
+        np.testing.assert_allclose(nominal_parent_log_weights(s, prior)[y], before[y] + q[y],
+                                   rtol=0, atol=1e-10)
+        assert np.all(q[:, np.isnan(x)] == 0.0)
+    with pytest.raises(ValueError):
+        nominal_parent_log_q(s, prior, np.zeros(3), 4)
+
+
+def public_state(s):
+    """Every array a statistics object shows."""
+    names = {PairStatistics: ("root", "cross", "residual"), FullStatistics: ("cholesky",),
+             MomentStatistics: ("scatter",)}[type(s)]
+    return (s.n, s.mean) + tuple(getattr(s, name) for name in names)
+
+
+def test_grow_adds_empty_statistics():
+    """A class (or a parent's value) first seen mid-stream: growing the axis then learning
+    equals having had the longer axis from the start."""
+    X = data(20, 3, seed=12, missing=0.1)
+    labels = [0] * 8 + [0, 1, 2, 1, 0, 2, 2, 1, 0, 0, 1, 2]
+    for cls in (PairStatistics, FullStatistics, MomentStatistics):
+        grown, whole = cls(3, (2, 1), decay=[[0.9], [1.0]]), cls(3, (2, 3), [[0.9], [1.0]])
+        for i, (x, y) in enumerate(zip(X, labels)):
+            if i == 8:
+                grown.grow(1, 3)
+            grown.add(x, np.eye(grown.shape[1])[y])
+            whole.add(x, np.eye(3)[y])
+        assert grown.shape == (2, 3)
+        for a, b in zip(public_state(grown), public_state(whole)):
+            np.testing.assert_array_equal(a, b)
+        with pytest.raises(ValueError):
+            grown.grow(1, 2)
+
+
+def test_scores_are_equivariant_under_rescaling_up_to_the_largest_values():
+    """Features in units of 1e99 with a prior in the same units: the edge terms and log Q are
+    unchanged, each log ML moves by -n log(scale) per feature, nothing overflows."""
+    d, scale = 3, 1e99
+    X = data(30, d, seed=13, missing=0.1)
+    x = np.array([0.2, np.nan, -0.7])
+    unit, big = NormalWishartPrior(d, mean=0.1), NormalWishartPrior(d, mean=0.1 * scale,
+                                                                      scale=scale)
+    for cls in (PairStatistics, FullStatistics):
+        small, large = cls(d), cls(d)
+        small.add_many(X[:20])
+        large.add_many(X[:20] * scale)
+        for row in X[20:]:
+            small.add(row)
+            large.add(row * scale)
+        if cls is PairStatistics:
+            np.testing.assert_allclose(large.edge_log_weights(big),
+                                       small.edge_log_weights(unit), rtol=1e-12, atol=1e-12)
+            np.testing.assert_allclose(large.log_q(big, x * scale), small.log_q(unit, x),
+                                       rtol=1e-12, atol=1e-12)
+            shift = -small.n * 2 * math.log(scale)
+            np.fill_diagonal(shift, -np.diag(small.n) * math.log(scale))
+            np.testing.assert_allclose(large.log_marginal_pairs(big),
+                                       small.log_marginal_pairs(unit) + shift, rtol=1e-13)
+        else:
+            got = large.log_marginal(big)
+            assert np.isfinite(got)
+            np.testing.assert_allclose(got, small.log_marginal(unit)
+                                       - small.n * d * math.log(scale), rtol=1e-13)
+            np.testing.assert_allclose(large.log_predictive(big, x * scale),
+                                       small.log_predictive(unit, x) - 2 * math.log(scale),
+                                       rtol=1e-12)
+
+
 # ------------------------------------------------------------------------------- numerics
 
 
@@ -508,8 +589,7 @@ def test_bad_input_is_refused_and_changes_nothing():
                  lambda: s.add_many([1.0, 2.0])]:
         with pytest.raises(ValueError):
             call()
-        for a, b in zip((s.n, s.mean, s.root, s.cross, s.residual),
-                        (before.n, before.mean, before.root, before.cross, before.residual)):
+        for a, b in zip(public_state(s), public_state(before)):
             np.testing.assert_array_equal(a, b)
     with pytest.raises(ValueError):
         PairStatistics(2, decay=1.5)

@@ -99,7 +99,11 @@ one-hot over classes), ``.add_many(X, weights=None)`` (rows in order, ``weights`
 ``.log_predictive(prior, x)``.
 
 ``MomentStatistics`` scores (shape ``shape + (d,)``): ``.log_marginal(prior)``,
-``.log_predictive(prior, x)``, ``.pooled(axis)``; :func:`nominal_parent_log_weights`.
+``.log_predictive(prior, x)``, ``.pooled(axis)``; :func:`nominal_parent_log_weights` (the
+directed edge weight ``u -> v`` per class) and :func:`nominal_parent_log_q` (its increment by
+a record).
+
+All three statistics: ``.grow(axis, size)`` lengthens a batch axis (a new class, a new value).
 
 Examples
 --------
@@ -132,7 +136,7 @@ from .gaussian import MAX_ABS_VALUE
 from .numerics import LOG_PI
 
 __all__ = ["FullStatistics", "MomentStatistics", "NormalWishartPrior", "PairStatistics",
-           "nominal_parent_log_weights"]
+           "nominal_parent_log_q", "nominal_parent_log_weights"]
 
 _BLOCK = 1 << 18  # array elements per block of rows in add_many
 
@@ -261,8 +265,8 @@ def _log_t_single(prior, n, mean, a, x, observed):
     """``log t1(x_u)`` of each feature (last axis), 0 where not ``observed``."""
     r = _r_single(prior, n, mean, a)
     loc = (prior.k0 * prior.nu + n * mean) / (prior.k0 + n)
-    delta = np.where(observed, x, 0.0) - loc
-    return np.where(observed, _log_student(prior, 1, n, np.log(r), delta * delta / r), 0.0)
+    z = (np.where(observed, x, 0.0) - loc) / np.sqrt(r)
+    return np.where(observed, _log_student(prior, 1, n, np.log(r), z * z), 0.0)
 
 
 # ----------------------------------------------------------------------- shared plumbing
@@ -345,7 +349,8 @@ def _pool_pairs(A, B):
     With the scatter of ``u`` and ``v`` the Gram matrix of the vectors
     ``U = (aA, 0, aB, 0, zu)`` and ``V = (cA, eA, cB, eB, zv)`` (``z`` the between-shard term),
     ``e^2 = |V|^2 - (U.V)^2 / |U|^2`` is, by Lagrange's identity, a sum of squares: nothing
-    cancels but the 2 x 2 minors that carry the information.
+    cancels but the 2 x 2 minors that carry the information. The minors are taken with
+    ``U / |U|``, so that no fourth power of the data is formed (no overflow).
     """
     nA, mA, aA, cA, eA = A
     nB, mB, aB, cB, eB = B
@@ -355,12 +360,11 @@ def _pool_pairs(A, B):
     mean = mA + frac * diff
     z = np.sqrt(nA * frac) * diff  # sqrt(nA nB / n) (mB - mA): entry [u, v] is zu
     zt = np.swapaxes(z, -1, -2)  # zv
-    a2 = aA * aA + aB * aB + z * z
-    a = np.sqrt(a2)
-    c = _safe_div(aA * cA + aB * cB + z * zt, a)
-    minors = (aA * cB - aB * cA) ** 2 + (aA * zt - z * cA) ** 2 + (aB * zt - z * cB) ** 2
-    e2 = eA * eA + eB * eB + np.where(a2 > 0, _safe_div(minors, a2),
-                                      cA * cA + cB * cB + zt * zt)
+    a = np.sqrt(aA * aA + aB * aB + z * z)
+    uA, uB, uz = _safe_div(aA, a), _safe_div(aB, a), _safe_div(z, a)  # U / |U|: at most 1
+    c = uA * cA + uB * cB + uz * zt
+    minors = (uA * cB - uB * cA) ** 2 + (uA * zt - uz * cA) ** 2 + (uB * zt - uz * cB) ** 2
+    e2 = eA * eA + eB * eB + np.where(a > 0, minors, cA * cA + cB * cB + zt * zt)
     e = np.sqrt(e2)
     diag = np.eye(n.shape[-1], dtype=bool)
     return n, mean, a, np.where(diag, a, c), np.where(diag, 0.0, e)
@@ -412,7 +416,35 @@ class _Statistics:
         self.decay = _check_decay(decay, self.shape)
         self._state = self._empty()
 
-    # subclasses: _empty(), _pool(A, B), _records(X, w), _scaled(state, factor)
+    # Subclasses set _layout (the number of feature axes of each state array: weight, means,
+    # then the factors of the scatter), _pool(A, B) (Chan et al.'s pooling) and _nodes(X, w)
+    # (the statistics of single records, for the tree reduction of a block).
+
+    def _empty(self):
+        return tuple(np.zeros(self.shape + (self.n_features,) * k) for k in self._layout)
+
+    def _scaled(self, state, factor):
+        """Every weight times ``factor``, every factor of the scatter times its root."""
+        f = np.asarray(factor)
+        k = len(self.shape)
+
+        def times(x, g):
+            return x * g.reshape(g.shape + (1,) * (x.ndim - k))
+
+        n, mean, *factors = state
+        return (times(n, f), mean) + tuple(times(x, np.sqrt(f)) for x in factors)
+
+    def _records(self, x, w):
+        return self._nodes(np.broadcast_to(x, self.shape + x.shape), w)
+
+    def _row_size(self):
+        return int(np.prod(self.shape, dtype=int)) * self.n_features ** max(self._layout)
+
+    def _block(self, X, w):
+        """One block's statistics: its rows pooled pairwise."""
+        rows = X.reshape((len(X),) + (1,) * len(self.shape) + X.shape[1:])
+        nodes = self._nodes(np.broadcast_to(rows, w.shape + X.shape[1:]), w)
+        return _reduce(nodes, self._pool, len(X))
 
     @property
     def n(self) -> np.ndarray:
@@ -469,7 +501,35 @@ class _Statistics:
             raise ValueError("can only merge statistics of the same kind, features and shape")
         self._state = self._pool(self._state, other._state)
 
+    def grow(self, axis: int, size: int) -> None:
+        """Lengthen a batch axis to ``size`` with empty statistics (e.g. a class or a value of
+        a nominal parent seen for the first time); their forgetting rate is the last entry's.
+
+        Parameters
+        ----------
+        axis : int
+            A batch axis (of ``shape``).
+        size : int
+            The new length, at least the current one.
+        """
+        k = len(self.shape)
+        if not -k <= axis < k:
+            raise ValueError(f"axis {axis} is not a batch axis of shape {self.shape}")
+        axis %= k
+        extra = int(size) - self.shape[axis]
+        if extra < 0:
+            raise ValueError(f"cannot shrink axis {axis} from {self.shape[axis]} to {size}")
+        if extra == 0:
+            return
+        pad = [(0, 0)] * k
+        pad[axis] = (0, extra)
+        # zeros are empty statistics: weight, means and factors all 0
+        self._state = tuple(np.pad(x, pad + [(0, 0)] * (x.ndim - k)) for x in self._state)
+        self.decay = np.pad(self.decay, pad, mode="edge")
+        self.shape = self.shape[:axis] + (int(size),) + self.shape[axis + 1:]
+
     def copy(self):
+        """An independent copy."""
         new = object.__new__(type(self))
         new.__dict__.update(self.__dict__)
         new._state = tuple(x.copy() for x in self._state)
@@ -512,29 +572,9 @@ class PairStatistics(_Statistics):
            [0., 0.]])
     """
 
-    def _empty(self):
-        z = np.zeros(self.shape + (self.n_features,) * 2)
-        return z, z.copy(), z.copy(), z.copy(), z.copy()
-
-    def _pool(self, A, B):
-        return _pool_pairs(A, B)
-
-    def _scaled(self, state, factor):
-        n, mean, a, c, e = state
-        f = np.asarray(factor)[..., None, None]
-        r = np.sqrt(f)
-        return n * f, mean, a * r, c * r, e * r
-
-    def _records(self, x, w):
-        return _record_pairs(np.broadcast_to(x, self.shape + x.shape), w)
-
-    def _row_size(self):
-        return int(np.prod(self.shape, dtype=int)) * self.n_features ** 2
-
-    def _block(self, X, w):
-        rows = X.reshape((len(X),) + (1,) * len(self.shape) + X.shape[1:])
-        nodes = _record_pairs(np.broadcast_to(rows, w.shape + X.shape[1:]), w)
-        return _reduce(nodes, _pool_pairs, len(X))
+    _layout = (2, 2, 2, 2, 2)  # n, mean, a, c, e: shape + (d, d)
+    _pool = staticmethod(_pool_pairs)
+    _nodes = staticmethod(_record_pairs)
 
     @property
     def root(self) -> np.ndarray:
@@ -554,19 +594,30 @@ class PairStatistics(_Statistics):
     # ------------------------------------------------------------------ pieces of R
 
     def _posterior(self, prior):
-        """Per entry ``[u, v]``: weight, ``b_u = sqrt(k0 n / kappa) (mean_u - nu_u)``,
-        ``R_uu`` and the pair's ``|R|`` (Cauchy–Binet: the sum of the squared 2 x 2 minors of
-        ``U = (sqrt t_u, 0, a, 0, b_u)`` and ``V = (0, sqrt t_v, c, e, b_v)``)."""
+        """The pair's posterior matrix ``R``, entry ``[u, v]`` in the order ``(u, v)``.
+
+        ``R`` is the Gram matrix of ``U = (sqrt t_u, 0, a, 0, b_u)`` and
+        ``V = (0, sqrt t_v, c, e, b_v)``, ``b = sqrt(k0 n / kappa) (mean - nu)``. Returns the
+        weight, ``R_uu = |U|^2``, ``R_vv = |V|^2``, the components of the unit vectors
+        ``U / |U|`` and ``V / |V|``, and ``D = |R| / (R_uu R_vv)``: by Cauchy–Binet the sum of
+        the squared 2 x 2 minors of the unit vectors, so nothing cancels and, all terms being
+        at most 1, nothing overflows.
+        """
         _check_prior_for(prior, self.n_features)
         n, mean, a, c, e = self._state
-        t_u = prior.t[:, None]
-        t_v = prior.t[None, :]
+        t_u, t_v = prior.t[:, None], prior.t[None, :]
         b = np.sqrt(prior.k0 * n / (prior.k0 + n)) * (mean - prior.nu[:, None])
         bt = np.swapaxes(b, -1, -2)
-        r_uu = t_u + a * a + b * b
-        det = (t_u * t_v + t_u * (c * c + e * e + bt * bt) + t_v * (a * a + b * b)
-               + (a * e) ** 2 + (a * bt - b * c) ** 2 + (b * e) ** 2)
-        return n, b, r_uu, det
+        r_u = t_u + a * a + b * b
+        r_v = t_v + c * c + e * e + bt * bt
+        root_u, root_v = np.sqrt(r_u), np.sqrt(r_v)
+        unit_u = (np.sqrt(t_u / r_u), a / root_u, b / root_u)
+        unit_v = (np.sqrt(t_v / r_v), c / root_v, e / root_v, bt / root_v)
+        su, au, bu = unit_u
+        sv, cv, ev, bv = unit_v
+        D = ((su * sv) ** 2 + (su * cv) ** 2 + (su * ev) ** 2 + (su * bv) ** 2 + (sv * au) ** 2
+             + (sv * bu) ** 2 + (au * ev) ** 2 + (au * bv - bu * cv) ** 2 + (bu * ev) ** 2)
+        return n, r_u, r_v, unit_u, unit_v, D
 
     def _deltas(self, prior, x):
         """``x_u`` minus the posterior location of ``u`` in pair ``[u, v]`` (0 where missing)
@@ -600,10 +651,10 @@ class PairStatistics(_Statistics):
         -------
         numpy.ndarray of shape ``shape + (d, d)``
         """
-        n, _, _, det = self._posterior(prior)
+        n, r_u, r_v, _, _, D = self._posterior(prior)
         log_t = np.log(prior.t)
-        pairs = _mirror_upper(_log_ml(prior, 2, n, log_t[:, None] + log_t[None, :],
-                                      np.log(det)))
+        log_det = np.log(r_u) + np.log(r_v) + np.log(D)
+        pairs = _mirror_upper(_log_ml(prior, 2, n, log_t[:, None] + log_t[None, :], log_det))
         d = self.n_features
         idx = np.arange(d)
         pairs[..., idx, idx] = self.log_marginal_singles(prior)
@@ -615,20 +666,19 @@ class PairStatistics(_Statistics):
         class (sum over classes outside). Exactly symmetric, zero diagonal.
 
         Computed as one expression, ``-((alpha_2 + n) / 2) log(|R| / (R_uu R_vv))
-        - (1/2) log(R_uu R_vv / (t_u t_v))`` plus Gamma terms, so no large scores are
-        subtracted.
+        - (1/2) log(R_uu R_vv / (t_u t_v))`` plus Gamma terms (the ``pi`` and ``k0 / kappa``
+        terms cancel), so no large scores are subtracted.
 
         Returns
         -------
         numpy.ndarray of shape ``shape + (d, d)``
         """
-        n, _, r_uu, det = self._posterior(prior)
-        r_vv = np.swapaxes(r_uu, -1, -2)
+        n, r_u, r_v, _, _, D = self._posterior(prior)
         a1, a2 = prior.alpha(1), prior.alpha(2)
-        t_uv = prior.t[:, None] * prior.t[None, :]
+        log_t = np.log(prior.t)
         l_uv = (gammaln(0.5 * (a2 + n)) - gammaln(0.5 * a2) - gammaln(0.5 * (a1 + n))
-                + gammaln(0.5 * a1) - 0.5 * (a2 + n) * np.log(det / (r_uu * r_vv))
-                - 0.5 * np.log(r_uu * r_vv / t_uv))
+                + gammaln(0.5 * a1) - 0.5 * (a2 + n) * np.log(D)
+                - 0.5 * (np.log(r_u) - log_t[:, None] + np.log(r_v) - log_t[None, :]))
         l_uv = _mirror_upper(l_uv)
         l_uv[..., np.arange(self.n_features), np.arange(self.n_features)] = 0.0
         return l_uv
@@ -647,19 +697,20 @@ class PairStatistics(_Statistics):
         return _log_t_single(prior, n, mean, a, x, ~np.isnan(x))
 
     def _pair_terms(self, prior, x):
+        """Per entry ``[u, v]`` (order ``(u, v)``): ``log t2(x_u, x_v)``, ``log t1(x_u)``,
+        ``log t1(x_v)`` over the pair's records, and the mask of observed pairs."""
         delta, both = self._deltas(prior, x)
-        n, b, r_uu, det = self._posterior(prior)
-        _, _, a, c, e = self._state
-        bt = np.swapaxes(b, -1, -2)
-        dv = np.swapaxes(delta, -1, -2)
-        du = delta
-        t_u, t_v = prior.t[:, None], prior.t[None, :]
+        n, r_u, r_v, (su, au, bu), (sv, cv, ev, bv), D = self._posterior(prior)
+        du = delta / np.sqrt(r_u)
+        dv = np.swapaxes(delta, -1, -2) / np.sqrt(r_v)
         # delta^T R^-1 delta = (|R + delta delta^T| - |R|) / |R|: the new minors, squared
-        quad = (t_u * dv * dv + t_v * du * du + (a * dv - du * c) ** 2 + (du * e) ** 2
-                + (b * dv - du * bt) ** 2) / det
-        t2 = _log_student(prior, 2, n, np.log(det), quad)
-        t1 = _log_student(prior, 1, n, np.log(r_uu), du * du / r_uu)
-        return t2, t1, both
+        quad = ((su * dv) ** 2 + (sv * du) ** 2 + (au * dv - du * cv) ** 2 + (du * ev) ** 2
+                + (bu * dv - du * bv) ** 2) / D
+        log_r_u, log_r_v = np.log(r_u), np.log(r_v)
+        t2 = _log_student(prior, 2, n, log_r_u + log_r_v + np.log(D), quad)
+        t1_u = _log_student(prior, 1, n, log_r_u, du * du)
+        t1_v = _log_student(prior, 1, n, log_r_v, dv * dv)
+        return t2, t1_u, t1_v, both
 
     def log_predictive_pairs(self, prior: NormalWishartPrior, x) -> np.ndarray:
         """``log t2(x_u, x_v)``: the bivariate Student t predictive of every observed pair
@@ -669,7 +720,7 @@ class PairStatistics(_Statistics):
         -------
         numpy.ndarray of shape ``shape + (d, d)``
         """
-        t2, _, both = self._pair_terms(prior, x)
+        t2, _, _, both = self._pair_terms(prior, x)
         t2 = _mirror_upper(t2)
         idx = np.arange(self.n_features)
         t2[..., idx, idx] = self.log_predictive_singles(prior, x)
@@ -685,8 +736,8 @@ class PairStatistics(_Statistics):
         -------
         numpy.ndarray of shape ``shape + (d, d)``
         """
-        t2, t1, both = self._pair_terms(prior, x)
-        q = _mirror_upper(t2 - t1 - np.swapaxes(t1, -1, -2))
+        t2, t1_u, t1_v, both = self._pair_terms(prior, x)
+        q = _mirror_upper(t2 - t1_u - t1_v)
         q[..., np.arange(self.n_features), np.arange(self.n_features)] = 0.0
         return np.where(both, q, 0.0)
 
@@ -751,27 +802,14 @@ class FullStatistics(_Statistics):
     True
     """
 
-    def _empty(self):
-        d = self.n_features
-        return (np.zeros(self.shape), np.zeros(self.shape + (d,)),
-                np.zeros(self.shape + (d, d)))
-
-    def _pool(self, A, B):
-        return _pool_full(A, B)
-
-    def _scaled(self, state, factor):
-        n, mean, L = state
-        f = np.asarray(factor)
-        return n * f, mean, L * np.sqrt(f)[..., None, None]
+    _layout = (0, 1, 2)  # n, mean, L
+    _pool = staticmethod(_pool_full)
 
     def _records(self, x, w):
         complete = not np.isnan(x).any()
         n = w * complete
         mean = np.broadcast_to(x if complete else 0.0, self.shape + x.shape)
         return n, mean, np.zeros(self.shape + x.shape * 2)
-
-    def _row_size(self):
-        return int(np.prod(self.shape, dtype=int)) * self.n_features
 
     def _block(self, X, w):
         """One block's weight, mean (one weighted pass) and factor (QR of the centred,
@@ -916,28 +954,9 @@ class MomentStatistics(_Statistics):
     array([2., 1.])
     """
 
-    def _empty(self):
-        z = np.zeros(self.shape + (self.n_features,))
-        return z, z.copy(), z.copy()
-
-    def _pool(self, A, B):
-        return _pool_moments(A, B)
-
-    def _scaled(self, state, factor):
-        n, mean, a = state
-        f = np.asarray(factor)[..., None]
-        return n * f, mean, a * np.sqrt(f)
-
-    def _records(self, x, w):
-        return _record_moments(np.broadcast_to(x, self.shape + x.shape), w)
-
-    def _row_size(self):
-        return int(np.prod(self.shape, dtype=int)) * self.n_features
-
-    def _block(self, X, w):
-        rows = X.reshape((len(X),) + (1,) * len(self.shape) + X.shape[1:])
-        nodes = _record_moments(np.broadcast_to(rows, w.shape + X.shape[1:]), w)
-        return _reduce(nodes, _pool_moments, len(X))
+    _layout = (1, 1, 1)  # n, mean, root scatter: shape + (d,)
+    _pool = staticmethod(_pool_moments)
+    _nodes = staticmethod(_record_moments)
 
     @property
     def scatter(self) -> np.ndarray:
@@ -1025,3 +1044,39 @@ def nominal_parent_log_weights(conditional: MomentStatistics, prior: NormalWisha
     pooled = conditional.pooled(value_axis)
     return (conditional.log_marginal(prior).sum(axis=value_axis % k)
             - pooled.log_marginal(prior))
+
+
+def nominal_parent_log_q(conditional: MomentStatistics, prior: NormalWishartPrior, x, value: int,
+                         value_axis: int = -1) -> np.ndarray:
+    """What learning ``x`` adds to :func:`nominal_parent_log_weights` (without forgetting):
+    ``log t1(x_v | u = value) - log t1(x_v)``, the child's predictive in the parent's cell
+    against its predictive over the records where ``u`` is observed; 0 where ``x_v`` is
+    missing. The predictive of a directed edge ``u -> v``'s factor in the forest sum.
+
+    Parameters
+    ----------
+    conditional : MomentStatistics
+        As for :func:`nominal_parent_log_weights`.
+    prior : NormalWishartPrior
+        Over the children.
+    x : array-like of shape (d,)
+        The children's values (NaN = missing).
+    value : int
+        The parent's value in ``x`` (an index along ``value_axis``).
+    value_axis : int, default=-1
+        The batch axis of the values of ``u``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``conditional.shape`` without ``value_axis``, plus ``(d,)``.
+    """
+    k = len(conditional.shape)
+    if not -k <= value_axis < k:
+        raise ValueError(f"value_axis {value_axis} is not a batch axis of shape "
+                         f"{conditional.shape}")
+    if not 0 <= value < conditional.shape[value_axis]:
+        raise ValueError(f"value {value!r} is not an index along axis {value_axis} of shape "
+                         f"{conditional.shape}")
+    cell = np.take(conditional.log_predictive(prior, x), value, axis=value_axis % k)
+    return cell - conditional.pooled(value_axis).log_predictive(prior, x)
