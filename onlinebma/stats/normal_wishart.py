@@ -16,7 +16,7 @@ The prior (Geiger & Heckerman 1994, 2002; constants as corrected by Kuipers, Mof
 
 over ``d`` features. The margin of a subset ``S`` of the features is again Normal–Wishart with
 ``alpha_S = alpha_w - d + |S|`` degrees of freedom and the blocks ``T_SS``, ``nu_S`` (Kuipers
-et al. 2014, eq. 2), so every family score is a margin of one prior (score equivalence). After
+et al. 2014), so every family score is a margin of one prior (score equivalence). After
 records of total weight ``n``, weighted mean ``m`` and centred scatter ``S`` (``kappa = k0 + n``)::
 
     R = T + S + (k0 n / kappa) (m - nu)(m - nu)^T
@@ -25,7 +25,8 @@ records of total weight ``n``, weighted mean ``m`` and centred scatter ``S`` (``
                 + log Gamma_|S|((alpha_S + n) / 2) - log Gamma_|S|(alpha_S / 2)
                 + (alpha_S / 2) log|T_SS| - ((alpha_S + n) / 2) log|R_SS|
 
-(Kuipers et al. 2014, eq. 2 and 3; ``Gamma_p`` the multivariate Gamma function). The posterior
+(Kuipers et al. 2014, their corrected score of a subset; ``Gamma_p`` the multivariate Gamma
+function; the equation numbers of the paper were not checked here). The posterior
 predictive of the features in ``S`` is a multivariate Student t with
 ``df = alpha_w - d + 1 + n`` degrees of freedom (the same for every ``S``: the predictive of a
 margin is the margin of the predictive), location ``(k0 nu + n m) / kappa`` and shape matrix
@@ -34,7 +35,7 @@ margin is the margin of the predictive), location ``(k0 nu + n m) / kappa`` and 
 Default prior (:class:`NormalWishartPrior`)
 -------------------------------------------
 ``alpha_w = d + 2``, ``k0 = 0.01``, ``nu = 0`` and ``T = t diag(scale^2)`` with
-``t = k0 (alpha_w - d - 1) / (k0 + 1)`` and ``scale = 1``. Kuipers et al. (2014, §2) choose
+``t = k0 (alpha_w - d - 1) / (k0 + 1)`` and ``scale = 1``. Kuipers et al. (2014) choose
 ``t`` so that the prior predictive of every feature has variance ``scale^2``; ``alpha_w = d + 2``
 is the smallest integer for which that variance is finite, and with it each subset's prior
 (``alpha_S = |S| + 2``, ``T_SS``) does not depend on how many features there are: adding a
@@ -149,7 +150,7 @@ class NormalWishartPrior:
 
     ``W = Sigma^-1 ~ Wishart(alpha_w, T^-1)`` and ``mu | W ~ N(nu, (k0 W)^-1)``, with a diagonal
     ``T = t diag(scale^2)``, ``t = k0 (alpha_w - d - 1) / (k0 + 1)``: the prior predictive of
-    feature ``i`` has variance ``scale[i]^2`` (Kuipers, Moffa & Heckerman 2014, §2). See the
+    feature ``i`` has variance ``scale[i]^2`` (Kuipers, Moffa & Heckerman 2014). See the
     module docstring for why the defaults are what they are.
 
     Parameters
@@ -209,7 +210,7 @@ class NormalWishartPrior:
 
     def alpha(self, size: int) -> float:
         """``alpha_S = alpha_w - d + |S|``, the degrees of freedom of a margin of ``size``
-        features (Kuipers et al. 2014, eq. 2)."""
+        features (Kuipers et al. 2014)."""
         return self.alpha_w - self.n_features + size
 
     def df(self, n):
@@ -230,7 +231,8 @@ def _log_multigamma(x, p: int):
 
 
 def _log_ml(prior, size, n, log_det_t, log_det_r):
-    """Kuipers et al. (2014) eq. 2 for a margin of ``size`` features, elementwise."""
+    """Kuipers et al.'s (2014) log marginal likelihood of a margin of ``size`` features
+    (module docstring), elementwise."""
     a = prior.alpha(size)
     kappa = prior.k0 + n
     return (-0.5 * n * size * LOG_PI + 0.5 * size * (math.log(prior.k0) - np.log(kappa))
@@ -404,8 +406,6 @@ def _reduce(nodes, pool, axis_len):
 
 class _Statistics:
     """Shared mechanics: shape, decay, validation, add/add_many/merge through ``_pool``."""
-
-    _fields: tuple = ()
 
     def __init__(self, n_features: int, shape=(), decay=1.0):
         if (isinstance(n_features, bool) or not isinstance(n_features, (int, np.integer))
@@ -645,7 +645,7 @@ class PairStatistics(_Statistics):
 
     def log_marginal_pairs(self, prior: NormalWishartPrior) -> np.ndarray:
         """``log ML({u, v})`` of every pair over the records where both are observed
-        (Kuipers et al. 2014, eq. 2 with ``|S| = 2``); the diagonal holds ``log ML({u})``.
+        (Kuipers et al. 2014, with ``|S| = 2``); the diagonal holds ``log ML({u})``.
 
         Returns
         -------
@@ -838,13 +838,17 @@ class FullStatistics(_Statistics):
 
     def _log_det_r(self, prior, subset):
         """``log|R_SS|`` and the upper factor ``G`` (``G^T G = R_SS``), from the QR of the
-        stacked factors of ``T_SS``, the scatter's rows ``S`` and the prior-mean term."""
+        stacked factors: the scatter's rows ``S`` of ``L``, then ``T_SS^(1/2)``, then the
+        prior-mean term. The order matters: with the scatter's factor on top, each
+        Householder pivot is a large entry of ``L`` and ``T``'s share of a near-singular
+        scatter enters as products, not as a difference of large numbers (``T`` on top lost
+        about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4 near-duplicate records)."""
         n, mean, L = self._state
         p = len(subset)
         b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * (mean[..., subset]
                                                                   - prior.nu[subset])
         root_t = np.broadcast_to(np.diag(np.sqrt(prior.t[subset])), self.shape + (p, p))
-        M = np.concatenate([root_t, np.swapaxes(L[..., subset, :], -1, -2), b[..., None, :]],
+        M = np.concatenate([np.swapaxes(L[..., subset, :], -1, -2), root_t, b[..., None, :]],
                            axis=-2)
         G = _qr_factor(M)
         return 2.0 * np.log(np.diagonal(G, 0, -2, -1)).sum(axis=-1), G
@@ -863,7 +867,7 @@ class FullStatistics(_Statistics):
         return idx
 
     def log_marginal(self, prior: NormalWishartPrior, subset=None) -> np.ndarray:
-        """``log ML(S)`` of the features ``subset`` (Kuipers et al. 2014, eq. 2).
+        """``log ML(S)`` of the features ``subset`` (Kuipers et al. 2014).
 
         Parameters
         ----------
