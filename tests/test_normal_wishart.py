@@ -12,6 +12,7 @@
 """
 
 import math
+import pickle
 
 import mpmath
 import numpy as np
@@ -101,6 +102,22 @@ def test_prior_margins_and_defaults():
     df = p.df(0)
     var = p.t * (p.k0 + 1) / (p.k0 * df) * df / (df - 2)
     np.testing.assert_allclose(var, [1.0, 4.0, 9.0], rtol=1e-14)
+
+
+def test_prior_compares_and_pickles_whatever_vectors_it_was_given():
+    p = NormalWishartPrior(2, mean=np.array([0.0, 1.0]), scale=[1, 2])
+    q = NormalWishartPrior(2, mean=(0.0, 1.0), scale=np.array([1.0, 2.0]))
+    assert p == q and hash(p) == hash(q)
+    r = pickle.loads(pickle.dumps(p))
+    assert r == p
+    np.testing.assert_array_equal(r.t, p.t)
+    s = PairStatistics(2, shape=(2,), decay=0.9)
+    s.add([1.0, 2.0], [1.0, 0.0])
+    s2 = pickle.loads(pickle.dumps(s))
+    s2.add([0.5, np.nan], [0.0, 1.0])
+    s.add([0.5, np.nan], [0.0, 1.0])
+    for a, b in zip(public_state(s), public_state(s2)):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("bad", [{"n_features": 0}, {"n_features": 2.5}, {"k0": 0.0},

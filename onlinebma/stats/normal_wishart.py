@@ -163,9 +163,11 @@ class NormalWishartPrior:
         Wishart degrees of freedom, above ``d + 1`` (finite prior predictive variance);
         ``None`` means ``d + 2``.
     mean : float or array-like of shape (d,), default=0.0
-        ``nu``, the prior mean of each feature.
+        ``nu``, the prior mean of each feature (kept as a float or a tuple; the vector is
+        :attr:`nu`).
     scale : float or array-like of shape (d,), default=1.0
-        Prior predictive standard deviation of each feature (sets ``T``).
+        Prior predictive standard deviation of each feature (sets ``T``, whose diagonal is
+        :attr:`t`).
 
     Examples
     --------
@@ -179,8 +181,8 @@ class NormalWishartPrior:
     n_features: int
     k0: float = 0.01
     alpha_w: float | None = None
-    mean: float | np.ndarray = 0.0
-    scale: float | np.ndarray = 1.0
+    mean: float | tuple = 0.0
+    scale: float | tuple = 1.0
     nu: np.ndarray = field(init=False, repr=False, compare=False)
     t: np.ndarray = field(init=False, repr=False, compare=False)
 
@@ -203,6 +205,10 @@ class NormalWishartPrior:
         t = self.k0 * (alpha_w - d - 1.0) / (self.k0 + 1.0) * scale * scale
         if not np.all((t > 0) & np.isfinite(t)):
             raise ValueError(f"scale {self.scale!r} gives a zero or infinite prior matrix T")
+        for name in ("mean", "scale"):  # hashable and comparable, whatever was passed
+            value = getattr(self, name)
+            object.__setattr__(self, name, float(value) if np.ndim(value) == 0
+                               else tuple(float(v) for v in np.asarray(value, dtype=float)))
         nu.flags.writeable = False
         t.flags.writeable = False
         object.__setattr__(self, "nu", nu)
@@ -494,8 +500,14 @@ class _Statistics:
         self._state = state
 
     def merge(self, other) -> None:
-        """Pool another statistics of the same class, features and shape (the union of their
-        records, each keeping its weight)."""
+        """Pool another statistics of the same class, features and shape: the union of their
+        records, each keeping its weight (Chan et al.'s pooling; no forgetting is applied).
+
+        Parameters
+        ----------
+        other : PairStatistics, FullStatistics or MomentStatistics
+            Of this object's class, ``n_features`` and ``shape``; left unchanged.
+        """
         if type(other) is not type(self) or other.n_features != self.n_features \
                 or other.shape != self.shape:
             raise ValueError("can only merge statistics of the same kind, features and shape")
@@ -635,6 +647,11 @@ class PairStatistics(_Statistics):
     def log_marginal_singles(self, prior: NormalWishartPrior) -> np.ndarray:
         """``log ML({u})`` of each feature over the records where it is observed.
 
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+
         Returns
         -------
         numpy.ndarray of shape ``shape + (d,)``
@@ -646,6 +663,11 @@ class PairStatistics(_Statistics):
     def log_marginal_pairs(self, prior: NormalWishartPrior) -> np.ndarray:
         """``log ML({u, v})`` of every pair over the records where both are observed
         (Kuipers et al. 2014, with ``|S| = 2``); the diagonal holds ``log ML({u})``.
+
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
 
         Returns
         -------
@@ -669,6 +691,11 @@ class PairStatistics(_Statistics):
         - (1/2) log(R_uu R_vv / (t_u t_v))`` plus Gamma terms (the ``pi`` and ``k0 / kappa``
         terms cancel), so no large scores are subtracted.
 
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+
         Returns
         -------
         numpy.ndarray of shape ``shape + (d, d)``
@@ -686,6 +713,13 @@ class PairStatistics(_Statistics):
     def log_predictive_singles(self, prior: NormalWishartPrior, x) -> np.ndarray:
         """``log t1(x_u)``: each observed feature's Student t predictive (over the records
         where it is observed); 0 for a missing feature.
+
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+        x : array-like of shape (d,)
+            A record; NaN marks a missing value.
 
         Returns
         -------
@@ -716,6 +750,13 @@ class PairStatistics(_Statistics):
         """``log t2(x_u, x_v)``: the bivariate Student t predictive of every observed pair
         (over the pair's records); the diagonal holds ``log t1``, 0 where missing.
 
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+        x : array-like of shape (d,)
+            A record; NaN marks a missing value.
+
         Returns
         -------
         numpy.ndarray of shape ``shape + (d, d)``
@@ -731,6 +772,13 @@ class PairStatistics(_Statistics):
         margins taken over the pair's records: what learning ``x`` adds to
         :meth:`edge_log_weights` (without forgetting). 0 on the diagonal and where ``u`` or
         ``v`` is missing.
+
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+        x : array-like of shape (d,)
+            A record; NaN marks a missing value.
 
         Returns
         -------
@@ -891,6 +939,13 @@ class FullStatistics(_Statistics):
         """Log multivariate Student t predictive density of the observed features of ``x``
         (0 if none is observed).
 
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+        x : array-like of shape (d,)
+            A record; NaN marks a missing value.
+
         Returns
         -------
         numpy.ndarray of shape ``shape``
@@ -992,6 +1047,11 @@ class MomentStatistics(_Statistics):
     def log_marginal(self, prior: NormalWishartPrior) -> np.ndarray:
         """``log ML({u})`` of each feature (its margin of ``prior``).
 
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+
         Returns
         -------
         numpy.ndarray of shape ``shape + (d,)``
@@ -1001,6 +1061,13 @@ class MomentStatistics(_Statistics):
 
     def log_predictive(self, prior: NormalWishartPrior, x) -> np.ndarray:
         """``log t1(x_u)`` of each observed feature, 0 where missing.
+
+        Parameters
+        ----------
+        prior : NormalWishartPrior
+            Over the same ``d`` features.
+        x : array-like of shape (d,)
+            A record; NaN marks a missing value.
 
         Returns
         -------
