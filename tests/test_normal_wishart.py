@@ -618,6 +618,8 @@ def test_bad_input_is_refused_and_changes_nothing():
             call()
         for a, b in zip(public_state(s), public_state(before)):
             np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError):  # the arrays shown are read only
+        s.n[0, 0, 0] = 5.0
     with pytest.raises(ValueError):
         PairStatistics(2, decay=1.5)
     with pytest.raises(ValueError):

@@ -341,6 +341,12 @@ def _blocks(N: int, per_row: int):
     return range(0, N, step), step
 
 
+def _read_only(x: np.ndarray) -> np.ndarray:
+    view = np.asarray(x).view()
+    view.flags.writeable = False
+    return view
+
+
 def _safe_div(a, b):
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(b > 0, a / np.where(b > 0, b, 1.0), 0.0)
@@ -455,12 +461,12 @@ class _Statistics:
     @property
     def n(self) -> np.ndarray:
         """Weight of the records learned (see each class for which records count)."""
-        return self._state[0]
+        return _read_only(self._state[0])
 
     @property
     def mean(self) -> np.ndarray:
         """Weighted means (see each class for the layout)."""
-        return self._state[1]
+        return _read_only(self._state[1])
 
     def add(self, x, weight=1.0) -> None:
         """Forget by ``decay``, then learn one record.
@@ -591,17 +597,17 @@ class PairStatistics(_Statistics):
     @property
     def root(self) -> np.ndarray:
         """``a``: square root of the scatter of ``u`` over the records of pair ``(u, v)``."""
-        return self._state[2]
+        return _read_only(self._state[2])
 
     @property
     def cross(self) -> np.ndarray:
         """``c``: the cross scatter of ``u`` and ``v`` divided by ``a`` (``a`` on the diagonal)."""
-        return self._state[3]
+        return _read_only(self._state[3])
 
     @property
     def residual(self) -> np.ndarray:
         """``e``: square root of the scatter of ``v`` after its regression on ``u``."""
-        return self._state[4]
+        return _read_only(self._state[4])
 
     # ------------------------------------------------------------------ pieces of R
 
@@ -876,7 +882,7 @@ class FullStatistics(_Statistics):
     @property
     def cholesky(self) -> np.ndarray:
         """Lower-triangular ``L`` with ``L L^T`` the scatter (shape ``shape + (d, d)``)."""
-        return self._state[2]
+        return _read_only(self._state[2])
 
     @property
     def scatter(self) -> np.ndarray:
