@@ -355,6 +355,35 @@ def test_streaming_equals_batch_equals_brute_force(monkeypatch, block):
             np.testing.assert_allclose(full.scatter[m, c], Sf, rtol=1e-10, atol=1e-12)
 
 
+def test_batch_axes_score_each_slice_as_alone():
+    """Statistics over (member, class) axes score every slice as statistics of that slice's
+    records alone would (one-hot class weights, a forgetting rate per member)."""
+    d = 3
+    prior = NormalWishartPrior(d, k0=0.4, mean=[0.1, -0.2, 0.0], scale=[1.0, 2.0, 0.5])
+    X = data(40, d, seed=14, missing=0.15)
+    labels = np.random.default_rng(2).integers(0, 2, len(X))
+    decay = np.array([[1.0], [0.95]])
+    W = np.eye(2)[labels]
+    x = np.array([0.3, np.nan, 1.1])
+    for cls in (PairStatistics, FullStatistics, MomentStatistics):
+        stacked = cls(d, (2, 2), decay)
+        stacked.add_many(X, W[:, None, :])
+        scores = {PairStatistics: lambda s: (s.edge_log_weights(prior), s.log_q(prior, x),
+                                             s.log_marginal_pairs(prior),
+                                             s.log_predictive_pairs(prior, x)),
+                  FullStatistics: lambda s: (s.log_marginal(prior), s.log_marginal(prior, [2, 0]),
+                                             s.log_predictive(prior, x)),
+                  MomentStatistics: lambda s: (s.log_marginal(prior),
+                                               s.log_predictive(prior, x))}[cls]
+        together = scores(stacked)
+        for m in range(2):
+            for c in range(2):
+                alone = cls(d, decay=decay[m, 0])
+                alone.add_many(X, W[:, c])
+                for a, b in zip(together, scores(alone)):
+                    np.testing.assert_allclose(a[m, c], b, rtol=1e-12, atol=1e-12)
+
+
 def test_merge_equals_learning_the_union():
     d = 3
     X = data(50, d, seed=9, missing=0.15)
