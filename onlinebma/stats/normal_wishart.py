@@ -1147,6 +1147,16 @@ def nominal_parent_log_q(conditional: MomentStatistics, prior: NormalWishartPrio
     -------
     numpy.ndarray
         Shape ``conditional.shape`` without ``value_axis``, plus ``(d,)``.
+
+    Examples
+    --------
+    >>> prior, s = NormalWishartPrior(1), MomentStatistics(1, shape=(2,))
+    >>> s.add_many([[0.0], [0.2], [5.0]], weights=[[1, 0], [1, 0], [0, 1]])
+    >>> before = nominal_parent_log_weights(s, prior)
+    >>> q = nominal_parent_log_q(s, prior, [5.1], value=1)
+    >>> s.add([5.1], weight=[0, 1])
+    >>> bool(np.isclose(nominal_parent_log_weights(s, prior), before + q, rtol=1e-12))
+    True
     """
     k = len(conditional.shape)
     if not -k <= value_axis < k:
