@@ -227,7 +227,7 @@ def test_predictives_against_scipy_with_missing_values(args):
         < 1e-9
     assert full.log_predictive(prior, np.full(d, np.nan)) == 0.0
     t1 = pairs.log_predictive_singles(prior, x)
-    np.testing.assert_array_equal(t1, moments.log_predictive(prior, x))
+    np.testing.assert_allclose(t1, moments.log_predictive(prior, x), rtol=1e-14)
     t2 = pairs.log_predictive_pairs(prior, x)
     for u in range(d):
         if u in obs:

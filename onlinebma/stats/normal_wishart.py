@@ -356,9 +356,10 @@ def _safe_div(a, b):
 
 def _pool_pairs(A, B):
     """Pool two pair statistics ``(n, mean, a, c, e)`` (Chan, Golub & LeVeque 1979, in factor
-    form). Entry ``[u, v]`` holds the pair's weight, the mean of ``u``, and the factor
-    ``[[a, 0], [c, e]]`` of its scatter in the order ``(u, v)``; the transposed entry holds the
-    mean of ``v`` and the factor in the order ``(v, u)``.
+    form; ``B`` may be single records ``(n, mean)``, whose scatter is 0). Entry ``[u, v]``
+    holds the pair's weight, the mean of ``u``, and the factor ``[[a, 0], [c, e]]`` of its
+    scatter in the order ``(u, v)``; the transposed entry holds the mean of ``v`` and the
+    factor in the order ``(v, u)``.
 
     With the scatter of ``u`` and ``v`` the Gram matrix of the vectors
     ``U = (aA, 0, aB, 0, zu)`` and ``V = (cA, eA, cB, eB, zv)`` (``z`` the between-shard term),
@@ -367,18 +368,30 @@ def _pool_pairs(A, B):
     ``U / |U|``, so that no fourth power of the data is formed (no overflow).
     """
     nA, mA, aA, cA, eA = A
-    nB, mB, aB, cB, eB = B
+    nB, mB, *scatter_B = B  # single records (add) come without a scatter: (n, mean)
     n = nA + nB
     frac = _safe_div(nB, n)
     diff = mB - mA
     mean = mA + frac * diff
     z = np.sqrt(nA * frac) * diff  # sqrt(nA nB / n) (mB - mA): entry [u, v] is zu
     zt = np.swapaxes(z, -1, -2)  # zv
-    a = np.sqrt(aA * aA + aB * aB + z * z)
-    uA, uB, uz = _safe_div(aA, a), _safe_div(aB, a), _safe_div(z, a)  # U / |U|: at most 1
-    c = uA * cA + uB * cB + uz * zt
-    minors = (uA * cB - uB * cA) ** 2 + (uA * zt - uz * cA) ** 2 + (uB * zt - uz * cB) ** 2
-    e2 = eA * eA + eB * eB + np.where(a > 0, minors, cA * cA + cB * cB + zt * zt)
+    a2 = aA * aA + z * z
+    if scatter_B:
+        aB, cB, eB = scatter_B
+        a2 = a2 + aB * aB
+    a = np.sqrt(a2)
+    uA, uz = _safe_div(aA, a), _safe_div(z, a)  # U / |U|: at most 1
+    c = uA * cA + uz * zt
+    minors = (uA * zt - uz * cA) ** 2
+    alone = cA * cA + zt * zt  # e^2 where a = 0 (u constant): all of V
+    e2 = eA * eA
+    if scatter_B:
+        uB = _safe_div(aB, a)
+        c = c + uB * cB
+        minors = minors + (uA * cB - uB * cA) ** 2 + (uB * zt - uz * cB) ** 2
+        alone = alone + cB * cB
+        e2 = e2 + eB * eB
+    e2 = e2 + np.where(a > 0, minors, alone)
     e = np.sqrt(e2)
     diag = np.eye(n.shape[-1], dtype=bool)
     return n, mean, a, np.where(diag, a, c), np.where(diag, 0.0, e)
@@ -447,7 +460,8 @@ class _Statistics:
         return (times(n, f), mean) + tuple(times(x, np.sqrt(f)) for x in factors)
 
     def _records(self, x, w):
-        return self._nodes(np.broadcast_to(x, self.shape + x.shape), w)
+        """``(n, mean)`` of one record in every statistic (no scatter of its own)."""
+        return self._nodes(np.broadcast_to(x, self.shape + x.shape), w)[:2]
 
     def _row_size(self):
         return int(np.prod(self.shape, dtype=int)) * self.n_features ** max(self._layout)
@@ -807,16 +821,17 @@ def _qr_factor(M):
 
 
 def _pool_full(A, B):
-    """Pool two ``(n, mean, L)`` (Chan et al.; ``L`` lower Cholesky factor of the scatter):
-    the new factor is the QR of the stacked factors and the between-shard row."""
+    """Pool two ``(n, mean, L)`` (Chan et al.; ``L`` lower Cholesky factor of the scatter;
+    ``B`` may be single records ``(n, mean)``): the new factor is the QR of the stacked
+    factors and the between-shard row."""
     nA, mA, LA = A
-    nB, mB, LB = B
+    nB, mB, *scatter_B = B  # single records (add) come without a scatter: (n, mean)
     n = nA + nB
     frac = _safe_div(nB, n)
     diff = mB - mA
     mean = mA + frac[..., None] * diff
     z = (np.sqrt(nA * frac)[..., None] * diff)[..., None, :]
-    M = np.concatenate([np.swapaxes(LA, -1, -2), np.swapaxes(LB, -1, -2), z], axis=-2)
+    M = np.concatenate([np.swapaxes(L, -1, -2) for L in [LA, *scatter_B]] + [z], axis=-2)
     return n, mean, np.swapaxes(_qr_factor(M), -1, -2)
 
 
@@ -861,9 +876,7 @@ class FullStatistics(_Statistics):
 
     def _records(self, x, w):
         complete = not np.isnan(x).any()
-        n = w * complete
-        mean = np.broadcast_to(x if complete else 0.0, self.shape + x.shape)
-        return n, mean, np.zeros(self.shape + x.shape * 2)
+        return w * complete, np.broadcast_to(x if complete else 0.0, self.shape + x.shape)
 
     def _block(self, X, w):
         """One block's weight, mean (one weighted pass) and factor (QR of the centred,
@@ -978,13 +991,18 @@ def _check_prior_for(prior, d):
 # ---------------------------------------------------------------------- moment statistics
 
 def _pool_moments(A, B):
-    """Pool two ``(n, mean, root scatter)`` per feature (Chan et al.)."""
+    """Pool two ``(n, mean, root scatter)`` per feature (Chan et al.; ``B`` may be single
+    records ``(n, mean)``)."""
     nA, mA, aA = A
-    nB, mB, aB = B
+    nB, mB, *scatter_B = B  # single records (add) come without a scatter: (n, mean)
     n = nA + nB
     frac = _safe_div(nB, n)
     diff = mB - mA
-    return n, mA + frac * diff, np.sqrt(aA * aA + aB * aB + nA * frac * diff * diff)
+    z = np.sqrt(nA * frac) * diff  # as in _pool_pairs, whose diagonal this is
+    a2 = aA * aA + z * z
+    if scatter_B:
+        a2 = a2 + scatter_B[0] * scatter_B[0]
+    return n, mA + frac * diff, np.sqrt(a2)
 
 
 def _record_moments(X, w):
