@@ -1,0 +1,1 @@
+"""Reading numeric features (placeholder docstring, written last)."""
