@@ -122,7 +122,7 @@ class PendingRecords:
         self.sample_size = sample_size
         self._records: list = []  # (index, label, {feature: value}, payload), arrival order
         self._observed: dict = {}  # pending feature -> number of its observed values
-        self._fixed: set = set()
+        self._fixed: dict = {}  # fixed feature -> None (a dict: pickles in a fixed order)
         self._next_index = 0  # indices must increase
 
     def __len__(self) -> int:
@@ -234,7 +234,7 @@ class PendingRecords:
                 out.append(Replayed(index, int(learned) - 1 - index, label, new, known, payload))
         for f in features:
             del self._observed[f]
-            self._fixed.add(f)
+            self._fixed[f] = None
         self._records = [r for r in self._records
                          if any(f in self._observed for f in r[2])]
         return out
