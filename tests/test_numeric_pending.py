@@ -251,6 +251,6 @@ def test_pickled_mid_stream_continues_the_same():
     assert pending.is_fixed("a") and len(pending) > 0
     copy = pickle.loads(pickle.dumps(pending))
     for p in (pending, copy):
-        learn(p, 40, 120)
+        learn(p, 40, 200)
     assert copy.__dict__ == pending.__dict__
     assert [f for f in ("a", "b") if pending.is_fixed(f)] == ["a", "b"]
