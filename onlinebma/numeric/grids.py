@@ -27,7 +27,14 @@ from bisect import bisect_left
 import numpy as np
 
 from ..table import MISSING
-from .cuts import class_cuts, equal_frequency_cuts, extent, log_measures, point_masses
+from .cuts import (
+    class_cuts,
+    equal_frequency_cuts,
+    extent,
+    log_measures,
+    mass_cuts,
+    point_masses,
+)
 
 __all__ = ["DEFAULT_RESOLUTIONS", "Grids", "check_resolutions"]
 
@@ -101,10 +108,10 @@ class Grids:
             if c.ndim != 1 or not np.all(np.diff(c) > 0) or not np.isfinite(c).all():
                 raise ValueError(f"member {name!r}: cut points must be finite, distinct and "
                                  f"increasing")
-            missing = np.setdiff1d(np.asarray(masses, dtype=float), c)
+            missing = np.setdiff1d(mass_cuts(masses), c)
             if missing.size:
-                raise ValueError(f"member {name!r} lacks the point mass {missing[0]!r} among "
-                                 f"its cut points")
+                raise ValueError(f"member {name!r} lacks the cut point {missing[0]!r} of a "
+                                 f"point mass's interval (a⁻, a]")
         self.members = tuple(members)
         self.cuts = cuts
         self.masses = np.asarray(masses, dtype=float)
