@@ -36,6 +36,8 @@ True
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from ..table import MISSING
@@ -168,7 +170,14 @@ class ValueCodes:
     def learn(self, x: float, label: int):
         """The code of ``x`` (a new value gets the next code) counted with class code
         ``label``; ``None``, with nothing changed, when ``x`` is new and ``max_values`` values
-        exist already (the feature switches: :meth:`to_grids`)."""
+        exist already (the feature switches: :meth:`to_grids`); ``MISSING`` (-1), counting
+        nothing, for a missing value (``None``, NaN). An infinite value or a label that is not
+        a class code is a ``ValueError`` (nothing changed)."""
+        if x is None or x != x:
+            return MISSING
+        if not math.isfinite(x):
+            raise ValueError(f"a numeric value must be finite, got {x!r}")
+        check_int("label", label, 0)
         c = self._codes.get(x)
         if c is None:
             if len(self.values) >= self.max_values:
