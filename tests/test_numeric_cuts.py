@@ -216,3 +216,11 @@ def test_grids_pickle_and_compare():
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):
         call()
+
+
+def test_a_value_seen_once_is_no_point_mass():
+    """In a sample of 4 distinct values each holds 1/4 > 1/32, yet none is a mass."""
+    values, counts = distinct_counts([0.0, 1.5, 3.3, 4.2])
+    assert point_masses(values, counts, share=1 / 32).size == 0
+    values, counts = distinct_counts([0.0, 0.0, 1.5, 3.3, 4.2])
+    assert point_masses(values, counts, share=1 / 32).tolist() == [0.0]

@@ -9,7 +9,8 @@ Intervals are ``(a, b]`` (:mod:`onlinebma.numeric`): a value equal to a cut poin
 lower interval, interval ``i`` of sorted cuts ``c`` is ``(c[i-1], c[i]]`` with ``c[-1] = -inf``
 and ``c[len(c)] = +inf``, and :func:`onlinebma.table.interval_index` (``side="left"``) finds it.
 
-**Point masses.** A value that holds more than a share ``s`` of the sample is a point mass: it
+**Point masses.** A value that holds more than a share ``s`` of the sample (and occurs at least
+twice: in a tiny sample a value seen once is no evidence of a mass) is a point mass: it
 gets the interval ``(a⁻, a]`` where ``a⁻ = nextafter(a, -inf)`` is the float just below ``a``,
 an interval that holds ``a`` and nothing else (no float lies between ``a⁻`` and ``a``). All
 members of one feature share one set of point masses (``s = 1 / max(resolutions)`` in
@@ -114,7 +115,8 @@ def point_masses(values: np.ndarray, counts: np.ndarray, share: float) -> np.nda
     counts : np.ndarray
         How often each value occurs (positive).
     share : float
-        A value is a point mass when its count exceeds ``share * counts.sum()``; ``0 < share <= 1``.
+        A value is a point mass when its count exceeds ``share * counts.sum()`` (and is at
+        least 2: a value seen once is no evidence of a mass); ``0 < share <= 1``.
 
     Returns
     -------
@@ -128,7 +130,7 @@ def point_masses(values: np.ndarray, counts: np.ndarray, share: float) -> np.nda
     _check_sample(values, counts)
     if not 0 < share <= 1:
         raise ValueError(f"share must be in (0, 1], got {share!r}")
-    return values[counts > share * counts.sum()]
+    return values[(counts > share * counts.sum()) & (counts >= 2)]
 
 
 def mass_cuts(masses: np.ndarray) -> np.ndarray:
