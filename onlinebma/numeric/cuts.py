@@ -61,9 +61,10 @@ import numpy as np
 
 from ..preprocessing import mdl_cut_points
 from ..table import interval_index
+from ..validation import check_int
 
 __all__ = ["class_cuts", "distinct_counts", "equal_frequency_cuts", "extent", "interval_index",
-           "log_measures", "mass_cuts", "point_masses"]
+           "log_measures", "mass_cuts", "observed_sample", "point_masses"]
 
 
 def distinct_counts(values) -> tuple[np.ndarray, np.ndarray]:
@@ -93,6 +94,46 @@ def distinct_counts(values) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError("a numeric sample must not contain infinite values")
     u, m = np.unique(x, return_counts=True)
     return u, m.astype(np.int64)
+
+
+def observed_sample(values, labels, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """A labelled sample, checked, without its missing values.
+
+    Parameters
+    ----------
+    values : array-like of float
+        Sample values in arrival order; NaN marks a missing value (dropped).
+    labels : array-like of int
+        The class code of each value.
+    n_classes : int
+        The number of classes: every label is below it.
+
+    Returns
+    -------
+    tuple of np.ndarray
+        ``(values, labels)`` of the observed values, in arrival order.
+
+    Raises
+    ------
+    ValueError
+        If the arrays differ in shape, a value is infinite or a label is not a class code.
+
+    >>> observed_sample([1.0, float("nan"), 2.0], [0, 1, 1], n_classes=2)
+    (array([1., 2.]), array([0, 1]))
+    """
+    x = np.asarray(values, dtype=float)
+    labels = np.asarray(labels)
+    if x.ndim != 1 or labels.shape != x.shape:
+        raise ValueError(f"values and labels must be 1-d of one length, got shapes {x.shape} "
+                         f"and {labels.shape}")
+    check_int("n_classes", n_classes, 1)
+    if labels.size and (labels.dtype.kind not in "iu" or labels.min() < 0
+                        or labels.max() >= n_classes):
+        raise ValueError(f"labels must be class codes in 0..{n_classes - 1}")
+    if np.isinf(x).any():
+        raise ValueError("a numeric sample must not contain infinite values")
+    present = ~np.isnan(x)
+    return x[present], labels[present].astype(np.int64)
 
 
 def _check_sample(values: np.ndarray, counts: np.ndarray) -> None:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..validation import check_bool, check_int
-from .cuts import distinct_counts
+from .cuts import distinct_counts, observed_sample
 from .grids import DEFAULT_RESOLUTIONS, Grids, check_resolutions
 from .values import ValueCodes, reads_as_values
 
@@ -82,11 +82,11 @@ def read_sample(values, labels, n_classes: int, settings: NumericSettings | None
     Parameters
     ----------
     values : array-like of float
-        The sample's values in arrival order (NaN skipped).
+        The feature's sample, in arrival order; NaN where missing.
     labels : array-like of int
-        Each value's class code.
+        The class code of each sampled value.
     n_classes : int
-        The number of classes (more than every label).
+        The number of classes.
     settings : NumericSettings or None, default None
         ``None``: ``NumericSettings()``.
 
@@ -101,23 +101,14 @@ def read_sample(values, labels, n_classes: int, settings: NumericSettings | None
         If the sample has no observed value, a value is infinite or a label is not a class code.
     """
     settings = NumericSettings() if settings is None else settings
-    x = np.asarray(values, dtype=float)
-    labels = np.asarray(labels)
-    if x.ndim != 1 or labels.shape != x.shape:
-        raise ValueError(f"values and labels must be 1-d of one length, got shapes {x.shape} "
-                         f"and {labels.shape}")
-    check_int("n_classes", n_classes, 1)
-    if labels.size and (labels.dtype.kind not in "iu" or labels.min() < 0
-                        or labels.max() >= n_classes):
-        raise ValueError(f"labels must be class codes in 0..{n_classes - 1}")
+    x, labels = observed_sample(values, labels, n_classes)
     distinct, counts = distinct_counts(x)
     if distinct.size == 0:
         raise ValueError("the sample has no observed value: nothing to read a feature from")
     if reads_as_values(counts, settings.max_values, settings.min_count):
         return ValueCodes.from_sample(x, labels, n_classes, settings.max_values)
-    present = ~np.isnan(x)
     class_counts = np.zeros((distinct.size, n_classes), dtype=np.int64)
-    np.add.at(class_counts, (np.searchsorted(distinct, x[present]), labels[present]), 1)
+    np.add.at(class_counts, (np.searchsorted(distinct, x), labels), 1)
     return Grids.from_sample(distinct, class_counts, settings.resolutions, settings.class_aware)
 
 
@@ -134,9 +125,9 @@ def read_table(columns: dict, labels, n_classes: int,
     labels : array-like of int
         The class code of each row.
     n_classes : int
-        The number of classes.
+        The number of classes; every row's label is below it.
     settings : NumericSettings or None, default None
-        ``None``: ``NumericSettings()``.
+        The settings every column is read with; ``None``: ``NumericSettings()``.
 
     Returns
     -------

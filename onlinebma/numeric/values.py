@@ -42,6 +42,7 @@ import numpy as np
 
 from ..table import MISSING
 from ..validation import check_int
+from .cuts import observed_sample
 from .grids import DEFAULT_RESOLUTIONS, Grids
 
 __all__ = ["ValueCodes", "reads_as_values"]
@@ -112,11 +113,12 @@ class ValueCodes:
         Parameters
         ----------
         values : array-like of float
-            The sample's values in arrival order (NaN skipped).
+            Sample values in arrival order (codes follow the order of first appearance); NaN
+            where missing.
         labels : array-like of int
-            Each value's class code.
+            The class code of each value, counted with it.
         n_classes : int
-            The number of classes (at least every code in ``labels`` plus one).
+            The number of classes (columns of :meth:`class_counts`).
         max_values : int, default 16
             As in the class; the sample must not have more distinct values.
 
@@ -124,21 +126,12 @@ class ValueCodes:
         -------
         ValueCodes
         """
-        values = np.asarray(values, dtype=float)
-        labels = np.asarray(labels)
-        if labels.shape != values.shape:
-            raise ValueError("values and labels must have one length")
-        present = ~np.isnan(values)
-        values, labels = values[present], labels[present]
+        values, labels = observed_sample(values, labels, n_classes)
         out = cls(max_values)
         distinct, first = np.unique(values, return_index=True)
         if distinct.size > max_values:
             raise ValueError(f"the sample has {distinct.size} distinct values, more than "
                              f"max_values={max_values}")
-        check_int("n_classes", n_classes, 1)
-        if labels.size and (labels.dtype.kind not in "iu" or labels.min() < 0
-                            or labels.max() >= n_classes):
-            raise ValueError(f"labels must be class codes in 0..{n_classes - 1}")
         order = np.argsort(first, kind="stable")
         out.values = distinct[order].tolist()
         out._codes = {v: c for c, v in enumerate(out.values)}
