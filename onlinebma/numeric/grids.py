@@ -172,7 +172,18 @@ class Grids:
         return self._cells.shape[0]
 
     def cell(self, x: float) -> int:
-        """The cell of a value (one binary search, ``(a, b]``)."""
+        """The cell of a value (one binary search, ``(a, b]``).
+
+        Parameters
+        ----------
+        x : float
+            An observed value.
+
+        Returns
+        -------
+        int
+            A row of :meth:`intervals_of_cells`.
+        """
         return bisect_left(self._union, x)
 
     def intervals_of_cells(self) -> np.ndarray:
@@ -180,12 +191,33 @@ class Grids:
         return self._cells
 
     def code(self, x: float) -> np.ndarray:
-        """Every member's interval of the value ``x`` (a read-only row of ints)."""
+        """Every member's interval of one value.
+
+        Parameters
+        ----------
+        x : float
+            An observed value (not NaN).
+
+        Returns
+        -------
+        np.ndarray
+            A read-only row of ``n_members`` ints.
+        """
         return self._cells[bisect_left(self._union, x)]
 
     def code_many(self, x: np.ndarray) -> np.ndarray:
-        """Every member's interval of each value: ``(len(x), n_members)`` ints, ``MISSING``
-        (-1) where a value is NaN (missing)."""
+        """Every member's interval of each value.
+
+        Parameters
+        ----------
+        x : np.ndarray
+            Float values, NaN where missing.
+
+        Returns
+        -------
+        np.ndarray
+            ``(len(x), n_members)`` ints, ``MISSING`` (-1) where a value is missing.
+        """
         x = np.asarray(x, dtype=float)
         missing = np.isnan(x)
         out = self._cells[np.searchsorted(self._union_array, np.where(missing, 0.0, x),

@@ -135,7 +135,17 @@ class PendingRecords:
         return list(self._observed)
 
     def is_fixed(self, feature) -> bool:
-        """Whether ``feature`` has been replayed (its cut points are fixed)."""
+        """Whether a feature has been replayed (its cut points are fixed).
+
+        Parameters
+        ----------
+        feature : hashable
+            A feature name.
+
+        Returns
+        -------
+        bool
+        """
         return feature in self._fixed
 
     def learn(self, index: int, label: int, values: dict, payload=None) -> list:
@@ -192,8 +202,23 @@ class PendingRecords:
         return complete
 
     def sample(self, feature) -> tuple[np.ndarray, np.ndarray]:
-        """The first ``sample_size`` observed values of a pending feature in arrival order, and
-        their class codes: ``(values, labels)``."""
+        """A pending feature's sample: its first ``sample_size`` observed values.
+
+        Parameters
+        ----------
+        feature : hashable
+            A pending feature.
+
+        Returns
+        -------
+        tuple of np.ndarray
+            ``(values, labels)`` in arrival order: floats and their class codes.
+
+        Raises
+        ------
+        KeyError
+            If the feature is not pending.
+        """
         if feature not in self._observed:
             raise KeyError(f"feature {feature!r} is not pending (never observed, or fixed)")
         taken = [(r[2][feature], r[1]) for r in self._records if feature in r[2]]

@@ -125,7 +125,13 @@ class Sample:
                    np.concatenate([self.labels, labels[present].astype(np.int64)]))
 
     def merge(self, other: Sample) -> None:
-        """Add ``other``'s rows (a sample of other rows of the same frame, same settings)."""
+        """Add another sample's rows, keeping the ``size`` of smallest priority.
+
+        Parameters
+        ----------
+        other : Sample
+            A sample of other rows of the same frame, with the same ``size`` and ``spread``.
+        """
         if not isinstance(other, Sample) or (other.size, other.spread) != (self.size,
                                                                             self.spread):
             raise ValueError("only samples of one size and priority merge")

@@ -143,12 +143,34 @@ class ValueCodes:
         return out
 
     def code(self, x: float) -> int:
-        """The code of a value for prediction; ``MISSING`` (-1) for a value never read (it is
-        skipped, as a nominal value never seen is)."""
+        """The code of a value for prediction.
+
+        Parameters
+        ----------
+        x : float
+            A value.
+
+        Returns
+        -------
+        int
+            Its code; ``MISSING`` (-1) for a value never read (skipped, as a nominal value
+            never seen is).
+        """
         return self._codes.get(x, MISSING)
 
     def code_many(self, x) -> np.ndarray:
-        """:meth:`code` of each value of an array (NaN: ``MISSING``)."""
+        """:meth:`code` of each value of an array.
+
+        Parameters
+        ----------
+        x : array-like of float
+            Values, NaN where missing.
+
+        Returns
+        -------
+        np.ndarray
+            int64 codes, ``MISSING`` (-1) where missing or never read.
+        """
         x = np.asarray(x, dtype=float)
         out = np.full(x.shape, MISSING, dtype=np.int64)
         if self.values:
@@ -161,11 +183,27 @@ class ValueCodes:
         return out
 
     def learn(self, x: float, label: int):
-        """The code of ``x`` (a new value gets the next code) counted with class code
-        ``label``; ``None``, with nothing changed, when ``x`` is new and ``max_values`` values
-        exist already (the feature switches: :meth:`to_grids`); ``MISSING`` (-1), counting
-        nothing, for a missing value (``None``, NaN). An infinite value or a label that is not
-        a class code is a ``ValueError`` (nothing changed)."""
+        """Count a value with its class.
+
+        Parameters
+        ----------
+        x : float or None
+            The value; ``None`` or NaN is missing (nothing counted).
+        label : int
+            Its class code.
+
+        Returns
+        -------
+        int or None
+            The code of ``x`` (a new value gets the next code); ``MISSING`` (-1) for a missing
+            value; ``None``, with nothing changed, when ``x`` is new and ``max_values`` values
+            exist already (the feature switches: :meth:`to_grids`).
+
+        Raises
+        ------
+        ValueError
+            If ``x`` is infinite or ``label`` is not a class code (nothing changed).
+        """
         if x is None or x != x:
             return MISSING
         if not math.isfinite(x):
