@@ -186,6 +186,7 @@ def test_grids_pickle_and_compare():
     grids = Grids.from_sample(values, counts[:, None], class_aware=False)
     copy = pickle.loads(pickle.dumps(grids))
     assert copy == grids
+    assert not copy.code(0.0).flags.writeable  # rows of the shared table stay read-only
     probes = np.array([-1.0, 0.0, 5.0, 1e6])
     assert np.array_equal(copy.code_many(probes), grids.code_many(probes))
     other = Grids.from_sample(values[1:], counts[1:, None], class_aware=False)

@@ -130,6 +130,10 @@ class Grids:
         table.flags.writeable = False
         self._cells = table
 
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._cells.flags.writeable = False  # unpickled arrays come back writeable
+
     @classmethod
     def from_sample(cls, values: np.ndarray, class_counts: np.ndarray,
                     resolutions: tuple = DEFAULT_RESOLUTIONS, class_aware: bool = True) -> Grids:

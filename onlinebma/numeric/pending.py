@@ -166,7 +166,9 @@ class PendingRecords:
         Returns
         -------
         list
-            The features whose sample this record completed (fix and replay them now).
+            The features whose sample this record completed: fix and replay them before the
+            next record (a later replay would also give values beyond the sample, which a
+            feature read per value may not have codes for).
 
         Raises
         ------
