@@ -16,6 +16,8 @@ from collections import defaultdict
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from onlinebma.numeric.grids import Grids
 from onlinebma.numeric.pending import PendingRecords
@@ -254,3 +256,25 @@ def test_pickled_mid_stream_continues_the_same():
         learn(p, 40, 200)
     assert copy.__dict__ == pending.__dict__
     assert [f for f in ("a", "b") if pending.is_fixed(f)] == ["a", "b"]
+
+
+_value = st.one_of(st.none(), st.sampled_from([0.0, 0.0, 1.0, 2.5]),
+                   st.floats(-10, 10, allow_nan=False))
+_record = st.fixed_dictionaries({}, optional={
+    "p": _value, "q": _value, "r": _value, "colour": st.sampled_from(["red", "blue"])})
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.lists(st.tuples(_record, st.integers(0, N_CLASSES - 1)), min_size=1,
+                     max_size=40),
+       sample_size=st.integers(1, 8), decay=st.sampled_from([1.0, 0.9]))
+def test_replay_equality_on_any_small_stream(rows, sample_size, decay):
+    """Any order of missing values, completions and forced fixes gives the reference counts."""
+    records = [{f: v for f, v in x.items() if v is not None} for x, _ in rows]
+    labels = [c for _, c in rows]
+    # max_values above the stream's length: a feature read per value never switches here
+    numeric_settings = NumericSettings(resolutions=(2, 3), sample_size=sample_size,
+                                       max_values=64)
+    got, readings, _ = learn_pending(records, labels, numeric_settings, decay)
+    want = learn_reference(records, labels, readings, numeric_settings, decay)
+    assert_same_counts(got, want)
