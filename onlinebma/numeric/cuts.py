@@ -38,11 +38,13 @@ shared point masses' intervals.
 the two end intervals, unbounded, are measured within the sample's range widened on each side
 by the sample's mean gap between adjacent distinct values, ``g = (max - min) / (d - 1)`` for
 ``d`` distinct values (``g = max(1, |min|)`` when ``d = 1``): a value beyond the last sample
-value is taken to lie within about one more such gap. A value outside that extent still falls
-in its end interval and gets that interval's density (the density then integrates to slightly
-more than 1 over the real line, by the end intervals' share of the mass beyond the extent,
-about ``2 / (n + 1)`` of a continuous feature's records for a sample of ``n``); all members of a
-feature share the extent, so they are compared on the same footing.
+value is taken to lie within about one more such gap. A member's density is normalised over
+that extent. A value outside it still falls in its end interval and is given that interval's
+density, which is then a score rather than part of a normalised density (it would not
+integrate over the unbounded tail); such values are rare (a continuous feature has on average
+``2 / (n + 1)`` of its records beyond the range of a sample of ``n``, fewer beyond the extent),
+and all members of a feature share the extent and this rule, so they are compared on the same
+footing.
 
 >>> import numpy as np
 >>> values, counts = distinct_counts(np.array([0.0] * 46 + [1.0, 2.0, 3.0, 4.0]))
