@@ -21,7 +21,7 @@ value a probability in one member and a density in another, which cannot be comp
 
 **Equal-frequency grids with point masses** (:func:`equal_frequency_cuts`): the values that are
 not point masses (the *free* values, ``n_free`` of the sample's ``n`` records) are split into
-``max(1, B - n_masses)`` groups of nearly equal counts: for ``k = 1 .. B'-1`` the cut goes at
+``B' = max(1, B - n_masses)`` groups of nearly equal counts: for ``k = 1 .. B'-1`` the cut goes at
 the boundary between two adjacent free distinct values whose cumulative count is nearest to
 ``k n_free / B'`` (the lower one on a tie), at the midpoint of those two values (as MDL's cuts
 are). A boundary across which a point mass lies needs no cut (the point mass's own cuts
