@@ -18,7 +18,7 @@ each numeric value for all of them at once. This package is that reading, one id
 - :mod:`~onlinebma.numeric.sample`: :class:`Sample`, a sample that partitions of a frame agree
   on (Dask: cut points agreed before the partitions are counted).
 
-**The interval convention** (one for every discretiser, issue 39): intervals are ``(a, b]``. A
+**The interval convention** (one for every discretiser of the package): intervals are ``(a, b]``. A
 value equal to a cut point falls in the **lower** interval; sorted cut points ``c_1 < ... < c_k``
 give the intervals ``(-inf, c_1], (c_1, c_2], ..., (c_k, inf)``, numbered from 0, and the
 interval of ``x`` is ``bisect_left(c, x)`` = ``np.searchsorted(c, x, side="left")``

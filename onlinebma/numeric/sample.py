@@ -2,7 +2,7 @@
 priorities, so that samples merge exactly.
 
 Cut points are fixed from a sample, and learners that count the same intervals can be merged,
-so learners counting parts of one frame (Dask partitions, issue 38 item 5) must agree on the
+so learners counting parts of one frame (Dask partitions) must agree on the
 sample before counting: a first pass builds each partition's :class:`Sample`, merges them
 (:meth:`Sample.merge`) and reads every feature from the merged sample
 (:func:`~onlinebma.numeric.reading.read_sample`); the second pass counts with those readings.
