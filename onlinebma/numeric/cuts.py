@@ -66,7 +66,7 @@ from ..table import interval_index
 from ..validation import check_int
 
 __all__ = ["class_cuts", "distinct_counts", "equal_frequency_cuts", "extent", "interval_index",
-           "log_measures", "mass_cuts", "observed_sample", "point_masses"]
+           "interval_widths", "mass_cuts", "observed_sample", "point_masses", "within_shares"]
 
 
 def distinct_counts(values) -> tuple[np.ndarray, np.ndarray]:
@@ -309,19 +309,13 @@ def extent(values: np.ndarray) -> tuple[float, float]:
     return lo - gap, hi + gap
 
 
-def log_measures(cuts: np.ndarray, masses: np.ndarray, low: float, high: float) -> np.ndarray:
-    """The log of each interval's measure: 0 for a point mass's interval (its values are
-    measured by probability), the log of its width for every other one (by density), the end
-    intervals cut at ``low`` and ``high`` (:func:`extent`).
-
-    A member's log density of a value in interval ``i`` is ``log P(i) - log_measures[i]``.
+def interval_widths(cuts: np.ndarray, low: float, high: float) -> np.ndarray:
+    """The width of each interval, the end intervals cut at ``low`` and ``high`` (:func:`extent`).
 
     Parameters
     ----------
     cuts : np.ndarray
         Sorted distinct cut points.
-    masses : np.ndarray
-        The point masses among them (each the upper end of its own interval).
     low : float
         Lower end of the first interval, below every cut.
     high : float
@@ -330,15 +324,66 @@ def log_measures(cuts: np.ndarray, masses: np.ndarray, low: float, high: float) 
     Returns
     -------
     np.ndarray
-        ``len(cuts) + 1`` floats.
+        ``len(cuts) + 1`` positive floats.
 
-    >>> log_measures(np.array([1.0]), np.array([]), 0.0, 5.0).round(4).tolist()
-    [0.0, 1.3863]
+    >>> interval_widths(np.array([1.0, 2.5]), 0.0, 5.0).tolist()
+    [1.0, 1.5, 2.5]
     """
     cuts = np.asarray(cuts, dtype=float)
     if cuts.size and not (low < cuts[0] and cuts[-1] < high):
         raise ValueError(f"the extent ({low}, {high}) must lie around every cut point")
-    widths = np.diff(np.concatenate([[low], cuts, [high]]))
-    out = np.log(widths)
-    out[np.searchsorted(cuts, np.asarray(masses, dtype=float))] = 0.0
-    return out
+    return np.diff(np.concatenate([[low], cuts, [high]]))
+
+
+def within_shares(cuts: np.ndarray, values: np.ndarray, counts: np.ndarray,
+                  masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How a member spreads each interval's probability within the interval: a share to each
+    point mass inside it, the rest uniformly over it (fixed from the sample).
+
+    A point mass alone in its interval ``(a⁻, a]`` takes all of it. In any other interval, with
+    ``n`` of the sample's records, a point mass with ``k`` of them takes ``k / (n + 1)`` and the
+    values that are not point masses take the rest, ``(n - sum of k + 1) / (n + 1)``: the
+    sample's proportions with one pseudo-record for the free values, so that every value of the
+    interval keeps a positive density (also in an interval the sample left empty).
+
+    Parameters
+    ----------
+    cuts : np.ndarray
+        The member's sorted distinct cut points.
+    values : np.ndarray
+        Distinct sample values, increasing.
+    counts : np.ndarray
+        How often each value occurs.
+    masses : np.ndarray
+        The shared point masses (values of ``values``).
+
+    Returns
+    -------
+    tuple of np.ndarray
+        ``(mass_shares, free_shares)``: one share per point mass, one per interval; in every
+        interval the free share and its point masses' shares sum to 1.
+
+    >>> within_shares(np.array([2.5]), np.array([1.0, 2.0, 3.0]), np.array([1, 4, 2]),
+    ...               np.array([2.0]))
+    (array([0.66666667]), array([0.33333333, 1.        ]))
+    """
+    cuts = np.asarray(cuts, dtype=float)
+    values, counts = np.asarray(values, dtype=float), np.asarray(counts)
+    masses = np.asarray(masses, dtype=float)
+    _check_sample(values, counts)
+    at = np.minimum(np.searchsorted(values, masses), max(values.size - 1, 0))
+    if masses.size and not np.array_equal(values[at], masses):
+        raise ValueError("every point mass must be one of the sample's values")
+    n_intervals = cuts.size + 1
+    records = np.bincount(np.searchsorted(cuts, values, side="left"), weights=counts,
+                          minlength=n_intervals)
+    held = counts[at].astype(float)
+    interval = np.searchsorted(cuts, masses, side="left")
+    lower = np.concatenate([[-np.inf], cuts])[interval]
+    upper = np.concatenate([cuts, [np.inf]])[interval]
+    alone = (upper == masses) & (lower == np.nextafter(masses, -np.inf))
+    in_mass = np.bincount(interval[~alone], weights=held[~alone], minlength=n_intervals)
+    free = (records - in_mass + 1) / (records + 1)
+    free[interval[alone]] = 0.0
+    shares = np.where(alone, 1.0, held / (records[interval] + 1))
+    return shares, free
