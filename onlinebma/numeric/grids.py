@@ -232,12 +232,13 @@ class Grids:
         Parameters
         ----------
         x : float
-            An observed value (not NaN).
+            A value of the feature; NaN is not one (a missing value has no factor).
 
         Returns
         -------
         np.ndarray
-            A read-only row of ``n_members`` floats.
+            Per member (read-only), the log probability (a point mass) or log density of ``x``
+            minus the log probability of its interval.
         """
         return self._within[bisect_left(self._union, x)]
 
