@@ -10,31 +10,34 @@ lower interval, interval ``i`` of sorted cuts ``c`` is ``(c[i-1], c[i]]`` with `
 and ``c[len(c)] = +inf``, and :func:`onlinebma.table.interval_index` (``side="left"``) finds it.
 
 **Point masses.** A value that holds more than a share ``s`` of the sample (and occurs at least
-twice: in a tiny sample a value seen once is no evidence of a mass) is a point mass: it
-gets the interval ``(a⁻, a]`` where ``a⁻ = nextafter(a, -inf)`` is the float just below ``a``,
-an interval that holds ``a`` and nothing else (no float lies between ``a⁻`` and ``a``). All
-members of one feature share one set of point masses (``s = 1 / max(resolutions)`` in
-:class:`~onlinebma.numeric.grids.Grids`), so that every member measures a value the same way:
-a point mass by its probability, any other value by a density (its interval's probability over
-the interval's width, :func:`log_measures`). Members with different point masses would give a
-value a probability in one member and a density in another, which cannot be compared.
+twice: in a tiny sample a value seen once is no evidence of a mass) is a point mass
+(:func:`point_masses`). An interval of its own is ``(a⁻, a]`` where ``a⁻ = nextafter(a, -inf)``
+is the float just below ``a``: it holds ``a`` and nothing else (no float lies between ``a⁻``
+and ``a``; :func:`mass_cuts`). A grid of ``B`` intervals gives its own interval to the values
+holding more than ``1 / B`` of the sample. All members of a feature share one set of point
+masses (``s = 1 / max(resolutions)`` in :class:`~onlinebma.numeric.grids.Grids`), which every
+member measures by probability, inside its interval where the mass has none of its own
+(:func:`within_shares`), and every other value by density: members that disagreed on which
+values are masses would give a value a probability in one and a density in another, which
+cannot be compared.
 
 **Equal-frequency grids with point masses** (:func:`equal_frequency_cuts`): the values that are
-not point masses (the *free* values, ``n_free`` of the sample's ``n`` records) are split into
-``B' = max(1, B - n_masses)`` groups of nearly equal counts: for ``k = 1 .. B'-1`` the cut goes at
-the boundary between two adjacent free distinct values whose cumulative count is nearest to
-``k n_free / B'`` (the lower one on a tie), at the midpoint of those two values (as MDL's cuts
-are). A boundary across which a point mass lies needs no cut (the point mass's own cuts
-already separate the two sides). The point masses then get their own intervals. On a sample
-that is 0 in 92 % of records, a grid of 5 has the interval ``{0}`` and 4 groups of the positive
-values (plus an empty interval below 0, for values that may come later), where plain
-equal-frequency cuts put every cut at 0.
+not the grid's own point masses (the *free* values, ``n_free`` of the sample's ``n`` records)
+are split into ``B' = max(1, B - n_masses)`` groups of nearly equal counts: for
+``k = 1 .. B'-1`` the cut goes at the boundary between two adjacent free distinct values whose
+cumulative count is nearest to ``k n_free / B'`` (the lower one on a tie), at the midpoint of
+those two values (as MDL's cuts are). A boundary across which an own point mass lies needs no
+cut (the point mass's own cuts already separate the two sides). The own point masses then get
+their intervals. On a sample that is 0 in 92 % of records, a grid of 5 has the interval ``{0}``
+and 4 groups of the positive values (plus an empty interval below 0, for values that may come
+later), where plain equal-frequency cuts put every cut at 0.
 
 **Class-aware cut points** (:func:`class_cuts`): the Fayyad–Irani MDL cut points of
-:func:`onlinebma.preprocessing.mdl_cut_points` (Weka's), computed on the sample, plus the
-shared point masses' intervals.
+:func:`onlinebma.preprocessing.mdl_cut_points` (Weka's), computed on the sample (plus, if
+given, intervals of their own for some point masses; :class:`~onlinebma.numeric.grids.Grids`
+gives none: its MDL member is Weka's rule unchanged).
 
-**Widths** (:func:`extent`, :func:`log_measures`): for densities uniform within an interval,
+**Widths** (:func:`extent`, :func:`interval_widths`): for densities uniform within an interval,
 the two end intervals, unbounded, are measured within the sample's range widened on each side
 by the sample's mean gap between adjacent distinct values, ``g = (max - min) / (d - 1)`` for
 ``d`` distinct values (``g = max(1, |min|)`` when ``d = 1``): a value beyond the last sample
@@ -200,8 +203,8 @@ def equal_frequency_cuts(values: np.ndarray, counts: np.ndarray, n_intervals: in
         The grid's resolution ``B`` (at least 1): the free values are split into
         ``max(1, B - len(masses))`` groups (fewer when they have fewer distinct values).
     masses : np.ndarray
-        The point masses (values of ``values``), usually :func:`point_masses` of the shared
-        share, so that they hold at least those with more than ``1 / B`` of the sample.
+        The point masses that get intervals of their own (values of ``values``), usually
+        :func:`point_masses` with ``share = 1 / B``.
 
     Returns
     -------
@@ -256,7 +259,7 @@ def class_cuts(values: np.ndarray, class_counts: np.ndarray, masses: np.ndarray)
         Integer counts of shape ``(len(values), n_classes)``: how often each value occurs with
         each class.
     masses : np.ndarray
-        The shared point masses.
+        Point masses to give intervals of their own (may be empty).
 
     Returns
     -------
