@@ -43,7 +43,7 @@ table and is shuffled first (--seed S, default 0), as the table's title says.
 --discretize puts MDLDiscretizer() in front of each learner: numeric features read as
 intervals, not Gaussians (on adult, the only way to beat the class prior's log loss).
 
-All of Elec2 (45,312 records) takes about 15 s; --limit 5000 about 2 s."""
+All of Elec2 (45,312 records) takes about half a minute; --limit 5000 a few seconds."""
 
 
 def demo(dataset: str = DEFAULT, limit: int | None = None, progress_bar: bool = True,

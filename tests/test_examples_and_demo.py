@@ -164,3 +164,23 @@ def test_readme_python_blocks_run():
     for block in blocks:
         exec(compile(block, "README.md", "exec"), namespace)
     assert set(namespace["model"].feature_posteriors()) == set(namespace["X"].columns)
+
+
+def test_the_readme_names_exactly_the_learners_with_fit_and_predict_proba():
+    import onlinebma.isa
+    import onlinebma.mixture
+    import onlinebma.naive_bayes
+    import onlinebma.order_mcmc
+    import onlinebma.tan
+
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    sentence = readme.split("the batch-fitted learners, ", 1)[1].split(", also have", 1)[0]
+    named = set(sentence.split(", "))
+    learners = {name: getattr(module, name)
+                for module in (onlinebma.naive_bayes, onlinebma.tan, onlinebma.isa,
+                               onlinebma.mixture, onlinebma.order_mcmc)
+                for name in module.__all__ if not name.startswith("Base")}
+    learners = {n: c for n, c in learners.items() if hasattr(c, "predict_proba_one")}
+    assert named == {n for n, c in learners.items()
+                     if hasattr(c, "fit") and hasattr(c, "predict_proba")}
+    assert "the naive Bayes and tree-augmented ones do not" in readme
