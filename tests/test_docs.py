@@ -127,6 +127,15 @@ def test_sphinx_roles_become_code_spans():
     assert strip("a ``literal`` and key: value") == "a ``literal`` and key: value"
 
 
+def test_the_hooks_examples_pass():
+    """The hook's doctests (docs/ is not among pytest's test paths): maths blocks, one-line
+    summaries and River's examples left out."""
+    import doctest
+
+    result = doctest.testmod(_hook())
+    assert result.attempted >= 6 and result.failed == 0
+
+
 CONVERTED = sorted([*ROOT.glob("onlinebma/isa/*.py"), *ROOT.glob("onlinebma/datasets/*.py"),
                     *(ROOT / "onlinebma" / f for f in ("records.py", "preprocessing.py",
                                                        "validation.py", "__main__.py"))])
@@ -171,6 +180,19 @@ def test_site_builds_lists_every_learner_method_and_prints_no_raw_role(tmp_path)
                     f"{cls}.{name}: absent or without a docstring"
             members = [i for i in docs if i.startswith(f"{cls}.")]
             assert all(docs[i] for i in members), [i for i in members if not docs[i]]
+    api = {p.parent.name: p.read_text() for p in (site / "api").glob("*/index.html")}
+    # maths render (MathJax reads arithmatex's marks), no reStructuredText is left
+    assert not [p for p in pages if ".. math::" in p.read_text()]
+    assert 'class="arithmatex"' in api["tan"]
+    # River's examples (its LinearRegression) are not repeated under every inherited method
+    assert not [name for name, html in api.items() if "LinearRegression" in html]
+    # signatures sit in their own block, below the heading, not in it
+    assert api["naive_bayes"].count('class="doc-signature') >= 3
+    # the internals have a page of their own
+    for internal in ("onlinebma.tan.base.BaseTAN", "onlinebma.tan.binning.StreamingBins",
+                     "onlinebma.stats.pairs.PairCounts"):
+        assert f'id="{internal}"' in api["tan-internals"]
+        assert f'id="{internal}' not in api["tan"]
     css = (site / "stylesheets" / "extra.css").read_text()
     assert "overflow-x: auto" in css
     assert "stylesheets/extra.css" in (site / "index.html").read_text()
