@@ -72,6 +72,18 @@ def math_blocks(text: str) -> str:
     $$
     <BLANKLINE>
     after
+
+    A source line that ends in ``\quad`` separates two formulas: there the display breaks
+    (MathJax does not wrap a formula wider than the page).
+
+    >>> print(math_blocks(".. math:: a = b,\\quad\n          c = d"))
+    <BLANKLINE>
+    $$
+    \begin{gathered}
+    a = b, \\
+    c = d
+    \end{gathered}
+    $$
     """
     lines = text.split("\n")
     out, i = [], 0
@@ -88,12 +100,22 @@ def math_blocks(text: str) -> str:
                                   len(lines[i]) - len(lines[i].lstrip()) > len(indent)):
             body.append(lines[i].strip())
             i += 1
-        while body and not body[-1]:
-            body.pop()
+        body = _broken_at_quads([b for b in body if b])
         trailing = [""] if i < len(lines) else []
-        out += ["", f"{indent}$$", *(f"{indent}{b}" for b in body if b), f"{indent}$$",
+        out += ["", f"{indent}$$", *(f"{indent}{b}" for b in body), f"{indent}$$",
                 *trailing]
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out))
+
+
+def _broken_at_quads(body: list[str]) -> list[str]:
+    """The lines of a display, in a ``gathered`` environment broken after each line that
+    ends in ``\\quad`` or ``\\qquad`` (dropped), or unchanged when none does."""
+    quad = re.compile(r"\\q?quad\s*$")
+    if not any(quad.search(line) for line in body[:-1]):
+        return body
+    lines = [quad.sub(lambda _: r" \\", line) if quad.search(line) and n < len(body) - 1
+             else line for n, line in enumerate(body)]
+    return ["\\begin{gathered}", *lines, "\\end{gathered}"]
 
 
 def one_line_summary(text: str) -> str:
