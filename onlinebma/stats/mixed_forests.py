@@ -1,0 +1,545 @@
+"""Exact averaging over forest- and tree-augmented structures of nominal and numeric features.
+
+The structures: the class ``C`` parents every feature and each feature has at most one feature
+parent (docs/tan.md, /work/shared/notes/numbers.md). Features are ordered nominal first
+(``0 .. A-1``), then numeric (``A .. A+D-1``). The families, per class ``c``:
+
+- nominal ``v``: a Dirichlet over its values (root) or over its values per value of a nominal
+  parent ``u``, all margins of one joint Dirichlet of size ``ess`` over the (class, x_u, x_v)
+  cells (docs/tan.md: ``a_c = ess/K``, ``a_cu = ess/(K r_u)``, ``a_cuv = ess/(K r_u r_v)``);
+  a numeric parent of a nominal child has no conjugate family: the edge is disallowed;
+- numeric ``v``, root or with a numeric parent ``u``: the margins over ``{v}`` and ``{u, v}``
+  of one Normal–Wishart prior per class (Geiger & Heckerman 2002, the BGe score with the
+  constants of Kuipers, Moffa & Heckerman 2014): score equivalence makes ``v | u`` the joint
+  ``{u, v}`` over ``{u}``;
+- numeric ``v`` with a nominal parent ``u``: one Gaussian for ``v`` per value of ``u`` (per
+  class), each with the ``{v}`` margin of the prior.
+
+Then ``log P(D | G) = sum_v log ML(v alone) + sum_{u -> v in G} l(u -> v)`` with the directed
+edge log weights ``l(u -> v) = sum_c [log ML_c(v | u) - log ML_c(v)]`` (symmetric for two
+nominal or two numeric features), and with the posterior predictive of every family the joint
+of a record under ``G`` is ``theta_c prod_v p_c(x_v) prod_{u -> v in G} Q_c(x)(u -> v)``,
+``Q_c(x)(u -> v) = p_c(x_v | x_u) / p_c(x_v)``. Summing over every structure with Tutte's
+theorem (:mod:`onlinebma.stats.directed_forests`; ``F`` the log forest sum with the edge prior
+``beta`` per feature–feature edge, or the log tree sum)::
+
+    log P(c, x | D) = log theta_c + sum_v log p_c(x_v) + F(l + log Q_c(x)) - F(l)
+
+Learning ``(x, y)`` multiplies every family's marginal likelihood by its predictive (the chain
+rule), so ``l += log Q_y(x)``; with forgetting the prequential recursion of the counts version
+applies unchanged (docs/tan.md, *Forgetting*): ``l <- alpha (l + log Q_y(x))`` with the
+statistics current before the record, then the statistics learn it and decay by ``lambda``.
+
+:class:`MixedStatistics` keeps the per-class statistics and computes ``l`` in closed form and a
+record's terms; :func:`log_joint_scores`, :func:`learned_weights` and :func:`edge_posteriors`
+work on stacks of members (leading axes) so that a learner can stack its members.
+
+The numeric families' log marginal likelihoods and Student-t predictives are
+:func:`normal_wishart_log_marginal` and :func:`normal_wishart_log_predictive` (margins of one
+and two dimensions of the prior, the 2x2 determinants by a conditional variance instead of
+``ab - c^2``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+from .directed_forests import (
+    directed_edge_probabilities,
+    log_directed_forest_sum,
+    log_directed_tree_sum,
+)
+
+__all__ = ["MixedStatistics", "edge_posteriors", "learned_weights", "log_joint_scores",
+           "normal_wishart_log_marginal", "normal_wishart_log_predictive"]
+
+_LOG_PI = math.log(math.pi)
+
+
+# ------------------------------------------------------------------ the forest average
+
+
+def _structure_sums(log_weights, log_edge_prior: float, structures: str):
+    """``F`` of a stack of directed log weights ``(..., N, N)``."""
+    if structures == "forests":
+        n = log_weights.shape[-1]
+        return log_directed_forest_sum(log_weights + log_edge_prior,
+                                       np.zeros(log_weights.shape[:-2] + (n,)))
+    if structures == "trees":
+        return log_directed_tree_sum(log_weights)
+    raise ValueError(f"structures must be 'forests' or 'trees', not {structures!r}")
+
+
+def log_joint_scores(log_weights, base, log_q, log_edge_prior: float = 0.0,
+                     structures: str = "forests") -> np.ndarray:
+    """``log P(c, x | D)`` of every class averaged over every structure: ``base_c + F(l +
+    log Q_c(x)) - F(l)`` (module docstring), the ``K`` numerators and the denominator of each
+    member eliminated as one stack.
+
+    Parameters
+    ----------
+    log_weights : numpy.ndarray, shape (..., N, N)
+        Directed edge log weights ``l(u -> v)`` at ``[..., u, v]`` (``-inf``: disallowed;
+        the diagonal is ignored). Leading axes: members.
+    base : numpy.ndarray, shape (..., K)
+        ``log theta_c + sum_v log p_c(x_v)``: the record's joint under naive Bayes.
+    log_q : numpy.ndarray, shape (..., K, N, N)
+        ``log Q_c(x)(u -> v)``; any finite value where the edge is disallowed.
+    log_edge_prior : float, default 0.0
+        Log prior weight of each feature–feature edge (forests).
+    structures : str, default "forests"
+        ``"forests"`` (every forest-augmented structure) or ``"trees"`` (every tree with any
+        root).
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., K)
+        Unnormalised log joint of each class and the record.
+
+    Examples
+    --------
+    One nominal feature ``u`` and one numeric ``v``: only ``u -> v`` allowed, at weight 1
+    (log 0), and a record that doubles it for class 1:
+
+    >>> import numpy as np
+    >>> l = np.array([[0.0, 0.0], [-np.inf, 0.0]])
+    >>> log_q = np.zeros((2, 2, 2))
+    >>> log_q[1, 0, 1] = np.log(2.0)
+    >>> s = log_joint_scores(l, np.zeros(2), log_q)
+    >>> [round(float(x), 12) for x in np.exp(s)]  # (1 + 2) / (1 + 1) forests
+    [1.0, 1.5]
+    """
+    w = np.asarray(log_weights, dtype=float)[..., None, :, :]
+    graphs = np.concatenate([w, w + np.asarray(log_q, dtype=float)], axis=-3)
+    sums = _structure_sums(graphs, log_edge_prior, structures)
+    return np.asarray(base, dtype=float) + sums[..., 1:] - sums[..., :1]
+
+
+def learned_weights(log_weights, log_q_label, structure_decay: float = 1.0) -> np.ndarray:
+    """The edge log weights after learning a record of class ``y``: ``alpha (l + log Q_y(x))``
+    (the chain rule; with ``structure_decay`` ``alpha < 1`` the prequential recursion of the
+    dynamic model average over structures). Disallowed edges stay ``-inf``.
+
+    Parameters
+    ----------
+    log_weights : numpy.ndarray, shape (..., N, N)
+        ``l`` before the record.
+    log_q_label : numpy.ndarray, shape (..., N, N)
+        ``log Q_y(x)`` of the record's class, from the statistics before the record.
+    structure_decay : float, default 1.0
+        ``alpha`` in ``(0, 1]``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., N, N)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> learned_weights(np.array([[0.0, 2.0], [-np.inf, 0.0]]), np.ones((2, 2)), 0.5)
+    array([[ 0.5,  1.5],
+           [-inf,  0.5]])
+    """
+    return structure_decay * (np.asarray(log_weights, dtype=float) + log_q_label)
+
+
+def edge_posteriors(log_weights, log_edge_prior: float = 0.0):
+    """Posterior probability of each directed edge and of each feature being a root (having
+    no feature parent), over every forest-augmented structure:
+    :func:`~onlinebma.stats.directed_forests.directed_edge_probabilities` of ``l + log beta``.
+
+    Parameters
+    ----------
+    log_weights : numpy.ndarray, shape (..., N, N)
+        Directed edge log weights ``l``.
+    log_edge_prior : float, default 0.0
+        Log prior weight of each feature–feature edge.
+
+    Returns
+    -------
+    edges : numpy.ndarray, shape (..., N, N)
+        ``P(u -> v | D)`` at ``[..., u, v]``.
+    roots : numpy.ndarray, shape (..., N)
+        ``P(v has no feature parent | D)``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> edges, roots = edge_posteriors(np.array([[0.0, 0.0], [-np.inf, 0.0]]))
+    >>> float(edges[0, 1]), roots.tolist()
+    (0.5, [1.0, 0.5])
+    """
+    w = np.asarray(log_weights, dtype=float)
+    n = w.shape[-1]
+    return directed_edge_probabilities(w + log_edge_prior, np.zeros(w.shape[:-2] + (n,)))
+
+
+# ------------------------------------------------------- Normal–Wishart margins (BGe)
+
+
+def _log_multigamma(a, d: int):
+    """``log Gamma_d(a)`` (the multivariate Gamma function)."""
+    return d * (d - 1) / 4 * _LOG_PI + sum(gammaln(a + (1 - j) / 2) for j in range(1, d + 1))
+
+
+def _posterior_scatter(n, mean, scatter, prior_mean, prior_scale, k0):
+    """``(kappa, R)`` of the margin: ``kappa = k0 + n``, ``R = T + S + (k0 n / kappa)
+    (m - nu)(m - nu)^T`` (arrays broadcast over leading axes, last axes the margin's)."""
+    kappa = k0 + n
+    d = mean - prior_mean
+    shrink = (k0 * n / kappa)[..., None, None]
+    r = prior_scale + scatter + shrink * d[..., :, None] * d[..., None, :]
+    return kappa, r
+
+
+def _log_det_and_inverse_form(r, z=None):
+    """``log |R|`` of stacked 1x1 or 2x2 symmetric positive matrices and, given ``z``, the
+    quadratic form ``z^T R^-1 z``, through the conditional variance ``R_22 - R_12^2 / R_11``
+    (a product of positive factors, no ``ab - c^2`` subtraction of two large numbers)."""
+    d = r.shape[-1]
+    a = r[..., 0, 0]
+    if d == 1:
+        return np.log(a), (None if z is None else z[..., 0] ** 2 / a)
+    b = r[..., 1, 1] - r[..., 0, 1] ** 2 / a
+    log_det = np.log(a) + np.log(b)
+    if z is None:
+        return log_det, None
+    e = z[..., 1] - r[..., 0, 1] / a * z[..., 0]
+    return log_det, z[..., 0] ** 2 / a + e * e / b
+
+
+def normal_wishart_log_marginal(n, mean, scatter, prior_mean, prior_scale, k0: float,
+                                alpha: float):
+    """Log marginal likelihood of the data of a ``d``-dimensional Gaussian (``d`` = 1 or 2)
+    under the Normal–Wishart prior ``Sigma ~ IW(alpha, T)``, ``mu | Sigma ~ N(nu, Sigma /
+    k0)`` (Geiger & Heckerman 2002; numbers.md)::
+
+        -(n d / 2) log pi + (d / 2) log(k0 / kappa) + log Gamma_d((alpha + n) / 2)
+        - log Gamma_d(alpha / 2) + (alpha / 2) log |T| - ((alpha + n) / 2) log |R|
+
+    Parameters
+    ----------
+    n : numpy.ndarray, shape (...)
+        (Decayed) weight of the data.
+    mean : numpy.ndarray, shape (..., d)
+        Their weighted mean (anything where ``n`` is 0).
+    scatter : numpy.ndarray, shape (..., d, d)
+        Their weighted centred scatter matrix.
+    prior_mean : numpy.ndarray, shape (..., d)
+        ``nu``.
+    prior_scale : numpy.ndarray, shape (..., d, d)
+        ``T`` (positive definite).
+    k0 : float
+        Prior weight of ``nu``.
+    alpha : float
+        Degrees of freedom of the margin (``> d - 1``): the full prior's ``alpha_w - D + d``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+
+    Examples
+    --------
+    The chain rule: the marginal likelihood of two points is the predictive of the second
+    after the first times that of the first.
+
+    >>> import numpy as np
+    >>> nu, t = np.zeros(1), np.eye(1)
+    >>> one = normal_wishart_log_marginal(np.array(1.0), np.array([0.5]), np.zeros((1, 1)),
+    ...                                   nu, t, 1.0, 3.0)
+    >>> two = normal_wishart_log_marginal(np.array(2.0), np.array([1.0]), np.full((1, 1), 0.5),
+    ...                                   nu, t, 1.0, 3.0)
+    >>> p = normal_wishart_log_predictive(np.array([1.5]), np.array(1.0), np.array([0.5]),
+    ...                                   np.zeros((1, 1)), nu, t, 1.0, 3.0)
+    >>> bool(np.isclose(two, one + p, rtol=1e-13))
+    True
+    """
+    n = np.asarray(n, dtype=float)
+    d = np.shape(prior_mean)[-1]
+    kappa, r = _posterior_scatter(n, np.asarray(mean, dtype=float), scatter, prior_mean,
+                                  prior_scale, k0)
+    log_det_r, _ = _log_det_and_inverse_form(r)
+    log_det_t, _ = _log_det_and_inverse_form(np.asarray(prior_scale, dtype=float))
+    return (-n * d / 2 * _LOG_PI + d / 2 * (math.log(k0) - np.log(kappa))
+            + _log_multigamma((alpha + n) / 2, d) - _log_multigamma(alpha / 2, d)
+            + alpha / 2 * log_det_t - (alpha + n) / 2 * log_det_r)
+
+
+def normal_wishart_log_predictive(x, n, mean, scatter, prior_mean, prior_scale, k0: float,
+                                  alpha: float):
+    """Log posterior predictive density of ``x`` (``d`` = 1 or 2 dimensions) after data
+    summarised by ``(n, mean, scatter)``: a Student t with ``nu' = alpha - d + 1 + n`` degrees
+    of freedom, location ``(k0 nu + n m) / kappa`` and scale matrix ``R (kappa + 1) / (kappa
+    nu')`` (numbers.md). Parameters as :func:`normal_wishart_log_marginal`, and ``x`` of
+    shape ``(..., d)``.
+
+    Returns
+    -------
+    numpy.ndarray, shape (...)
+
+    Examples
+    --------
+    A univariate Student t integrates to 1:
+
+    >>> import numpy as np
+    >>> x = np.linspace(-200, 200, 400001)[:, None]
+    >>> p = np.exp(normal_wishart_log_predictive(x, np.array(0.0), np.zeros(1),
+    ...                                          np.zeros((1, 1)), np.zeros(1), np.eye(1),
+    ...                                          1.0, 3.0))
+    >>> round(float(p.sum() * 0.001), 4)
+    1.0
+    """
+    n = np.asarray(n, dtype=float)
+    mean = np.asarray(mean, dtype=float)
+    d = np.shape(prior_mean)[-1]
+    kappa, r = _posterior_scatter(n, mean, scatter, prior_mean, prior_scale, k0)
+    dof = alpha - d + 1 + n
+    location = (k0 * np.asarray(prior_mean) + n[..., None] * mean) / kappa[..., None]
+    log_det_r, form = _log_det_and_inverse_form(r, np.asarray(x, dtype=float) - location)
+    # scale matrix Sigma* = R c with c = (kappa + 1) / (kappa dof)
+    log_c = np.log(kappa + 1) - np.log(kappa) - np.log(dof)
+    return (gammaln((dof + d) / 2) - gammaln(dof / 2) - d / 2 * (np.log(dof) + _LOG_PI)
+            - (log_det_r + d * log_c) / 2
+            - (dof + d) / 2 * np.log1p(form * np.exp(-log_c) / dof))
+
+
+# ---------------------------------------------------------------------- the statistics
+
+
+class MixedStatistics:
+    """Per-class sufficient statistics of nominal and numeric features, the edge log weights
+    they give in closed form and a record's terms (module docstring).
+
+    Parameters
+    ----------
+    n_classes : int
+        ``K``.
+    n_values : sequence of int
+        The number of values of each nominal feature (features ``0 .. A-1``; values coded
+        ``0 .. r-1``).
+    n_numeric : int
+        ``D``, the numeric features (``A .. A+D-1``).
+    ess : float, default 1.0
+        Equivalent sample size of the joint Dirichlet of the class and nominal features.
+    prior_mean : array_like of shape (D,) or None, default None
+        ``nu`` of the Normal–Wishart prior (zeros when None).
+    prior_scale : array_like of shape (D, D) or None, default None
+        ``T`` of the Normal–Wishart prior (the identity when None).
+    k0 : float, default 1.0
+        Prior weight of ``nu``.
+    alpha : float or None, default None
+        Degrees of freedom ``alpha_w > D - 1`` of the full prior (``D + 2`` when None); a
+        margin over ``d`` features has ``alpha_w - D + d``.
+    decay : float, default 1.0
+        ``lambda`` in ``(0, 1]``: every statistic is multiplied by it after each record
+        (the priors are not decayed).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = MixedStatistics(2, [2], 1)
+    >>> s.learn(0, [1], [0.3]); s.learn(1, [0], [-1.2])
+    >>> base, log_q = s.record_terms([1], [0.1])
+    >>> base.shape, log_q.shape, bool(np.isneginf(s.log_weights()[1, 0]))
+    ((2,), (2, 2, 2), True)
+    """
+
+    def __init__(self, n_classes: int, n_values, n_numeric: int, ess: float = 1.0,
+                 prior_mean=None, prior_scale=None, k0: float = 1.0, alpha=None,
+                 decay: float = 1.0):
+        r = np.array(n_values, dtype=np.int64).reshape(-1)
+        if n_classes < 1 or (r < 1).any() or n_numeric < 0:
+            raise ValueError("need at least one class, one value per nominal feature and "
+                             "n_numeric >= 0")
+        if not 0.0 < decay <= 1.0:
+            raise ValueError(f"decay must be in (0, 1], not {decay!r}")
+        d = n_numeric
+        self.alpha = float(d + 2 if alpha is None else alpha)
+        if self.alpha <= d - 1:
+            raise ValueError(f"alpha must exceed n_numeric - 1 = {d - 1}, not {self.alpha!r}")
+        self.k = n_classes
+        self.r = r
+        self.d = d
+        self.ess, self.k0, self.decay = float(ess), float(k0), float(decay)
+        self.prior_mean = np.zeros(d) if prior_mean is None else np.array(prior_mean, float)
+        self.prior_scale = np.eye(d) if prior_scale is None else np.array(prior_scale, float)
+        a, top, k = len(r), int(r.max(initial=1)), n_classes
+        # nominal counts, padded to the largest domain (padding cells stay 0: no score)
+        self.class_counts = np.zeros(k)
+        self.single = np.zeros((k, a, top))
+        self.pair = np.zeros((k, a, a, top, top))
+        # numeric moments per class, and per class, nominal feature and value
+        self.n = np.zeros(k)
+        self.mean = np.zeros((k, d))
+        self.scatter = np.zeros((k, d, d))
+        self.cell_n = np.zeros((k, a, top))
+        self.cell_mean = np.zeros((k, a, top, d))
+        self.cell_m2 = np.zeros((k, a, top, d))
+        # the Dirichlet margins' pseudo-counts
+        self.a_c = self.ess / k
+        self.a_cu = self.a_c / r
+        self.a_cuv = self.a_c / (r[:, None] * r[None, :])
+        self._valid = np.arange(top)[None, :] < r[:, None]  # (A, top)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.r) + self.d
+
+    def _check(self, nominal, numeric):
+        x = np.asarray(nominal, dtype=np.int64).reshape(-1)
+        z = np.asarray(numeric, dtype=float).reshape(-1)
+        if x.shape != self.r.shape or ((x < 0) | (x >= self.r)).any():
+            raise ValueError(f"nominal codes {x.tolist()} do not fit the domains "
+                             f"{self.r.tolist()}")
+        if z.shape != (self.d,) or not np.isfinite(z).all():
+            raise ValueError(f"need {self.d} finite numeric values, not {z.tolist()}")
+        return x, z
+
+    # ------------------------------------------------------------------- learning
+
+    def learn(self, y: int, nominal, numeric) -> None:
+        """Add the record ``(nominal codes, numeric values)`` of class ``y``, then decay."""
+        x, z = self._check(nominal, numeric)
+        if not 0 <= y < self.k:
+            raise ValueError(f"class code {y!r} is not in 0..{self.k - 1}")
+        a = np.arange(len(x))
+        self.class_counts[y] += 1
+        self.single[y, a, x] += 1
+        self.pair[y, a[:, None], a[None, :], x[:, None], x[None, :]] += 1
+        # weighted Welford: S += (n / n') delta delta^T
+        n1 = self.n[y] + 1
+        delta = z - self.mean[y]
+        self.scatter[y] += (self.n[y] / n1) * np.outer(delta, delta)
+        self.mean[y] += delta / n1
+        self.n[y] = n1
+        cn1 = self.cell_n[y, a, x] + 1
+        cdelta = z[None, :] - self.cell_mean[y, a, x]
+        self.cell_m2[y, a, x] += (self.cell_n[y, a, x] / cn1)[:, None] * cdelta ** 2
+        self.cell_mean[y, a, x] += cdelta / cn1[:, None]
+        self.cell_n[y, a, x] = cn1
+        if self.decay != 1.0:
+            for arr in (self.class_counts, self.single, self.pair, self.n, self.scatter,
+                        self.cell_n, self.cell_m2):
+                arr *= self.decay
+
+    # ----------------------------------------------------------- numeric margins
+
+    def _margin_prior(self, dims):
+        """``(nu, T, alpha)`` of the margins over the numeric features ``dims`` (an int
+        array ``(..., d)``): ``alpha_w - D + d`` degrees of freedom."""
+        nu = self.prior_mean[dims]
+        t = self.prior_scale[dims[..., :, None], dims[..., None, :]]
+        return nu, t, self.alpha - self.d + dims.shape[-1]
+
+    def _single_numeric(self):
+        """``(n, mean, scatter, nu, T, alpha)`` of every class's ``{v}`` margins: shapes
+        ``(K, D)``, ``(K, D, 1)``, ``(K, D, 1, 1)``."""
+        v = np.arange(self.d)[:, None]
+        nu, t, alpha = self._margin_prior(v)
+        diag = self.scatter[:, np.arange(self.d), np.arange(self.d)]
+        n = np.repeat(self.n[:, None], self.d, axis=1)
+        return n, self.mean[..., None], diag[..., None, None], nu, t, alpha
+
+    def _pair_numeric(self):
+        """The ``{u, v}`` margins of every class and numeric pair ``u < v``, and the pairs."""
+        u, v = np.triu_indices(self.d, 1)
+        dims = np.stack([u, v], axis=1)  # (P, 2)
+        nu, t, alpha = self._margin_prior(dims)
+        mean = self.mean[:, dims]  # (K, P, 2)
+        scatter = self.scatter[:, dims[:, :, None], dims[:, None, :]]  # (K, P, 2, 2)
+        n = np.repeat(self.n[:, None], len(u), axis=1)
+        return (n, mean, scatter, nu, t, alpha), u, v
+
+    def _cell_numeric(self):
+        """The ``{v}`` margins per class, nominal feature, value and numeric ``v``: shapes
+        ``(K, A, top, D)``, ``(..., 1)``, ``(..., 1, 1)``."""
+        nu, t, alpha = self._margin_prior(np.arange(self.d)[:, None])
+        n = np.repeat(self.cell_n[..., None], self.d, axis=-1)
+        return n, self.cell_mean[..., None], self.cell_m2[..., None, None], nu, t, alpha
+
+    def _numeric(self, score, margins, x=None):
+        """``score`` (:func:`normal_wishart_log_marginal` or, at ``x``,
+        :func:`normal_wishart_log_predictive`) of ``margins`` = ``(n, mean, scatter, nu, T,
+        alpha)``."""
+        n, mean, scatter, nu, t, alpha = margins
+        stats = (n, mean, scatter) if x is None else (x, n, mean, scatter)
+        return score(*stats, nu, t, k0=self.k0, alpha=alpha)
+
+    # ---------------------------------------------------------------- edge weights
+
+    def log_weights(self) -> np.ndarray:
+        """``l(u -> v) = sum_c [log ML_c(v | u) - log ML_c(v)]`` of every ordered pair from
+        the statistics (``(N, N)``, ``-inf`` for a numeric parent of a nominal child, 0 on
+        the diagonal)."""
+        a, d = len(self.r), self.d
+        out = np.zeros((a + d, a + d))
+        out[a:, :a] = -np.inf
+        if a >= 2:  # h(CUV) - h(CU) - h(CV) + h(C), symmetric
+            def h(counts, prior):
+                return (gammaln(prior + counts) - gammaln(prior)).sum(axis=0)
+
+            valid2 = self._valid[:, None, :, None] & self._valid[None, :, None, :]
+            hp = np.where(valid2, h(self.pair, self.a_cuv[..., None, None]), 0.0).sum((-2, -1))
+            hu = np.where(self._valid, h(self.single, self.a_cu[:, None]), 0.0).sum(-1)
+            hc = h(self.class_counts, self.a_c)
+            nominal = hp - hu[:, None] - hu[None, :] + hc
+            np.fill_diagonal(nominal, 0.0)
+            out[:a, :a] = nominal
+        if d:
+            single = self._numeric(normal_wishart_log_marginal, self._single_numeric())
+            if d >= 2:
+                pair_args, u, v = self._pair_numeric()
+                joint = self._numeric(normal_wishart_log_marginal, pair_args).sum(axis=0)
+                s = single.sum(axis=0)
+                out[a + u, a + v] = out[a + v, a + u] = joint - s[u] - s[v]
+            if a:
+                cells = self._numeric(normal_wishart_log_marginal, self._cell_numeric())
+                cells = np.where(self._valid[None, :, :, None], cells, 0.0)  # (K, A, top, D)
+                out[:a, a:] = cells.sum(axis=(0, 2)) - single.sum(axis=0)[None, :]
+        return out
+
+    # ------------------------------------------------------------- record terms
+
+    def record_terms(self, nominal, numeric):
+        """``(base, log_q)`` of a record: ``base_c = log theta_c + sum_v log p_c(x_v)``
+        ``(K,)`` and ``log Q_c(x)(u -> v) = log p_c(x_v | x_u) - log p_c(x_v)`` ``(K, N, N)``
+        (0 where the edge is disallowed and on the diagonal), all at the statistics'
+        posterior predictives."""
+        x, z = self._check(nominal, numeric)
+        a, d, k = len(self.r), self.d, self.k
+        out = np.zeros((k, a + d, a + d))
+        idx = np.arange(a)
+        log_theta = np.log(self.a_c + self.class_counts) - math.log(
+            self.ess + self.class_counts.sum())
+        base = log_theta.copy()
+        if a:
+            # p_c(x_v) = (a_cv + N(c, x_v)) / (a_c + N(c)); p_c(x_v | x_u) from the pair table
+            single = np.log(self.a_cu[None, :] + self.single[:, idx, x]) - np.log(
+                self.a_c + self.class_counts)[:, None]  # (K, A)
+            base += single.sum(axis=1)
+            joint = self.pair[:, idx[:, None], idx[None, :], x[:, None], x[None, :]]
+            cond = np.log(self.a_cuv[None] + joint) - np.log(
+                self.a_cu[None, :, None] + self.single[:, idx, x][:, :, None])
+            nominal = cond - single[:, None, :]
+            nominal[:, idx, idx] = 0.0
+            out[:, :a, :a] = nominal
+        if d:
+            t1 = self._numeric(normal_wishart_log_predictive, self._single_numeric(),
+                               z[:, None])  # (K, D)
+            base += t1.sum(axis=1)
+            if d >= 2:
+                pair_args, u, v = self._pair_numeric()
+                t2 = self._numeric(normal_wishart_log_predictive, pair_args,
+                                   np.stack([z[u], z[v]], axis=1))  # (K, P)
+                q = t2 - t1[:, u] - t1[:, v]
+                out[:, a + u, a + v] = out[:, a + v, a + u] = q
+            if a:
+                n, mean, m2, *prior = self._cell_numeric()
+                at = (slice(None), idx, x)  # each nominal parent's observed value
+                cond = self._numeric(normal_wishart_log_predictive,
+                                     (n[at], mean[at], m2[at], *prior), z[:, None])
+                out[:, :a, a:] = cond - t1[:, None, :]
+        return base, out
