@@ -1,5 +1,5 @@
-"""The mixed nominal/numeric forest average (onlinebma.stats.mixed_forests) against a brute
-force over every structure.
+"""The mixed nominal/numeric forest average (onlinebma.stats.mixed_forests on the statistics of
+onlinebma.tan.mixed_statistics) against a brute force over every structure.
 
 The reference enumerates every allowed DAG in which each feature has at most one feature
 parent (tests/support/arborescences.py; a numeric parent of a nominal child is not allowed),
@@ -25,13 +25,13 @@ from scipy.special import gammaln, multigammaln
 from scipy.stats import multivariate_t
 
 from onlinebma.stats.mixed_forests import (
-    MixedStatistics,
     edge_posteriors,
     learned_weights,
     log_joint_scores,
     normal_wishart_log_marginal,
     normal_wishart_log_predictive,
 )
+from onlinebma.tan.mixed_statistics import MixedStatistics
 from tests.support.arborescences import ROOT, forests, trees
 
 PRIOR_MEAN_SHIFT = 0.2
