@@ -28,25 +28,19 @@ theorem (:mod:`onlinebma.stats.directed_forests`; ``F`` the log forest sum with 
 Learning ``(x, y)`` multiplies every family's marginal likelihood by its predictive (the chain
 rule), so ``l += log Q_y(x)``; with forgetting the prequential recursion of the counts version
 applies unchanged (docs/tan.md, *Forgetting*): ``l <- alpha (l + log Q_y(x))`` with the
-statistics current before the record, then the statistics learn it and decay by ``lambda``.
+statistics current before the record, then the statistics forget by ``lambda`` and learn it.
 
 :class:`onlinebma.tan.mixed_statistics.MixedStatistics` keeps the per-class statistics and
 computes ``l`` in closed form and a record's terms; :func:`log_joint_scores`,
 :func:`learned_weights` and :func:`edge_posteriors` here work on stacks of members (leading
 axes) so that a learner can stack its members.
 
-The numeric families' log marginal likelihoods and Student-t predictives are
-:func:`normal_wishart_log_marginal` and :func:`normal_wishart_log_predictive` (margins of one
-and two dimensions of the prior, the 2x2 determinants by a conditional variance instead of
-``ab - c^2``).
+The numeric families' scores and predictives are those of :mod:`onlinebma.stats.normal_wishart`.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from scipy.special import gammaln
 
 from .directed_forests import (
     directed_edge_probabilities,
@@ -54,14 +48,7 @@ from .directed_forests import (
     log_directed_tree_sum,
 )
 
-__all__ = ["edge_posteriors", "learned_weights", "log_joint_scores",
-           "normal_wishart_log_marginal", "normal_wishart_log_predictive"]
-
-_LOG_PI = math.log(math.pi)
-
-
-# ------------------------------------------------------------------ the forest average
-
+__all__ = ["edge_posteriors", "learned_weights", "log_joint_scores"]
 
 def _structure_sums(log_weights, log_edge_prior: float, structures: str):
     """``F`` of a stack of directed log weights ``(..., N, N)``."""
@@ -176,132 +163,3 @@ def edge_posteriors(log_weights, log_edge_prior: float = 0.0):
     w = np.asarray(log_weights, dtype=float)
     n = w.shape[-1]
     return directed_edge_probabilities(w + log_edge_prior, np.zeros(w.shape[:-2] + (n,)))
-
-
-# ------------------------------------------------------- Normal–Wishart margins (BGe)
-
-
-def _log_multigamma(a, d: int):
-    """``log Gamma_d(a)`` (the multivariate Gamma function)."""
-    return d * (d - 1) / 4 * _LOG_PI + sum(gammaln(a + (1 - j) / 2) for j in range(1, d + 1))
-
-
-def _posterior_scatter(n, mean, scatter, prior_mean, prior_scale, k0):
-    """``(kappa, R)`` of the margin: ``kappa = k0 + n``, ``R = T + S + (k0 n / kappa)
-    (m - nu)(m - nu)^T`` (arrays broadcast over leading axes, last axes the margin's)."""
-    kappa = k0 + n
-    d = mean - prior_mean
-    shrink = (k0 * n / kappa)[..., None, None]
-    r = prior_scale + scatter + shrink * d[..., :, None] * d[..., None, :]
-    return kappa, r
-
-
-def _log_det_and_inverse_form(r, z=None):
-    """``log |R|`` of stacked 1x1 or 2x2 symmetric positive matrices and, given ``z``, the
-    quadratic form ``z^T R^-1 z``, through the conditional variance ``R_22 - R_12^2 / R_11``
-    (a product of positive factors, no ``ab - c^2`` subtraction of two large numbers)."""
-    d = r.shape[-1]
-    a = r[..., 0, 0]
-    if d == 1:
-        return np.log(a), (None if z is None else z[..., 0] ** 2 / a)
-    b = r[..., 1, 1] - r[..., 0, 1] ** 2 / a
-    log_det = np.log(a) + np.log(b)
-    if z is None:
-        return log_det, None
-    e = z[..., 1] - r[..., 0, 1] / a * z[..., 0]
-    return log_det, z[..., 0] ** 2 / a + e * e / b
-
-
-def normal_wishart_log_marginal(n, mean, scatter, prior_mean, prior_scale, k0: float,
-                                alpha: float):
-    """Log marginal likelihood of the data of a ``d``-dimensional Gaussian (``d`` = 1 or 2)
-    under the Normal–Wishart prior ``Sigma ~ IW(alpha, T)``, ``mu | Sigma ~ N(nu, Sigma /
-    k0)`` (Geiger & Heckerman 2002; numbers.md)::
-
-        -(n d / 2) log pi + (d / 2) log(k0 / kappa) + log Gamma_d((alpha + n) / 2)
-        - log Gamma_d(alpha / 2) + (alpha / 2) log |T| - ((alpha + n) / 2) log |R|
-
-    Parameters
-    ----------
-    n : numpy.ndarray, shape (...)
-        (Decayed) weight of the data.
-    mean : numpy.ndarray, shape (..., d)
-        Their weighted mean (anything where ``n`` is 0).
-    scatter : numpy.ndarray, shape (..., d, d)
-        Their weighted centred scatter matrix.
-    prior_mean : numpy.ndarray, shape (..., d)
-        ``nu``.
-    prior_scale : numpy.ndarray, shape (..., d, d)
-        ``T`` (positive definite).
-    k0 : float
-        Prior weight of ``nu``.
-    alpha : float
-        Degrees of freedom of the margin (``> d - 1``): the full prior's ``alpha_w - D + d``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-
-    Examples
-    --------
-    The chain rule: the marginal likelihood of two points is the predictive of the second
-    after the first times that of the first.
-
-    >>> import numpy as np
-    >>> nu, t = np.zeros(1), np.eye(1)
-    >>> one = normal_wishart_log_marginal(np.array(1.0), np.array([0.5]), np.zeros((1, 1)),
-    ...                                   nu, t, 1.0, 3.0)
-    >>> two = normal_wishart_log_marginal(np.array(2.0), np.array([1.0]), np.full((1, 1), 0.5),
-    ...                                   nu, t, 1.0, 3.0)
-    >>> p = normal_wishart_log_predictive(np.array([1.5]), np.array(1.0), np.array([0.5]),
-    ...                                   np.zeros((1, 1)), nu, t, 1.0, 3.0)
-    >>> bool(np.isclose(two, one + p, rtol=1e-13))
-    True
-    """
-    n = np.asarray(n, dtype=float)
-    d = np.shape(prior_mean)[-1]
-    kappa, r = _posterior_scatter(n, np.asarray(mean, dtype=float), scatter, prior_mean,
-                                  prior_scale, k0)
-    log_det_r, _ = _log_det_and_inverse_form(r)
-    log_det_t, _ = _log_det_and_inverse_form(np.asarray(prior_scale, dtype=float))
-    return (-n * d / 2 * _LOG_PI + d / 2 * (math.log(k0) - np.log(kappa))
-            + _log_multigamma((alpha + n) / 2, d) - _log_multigamma(alpha / 2, d)
-            + alpha / 2 * log_det_t - (alpha + n) / 2 * log_det_r)
-
-
-def normal_wishart_log_predictive(x, n, mean, scatter, prior_mean, prior_scale, k0: float,
-                                  alpha: float):
-    """Log posterior predictive density of ``x`` (``d`` = 1 or 2 dimensions) after data
-    summarised by ``(n, mean, scatter)``: a Student t with ``nu' = alpha - d + 1 + n`` degrees
-    of freedom, location ``(k0 nu + n m) / kappa`` and scale matrix ``R (kappa + 1) / (kappa
-    nu')`` (numbers.md). Parameters as :func:`normal_wishart_log_marginal`, and ``x`` of
-    shape ``(..., d)``.
-
-    Returns
-    -------
-    numpy.ndarray, shape (...)
-
-    Examples
-    --------
-    A univariate Student t integrates to 1:
-
-    >>> import numpy as np
-    >>> x = np.linspace(-200, 200, 400001)[:, None]
-    >>> p = np.exp(normal_wishart_log_predictive(x, np.array(0.0), np.zeros(1),
-    ...                                          np.zeros((1, 1)), np.zeros(1), np.eye(1),
-    ...                                          1.0, 3.0))
-    >>> round(float(p.sum() * 0.001), 4)
-    1.0
-    """
-    n = np.asarray(n, dtype=float)
-    mean = np.asarray(mean, dtype=float)
-    d = np.shape(prior_mean)[-1]
-    kappa, r = _posterior_scatter(n, mean, scatter, prior_mean, prior_scale, k0)
-    dof = alpha - d + 1 + n
-    location = (k0 * np.asarray(prior_mean) + n[..., None] * mean) / kappa[..., None]
-    log_det_r, form = _log_det_and_inverse_form(r, np.asarray(x, dtype=float) - location)
-    # scale matrix Sigma* = R c with c = (kappa + 1) / (kappa dof)
-    log_c = np.log(kappa + 1) - np.log(kappa) - np.log(dof)
-    return (gammaln((dof + d) / 2) - gammaln(dof / 2) - d / 2 * (np.log(dof) + _LOG_PI)
-            - (log_det_r + d * log_c) / 2
-            - (dof + d) / 2 * np.log1p(form * np.exp(-log_c) / dof))

@@ -2,24 +2,39 @@
 
 :class:`MixedStatistics` holds what the exact average over forest- and tree-augmented
 structures of mixed features (:mod:`onlinebma.stats.mixed_forests`, the maths) needs, per
-class: the nominal features' pair counts (:class:`~onlinebma.stats.pairs.PairCounts`, with
-the edge weights and record terms of :class:`~onlinebma.tan.tree_terms.TreeTerms`, the same
-code as :class:`~onlinebma.tan.ModelAveragedTAN`), the numeric features' weighted mean and
-scatter, and, per nominal feature and value, each numeric feature's weighted mean and
-centred sum of squares (a numeric child of a nominal parent). From them it computes the
-directed edge log weights ``l`` in closed form (:meth:`MixedStatistics.log_weights`) and a
-record's naive-Bayes part and ``log Q_c(x)`` (:meth:`MixedStatistics.record_terms`).
+class:
+
+- the nominal features' pair counts (:class:`~onlinebma.stats.pairs.PairCounts`), scored by
+  :class:`~onlinebma.tan.tree_terms.TreeTerms`, the code of
+  :class:`~onlinebma.tan.ModelAveragedTAN`;
+- the numeric features' pairwise Normal–Wishart statistics
+  (:class:`~onlinebma.stats.normal_wishart.PairStatistics`, batch axis: class);
+- each numeric feature's moments per class, nominal feature and value
+  (:class:`~onlinebma.stats.normal_wishart.MomentStatistics`, batch axes ``(class, nominal
+  feature, value)``, values padded to the largest domain), the family of a numeric child of
+  a nominal parent.
+
+From them it computes the directed edge log weights ``l`` in closed form
+(:meth:`MixedStatistics.log_weights`) and a record's naive-Bayes part and ``log Q_c(x)``
+(:meth:`MixedStatistics.record_terms`).
 
 Features are ordered nominal first (``0 .. A-1``, values coded ``0 .. r-1``, every value
 declared up front so the Dirichlet margins do not change), then numeric (``A .. A+D-1``).
-Every record observes every feature (no missing values yet).
+Every record observes every feature (no missing values yet). Forgetting follows
+:mod:`~onlinebma.stats.normal_wishart`: each record first multiplies every statistic by
+``decay``, then is learned (after records ``1..t`` record ``i`` weighs ``decay^(t - i)``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..stats.mixed_forests import normal_wishart_log_marginal, normal_wishart_log_predictive
+from ..stats.normal_wishart import (
+    MomentStatistics,
+    NormalWishartPrior,
+    PairStatistics,
+    nominal_parent_log_weights,
+)
 from ..stats.pairs import PairCounts, pair_id
 from .tree_terms import TreeTerms
 
@@ -40,18 +55,12 @@ class MixedStatistics:
         ``D``, the number of numeric features.
     ess : float, default 1.0
         Equivalent sample size of the joint Dirichlet of the class and nominal features.
-    prior_mean : array_like of shape (D,) or None, default None
-        ``nu`` of the Normal–Wishart prior (zeros when None).
-    prior_scale : array_like of shape (D, D) or None, default None
-        ``T`` of the Normal–Wishart prior (the identity when None).
-    k0 : float, default 1.0
-        Prior weight of ``nu``.
-    alpha : float or None, default None
-        Degrees of freedom ``alpha_w > D - 1`` of the full Normal–Wishart prior (``D + 2``
-        when None); its margin over ``d`` features has ``alpha_w - D + d``.
+    numeric_prior : NormalWishartPrior or None, default None
+        The Normal–Wishart prior of the ``D`` numeric features (``NormalWishartPrior(D)``
+        when None).
     decay : float, default 1.0
-        ``lambda`` in ``(0, 1]``: every statistic is multiplied by it after each record
-        (the priors are not decayed).
+        ``lambda`` in ``(0, 1]``: every statistic is multiplied by it before each record is
+        learned (the priors are not decayed).
 
     Examples
     --------
@@ -67,27 +76,24 @@ class MixedStatistics:
     """
 
     def __init__(self, n_classes: int, n_values, n_numeric: int, ess: float = 1.0,
-                 prior_mean=None, prior_scale=None, k0: float = 1.0, alpha=None,
-                 decay: float = 1.0):
+                 numeric_prior: NormalWishartPrior | None = None, decay: float = 1.0):
         r = np.array(n_values, dtype=np.int64).reshape(-1)
         if n_classes < 1 or (r < 1).any() or n_numeric < 0:
             raise ValueError("need at least one class, one value per nominal feature and "
                              "n_numeric >= 0")
         if not 0.0 < decay <= 1.0:
             raise ValueError(f"decay must be in (0, 1], not {decay!r}")
-        if not (ess > 0 and k0 > 0):
-            raise ValueError(f"ess and k0 must be positive, not {ess!r} and {k0!r}")
+        if not ess > 0:
+            raise ValueError(f"ess must be positive, not {ess!r}")
         d = n_numeric
-        self.alpha = float(d + 2 if alpha is None else alpha)
-        if self.alpha <= d - 1:
-            raise ValueError(f"alpha must exceed n_numeric - 1 = {d - 1}, not {self.alpha!r}")
-        self.prior_mean = np.zeros(d) if prior_mean is None else np.array(prior_mean, float)
-        self.prior_scale = np.eye(d) if prior_scale is None else np.array(prior_scale, float)
-        if self.prior_mean.shape != (d,) or self.prior_scale.shape != (d, d):
-            raise ValueError(f"prior_mean and prior_scale must have shapes ({d},) and "
-                             f"({d}, {d})")
+        if numeric_prior is None and d:
+            numeric_prior = NormalWishartPrior(d)
+        if d and numeric_prior.n_features != d:
+            raise ValueError(f"numeric_prior is over {numeric_prior.n_features} features, "
+                             f"not n_numeric = {d}")
         self.k, self.r, self.d = n_classes, r, d
-        self.k0, self.decay = float(k0), float(decay)
+        self.prior = numeric_prior
+        self.decay = float(decay)
         a, top, k = len(r), int(r.max(initial=1)), n_classes
         # the nominal part: today's pair counts, every class and value declared up front
         self.counts = PairCounts()
@@ -102,14 +108,9 @@ class MixedStatistics:
         self._nominal = np.arange(a)
         u, v = np.triu_indices(a, 1)
         self._nominal_pairs = (u, v, pair_id(u, v))
-        # numeric moments per class, and per class, nominal feature and value
-        self.n = np.zeros(k)
-        self.mean = np.zeros((k, d))
-        self.scatter = np.zeros((k, d, d))
-        self.cell_n = np.zeros((k, a, top))
-        self.cell_mean = np.zeros((k, a, top, d))
-        self.cell_m2 = np.zeros((k, a, top, d))
-        self._valid = np.arange(top)[None, :] < r[:, None]  # (A, top): declared values
+        if d:
+            self.numeric = PairStatistics(d, shape=(k,), decay=decay)
+            self.cells = MomentStatistics(d, shape=(k, a, top), decay=decay) if a else None
 
     @property
     def n_features(self) -> int:
@@ -126,72 +127,27 @@ class MixedStatistics:
             raise ValueError(f"need {self.d} finite numeric values, not {z.tolist()}")
         return x, z
 
+    def _cell_weights(self, y: int, x: np.ndarray) -> np.ndarray:
+        """One-hot ``(K, A, top)``: the record's class and each nominal feature's value."""
+        w = np.zeros(self.cells.shape)
+        w[y, self._nominal, x] = 1.0
+        return w
+
     # ------------------------------------------------------------------- learning
 
     def learn(self, y: int, nominal, numeric) -> None:
-        """Add the record ``(nominal codes, numeric values)`` of class code ``y``, then decay
-        every statistic by ``decay``."""
+        """Forget by ``decay``, then add the record ``(nominal codes, numeric values)`` of
+        class code ``y``."""
         x, z = self._check(nominal, numeric)
         if not 0 <= y < self.k:
             raise ValueError(f"class code {y!r} is not in 0..{self.k - 1}")
-        self.counts.add(y, self.counts.record_columns(self._nominal, x), 1.0)
-        # weighted Welford: S += (n / n') delta delta^T
-        n1 = self.n[y] + 1
-        delta = z - self.mean[y]
-        self.scatter[y] += (self.n[y] / n1) * np.outer(delta, delta)
-        self.mean[y] += delta / n1
-        self.n[y] = n1
-        at = (y, self._nominal, x)
-        cn1 = self.cell_n[at] + 1
-        cdelta = z[None, :] - self.cell_mean[at]
-        self.cell_m2[at] += (self.cell_n[at] / cn1)[:, None] * cdelta ** 2
-        self.cell_mean[at] += cdelta / cn1[:, None]
-        self.cell_n[at] = cn1
         if self.decay != 1.0:
             self.counts.scale(self.decay)
-            for arr in (self.n, self.scatter, self.cell_n, self.cell_m2):
-                arr *= self.decay
-
-    # ----------------------------------------------------------- numeric margins
-
-    def _margin_prior(self, dims):
-        """``(nu, T, alpha)`` of the margins over the numeric features ``dims`` (an int
-        array ``(..., d)``): ``alpha_w - D + d`` degrees of freedom."""
-        nu = self.prior_mean[dims]
-        t = self.prior_scale[dims[..., :, None], dims[..., None, :]]
-        return nu, t, self.alpha - self.d + dims.shape[-1]
-
-    def _single_numeric(self):
-        """Every class's ``{v}`` margins: ``(n, mean, scatter, nu, T, alpha)``, shapes
-        ``(K, D)``, ``(K, D, 1)``, ``(K, D, 1, 1)``, ``(D, 1)``, ``(D, 1, 1)``."""
-        v = np.arange(self.d)
-        diag = self.scatter[:, v, v]
-        n = np.repeat(self.n[:, None], self.d, axis=1)
-        return (n, self.mean[..., None], diag[..., None, None],
-                *self._margin_prior(v[:, None]))
-
-    def _pair_numeric(self):
-        """The ``{u, v}`` margins of every class and numeric pair ``u < v``, and the pairs."""
-        u, v = np.triu_indices(self.d, 1)
-        dims = np.stack([u, v], axis=1)  # (P, 2)
-        mean = self.mean[:, dims]  # (K, P, 2)
-        scatter = self.scatter[:, dims[:, :, None], dims[:, None, :]]  # (K, P, 2, 2)
-        n = np.repeat(self.n[:, None], len(u), axis=1)
-        return (n, mean, scatter, *self._margin_prior(dims)), u, v
-
-    def _cell_numeric(self):
-        """The ``{v}`` margins per class, nominal feature, value and numeric ``v``: shapes
-        ``(K, A, top, D)``, ``(..., 1)``, ``(..., 1, 1)``."""
-        n = np.repeat(self.cell_n[..., None], self.d, axis=-1)
-        return (n, self.cell_mean[..., None], self.cell_m2[..., None, None],
-                *self._margin_prior(np.arange(self.d)[:, None]))
-
-    def _numeric(self, score, margins, x=None):
-        """``score`` (the log marginal likelihood or, at ``x``, the log predictive) of
-        ``margins`` = ``(n, mean, scatter, nu, T, alpha)``."""
-        n, mean, scatter, nu, t, alpha = margins
-        stats = (n, mean, scatter) if x is None else (x, n, mean, scatter)
-        return score(*stats, nu, t, k0=self.k0, alpha=alpha)
+        self.counts.add(y, self.counts.record_columns(self._nominal, x), 1.0)
+        if self.d:
+            self.numeric.add(z, np.arange(self.k) == y)
+            if self.cells is not None:
+                self.cells.add(z, self._cell_weights(y, x))
 
     # ---------------------------------------------------------------- edge weights
 
@@ -207,16 +163,9 @@ class MixedStatistics:
             lw = self.terms.log_weights(self.counts, self.counts.counts_, 1.0)
             out[u, v] = out[v, u] = lw[ids]
         if d:
-            single = self._numeric(normal_wishart_log_marginal, self._single_numeric())
-            if d >= 2:
-                margins, u, v = self._pair_numeric()
-                joint = self._numeric(normal_wishart_log_marginal, margins).sum(axis=0)
-                s = single.sum(axis=0)
-                out[a + u, a + v] = out[a + v, a + u] = joint - s[u] - s[v]
-            if a:
-                cells = self._numeric(normal_wishart_log_marginal, self._cell_numeric())
-                cells = np.where(self._valid[None, :, :, None], cells, 0.0)  # (K, A, top, D)
-                out[:a, a:] = cells.sum(axis=(0, 2)) - single.sum(axis=0)[None, :]
+            out[a:, a:] = self.numeric.edge_log_weights(self.prior).sum(axis=0)
+            if a:  # (K, A, D) summed over classes
+                out[:a, a:] = nominal_parent_log_weights(self.cells, self.prior).sum(axis=0)
         return out
 
     # ------------------------------------------------------------- record terms
@@ -236,19 +185,10 @@ class MixedStatistics:
         u, v, _ = self._nominal_pairs
         out[:, u, v] = out[:, v, u] = log_q
         if d:
-            t1 = self._numeric(normal_wishart_log_predictive, self._single_numeric(),
-                               z[:, None])  # (K, D)
+            t1 = self.numeric.log_predictive_singles(self.prior, z)  # (K, D)
             base = base + t1.sum(axis=1)
-            if d >= 2:
-                margins, u, v = self._pair_numeric()
-                t2 = self._numeric(normal_wishart_log_predictive, margins,
-                                   np.stack([z[u], z[v]], axis=1))  # (K, P)
-                out[:, a + u, a + v] = out[:, a + v, a + u] = t2 - t1[:, u] - t1[:, v]
-            if a:
-                n, mean, m2, *prior = self._cell_numeric()
-                at = (slice(None), self._nominal, x)  # each nominal parent's value
-                cond = self._numeric(normal_wishart_log_predictive,
-                                     (n[at], mean[at], m2[at], *prior), z[:, None])
+            out[:, a:, a:] = self.numeric.log_q(self.prior, z)
+            if a:  # each nominal parent's value: (K, A, D)
+                cond = self.cells.log_predictive(self.prior, z)[:, self._nominal, x]
                 out[:, :a, a:] = cond - t1[:, None, :]
         return base, out
-
