@@ -16,6 +16,7 @@ import pytest
 
 from onlinebma.stats.directed_forests import (
     directed_edge_probabilities,
+    directed_tree_edge_probabilities,
     log_directed_forest_sum,
     log_directed_tree_sum,
 )
@@ -45,14 +46,15 @@ def brute(lw, lr, structures, dps=None):
         return float(mpmath.log(mpmath.fsum(mpmath.exp(mpmath.mpf(x)) for x in logs)))
 
 
-def brute_probabilities(lw, lr):
-    """``P(i -> j)`` and ``P(v root)`` by enumeration, in mpmath."""
+def brute_probabilities(lw, lr, structures=forests):
+    """``P(i -> j)`` and ``P(v root)`` by enumeration, in mpmath (``lr`` unused for trees)."""
     n = lw.shape[0]
+    lr = np.zeros(n) if lr is None else lr
     with mpmath.workdps(60):
         total = mpmath.mpf(0)
         edge = [[mpmath.mpf(0)] * n for _ in range(n)]
         root = [mpmath.mpf(0)] * n
-        for parents in forests(n):
+        for parents in structures(n):
             x = forest_log_weight(lw, lr, parents)
             if x == NEG:
                 continue
@@ -194,6 +196,35 @@ def test_edge_and_root_probabilities_match_enumeration(n):
         np.testing.assert_allclose(roots + edges.sum(axis=0), 1.0, rtol=1e-12)
 
 
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
+def test_tree_edge_and_root_probabilities_match_enumeration(n):
+    rng = np.random.default_rng(40 + n)
+    for spread in (4.0, 2e4):
+        lw, _ = huge(rng, n, spread)
+        if n > 2:
+            lw[2:, 0] = NEG  # node 0 has no parent but node 1: often the root
+        edges, roots = directed_tree_edge_probabilities(lw)
+        if brute(lw, None, trees) == NEG:
+            assert np.isnan(roots).all()
+            continue
+        want_e, want_r = brute_probabilities(lw, None, trees)
+        np.testing.assert_allclose(edges, want_e, rtol=1e-9, atol=1e-300)
+        np.testing.assert_allclose(roots, want_r, rtol=1e-9, atol=1e-300)
+        np.testing.assert_allclose(roots + edges.sum(axis=0), 1.0, rtol=1e-12)
+
+
+def test_tree_probabilities_in_stacks():
+    rng = np.random.default_rng(50)
+    lw = rng.normal(0.0, 3.0, (2, 3, 4, 4))
+    edges, roots = directed_tree_edge_probabilities(lw)
+    assert edges.shape == (2, 3, 4, 4) and roots.shape == (2, 3, 4)
+    for a in range(2):
+        for b in range(3):
+            want_e, want_r = brute_probabilities(lw[a, b], None, trees)
+            np.testing.assert_allclose(edges[a, b], want_e, rtol=1e-9)
+            np.testing.assert_allclose(roots[a, b], want_r, rtol=1e-9)
+
+
 # ------------------------------------------------- symmetric weights: stats.spanning
 
 
@@ -214,3 +245,11 @@ def test_symmetric_weights_give_the_undirected_sums(n):
         want_edges, want_roots = edge_probabilities(lw, lr)
         np.testing.assert_allclose(edges + edges.T, want_edges, rtol=1e-9, atol=1e-300)
         np.testing.assert_allclose(roots, want_roots, rtol=1e-9, atol=1e-300)
+        # trees: every undirected tree with each root equally likely
+        edges, roots = directed_tree_edge_probabilities(lw)
+        if n == 2:  # the one edge was removed: no tree
+            assert np.isnan(edges).all() and np.isnan(roots).all()
+            continue
+        np.testing.assert_allclose(edges + edges.T, edge_probabilities(lw), rtol=1e-9,
+                                   atol=1e-300)
+        np.testing.assert_allclose(roots, 1.0 / n, rtol=1e-9)

@@ -264,19 +264,21 @@ def test_forgetting_equals_the_dynamic_model_average_over_every_structure(
         assert_log_close(got, want)
 
 
-def test_edge_posteriors_equal_every_structure():
+@pytest.mark.parametrize("kind", ["forests", "trees"])
+def test_edge_posteriors_equal_every_structure(kind):
     k, r, d, seed = CASES[0]
     prior = setting(k, r, d, seed)
     ys, xs, z = make_stream(seed, k, r, d, 40)
     stats = MixedStatistics(k, r, d, **prior)
     for y, x, v in zip(ys, xs, z):
         stats.learn(y, x, v)
-    edges, roots = edge_posteriors(stats.log_weights(), math.log(0.6))
+    edges, roots = edge_posteriors(stats.log_weights(), math.log(0.6), kind)
     ref = reference(k, r, d, prior)
     n = len(r) + d
-    parents = allowed_structures(len(r), n, "forests")
-    log_post = (structure_scores(ref.table(ys, xs, z, np.ones(len(ys))), parents)
-                + np.sum(parents != n, axis=1) * math.log(0.6))
+    parents = allowed_structures(len(r), n, kind)
+    log_post = structure_scores(ref.table(ys, xs, z, np.ones(len(ys))), parents)
+    if kind == "forests":
+        log_post += np.sum(parents != n, axis=1) * math.log(0.6)
     post = np.exp(log_post - log_post.max())
     post /= post.sum()
     for v in range(n):
@@ -286,6 +288,32 @@ def test_edge_posteriors_equal_every_structure():
                 want = post[parents[:, v] == u].sum()
                 np.testing.assert_allclose(edges[u, v], want, rtol=1e-9, atol=1e-300)
     assert (edges[len(r):, :len(r)] == 0).all()  # a numeric parent of a nominal child
+
+
+def test_members_stack_on_leading_axes():
+    # two members (forgetting rates) of one record: stacked calls equal separate ones
+    k, r, d, seed = CASES[1]
+    prior = setting(k, r, d, seed)
+    ys, xs, z = make_stream(seed, k, r, d, 20)
+    members = [MixedStatistics(k, r, d, decay=rate, **prior) for rate in (1.0, 0.9)]
+    for y, x, v in zip(ys, xs, z):
+        for s in members:
+            s.learn(y, x, v)
+    lw = np.stack([s.log_weights() for s in members])
+    terms = [s.record_terms(xs[0], z[0] + 0.3) for s in members]
+    base = np.stack([t[0] for t in terms])
+    log_q = np.stack([t[1] for t in terms])
+    for kind in ("forests", "trees"):
+        stacked = log_joint_scores(lw, base, log_q, -0.5, kind)
+        for m in range(2):
+            np.testing.assert_allclose(
+                stacked[m], log_joint_scores(lw[m], base[m], log_q[m], -0.5, kind),
+                rtol=1e-13)
+        stacked = edge_posteriors(lw, -0.5, kind)
+        for m in range(2):
+            single = edge_posteriors(lw[m], -0.5, kind)
+            np.testing.assert_allclose(stacked[0][m], single[0], rtol=1e-13, atol=1e-300)
+            np.testing.assert_allclose(stacked[1][m], single[1], rtol=1e-13)
 
 
 def test_long_stream_with_strong_dependences_at_ten_thousand_nats():

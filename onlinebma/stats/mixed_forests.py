@@ -44,6 +44,7 @@ import numpy as np
 
 from .directed_forests import (
     directed_edge_probabilities,
+    directed_tree_edge_probabilities,
     log_directed_forest_sum,
     log_directed_tree_sum,
 )
@@ -134,17 +135,21 @@ def learned_weights(log_weights, log_q_label, structure_decay: float = 1.0) -> n
     return structure_decay * (np.asarray(log_weights, dtype=float) + log_q_label)
 
 
-def edge_posteriors(log_weights, log_edge_prior: float = 0.0):
-    """Posterior probability of each directed edge and of each feature being a root (having
-    no feature parent), over every forest-augmented structure:
-    :func:`~onlinebma.stats.directed_forests.directed_edge_probabilities` of ``l + log beta``.
+def edge_posteriors(log_weights, log_edge_prior: float = 0.0, structures: str = "forests"):
+    """Posterior probability of each directed edge and of each feature having no feature
+    parent, over every forest-augmented structure
+    (:func:`~onlinebma.stats.directed_forests.directed_edge_probabilities` of ``l + log
+    beta``) or every tree-augmented one
+    (:func:`~onlinebma.stats.directed_forests.directed_tree_edge_probabilities` of ``l``).
 
     Parameters
     ----------
     log_weights : numpy.ndarray, shape (..., N, N)
         Directed edge log weights ``l``.
     log_edge_prior : float, default 0.0
-        Log prior weight of each feature–feature edge.
+        Log prior weight of each feature–feature edge (forests).
+    structures : str, default "forests"
+        ``"forests"`` or ``"trees"``.
 
     Returns
     -------
@@ -159,7 +164,14 @@ def edge_posteriors(log_weights, log_edge_prior: float = 0.0):
     >>> edges, roots = edge_posteriors(np.array([[0.0, 0.0], [-np.inf, 0.0]]))
     >>> float(edges[0, 1]), roots.tolist()
     (0.5, [1.0, 0.5])
+    >>> edges, roots = edge_posteriors(np.array([[0.0, 0.0], [-np.inf, 0.0]]), 0.0, "trees")
+    >>> float(edges[0, 1]), roots.tolist()
+    (1.0, [1.0, 0.0])
     """
     w = np.asarray(log_weights, dtype=float)
+    if structures == "trees":
+        return directed_tree_edge_probabilities(w)
+    if structures != "forests":
+        raise ValueError(f"structures must be 'forests' or 'trees', not {structures!r}")
     n = w.shape[-1]
     return directed_edge_probabilities(w + log_edge_prior, np.zeros(w.shape[:-2] + (n,)))
