@@ -17,6 +17,7 @@ learner, no statistics of the learner.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -78,9 +79,14 @@ class Reference:
                 + multigammaln((alpha + n) / 2, dd) - multigammaln(alpha / 2, dd)
                 + alpha / 2 * np.linalg.slogdet(t)[1] - (alpha + n) / 2 * np.linalg.slogdet(r)[1])
 
-    def family(self, ys, xs, z, w, v, u):
-        """``log ML`` of feature ``v``'s family with feature parent ``u`` (``None``: root)."""
+    def observed(self, xs, z, v):
+        return xs[:, v] >= 0 if v < self.a else ~np.isnan(z[:, v - self.a])
+
+    def family(self, ys, xs, z, w, v, u, on):
+        """``log ML`` of feature ``v``'s family with feature parent ``u`` (``None``: root) on
+        the records ``on`` (a mask)."""
         a = self.a
+        ys, xs, z, w = ys[on], xs[on], z[on], w[on]
         if v < a:
             return self.nominal(ys, xs, w, v, u)
         total = 0.0
@@ -104,18 +110,24 @@ class Reference:
                 + (gammaln(a_c + counts) - gammaln(a_c)).sum())
 
     def table(self, ys, xs, z, w):
-        """``(class term, F)``: ``F[v, p]`` the family score of ``v`` with parent ``p``
-        (``p = N``: root; ``-inf`` where not allowed)."""
+        """``(class term, F)``: ``F[v, p]`` the score of ``v`` with parent ``p`` (``p = N``:
+        root; ``-inf`` where not allowed): its own family on the records where it is observed,
+        plus, with a parent, its family given ``p`` against its own family, both on the
+        records where ``v`` and ``p`` are observed (the meaning of missing values)."""
         n = self.a + self.d
         f = np.full((n, n + 1), -np.inf)
         for v in range(n):
-            f[v, n] = self.family(ys, xs, z, w, v, None)
+            seen_v = self.observed(xs, z, v)
+            f[v, n] = self.family(ys, xs, z, w, v, None, seen_v)
             for u in range(n):
                 if u != v and not (u >= self.a > v):
-                    f[v, u] = self.family(ys, xs, z, w, v, u)
+                    both = seen_v & self.observed(xs, z, u)
+                    f[v, u] = (f[v, n] + self.family(ys, xs, z, w, v, u, both)
+                               - self.family(ys, xs, z, w, v, None, both))
         return self.classes(ys, w), f
 
 
+@functools.lru_cache(maxsize=64)
 def allowed_structures(a, n, kind):
     enum = forests if kind == "forests" else trees
     out = [p for p in enum(n) if all(p[v] == ROOT or p[v] < a for v in range(a))]
@@ -123,15 +135,21 @@ def allowed_structures(a, n, kind):
     return np.where(parents == ROOT, n, parents)
 
 
-def structure_scores(table, parents):
-    """Each structure's sum of family scores."""
+def structure_scores(table, parents, features=None):
+    """Each structure's sum of family scores; ``parents`` over ``features`` (all when None;
+    index ``len(features)`` is the root)."""
     cls, f = table
-    return cls + f[np.arange(parents.shape[1])[None, :], parents].sum(axis=1)
+    n = f.shape[0]
+    if features is None:
+        features = np.arange(n)
+    mapped = np.append(features, n)[parents]
+    return cls + f[features[None, :], mapped].sum(axis=1)
 
 
-def make_stream(seed, k, r, d, rows):
+def make_stream(seed, k, r, d, rows, missing=0.0):
     """Records whose numeric values depend on the class, on a nominal feature and on each
-    other, and whose nominal values depend on the class and on each other."""
+    other, and whose nominal values depend on the class and on each other; each value
+    missing (code -1, NaN) with probability ``missing``."""
     rng = np.random.default_rng(seed)
     ys = rng.integers(0, k, rows)
     a = len(r)
@@ -151,6 +169,8 @@ def make_stream(seed, k, r, d, rows):
             z[:, j] += 0.7 * xs[:, j % a]
         if j:
             z[:, j] += 0.9 * z[:, j - 1]
+    xs[rng.random(xs.shape) < missing] = -1
+    z[rng.random(z.shape) < missing] = np.nan
     return ys, xs, z
 
 
@@ -186,8 +206,10 @@ def run_learner(k, r, d, prior, stream, kind, edge_prior, decay, structure_decay
     lw = stats.log_weights()
     scores, weights = [], []
     for y, x, z in zip(*stream):
-        base, log_q = stats.record_terms(x, z)
-        scores.append(log_joint_scores(lw, base, log_q, math.log(edge_prior), kind))
+        seen, base, log_q = stats.record_terms(x, z)
+        scores.append(log_joint_scores(lw[np.ix_(seen, seen)], base,
+                                       log_q[:, seen[:, None], seen], math.log(edge_prior),
+                                       kind))
         lw = learned_weights(lw, log_q[y], structure_decay)
         stats.learn(y, x, z)
         weights.append((lw, stats.log_weights()))
@@ -198,22 +220,27 @@ def run_reference(k, r, d, prior, stream, kind, edge_prior, decay, structure_dec
     """The same scores by the brute force over every allowed structure."""
     ref = reference(k, r, d, prior)
     n = len(r) + d
-    parents = allowed_structures(len(r), n, kind)
-    log_prior = (np.sum(parents != n, axis=1) * math.log(edge_prior) if kind == "forests"
-                 else np.zeros(len(parents)))
     ys_all, xs_all, z_all = stream
+    complete = (xs_all >= 0).all() and not np.isnan(z_all).any()
+    assert complete or (decay == 1.0 and structure_decay == 1.0)
+    parents = allowed_structures(len(r), n, kind)
     dma = np.zeros(len(parents))  # log weights of the dynamic model average
     out = []
     for t in range(len(ys_all)):
+        # the structures of the record's observed features
+        seen = np.flatnonzero(np.append(xs_all[t] >= 0, ~np.isnan(z_all[t])))
+        parents = allowed_structures(int((seen < len(r)).sum()), len(seen), kind)
+        log_prior = (np.sum(parents != len(seen), axis=1) * math.log(edge_prior)
+                     if kind == "forests" else np.zeros(len(parents)))
         w = decay ** np.arange(t - 1, -1, -1, dtype=float)  # the records before t, forgotten
         ys, xs, z = ys_all[:t], xs_all[:t], z_all[:t]
-        before = structure_scores(ref.table(ys, xs, z, w), parents)
+        before = structure_scores(ref.table(ys, xs, z, w), parents, seen)
         # the record as each class, at weight 1 beside the decayed ones
         preds = []
         for c in range(k):
             after = structure_scores(ref.table(np.append(ys, c), np.vstack([xs, xs_all[t]]),
                                                np.vstack([z, z_all[t]]), np.append(w, 1.0)),
-                                     parents)
+                                     parents, seen)
             preds.append(after - before)
         preds = np.array(preds)  # (K, structures): log P(c, x | G, D)
         if decay == 1.0 and structure_decay == 1.0:
@@ -225,7 +252,8 @@ def run_reference(k, r, d, prior, stream, kind, edge_prior, decay, structure_dec
         joint = log_post[None, :] - norm + preds
         m = joint.max(axis=1, keepdims=True)
         out.append((m + np.log(np.exp(joint - m).sum(axis=1, keepdims=True)))[:, 0])
-        dma = structure_decay * (dma + preds[ys_all[t]])
+        if complete:  # (with missing values only the case without forgetting is defined)
+            dma = structure_decay * (dma + preds[ys_all[t]])
     return np.array(out)
 
 
@@ -249,6 +277,23 @@ def test_average_equals_every_structure_without_forgetting(case, kind):
         assert np.array_equal(np.isneginf(streamed), np.isneginf(recomputed))
         fin = np.isfinite(recomputed)
         assert_log_close(streamed[fin], recomputed[fin])
+
+
+@pytest.mark.parametrize("kind", ["forests", "trees"])
+def test_missing_values_have_the_stated_meaning(kind):
+    # every pair scored on the records where both are observed; a record predicted by the
+    # structures of its observed features (docs/tan.md, Missing values)
+    for case in (CASES[0], CASES[2], CASES[4]):
+        k, r, d, seed = case
+        prior = setting(k, r, d, seed)
+        stream = make_stream(seed + 20, k, r, d, 14, missing=0.25)
+        assert (stream[1] < 0).any() and np.isnan(stream[2]).any()
+        got, weights = run_learner(k, r, d, prior, stream, kind, 0.6, 1.0, 1.0)
+        want = run_reference(k, r, d, prior, stream, kind, 0.6, 1.0, 1.0)
+        assert_log_close(got, want)
+        for streamed, recomputed in weights:
+            fin = np.isfinite(recomputed)
+            assert_log_close(streamed[fin], recomputed[fin])
 
 
 @pytest.mark.parametrize("decay, structure_decay", [(0.8, 1.0), (1.0, 0.7), (0.85, 0.9)])
@@ -301,8 +346,8 @@ def test_members_stack_on_leading_axes():
             s.learn(y, x, v)
     lw = np.stack([s.log_weights() for s in members])
     terms = [s.record_terms(xs[0], z[0] + 0.3) for s in members]
-    base = np.stack([t[0] for t in terms])
-    log_q = np.stack([t[1] for t in terms])
+    base = np.stack([t[1] for t in terms])
+    log_q = np.stack([t[2] for t in terms])
     for kind in ("forests", "trees"):
         stacked = log_joint_scores(lw, base, log_q, -0.5, kind)
         for m in range(2):
@@ -334,7 +379,7 @@ def test_long_stream_with_strong_dependences_at_ten_thousand_nats():
     stats = MixedStatistics(k, r, d, **prior)
     lw = stats.log_weights()
     for y, x, v in zip(ys, xs, z):
-        lw = learned_weights(lw, stats.record_terms(x, v)[1][y])
+        lw = learned_weights(lw, stats.record_terms(x, v)[2][y])
         stats.learn(y, x, v)
     fin = np.isfinite(lw)
     # two edges of ~8,800 nats: forests' log weights span over 17,000 nats
@@ -349,7 +394,7 @@ def test_long_stream_with_strong_dependences_at_ten_thousand_nats():
         before = structure_scores(ref.table(ys, xs, z, w), parents) + log_prior
         for probe in ([0, 1], [2, 0]):
             x, v = np.array(probe), np.array([0.5, 0.52, 4.001])
-            base, log_q = stats.record_terms(x, v)
+            _, base, log_q = stats.record_terms(x, v)
             got = log_joint_scores(lw, base, log_q, math.log(0.6), kind)
             want = []
             for c in range(k):
@@ -363,18 +408,19 @@ def test_long_stream_with_strong_dependences_at_ten_thousand_nats():
 def test_bad_records_are_refused_and_leave_the_statistics_unchanged():
     stats = MixedStatistics(2, [2, 3], 2)
     stats.learn(1, [1, 2], [0.5, -0.5])
-    before = (stats.log_weights(), stats.record_terms([0, 1], [0.1, 0.2]))
+    before = (stats.log_weights(), stats.record_terms([0, 1], [0.1, 0.2])[2])
     for nominal, numeric, match in (([0, 3], [0.1, 0.2], "domains"),
                                     ([0, 1], [0.1], "numeric"),
-                                    ([0, 1], [0.1, np.nan], "numeric")):
+                                    ([0, 1], [0.1, np.inf], "numeric"),
+                                    ([0, -2], [0.1, 0.2], "domains")):
         with pytest.raises(ValueError, match=match):
             stats.learn(0, nominal, numeric)
         with pytest.raises(ValueError, match=match):
             stats.record_terms(nominal, numeric)
     with pytest.raises(ValueError, match="class code"):
         stats.learn(2, [0, 1], [0.1, 0.2])
-    after = (stats.log_weights(), stats.record_terms([0, 1], [0.1, 0.2]))
+    after = (stats.log_weights(), stats.record_terms([0, 1], [0.1, 0.2])[2])
     np.testing.assert_array_equal(before[0], after[0])
-    np.testing.assert_array_equal(before[1][1], after[1][1])
+    np.testing.assert_array_equal(before[1], after[1])
     with pytest.raises(ValueError, match="structures"):
         log_joint_scores(np.zeros((2, 2)), np.zeros(1), np.zeros((1, 2, 2)), 0.0, "dags")

@@ -20,7 +20,15 @@ From them it computes the directed edge log weights ``l`` in closed form
 
 Features are ordered nominal first (``0 .. A-1``, values coded ``0 .. r-1``, every value
 declared up front so the Dirichlet margins do not change), then numeric (``A .. A+D-1``).
-Every record observes every feature (no missing values yet). Forgetting follows
+
+Missing values (nominal code -1, numeric NaN) have the meaning of docs/tan.md (*Missing
+values*): every pair's statistics count the records where both features are observed, every
+single's those where it is observed, and an edge ``u -> v`` weighs ``v``'s family given ``u``
+against ``v`` alone *on the records where both are observed* (for a nominal parent, the
+per-value Gaussians against their pool,
+:func:`~onlinebma.stats.normal_wishart.nominal_parent_log_weights`), so that
+``l += log Q_y(x)`` stays exact; a record is predicted by the average over the structures of
+its observed features. Forgetting follows
 :mod:`~onlinebma.stats.normal_wishart`: each record first multiplies every statistic by
 ``decay``, then is learned (after records ``1..t`` record ``i`` weighs ``decay^(t - i)``).
 """
@@ -70,9 +78,9 @@ class MixedStatistics:
     >>> import numpy as np
     >>> s = MixedStatistics(2, [2], 1)
     >>> s.learn(0, [1], [0.3]); s.learn(1, [0], [-1.2])
-    >>> base, log_q = s.record_terms([1], [0.1])
-    >>> base.shape, log_q.shape, s.log_weights()[1, 0]
-    ((2,), (2, 2, 2), np.float64(-inf))
+    >>> observed, base, log_q = s.record_terms([1], [0.1])
+    >>> observed.tolist(), base.shape, log_q.shape, s.log_weights()[1, 0]
+    ([0, 1], (2,), (2, 2, 2), np.float64(-inf))
     """
 
     def __init__(self, n_classes: int, n_values, n_numeric: int, ess: float = 1.0,
@@ -118,36 +126,39 @@ class MixedStatistics:
         return len(self.r) + self.d
 
     def _check(self, nominal, numeric):
+        """The record as arrays, and the codes of its observed nominal features."""
         x = np.asarray(nominal, dtype=np.int64).reshape(-1)
         z = np.asarray(numeric, dtype=float).reshape(-1)
-        if x.shape != self.r.shape or ((x < 0) | (x >= self.r)).any():
+        if x.shape != self.r.shape or ((x < -1) | (x >= self.r)).any():
             raise ValueError(f"nominal codes {x.tolist()} do not fit the domains "
-                             f"{self.r.tolist()}")
-        if z.shape != (self.d,) or not np.isfinite(z).all():
-            raise ValueError(f"need {self.d} finite numeric values, not {z.tolist()}")
-        return x, z
+                             f"{self.r.tolist()} (-1: missing)")
+        if z.shape != (self.d,) or np.isinf(z).any():
+            raise ValueError(f"need {self.d} numeric values, finite or NaN (missing), not "
+                             f"{z.tolist()}")
+        return x, z, np.flatnonzero(x >= 0)
 
-    def _cell_weights(self, y: int, x: np.ndarray) -> np.ndarray:
-        """One-hot ``(K, A, top)``: the record's class and each nominal feature's value."""
+    def _cell_weights(self, y: int, x: np.ndarray, seen: np.ndarray) -> np.ndarray:
+        """One-hot ``(K, A, top)``: the record's class and each observed nominal feature's
+        value."""
         w = np.zeros(self.cells.shape)
-        w[y, self._nominal, x] = 1.0
+        w[y, seen, x[seen]] = 1.0
         return w
 
     # ------------------------------------------------------------------- learning
 
     def learn(self, y: int, nominal, numeric) -> None:
         """Forget by ``decay``, then add the record ``(nominal codes, numeric values)`` of
-        class code ``y``."""
-        x, z = self._check(nominal, numeric)
+        class code ``y`` (nominal code -1 and NaN: missing)."""
+        x, z, seen = self._check(nominal, numeric)
         if not 0 <= y < self.k:
             raise ValueError(f"class code {y!r} is not in 0..{self.k - 1}")
         if self.decay != 1.0:
             self.counts.scale(self.decay)
-        self.counts.add(y, self.counts.record_columns(self._nominal, x), 1.0)
+        self.counts.add(y, self.counts.record_columns(seen, x[seen]), 1.0)
         if self.d:
             self.numeric.add(z, np.arange(self.k) == y)
             if self.cells is not None:
-                self.cells.add(z, self._cell_weights(y, x))
+                self.cells.add(z, self._cell_weights(y, x, seen))
 
     # ---------------------------------------------------------------- edge weights
 
@@ -171,24 +182,31 @@ class MixedStatistics:
     # ------------------------------------------------------------- record terms
 
     def record_terms(self, nominal, numeric):
-        """``(base, log_q)`` of a record at the statistics' posterior predictives:
-        ``base_c = log theta_c + sum_v log p_c(x_v)`` ``(K,)`` and ``log Q_c(x)(u -> v) =
-        log p_c(x_v | x_u) - log p_c(x_v)`` ``(K, N, N)`` (0 on the diagonal and where the
-        edge is disallowed)."""
-        x, z = self._check(nominal, numeric)
+        """``(observed, base, log_q)`` of a record (nominal code -1 and NaN: missing) at
+        the statistics' posterior predictives: the indices of its observed features,
+        ``base_c = log theta_c + sum_{observed v} log p_c(x_v)`` ``(K,)`` and ``log Q_c(x)(u
+        -> v) = log p_c(x_v | x_u) - log p_c(x_v)`` ``(K, N, N)``, ``p_c(x_v)`` over the
+        records where ``u`` and ``v`` are observed (0 on the diagonal, where the edge is
+        disallowed and where ``u`` or ``v`` is missing). The record's prediction averages
+        over the structures of its observed features: ``l`` and ``log_q`` restricted to
+        ``observed``; learning it adds all of ``log_q`` of its class to ``l``."""
+        x, z, seen = self._check(nominal, numeric)
         a, d, k = len(self.r), self.d, self.k
         out = np.zeros((k, a + d, a + d))
         # class and nominal terms: TreeTerms on the record's gathered pair counts
-        _, prior = self.terms.plan(self.counts, self._nominal, k)
-        columns = self.counts.record_columns(self._nominal, x)
-        base, log_q = self.terms.record(a, self.counts.counts_[:, columns], prior, 1.0)
-        u, v, _ = self._nominal_pairs
-        out[:, u, v] = out[:, v, u] = log_q
+        _, prior = self.terms.plan(self.counts, seen, k)
+        columns = self.counts.record_columns(seen, x[seen])
+        base, log_q = self.terms.record(len(seen), self.counts.counts_[:, columns], prior, 1.0)
+        u, v = np.triu_indices(len(seen), 1)
+        out[:, seen[u], seen[v]] = out[:, seen[v], seen[u]] = log_q
+        observed = seen
         if d:
-            t1 = self.numeric.log_predictive_singles(self.prior, z)  # (K, D)
+            t1 = self.numeric.log_predictive_singles(self.prior, z)  # (K, D), 0 if missing
             base = base + t1.sum(axis=1)
             out[:, a:, a:] = self.numeric.log_q(self.prior, z)
-            if a:  # each nominal parent's value: (K, A, D)
-                cond = self.cells.log_predictive(self.prior, z)[:, self._nominal, x]
-                out[:, :a, a:] = cond - t1[:, None, :]
-        return base, out
+            if len(seen):  # each observed nominal parent's value: (K, A_seen, D)
+                cond = self.cells.log_predictive(self.prior, z)[:, seen, x[seen]]
+                pooled = self.cells.pooled(-1).log_predictive(self.prior, z)[:, seen]
+                out[:, seen, a:] = cond - pooled
+            observed = np.concatenate([seen, a + np.flatnonzero(~np.isnan(z))])
+        return observed, base, out
