@@ -279,6 +279,7 @@ def test_average_equals_every_structure_without_forgetting(case, kind):
         assert_log_close(streamed[fin], recomputed[fin])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["forests", "trees"])
 def test_missing_values_have_the_stated_meaning(kind):
     # every pair scored on the records where both are observed; a record predicted by the
@@ -296,6 +297,7 @@ def test_missing_values_have_the_stated_meaning(kind):
             assert_log_close(streamed[fin], recomputed[fin])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("decay, structure_decay", [(0.8, 1.0), (1.0, 0.7), (0.85, 0.9)])
 @pytest.mark.parametrize("kind", ["forests", "trees"])
 def test_forgetting_equals_the_dynamic_model_average_over_every_structure(
@@ -361,6 +363,7 @@ def test_members_stack_on_leading_axes():
             np.testing.assert_allclose(stacked[1][m], single[1], rtol=1e-13)
 
 
+@pytest.mark.slow
 def test_long_stream_with_strong_dependences_at_ten_thousand_nats():
     # 2,500 records, two numeric features close to equal and a nominal one driving a third:
     # forests whose weights span over 10,000 nats; the brute force sums every structure in
