@@ -51,6 +51,7 @@ from .directed_forests import (
 
 __all__ = ["edge_posteriors", "learned_weights", "log_joint_scores"]
 
+
 def _structure_sums(log_weights, log_edge_prior: float, structures: str):
     """``F`` of a stack of directed log weights ``(..., N, N)``."""
     if structures == "forests":
