@@ -427,3 +427,32 @@ def test_bad_records_are_refused_and_leave_the_statistics_unchanged():
     np.testing.assert_array_equal(before[1], after[1])
     with pytest.raises(ValueError, match="structures"):
         log_joint_scores(np.zeros((2, 2)), np.zeros(1), np.zeros((1, 2, 2)), 0.0, "dags")
+
+
+@pytest.mark.parametrize("kind", ["forests", "trees"])
+def test_nominal_features_alone_give_model_averaged_tan(kind):
+    # symmetric weights: the directed sums must be today's learner exactly, once every value
+    # and class has been seen (ModelAveragedTAN's Dirichlet margins follow the values seen)
+    from onlinebma.tan import ModelAveragedTAN
+
+    k, r = 3, [2, 3, 2, 3]
+    ys, xs, _ = make_stream(31, k, r, 0, 60)
+    learner = ModelAveragedTAN(structures=kind, ess=2.0, edge_prior=0.6)
+    stats = MixedStatistics(k, r, 0, ess=2.0)
+    lw = stats.log_weights()
+    names = [f"f{u}" for u in range(len(r))]
+    first = None
+    for t, (y, x) in enumerate(zip(ys, xs)):
+        record = {f: f"v{b}" for f, b in zip(names, x)}
+        seen, base, log_q = stats.record_terms(x, [])
+        complete = all(len(set(xs[:t, u])) == r[u] for u in range(len(r)))
+        if complete and len(set(ys[:t])) == k:
+            first = t if first is None else first
+            mine = log_joint_scores(lw, base, log_q, math.log(0.6), kind)
+            mine = np.exp(mine - np.logaddexp.reduce(mine))
+            theirs = learner.predict_proba_one(record)
+            np.testing.assert_allclose([theirs[c] for c in range(k)], mine, rtol=1e-9)
+        learner.learn_one(record, int(y))
+        lw = learned_weights(lw, log_q[y])
+        stats.learn(y, x, [])
+    assert first is not None and first < 40
