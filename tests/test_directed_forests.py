@@ -196,6 +196,35 @@ def test_edge_and_root_probabilities_match_enumeration(n):
         np.testing.assert_allclose(roots + edges.sum(axis=0), 1.0, rtol=1e-12)
 
 
+def merged(lw, lr, i, j):
+    """The graph with ``j`` merged into ``i``: ``i``'s in-edges and root weight, the
+    out-edges of both; its forests are those of the graph that hold ``i -> j``."""
+    w = lw.copy()
+    w[i] = np.logaddexp(lw[i], lw[j])
+    keep = [v for v in range(len(lr)) if v != j]
+    return w[np.ix_(keep, keep)], lr[keep]
+
+
+@pytest.mark.parametrize("n", [9, 14])
+def test_edge_probabilities_of_larger_graphs_by_merging_nodes(n):
+    # too many forests to enumerate: P(i -> j) = w(i -> j) F(graph with j merged into i) / F,
+    # P(j root) = F(graph without j's in-edges) / F
+    rng = np.random.default_rng(60 + n)
+    lw, lr = huge(rng, n, 2e3)
+    edges, roots = directed_edge_probabilities(lw, lr)
+    total = log_directed_forest_sum(lw, lr)
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                want = np.exp(lw[i, j] + log_directed_forest_sum(*merged(lw, lr, i, j)) - total)
+                np.testing.assert_allclose(edges[i, j], want, rtol=1e-9, atol=1e-300)
+        cut = lw.copy()
+        cut[:, i] = NEG
+        rooted = log_directed_forest_sum(cut, lr)
+        np.testing.assert_allclose(roots[i], np.exp(rooted - total), rtol=1e-9)
+    np.testing.assert_allclose(roots + edges.sum(axis=0), 1.0, rtol=1e-9)
+
+
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5])
 def test_tree_edge_and_root_probabilities_match_enumeration(n):
     rng = np.random.default_rng(40 + n)
