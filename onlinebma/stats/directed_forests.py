@@ -223,15 +223,64 @@ def log_directed_tree_sum(log_weights) -> np.ndarray:
     return total.reshape(shape)
 
 
+def _pair_reductions(big: np.ndarray) -> np.ndarray:
+    """Every pair ``i < j`` of the features of ``big`` (``(B, n + 1, n + 1)``, node 0 the
+    root) reduced onto ``{root, i, j}``: ``(B, n (n - 1) / 2, 3, 3)`` in ``triu`` order.
+
+    Divide and conquer (as :func:`onlinebma.stats.spanning.edge_probabilities` does for
+    undirected graphs): split a graph's features in four quarters; for each of the six pairs
+    of quarters, eliminate the other two (half the features; the root is kept) and recurse
+    on the half kept; every pair of features lies in one of the halves. About ``1.2 n^3``
+    operations; problems of one size are stacked in one elimination.
+    """
+    b, m, _ = big.shape
+    n = m - 1
+    out = np.empty((b, n * (n - 1) // 2, 3, 3))
+    pending = {n: [(big[None], np.arange(n)[None])]}  # features -> [(graphs, labels)]
+    while pending:
+        s = max(pending)
+        graphs = np.concatenate([g for g, _ in pending[s]])  # (P, B, s + 1, s + 1)
+        labels = np.concatenate([lab for _, lab in pending.pop(s)])  # (P, s)
+        if s == 2:
+            u, v = labels[:, 0], labels[:, 1]
+            out[:, _triu_index(u, v, n)] = graphs.transpose(1, 0, 2, 3)
+            continue
+        quarters = np.array_split(np.arange(s), 4)
+        children: dict[int, list[np.ndarray]] = {}
+        for qi in range(4):
+            for qj in range(qi + 1, 4):
+                keep = np.concatenate([quarters[qi], quarters[qj]])
+                if len(keep) >= 2:
+                    rest = np.setdiff1d(np.arange(s), keep)
+                    children.setdefault(len(keep), []).append(np.concatenate([keep, rest]))
+        for size, perms in children.items():
+            perms = np.array(perms)  # (Q, s): features kept first
+            order = np.concatenate([np.zeros((len(perms), 1), dtype=np.int64), 1 + perms],
+                                   axis=1)
+            sub = graphs[:, :, order[:, :, None], order[:, None, :]]  # (P, B, Q, s+1, s+1)
+            p, q = sub.shape[0], sub.shape[2]
+            sub = sub.transpose(0, 2, 1, 3, 4).reshape(-1, s + 1, s + 1)
+            _, reduced = _eliminate(sub, size + 1)
+            pending.setdefault(size, []).append(
+                (reduced.reshape(p * q, b, size + 1, size + 1),
+                 labels[:, perms[:, :size]].reshape(p * q, size)))
+    return out
+
+
+def _triu_index(u, v, n: int):
+    """The position of the pair ``u < v`` in ``np.triu_indices(n, 1)`` order."""
+    return u * (2 * n - u - 1) // 2 + (v - u - 1)
+
+
 def directed_edge_probabilities(log_weights, log_root_weights):
     """The probability of each directed edge, and of each node being a root, under
     ``P(F) ∝ prod_{roots v} r_v prod_{i -> j in F} w(i -> j)`` over rooted spanning forests.
 
     Each pair ``{i, j}`` is reduced onto ``{root, i, j}`` (all other nodes eliminated, positive
     terms only) and ``P(i -> j) = w(i -> j) r'_i / D`` (module docstring): every probability
-    carries a relative error of rounding, however small. The pairs of a graph are eliminated
-    as one stack (``n (n - 1) / 2`` graphs of ``n + 1`` nodes: about ``n^5 / 6`` operations,
-    meant for edge posteriors, not per record).
+    carries a relative error of rounding, however small. Every pair's reduction comes from a
+    divide and conquer over quarters of the nodes (:func:`_pair_reductions`): about
+    ``1.2 n^3`` operations, four times one forest sum.
 
     Parameters
     ----------
@@ -268,14 +317,7 @@ def directed_edge_probabilities(log_weights, log_root_weights):
         roots = np.where(np.isfinite(big[:, 0, 1]), 1.0, np.nan)
         return edges.reshape(*shape, 1, 1), roots.reshape(*shape, 1)
     i, j = np.triu_indices(n, 1)
-    # per pair: the root, i, j, then the other nodes (to be eliminated)
-    others = np.array([[v for v in range(n) if v != a and v != c] for a, c in zip(i, j)],
-                      dtype=np.int64).reshape(len(i), n - 2)
-    order = np.concatenate([np.zeros((len(i), 1), dtype=np.int64), 1 + i[:, None],
-                            1 + j[:, None], 1 + others], axis=1)  # (P, m)
-    stack = big[:, order[:, :, None], order[:, None, :]].reshape(-1, m, m)  # (B P, m, m)
-    _, reduced = _eliminate(stack, 3)
-    reduced = reduced.reshape(b, len(i), 3, 3)
+    reduced = _pair_reductions(big)  # (B, pairs, 3, 3)
     ri, rj = reduced[..., 0, 1], reduced[..., 0, 2]
     wij, wji = reduced[..., 1, 2], reduced[..., 2, 1]
     with np.errstate(invalid="ignore"):
