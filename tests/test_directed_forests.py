@@ -3,7 +3,9 @@
 The references never use a matrix-tree theorem: every parent assignment of n <= 6 nodes that
 is acyclic is enumerated (tests/support/arborescences.py), and each forest's weight is summed
 in log space (float) or with mpmath (positive terms only, so the reference loses nothing at
-any spread). Symmetric weights must give back the undirected sums of stats.spanning.
+any spread). Graphs too large to enumerate are checked through forest sums of smaller
+graphs that hold an edge by construction (j merged into i) or a root (j's in-edges cut).
+Symmetric weights must give back the undirected sums of stats.spanning.
 """
 
 from __future__ import annotations

@@ -12,7 +12,10 @@ numpy's slogdet and scipy's multigammaln for numeric ones), and predicts
 (without forgetting), or, with forgetting, by the dynamic model average over the DAGs (each
 DAG's weight multiplied by its predictive P(y, x | G, D) = P(D + (x, y) | G) / P(D | G) on the
 decayed records, then raised to structure_decay). No matrix-tree theorem, no chain rule of the
-learner, no statistics of the learner.
+learner, no statistics of the learner. With missing values each family is scored on the
+records where its features are observed (docs/tan.md's meaning) and a record is predicted by
+the structures of its observed features. With nominal features only, the average must be
+ModelAveragedTAN's.
 """
 
 from __future__ import annotations
