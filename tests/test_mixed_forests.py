@@ -341,29 +341,42 @@ def test_edge_posteriors_equal_every_structure(kind):
 
 
 def test_members_stack_on_leading_axes():
-    # two members (forgetting rates) of one record: stacked calls equal separate ones
-    k, r, d, seed = CASES[1]
+    # three forgetting rates as members of one state read each record once: each member is
+    # the statistics of its rate alone, and stacked forest sums are the separate ones
+    k, r, d, seed = CASES[2]
     prior = setting(k, r, d, seed)
-    ys, xs, z = make_stream(seed, k, r, d, 20)
-    members = [MixedStatistics(k, r, d, decay=rate, **prior) for rate in (1.0, 0.9)]
+    ys, xs, z = make_stream(seed, k, r, d, 25, missing=0.15)
+    rates = [1.0, 0.9, 0.7]
+    stacked = MixedStatistics(k, r, d, decay=rates, **prior)
+    alone = [MixedStatistics(k, r, d, decay=rate, **prior) for rate in rates]
     for y, x, v in zip(ys, xs, z):
-        for s in members:
+        seen, base, log_q = stacked.record_terms(x, v)
+        for m, s in enumerate(alone):
+            seen_m, base_m, log_q_m = s.record_terms(x, v)
+            assert np.array_equal(seen, seen_m)
+            np.testing.assert_allclose(base[m], base_m, rtol=1e-12)
+            np.testing.assert_allclose(log_q[m], log_q_m, rtol=1e-12, atol=1e-13)
+        stacked.learn(y, x, v)
+        for s in alone:
             s.learn(y, x, v)
-    lw = np.stack([s.log_weights() for s in members])
-    terms = [s.record_terms(xs[0], z[0] + 0.3) for s in members]
-    base = np.stack([t[1] for t in terms])
-    log_q = np.stack([t[2] for t in terms])
+    lw = stacked.log_weights()
+    for m, s in enumerate(alone):
+        fin = np.isfinite(lw[m])
+        np.testing.assert_array_equal(fin, np.isfinite(s.log_weights()))
+        np.testing.assert_allclose(lw[m][fin], s.log_weights()[fin], rtol=1e-12, atol=1e-12)
+    seen, base, log_q = stacked.record_terms(xs[0], z[0] + 0.3)
+    lw, log_q = lw[:, seen[:, None], seen], log_q[:, :, seen[:, None], seen]
     for kind in ("forests", "trees"):
-        stacked = log_joint_scores(lw, base, log_q, -0.5, kind)
-        for m in range(2):
+        together = log_joint_scores(lw, base, log_q, -0.5, kind)
+        for m in range(len(rates)):
             np.testing.assert_allclose(
-                stacked[m], log_joint_scores(lw[m], base[m], log_q[m], -0.5, kind),
+                together[m], log_joint_scores(lw[m], base[m], log_q[m], -0.5, kind),
                 rtol=1e-13)
-        stacked = edge_posteriors(lw, -0.5, kind)
-        for m in range(2):
+        edges, roots = edge_posteriors(lw, -0.5, kind)
+        for m in range(len(rates)):
             single = edge_posteriors(lw[m], -0.5, kind)
-            np.testing.assert_allclose(stacked[0][m], single[0], rtol=1e-13, atol=1e-300)
-            np.testing.assert_allclose(stacked[1][m], single[1], rtol=1e-13)
+            np.testing.assert_allclose(edges[m], single[0], rtol=1e-12, atol=1e-300)
+            np.testing.assert_allclose(roots[m], single[1], rtol=1e-12)
 
 
 @pytest.mark.slow
@@ -428,6 +441,8 @@ def test_bad_records_are_refused_and_leave_the_statistics_unchanged():
     after = (stats.log_weights(), stats.record_terms([0, 1], [0.1, 0.2])[2])
     np.testing.assert_array_equal(before[0], after[0])
     np.testing.assert_array_equal(before[1], after[1])
+    with pytest.raises(ValueError, match="decay"):
+        MixedStatistics(2, [2], 1, decay=[1.0, 1.5])
     with pytest.raises(ValueError, match="structures"):
         log_joint_scores(np.zeros((2, 2)), np.zeros(1), np.zeros((1, 2, 2)), 0.0, "dags")
 
