@@ -431,6 +431,7 @@ def test_bad_records_are_refused_and_leave_the_statistics_unchanged():
     for nominal, numeric, match in (([0, 3], [0.1, 0.2], "domains"),
                                     ([0, 1], [0.1], "numeric"),
                                     ([0, 1], [0.1, np.inf], "numeric"),
+                                    ([0, 1], [1e200, 0.2], "magnitude"),
                                     ([0, -2], [0.1, 0.2], "domains")):
         with pytest.raises(ValueError, match=match):
             stats.learn(0, nominal, numeric)

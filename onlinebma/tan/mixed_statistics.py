@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..stats.gaussian import MAX_ABS_VALUE
 from ..stats.normal_wishart import (
     MomentStatistics,
     NormalWishartPrior,
@@ -148,9 +149,11 @@ class MixedStatistics:
         if x.shape != self.r.shape or ((x < -1) | (x >= self.r)).any():
             raise ValueError(f"nominal codes {x.tolist()} do not fit the domains "
                              f"{self.r.tolist()} (-1: missing)")
-        if z.shape != (self.d,) or np.isinf(z).any():
-            raise ValueError(f"need {self.d} numeric values, finite or NaN (missing), not "
-                             f"{z.tolist()}")
+        with np.errstate(invalid="ignore"):
+            too_large = np.abs(z) > MAX_ABS_VALUE  # NaN (missing) is not
+        if z.shape != (self.d,) or too_large.any():
+            raise ValueError(f"need {self.d} numeric values of magnitude at most "
+                             f"{MAX_ABS_VALUE:g} or NaN (missing), not {z.tolist()}")
         return x, z, np.flatnonzero(x >= 0)
 
     def _cell_weights(self, y: int, x: np.ndarray, seen: np.ndarray) -> np.ndarray:
