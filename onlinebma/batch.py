@@ -167,7 +167,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
         (align first, ``y.loc[X.index]``, to pair by index). The whole batch is validated
         before anything changes, and a Ctrl-C while it is stored is delivered once it is stored
-        whole (:mod:`onlinebma.naive_bayes.interrupts`).
+        whole (:func:`onlinebma.reading.uninterrupted`).
         """
         self._coding.learn_many(X, y)
 

@@ -51,8 +51,7 @@ import numpy as np
 import pandas as pd
 
 from .growth import GROWTH, growth_due, growth_threshold
-from .naive_bayes.frames import labels_of, read_frame, read_record
-from .naive_bayes.interrupts import uninterrupted
+from .reading import labels_of, read_frame, read_record, uninterrupted
 from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
 from .store import RecordStore
 from .table import MISSING, Table, canonical_order, encode_frame, encode_record, interval_index

@@ -25,8 +25,8 @@ import numpy as np
 import pandas as pd
 
 from ..batch import BufferRefitClassifier, Table
-from ..naive_bayes.interrupts import uninterrupted
 from ..progress import progress as progress_bar
+from ..reading import uninterrupted
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
 from ..validation import check_choice, check_int, check_real

@@ -197,7 +197,7 @@ class BMANB(NaiveBayes):
             if sums[2] != m:
                 sums[2], sums[3] = m, sum(_xlog(k, am) for k in table.n_class.values())
             return sums[1] - sums[3] - sums[0] + n * math.log(n + am) - (n + 1) * self._log_gamma
-        c = self._scale  # counts in records, not in the scaled unit
+        c = self._clock.scale  # counts in records, not in the scaled unit
         n = table.n * c
         if isinstance(table, NumericTable):  # Gaussians from the moments
             loglik = self._log_likelihood

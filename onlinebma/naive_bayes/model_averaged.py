@@ -9,10 +9,9 @@ import numpy as np
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.numerics import LOG_PI
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_choice, check_real
+from ..validation import check_choice, check_decay, check_real
 from . import wide, wide_nominal
 from .base import BaseNB, _add_mixture
-from .decay import check_decay
 from .marginals import IncrementalMarginals
 
 __all__ = ["ModelAveragedNB"]
@@ -56,7 +55,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     decay
         λ in (0, 1]: every count and moment is multiplied by λ after each learned record, so
         a record of age ``a`` weighs λ^a (half-life ``ln 2 / -ln λ`` records). ``"auto"``
-        averages learners over a grid of rates (see :mod:`onlinebma.naive_bayes.decay` and
+        averages learners over a grid of rates (see :mod:`onlinebma.forgetting` and
         :meth:`decay_posterior`). 1.0: no forgetting.
     structure_decay
         α in (0, 1]: after each record the posterior over structures is flattened towards
@@ -324,7 +323,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
             return self._ng.log_predictive(x, 0, 0.0, 0.0)
-        c = self._scale  # moments in records, not in the scaled unit
+        c = self._clock.scale  # moments in records, not in the scaled unit
         return self._ng.log_predictive(x, moments.n * c, moments.mean, moments.m2 * c)
 
     _log_density_np = _log_density  # log_predictive takes arrays too

@@ -40,7 +40,7 @@ class NaiveBayes(BaseNB):
     decay
         λ in (0, 1]: every count and moment is multiplied by λ after each learned record, so
         a record of age ``a`` weighs λ^a (half-life ``ln 2 / -ln λ`` records). ``"auto"``
-        averages learners over a grid of rates (see :mod:`onlinebma.naive_bayes.decay` and
+        averages learners over a grid of rates (see :mod:`onlinebma.forgetting` and
         :meth:`decay_posterior`). 1.0: no forgetting.
     nominal_attributes
         Features to treat as nominal even though their values are numbers. Otherwise numbers

@@ -45,9 +45,9 @@ import math
 import numpy as np
 
 from ..stats.logmath import logsumexp_np
+from ..stats.unique import unique_rows
 from .masks import set_masks
 from .scores import ScoreTables, config_offsets, family_index
-from .unique import unique_rows
 
 __all__ = ["OrderModel"]
 
