@@ -84,8 +84,9 @@ import numpy as np
 import pandas as pd
 from river import base
 
-from .coding import Coding, growth_due
+from .coding import Coding
 from .distributed.protocol import MergePlan
+from .growth import growth_due
 from .table import Table
 from .validation import check_int, check_mergeable_with
 

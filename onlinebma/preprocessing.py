@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from river import base
 
-from .coding import growth_due
+from .growth import growth_due
 from .records import NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
 from .validation import check_int
 

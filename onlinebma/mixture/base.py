@@ -33,6 +33,7 @@ from ..validation import check_choice, check_int, check_real
 from .arrays import EMResult, Params
 from .averaging import Evidence
 from .criteria import CRITERIA, scores_many
+from .distributed_em import EMPlan
 from .em import EMEngine, one_component, run_em, run_em_many
 from .engine import Engine
 from .fitted import FittedAttributes
@@ -47,8 +48,9 @@ __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
 _RESTART_STEPS = 20
 
 #: EM runs whose final objectives differ by less than this (relative) are ties, and the first
-#: run is kept: sums over partitions (:mod:`onlinebma.distributed.em`) round differently from
-#: sums over one array, and must not pick another of two runs that reached the same optimum.
+#: run is kept: sums over partitions (:mod:`onlinebma.mixture.distributed_em`) round
+#: differently from sums over one array, and must not pick another of two runs that reached
+#: the same optimum.
 _TIE = 1e-12
 
 #: Candidates whose weight is below this are left out of a prediction (changes every
@@ -201,7 +203,8 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
     def _fit_engine(self, s: Engine, data: Table):
         """:meth:`_fit_candidates` on the records of engine ``s``, coded by ``data`` (whose
         records are those of ``s``, or which has none: then ``s`` is an engine over the
-        partitions of a Dask frame, :mod:`onlinebma.distributed.em`, and the fit is cold)."""
+        partitions of a Dask frame, :mod:`onlinebma.mixture.distributed_em`, and the fit is
+        cold)."""
         seed = None if self.seed is None else [self.seed, self._n_em_fits]
         rng = np.random.default_rng(seed)
         hard = self.em == "hard"
@@ -245,7 +248,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
 
     def fit_on_engine(self, s, data: Table) -> None:
         """Fit on the engine ``s`` over records held elsewhere (cold, with a criterion, as
-        ``fit(X, y)``): the partitions of a Dask frame (:mod:`onlinebma.distributed.em`).
+        ``fit(X, y)``): the partitions of a Dask frame (:mod:`onlinebma.mixture.distributed_em`).
         The coding of those records is already learned and ``data`` is their table without
         rows; the store keeps none of the records."""
         self.coding.forget_records(s.n_total)  # the coding learned, not the records
@@ -258,14 +261,11 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
 
     def distributed_plan(self):
         """How :func:`onlinebma.distributed.fit` trains this model on Dask: distributed EM
-        from sums (:class:`onlinebma.distributed.em.EMPlan`) when it has learned nothing,
+        from sums (:class:`onlinebma.mixture.distributed_em.EMPlan`) when it has learned nothing,
         keeps every record and selects K by a criterion computed from sums; otherwise the
         adapter's exact merge (the prequential criterion's evidence is an order of fits)."""
         if self._n_learned or self.window is not None or self.criterion == "prequential":
             return super().distributed_plan()
-        # Imported when asked: onlinebma.distributed.em imports this package's modules.
-        from ..distributed.em import EMPlan
-
         return EMPlan(self)
 
     def _fitted_elsewhere(self) -> bool:

@@ -51,7 +51,23 @@ from .counts import COUNTS, check_bag, check_name, plugin_bag
 __all__ = ["BaseNB"]
 
 class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
-    """Shared statistics, validation and prediction of the naive Bayes family."""
+    """Shared statistics, validation and prediction of the naive Bayes family.
+
+    Parameters
+    ----------
+    alpha
+        Dirichlet pseudo-count of every cell, also used for the class prior.
+    decay
+        λ in (0, 1] (every statistic is multiplied by λ after each learned record), or
+        ``"auto"`` (a grid of rates averaged, :mod:`onlinebma.forgetting`). 1.0: no
+        forgetting.
+    nominal_attributes
+        Features to treat as nominal even though their values are numbers.
+    absent
+        ``"missing"``: an absent key is a missing value; ``"zero"``: numeric features are
+        counts of a bag of words and an absent key is a zero count
+        (:mod:`onlinebma.naive_bayes.counts`).
+    """
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
     # per-record path a call to _pseudo_counts.

@@ -11,14 +11,10 @@ from ..stats.numerics import LOG_2PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
 from . import wide
 from .base import BaseNB, _add_mixture
+from .wide import MAX_SQUARED_Z
 
-__all__ = ["MAX_SQUARED_Z", "NaiveBayes"]
+__all__ = ["NaiveBayes"]
 
-MAX_SQUARED_Z = 1e300
-"""Cap on a record's squared z-score under a class Gaussian. Beyond it the log density is not
-representable as a float (a value far outside data whose variance is tiny); capped, such a
-feature scores alike for every class it is that far from, instead of turning every class's
-score into -inf."""
 
 
 

@@ -20,8 +20,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
-from .naive import MAX_SQUARED_Z
 from .rates import pick
+from .wide import MAX_SQUARED_Z
 
 __all__ = ["GaussianTerms", "PluginTerms", "StudentTerms"]
 

@@ -9,12 +9,14 @@ missing-value summation and pruning).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
 from ..validation import NotFittedError, check_bool, check_int, check_real
 from .candidates import choose_candidates
+from .distributed_counts import CountsPlan
 from .order_model import OrderModel
 from .streaming import LiveState, resolve_order
 
@@ -106,7 +108,7 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def _adopt_counts(self, scores, chain_runner=None) -> None:
         """Take the count tables ``scores`` of records counted elsewhere (on Dask,
-        :mod:`onlinebma.distributed.orders`), in the coding this learner has learned, as
+        :mod:`onlinebma.order_mcmc.distributed_counts`), in the coding this learner has learned, as
         its stream state, and fit as ``fit`` does; the store keeps no record.
         ``chain_runner`` runs OrderMCMC's chains (default: one after another)."""
         self.coding.forget_records(scores.n_records)  # the coding learned, not the records
@@ -119,7 +121,7 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def _learned_nothing(self) -> bool:
         """No record stored, and none counted elsewhere (a fit on Dask,
-        :mod:`onlinebma.distributed.orders`, keeps the counts, not the records)."""
+        :mod:`onlinebma.order_mcmc.distributed_counts`, keeps the counts, not the records)."""
         if self.coding.n_stored:
             return False
         live = self.__dict__.get("_live")
@@ -172,21 +174,18 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def adopt_counts(self, scores, chain_runner=None) -> None:
         """Fit from count tables of records counted elsewhere (on Dask,
-        :mod:`onlinebma.distributed.orders`) in the coding this learner has learned; the
+        :mod:`onlinebma.order_mcmc.distributed_counts`) in the coding this learner has learned; the
         store keeps no record. ``chain_runner`` runs OrderMCMC's chains (default: one after
         another)."""
         self._adopt_counts(scores, chain_runner)
 
     def distributed_plan(self):
         """How :func:`onlinebma.distributed.fit` trains this learner on Dask: from count
-        tables summed over the partitions (:class:`onlinebma.distributed.orders.CountsPlan`)
-        when it has learned nothing and keeps every record; otherwise the adapter's exact
-        merge."""
+        tables summed over the partitions
+        (:class:`~onlinebma.order_mcmc.distributed_counts.CountsPlan`) when it has learned
+        nothing and keeps every record; otherwise the adapter's exact merge."""
         if self._n_learned or self.window is not None:
             return super().distributed_plan()
-        # Imported when asked: onlinebma.distributed.orders imports this package's modules.
-        from ..distributed.orders import CountsPlan
-
         return CountsPlan(self, self._live_listing())
 
 class FixedOrderBMA(OrderAveragingClassifier):
@@ -228,9 +227,16 @@ class FixedOrderBMA(OrderAveragingClassifier):
         themselves are never pruned in a stream, since a set may gain weight later.
     progress
         Show progress while building the score tables (window mode).
-    window, refit_every, nominal_attributes
-        See :class:`onlinebma.batch.BufferRefitClassifier` (``refit_every`` applies to window
-        mode only).
+    window
+        Keep only the last ``window`` records, refitting from them (``None``: keep all and
+        keep the scores up to date record by record); see
+        :class:`onlinebma.batch.BufferRefitClassifier`.
+    refit_every
+        With a window, refit after this many new records (``None``: once the store has grown
+        by 10% since the last fit); without one it is not used.
+    nominal_attributes
+        Features to treat as nominal even when their values are numbers (numeric features are
+        cut into intervals by the MDL rule).
     max_candidates
         Candidate parents per node (:mod:`~onlinebma.order_mcmc.candidates`): each node's
         parents are chosen among at most this many of its predecessors: the class and the
@@ -267,8 +273,8 @@ class FixedOrderBMA(OrderAveragingClassifier):
     [('class', 'wind', 'sky')]
     """
 
-    def __init__(self, order=None, max_parents: int = 3, alpha: float = 1.0,
-                 class_name="class", max_missing_configs: int = 64, prune_tol: float = 1e-12,
+    def __init__(self, order: Sequence | None = None, max_parents: int = 3, alpha: float = 1.0,
+                 class_name: str = "class", max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  progress: bool = False, window: int | None = None,
                  refit_every: int | None = None, nominal_attributes: list | None = None,
                  max_candidates: int | None = DEFAULT_CANDIDATES):

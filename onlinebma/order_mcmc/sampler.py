@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..coding import growth_threshold
+from ..growth import growth_threshold
 from ..validation import check_int
 from .chain import OrderChain, run_chain, run_chains_in_turn, split_rhat
 from .fixed_order import DEFAULT_CANDIDATES, OrderAveragingClassifier
@@ -50,17 +50,26 @@ class OrderMCMC(OrderAveragingClassifier):
         K2 Dirichlet pseudo-count of every cell.
     class_name
         Name of the class node in ``orders_``; no feature may have this name.
-    max_missing_configs, prune_tol
-        See :class:`~onlinebma.order_mcmc.FixedOrderBMA`.
+    max_missing_configs
+        Missing features at prediction time are summed out exactly while the number of their
+        joint configurations is at most this (see :class:`~onlinebma.order_mcmc.FixedOrderBMA`).
+    prune_tol
+        Prediction-time pruning of parent sets of negligible weight (0: none; see
+        :class:`~onlinebma.order_mcmc.FixedOrderBMA`).
     iterations_per_record
         In a stream, each refit continues the chain by this many iterations per record learned
         since the last refit.
     progress
         Show the progress of the score tables and of the chain.
-    window, refit_every, nominal_attributes
-        See :class:`onlinebma.batch.BufferRefitClassifier`. In a stream (``window=None``) the
-        default refit policy is the adapter's (10% growth), at most :data:`MAX_GAP` records
-        apart.
+    window
+        Keep only the last ``window`` records, refitting from them (``None``: a stream, see
+        Streams below); see :class:`onlinebma.batch.BufferRefitClassifier`.
+    refit_every
+        Refit after this many new records. ``None``: the adapter's policy (once the store has
+        grown by 10% since the last fit), in a stream at most :data:`MAX_GAP` records apart.
+    nominal_attributes
+        Features to treat as nominal even when their values are numbers (numeric features are
+        cut into intervals by the MDL rule).
     n_chains
         Independent chains run by a full chain run (``fit``, :meth:`run_full_chain`, a
         window's refits), each from its own random order, their kept orders pooled
@@ -129,7 +138,8 @@ class OrderMCMC(OrderAveragingClassifier):
     """
 
     def __init__(self, max_parents: int = 3, n_orders: int = 10, burn_in: int = 10000,
-                 n_iter: int = 60000, seed=None, alpha: float = 1.0, class_name="class",
+                 n_iter: int = 60000, seed: int | np.random.Generator | None = None,
+                 alpha: float = 1.0, class_name: str = "class",
                  max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  iterations_per_record: int = 10, progress: bool = False,
                  window: int | None = None, refit_every: int | None = None,
