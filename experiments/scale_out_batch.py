@@ -9,8 +9,9 @@ not timed and nothing big crosses the network), against the same records in one 
   summed in a tree of fan-in 8, the M step on the sums), in one process (the EM engine over all
   records, as ``fit`` runs it) and on Dask with 1, 2, … workers: seconds per iteration against
   records. Checked: the iteration's objective equals the single process's to 1e-9.
-- **OrderMCMC, count tables** (:mod:`onlinebma.order_mcmc.distributed_counts`): records sampled from the
-  ALARM network (pgmpy forward sampling, one seed per partition), class CATECHOL. Timed:
+- **OrderMCMC, count tables** (:mod:`onlinebma.order_mcmc.distributed_counts`): records
+  sampled from the ALARM network (pgmpy forward sampling, one seed per partition), class
+  CATECHOL. Timed:
   building the K2 count tables of every candidate family (``max_parents=2``) and scoring them,
   in one process (what ``fit`` does: the stream state's count tables of all records) and on
   Dask (the coding pass, per-partition counts, their tree sum, the scores from the sums) with
