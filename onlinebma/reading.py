@@ -33,7 +33,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .records import NOMINAL, check_label, check_labels
+from .records import NOMINAL, check_columns, check_label, check_labels
 from .stats.gaussian import MAX_ABS_VALUE, check_magnitude
 
 __all__ = ["check_frame", "coded_labels", "factorize", "labels_of", "pairs_of",
@@ -90,9 +90,7 @@ def check_frame(X) -> None:
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"X is a pandas DataFrame with one column per feature, got "
                         f"{type(X).__name__}; wrap it: pd.DataFrame(X, columns=names)")
-    if not X.columns.is_unique:
-        repeated = X.columns[X.columns.duplicated()].unique().tolist()
-        raise ValueError(f"X repeats the column name(s) {repeated}; a feature is one column")
+    check_columns(X)
 
 
 def labels_of(X, y) -> pd.Series:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
+from ..reading import check_frame, uninterrupted
 from ..validation import NotFittedError, check_bool, check_int, check_real
 from .candidates import choose_candidates
 from .distributed_counts import CountsPlan
@@ -93,11 +94,13 @@ class OrderAveragingClassifier(BufferRefitClassifier):
         self._after_learning(1)
 
     def learn_many(self, X, y) -> None:
+        check_frame(X)  # a DataFrame with distinct column names, before its columns are read
         self._refuse_class_key(X.columns)
         self._refuse_too_wide(X.columns)
-        super().learn_many(X, y)
-        if len(X):
-            self._after_learning(len(X))
+        with uninterrupted():  # Ctrl-C waits for the records and the stream state's counts
+            super().learn_many(X, y)
+            if len(X):
+                self._after_learning(len(X))
 
     def _after_learning(self, k: int) -> None:
         """Called after ``k`` records were stored (streaming subclasses count them)."""
