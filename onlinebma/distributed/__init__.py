@@ -34,6 +34,11 @@ learner without it is refused with a ``TypeError``, and a learner whose state ca
 (one that forgets) refuses in ``distributed_plan()``, before any partition is learned, rather
 than being trained in some approximate way.
 
+Files in: a frame need not come from memory. ``dask.dataframe.read_parquet`` of Parquet files
+written beforehand (one file per partition, nominal columns read back as Arrow strings) is
+read lazily, each partition where it is learned, and :func:`fit` gives the same learner as
+``learn_many`` on the records in memory (``tests/test_distributed.py`` checks every learner).
+
 Dask does the scheduling: :func:`fit` and :func:`predict_proba` run on whatever scheduler is
 active — the synchronous or threaded one, a ``distributed.LocalCluster``, a real cluster
 (create a ``distributed.Client`` first and Dask uses it).
