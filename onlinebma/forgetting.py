@@ -88,12 +88,13 @@ class ScaledClock:
     """The scaled unit of forgetting (module docstring) for one rate or several.
 
     ``rates`` is a number λ (one learner) or a sequence of them (members on an axis of numpy
-    arrays ``unit`` and ``scale``, one shared ``k``); a rate of exactly ``1`` (an int) keeps
-    ``unit`` and ``scale`` the int 1. After ``k`` records since the last renormalisation a
-    new record weighs ``unit`` = λ^-k in the stored statistics, and a stored statistic is
-    worth ``scale`` = λ^k times as much in records (``unit * scale = 1``). :meth:`tick`
-    counts a record; when the fastest rate's unit would pass :data:`RENORMALISE_ABOVE` it
-    returns the factors λ^k the owner multiplies its statistics by, and the unit is 1 again.
+    arrays ``unit`` and ``scale``, one shared ``k``); a clock of the int ``1`` starts with
+    ``unit`` and ``scale`` the int 1 (a learner that does not forget never ticks it). After
+    ``k`` records since the last renormalisation a new record weighs ``unit`` = λ^-k in the
+    stored statistics, and a stored statistic is worth ``scale`` = λ^k times as much in records
+    (``unit * scale = 1``). :meth:`tick` counts a record; when the fastest rate's unit would
+    pass :data:`RENORMALISE_ABOVE` it returns the factors λ^k the owner multiplies its
+    statistics by, and the unit is 1 again.
 
     >>> clock = ScaledClock(0.5)
     >>> [clock.tick() for _ in range(3)], clock.unit, clock.scale
