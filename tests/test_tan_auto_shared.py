@@ -23,7 +23,7 @@ import pytest
 from river import checks
 
 import onlinebma.tan.rates as rates
-from onlinebma.naive_bayes.decay import RateMixture
+from onlinebma.forgetting import RateMixture
 from onlinebma.tan import ModelAveragedTAN
 
 

@@ -48,12 +48,12 @@ import math
 import numpy as np
 from river import base
 
-from ..naive_bayes.decay import Forgetting, check_decay
-from ..naive_bayes.frames import factorize, prepare_frame, records_of
+from ..forgetting import Forgetting
+from ..reading import factorize, prepare_frame, records_of
 from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
-from ..validation import check_int
+from ..validation import check_decay, check_int
 from .binning import StreamingBins
 from .coding import RecordCoding
 from .merging import Merging

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..naive_bayes.decay import check_decay
-from ..order_mcmc.order_model import unique_rows
-from ..validation import check_choice, check_real
+from ..stats.unique import unique_rows
+from ..validation import check_choice, check_decay, check_real
 from .base import BaseTAN
 from .narrow import NARROW_CELLS, narrow_predictions
 from .rates import SharedTreeRates

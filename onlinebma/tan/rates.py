@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from ..naive_bayes.decay import AUTO_GRID, RateWeights
+from ..forgetting import AUTO_GRID, RateWeights
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
@@ -172,7 +172,7 @@ class SharedTreeRates(RecordCoding, RateWeights):
         """Every member's batch predictions (:meth:`TreeTerms.batch`), averaged."""
         import pandas as pd
 
-        from ..order_mcmc.order_model import unique_rows
+        from ..stats.unique import unique_rows
 
         if not self.labels:
             return pd.DataFrame(index=X.index)
