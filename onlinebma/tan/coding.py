@@ -14,7 +14,7 @@ from bisect import bisect_right
 
 import numpy as np
 
-from ..naive_bayes.frames import factorize
+from ..reading import factorize
 from ..records import NOMINAL, numeric_values
 from .binning import StreamingBins
 
@@ -109,7 +109,7 @@ class RecordCoding:
         return a[:, 0].copy(), a[:, 1].copy(), grew
 
     def _code_batch(self, columns, new, labels):
-        """Code a validated batch (:func:`~onlinebma.naive_bayes.frames.prepare_frame`'s
+        """Code a validated batch (:func:`~onlinebma.reading.prepare_frame`'s
         ``columns, new, labels``) for counting, adding its new features, values, numeric
         samples and classes: ``(matrix, class codes)``, the matrix ``(rows, features)`` in
         feature-code order, -1 where missing or not yet cut."""
