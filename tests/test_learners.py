@@ -6,7 +6,6 @@ checked to hold every public learner of the package, so a new learner cannot mis
 
 from __future__ import annotations
 
-import inspect
 import pickle
 
 import pytest
@@ -18,12 +17,6 @@ from tests.support.state import state_of
 #: River's checks for every (learner, parameter set) pair.
 RIVER = []
 for _learner in LEARNERS:
-    _hook = inspect.getattr_static(_learner.cls, "_unit_test_params")
-    if not isinstance(_hook, classmethod):  # River calls it on the class
-        _not_yet = pytest.mark.xfail(strict=True, raises=TypeError,
-                                     reason="_unit_test_params is an instance method")
-        RIVER.append(pytest.param(_learner, None, id=f"{_learner.name}-hook", marks=_not_yet))
-        continue
     for _i, _params in enumerate(_learner.unit_test_params()):
         RIVER.append(pytest.param(_learner, _params, id=f"{_learner.name}-{_i}"))
 
@@ -49,9 +42,8 @@ def test_the_registry_finds_a_learner_that_is_not_in_it(monkeypatch):
 @pytest.mark.slow
 @pytest.mark.parametrize(("learner", "params"), RIVER)
 def test_river_estimator_checks(learner, params):
-    # No check is skipped: every set of _unit_test_params, River's own hook for its checks.
-    if params is None:
-        learner.unit_test_params()  # raises while the hook is not a classmethod
+    # No check is skipped: every set of _unit_test_params, River's own hook for its checks
+    # (collected by calling it on the class, as River does).
     checks.check_estimator(learner.cls(**params))
 
 
