@@ -569,7 +569,15 @@ NOTES = """\
   average above 2 the second worker mostly waits for a core. Read the speed-up only from a
   run whose load average stayed below 1.
 - What stays on the critical path (the scheduler's time per task, one merge per level of the
-  tree) is the serial part of the cost model above.\
+  tree) is the serial part of the cost model above.
+- Files in: the files lie on this machine's disk and are dropped from the page cache before
+  every timed read, so reading is the disk's and Arrow's decoding on one core. On a cluster
+  they would lie on shared storage or an object store, whose bandwidth the 16-worker model
+  states as a requirement rather than measures. Parquet stores the 4-valued codes dictionary-
+  and run-length encoded, a few bytes per record on disk against 28 in memory (20 int8 codes
+  and an int64 label), and reads them back as int8 columns, the generated frame's types: the
+  learners see the same records, and ``dd.read_parquet`` makes one partition per file (the
+  same number of tasks as the generated frame).\
 """
 
 
@@ -628,7 +636,7 @@ def _cost_model(part_rows, merge_bytes, merge_s, task_ms, table, files_table) ->
     worst_bytes = max(merge_bytes.values())
     worst_merge = max(merge_s.values())
     compute = n / (100 * rate)
-    read = _per_record_constants(files_table)[0]
+    read, learn = _per_record_constants(files_table)
     scheduler = tasks * task_ms / 1e3
     tree = depth * worst_merge
     serial = scheduler + tree
@@ -642,11 +650,12 @@ each partition, {tasks - 2 * parts} merges in a tree of fan-in {SPLIT_EVERY} and
   3 classes); all {parts:,} partial learners together move {parts * worst_bytes / 1e6:.1f} MB,
   each once. Records never move.
 - **Parallel part**: learning, at the single process's best rate here ({rate:,.0f} records/s
-  per core), is 10^8 / (100 × rate) = {compute:.2f} s on 100 workers, if the records are
-  generated where the workers are. Read from Parquet files instead, each record costs
-  {read * 1e6:.2f} µs of reading more (measured here in one process, cold files), and the
-  parallel part becomes 10^8 × (1 / rate + {read * 1e6:.2f} µs) / 100 =
-  {compute + n * read / 100:.2f} s (next section: what the storage must deliver).
+  per core, generation included), is 10^8 / (100 × rate) = {compute:.2f} s on 100 workers, if
+  the records are generated where the workers are. Read from Parquet files instead, a record
+  costs {read * 1e6:.2f} µs of reading and {learn * 1e6:.2f} µs of learning (measured here in
+  one process, cold files, the slower learner), and the parallel part is
+  10^8 × {(read + learn) * 1e6:.2f} µs / 100 = {n * (read + learn) / 100:.2f} s (next section:
+  what the storage must deliver).
 - **Serial part**: the scheduler handles every task ({task_ms:.2f} ms per task measured
   here on one worker: {scheduler:.2f} s for {tasks:,} tasks if it cannot overlap them with
   computation), and the merge tree's critical path is {depth} merge nodes of
