@@ -40,8 +40,8 @@ def drifting_stream(n, seed=0, n_features=6, missing=0.1):
 @pytest.mark.parametrize("structures", ["forests", "trees"])
 def test_auto_equals_a_dynamic_average_of_separate_learners(structures):
     data = drifting_stream(160, seed=1)
-    auto = ModelAveragedTAN(structures=structures, decay="auto", bin_warmup=10)
-    members = [ModelAveragedTAN(structures=structures, decay=r, bin_warmup=10)
+    auto = ModelAveragedTAN(structures=structures, decay="auto", sample_size=10)
+    members = [ModelAveragedTAN(structures=structures, decay=r, sample_size=10)
                for r in AUTO_GRID]
     log_w = np.full(len(members), -math.log(len(members)))
     for x, y in data:

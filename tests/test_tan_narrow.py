@@ -36,7 +36,7 @@ def run(params, data, cells, monkeypatch):
 
     monkeypatch.setattr(members, "narrow_predictions", counted)
     monkeypatch.setattr(members, "NARROW_CELLS", cells)
-    model = ModelAveragedTAN(bin_warmup=10, **params)
+    model = ModelAveragedTAN(sample_size=10, **params)
     out = []
     for x, y in data:
         out.append(model.predict_proba_one(x))
@@ -80,7 +80,7 @@ def test_kept_readings_equal_fresh_ones(params, monkeypatch):
         return plain(self, codes, values)
 
     monkeypatch.setattr(PairCounts, "record_columns", counted)
-    kept, fresh = ModelAveragedTAN(bin_warmup=10, **params), ModelAveragedTAN(bin_warmup=10,
+    kept, fresh = ModelAveragedTAN(sample_size=10, **params), ModelAveragedTAN(sample_size=10,
                                                                              **params)
     kept_built = 0
     for x, y in data:

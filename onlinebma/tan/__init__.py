@@ -7,7 +7,8 @@
   spanning tree on conditional mutual information), updated per record.
 - :class:`AODE` — Webb, Boughton & Wang's averaged one-dependence estimators.
 - :class:`~onlinebma.tan.base.BaseTAN` — the base of TAN and AODE: record reading, coding,
-  numeric intervals (:mod:`~onlinebma.tan.binning`), forgetting, batches and ``merge``.
+  numeric intervals (:mod:`~onlinebma.tan.numbers`: no value dropped), forgetting, batches
+  and ``merge``.
 """
 
 from .aode import AODE

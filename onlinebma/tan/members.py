@@ -6,7 +6,8 @@ representation, can join the rate). A fixed ``decay`` is a stack of one member; 
 the members of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged with
 dynamic-model-averaging weights (:class:`~onlinebma.naive_bayes.decay.RateWeights`). The
 members learn the same records, so they share everything but the weights of those records:
-the record reading and coding, the numeric intervals and the layout. :class:`TreeMemberStack`
+the record reading and coding, the numeric cut points (and the records kept before them) and
+the layout. :class:`TreeMemberStack`
 keeps
 
 - one :class:`~onlinebma.stats.pairs.PairCounts` with ``R`` members (row ``c R + r`` is member
@@ -45,6 +46,7 @@ from ..stats.pairs import PairCounts
 from .coding import RecordCoding
 from .merging import merge_codings
 from .narrow import NARROW_CELLS, narrow_predictions
+from .numbers import NumericReading
 from .tree_terms import TreeTerms
 
 __all__ = ["Member", "TreeMemberStack"]
@@ -78,27 +80,27 @@ class TreeMemberStack(RecordCoding, RateWeights):
         α: every member's ``l`` is multiplied by α after each record.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
-    n_bins
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup
-        Values of a numeric feature collected before its cut points are fixed.
+    numeric
+        The interval representation of numeric features
+        (:data:`~onlinebma.tan.numbers.REPRESENTATIONS`).
+    sample_size
+        Values of a numeric feature its cut points are fixed from
+        (:mod:`onlinebma.tan.numbers`).
     members
         The members, a sequence of :class:`Member` (one for a fixed decay).
     """
 
     def __init__(self, structures: str, ess: float, edge_prior: float,
-                 structure_decay: float, nominal_attributes: list | None, n_bins: int,
-                 bin_warmup: int, members):
+                 structure_decay: float, nominal_attributes: list | None, numeric: str,
+                 sample_size: int, members):
         self.members = tuple(members)
         self.rates = tuple(m.rate for m in self.members)  # RateWeights' keys
         self.structure_decay = structure_decay
-        self.n_bins = n_bins
-        self.bin_warmup = bin_warmup
         r = len(self.members)
         self.log_weights = [-math.log(r)] * r
         self._kinds = FeatureKinds(nominal_attributes)
         self._counts = PairCounts(r)
-        self._bins: dict = {}  # numeric feature -> StreamingBins
+        self._numbers = NumericReading(numeric, sample_size)
         self._tree = TreeTerms(ess, structures == "forests", edge_prior)
         self._k = [0] * r  # records since each member's last renormalisation
         self._units = np.ones(r)  # each member's scaled unit λ^-k
@@ -243,7 +245,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         counts = self._counts
         if reading is None:
             split = self._kinds.split(x) if split is None else split  # nothing fails after
-            codes, values, grew = self._code_for_learning(split)
+            codes, values, grew, nominal = self._code_for_learning(split)
             columns = counts.record_columns(codes, values)
         else:  # coded by the prediction, every value known: nothing new
             codes, values, columns = reading
@@ -254,6 +256,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
         grew = grew or not known
         self._learn(c, codes, columns, None if grew else memo)
         counts.add(c, columns, self._units)
+        if reading is None:
+            grew = self._keep_pending(split, c, nominal) or grew
         self._t += 1
         self._tick()
         if grew:
@@ -307,6 +311,33 @@ class TreeMemberStack(RecordCoding, RateWeights):
             self._k[i] = k
             self._units[i] = unit
 
+    def _replay_weight(self, age: int) -> np.ndarray:
+        """Each member's weight of a record ``age`` records before the one whose weight is
+        its unit (the record being learned, or the next one), in its current unit."""
+        return self._units * np.array(self.rates) ** age
+
+    def _numbers_fixed(self, width: int) -> None:
+        """Cut points were fixed and kept records replayed (new features from pair ``width``
+        on): ``l = log W`` for the members that do not forget; a member that forgets gets
+        ``log W`` of its decayed counts for the new pairs only (:mod:`onlinebma.tan.numbers`:
+        its recursion over the records before cannot be replayed)."""
+        counts = self._counts
+        self._denominator = None
+        self._last = None
+        self._widen()
+        for i, forgets in enumerate(self._forgetting):
+            l_i = self._tree.log_weights(counts, counts.member_table(i), self._units[i])
+            if forgets:
+                self._l[i, width:] = l_i[width:]
+            else:
+                self._l[i] = l_i
+
+    def fix_numeric(self, readings: dict) -> None:
+        """:meth:`RecordCoding.fix_numeric <onlinebma.tan.coding.RecordCoding.fix_numeric>`,
+        the last prediction forgotten."""
+        self._last = None
+        super().fix_numeric(readings)
+
     def _refresh(self, only_remembering: bool = False) -> None:
         """``l = log W`` from the counts for every member (``only_remembering``: for the
         members that do not forget, whose ``l`` is that by definition)."""
@@ -322,13 +353,19 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def learn_many(self, X, y) -> None:
         """Learn a DataFrame and its labels: vectorised (one ``bincount`` per block of rows)
         when no member forgets and there is one member, else row by row in order, as
-        ``learn_one`` on each row (the weights move with every record). The whole batch is
-        validated before anything changes."""
+        ``learn_one`` on each row (the weights move with every record); then every numeric
+        feature still without cut points gets them from its values so far
+        (:meth:`~onlinebma.tan.coding.RecordCoding._fix_pending`; the vectorised path fixes
+        them first, to the same counts). The whole batch is validated before anything
+        changes."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         if self.forgets or len(self.members) > 1:
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
+            self._fix_pending()  # the end of the table ends its numeric samples
             return
+        self._last = None
+        self._fix_from_table(columns, labels)
         matrix, classes = self._code_batch(columns, new, labels)
         self._counts.learn_many(matrix, classes)
         self._t += len(labels)

@@ -13,6 +13,7 @@ from ..validation import check_choice, check_real
 from .base import READING_PARAMETERS_DOC, check_reading
 from .members import Member, TreeMemberStack
 from .merging import Merging
+from .numbers import LEARN_MANY_CHECK
 
 __all__ = ["ModelAveragedTAN"]
 
@@ -114,9 +115,9 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
 
     def __init__(self, structures: str = "forests", ess: float = 10.0, edge_prior: float = 1.0,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
-                 nominal_attributes: list | None = None, n_bins: int = 5,
-                 bin_warmup: int = 200):
-        check_reading(decay, n_bins, bin_warmup)
+                 nominal_attributes: list | None = None, numeric: str = "5 intervals",
+                 sample_size: int = 200):
+        check_reading(decay, numeric, sample_size)
         check_choice("structures", structures, ("forests", "trees"))
         check_real("ess", ess, 0.0, strict=True)
         check_real("edge_prior", edge_prior, 0.0, strict=True)
@@ -127,11 +128,11 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         self.decay = decay
         self.structure_decay = structure_decay
         self.nominal_attributes = nominal_attributes
-        self.n_bins = n_bins
-        self.bin_warmup = bin_warmup
+        self.numeric = numeric
+        self.sample_size = sample_size
         rates = AUTO_GRID if decay == "auto" else (decay,)
         self._state = TreeMemberStack(structures, ess, edge_prior, structure_decay,
-                                      nominal_attributes, n_bins, bin_warmup,
+                                      nominal_attributes, numeric, sample_size,
                                       [Member(rate) for rate in rates])
 
     @property
@@ -146,7 +147,10 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     def _unit_test_params(cls):
         # the other structures, forgetting of both kinds and small intervals in one set
         yield {"structures": "trees", "ess": 2.0, "decay": 0.99, "structure_decay": 0.99,
-               "n_bins": 3, "bin_warmup": 10}
+               "numeric": "3 intervals", "sample_size": 10}
+
+    def _unit_test_skips(self):  # River's hook: the checks not to run
+        return {LEARN_MANY_CHECK}
 
     # -------------------------------------------------- River's methods: the state's
 
@@ -170,6 +174,17 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         """``log P(y | x)`` of every label seen, averaged over the members (``{}`` before
         learning): a joint log likelihood up to the constant ``log P(x)``."""
         return self._state.joint_log_likelihood(x)
+
+    def fix_numeric(self, readings: dict) -> None:
+        """Fix numeric features' cut points now (:meth:`RecordCoding.fix_numeric
+        <onlinebma.tan.coding.RecordCoding.fix_numeric>`): the records kept for them are
+        replayed."""
+        self._state.fix_numeric(readings)
+
+    @property
+    def numeric_readings(self) -> dict:
+        """``{feature: Grids}``: the cut points of every numeric feature that has them."""
+        return self._state.numeric_readings
 
     def _merge_from(self, other) -> None:
         """Add ``other``'s records (:class:`~onlinebma.tan.merging.Merging`)."""
