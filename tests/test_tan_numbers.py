@@ -69,7 +69,8 @@ def assert_same_tables(got, want, rtol=1e-10):
 
 
 LEARNERS = [
-    (ModelAveragedTAN, {}),
+    (ModelAveragedTAN, {"numeric": "5 intervals"}),
+    (ModelAveragedTAN, {}),  # intervals and Gaussian, equal counts (not weights: below)
     (ModelAveragedTAN, {"structures": "trees", "numeric": "MDL"}),
     (ModelAveragedTAN, {"decay": 0.95}),
     (ModelAveragedTAN, {"decay": "auto", "numeric": "8 intervals"}),
@@ -96,7 +97,9 @@ def test_replay_equals_cut_points_from_the_first_record(make, params):
     members = early.counts.n_members
     for r in range(members):
         assert_same_tables(tables(late, r), tables(early, r))
-    if params.get("decay", 1.0) == 1.0:
+    # without forgetting and with one member, the predictions are equal too; with members,
+    # their weights moved with predictions made before the cut points existed
+    if params.get("decay", 1.0) == 1.0 and params.get("numeric", "auto") != "auto":
         for x, _ in data[-20:]:
             p, q = late.predict_proba_one(x), early.predict_proba_one(x)
             assert list(p) == list(q)
@@ -179,7 +182,7 @@ def test_learn_many_takes_cut_points_from_the_table():
 
 def test_merge_needs_the_same_cut_points():
     data = stream(240, seed=6)
-    left, right = ModelAveragedTAN(sample_size=20), ModelAveragedTAN(sample_size=20)
+    left, right = (ModelAveragedTAN(sample_size=20, numeric="8 intervals") for _ in range(2))
     for x, y in data[:120]:
         left.learn_one(x, y)
     for x, y in data[120:130]:
@@ -192,8 +195,8 @@ def test_merge_needs_the_same_cut_points():
     first_pass = read_table({f: frame[f].to_numpy(dtype=float) for f in ("z", "w")}, codes,
                             n_classes=3)
     readings = dict(first_pass)
-    parts = [ModelAveragedTAN(numeric="5 intervals") for _ in range(3)]
-    whole = ModelAveragedTAN(numeric="5 intervals")
+    parts = [ModelAveragedTAN(numeric="8 intervals") for _ in range(3)]
+    whole = ModelAveragedTAN(numeric="8 intervals")
     for m in (*parts, whole):  # read_table's grids hold 3, 5, 8, 16, 32 intervals and MDL
         m.fix_numeric(readings)
     for i, (x, y) in enumerate(data):
@@ -201,20 +204,20 @@ def test_merge_needs_the_same_cut_points():
         whole.learn_one(x, y)
     merged = parts[0].merge(parts[1]).merge(parts[2])
     assert_same_tables(tables(merged), tables(whole))
-    other = ModelAveragedTAN()
-    other.fix_numeric({"z": other_cut_points()})
+    other = ModelAveragedTAN(numeric="8 intervals")
+    other.fix_numeric({"z": other_cut_points("8 intervals")})
     with pytest.raises(ValueError, match="'z' was cut into different intervals"):
         merged.merge(other)
 
 
-def other_cut_points():
-    """5-interval cut points of another sample."""
+def other_cut_points(representation="5 intervals"):
+    """Cut points of another sample."""
     values = np.arange(20.0) * 7.0
-    return NumericReading("5 intervals", 20).grids_from_sample(values, np.arange(20) % 2, 2)
+    return NumericReading(representation, 20).grids_from_sample(values, np.arange(20) % 2, 2)
 
 
 def test_bad_cut_points_are_refused_and_change_nothing():
-    model = ModelAveragedTAN(sample_size=10)
+    model = ModelAveragedTAN(sample_size=10, numeric="5 intervals")
     for x, y in stream(30, seed=7):
         model.learn_one(x, y)
     before = pickle.dumps(model)

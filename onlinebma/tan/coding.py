@@ -188,7 +188,8 @@ class RecordCoding:
         sample it completed (before the host's clock moves on). Whether any were fixed."""
         numeric = split[0]
         numbers = self._numbers
-        if not numeric or all(f in numbers.readings for f, _ in numeric):
+        if not numeric or not numbers.cuts_numbers \
+                or all(f in numbers.readings for f, _ in numeric):
             return False
         complete = numbers.pending.learn(self._t, c, dict(numeric), nominal)
         if not complete:
@@ -217,7 +218,7 @@ class RecordCoding:
         numbers, counts = self._numbers, self._counts
         todo = [f for f, (kind, _, _) in columns.items()
                 if kind != NOMINAL and f not in numbers.readings]
-        if not todo:
+        if not todo or not numbers.cuts_numbers:
             return
         # the labels' class codes as learning them would give them, without adding any
         known = {label: counts.class_code(label) for label in dict.fromkeys(labels)}

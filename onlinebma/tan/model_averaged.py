@@ -11,9 +11,16 @@ from river import base
 from ..naive_bayes.decay import AUTO_GRID, check_decay
 from ..validation import check_choice, check_real
 from .base import READING_PARAMETERS_DOC, check_reading
+from .gaussian import GAUSSIAN
 from .members import Member, TreeMemberStack
 from .merging import Merging
-from .numbers import LEARN_MANY_CHECK
+from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS
+
+#: The representations of ``numeric="auto"`` (docs/tan.md: the measured choice).
+AUTO_REPRESENTATIONS = ("8 intervals", GAUSSIAN)
+
+#: What ``numeric`` may name.
+NUMERIC_CHOICES = ("auto", GAUSSIAN, *REPRESENTATIONS)
 
 __all__ = ["ModelAveragedTAN"]
 
@@ -115,9 +122,9 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
 
     def __init__(self, structures: str = "forests", ess: float = 10.0, edge_prior: float = 1.0,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
-                 nominal_attributes: list | None = None, numeric: str = "5 intervals",
+                 nominal_attributes: list | None = None, numeric: str = "auto",
                  sample_size: int = 200):
-        check_reading(decay, numeric, sample_size)
+        check_reading(decay, numeric, sample_size, NUMERIC_CHOICES)
         check_choice("structures", structures, ("forests", "trees"))
         check_real("ess", ess, 0.0, strict=True)
         check_real("edge_prior", edge_prior, 0.0, strict=True)
@@ -131,9 +138,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         self.numeric = numeric
         self.sample_size = sample_size
         rates = AUTO_GRID if decay == "auto" else (decay,)
+        representations = AUTO_REPRESENTATIONS if numeric == "auto" else (numeric,)
         self._state = TreeMemberStack(structures, ess, edge_prior, structure_decay,
-                                      nominal_attributes, numeric, sample_size,
-                                      [Member(rate) for rate in rates])
+                                      nominal_attributes, sample_size,
+                                      [Member(rate, representation)
+                                       for representation in representations
+                                       for rate in rates])
 
     @property
     def _multiclass(self):
@@ -217,3 +227,10 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         the grid's rates with ``decay="auto"`` (how fast the stream seems to change),
         ``{decay: 1.0}`` for a fixed one."""
         return self._state.posterior()
+
+    def representation_posterior(self) -> dict:
+        """``{representation: posterior probability}`` of the members' numeric
+        representations (summed over the rates): with ``numeric="auto"``, how much the
+        numbers are read as intervals and how much as a Gaussian per class;
+        ``{numeric: 1.0}`` for one named representation."""
+        return self._state.representation_posterior()

@@ -79,8 +79,9 @@ class NumericReading:
 
     Parameters
     ----------
-    representation : str
-        One of :data:`REPRESENTATIONS`.
+    representation : str or None
+        One of :data:`REPRESENTATIONS`, or ``None``: numeric features are not cut (every
+        value is left to a representation that needs no cut points) and nothing is kept.
     sample_size : int
         A feature's cut points are fixed at its ``sample_size``-th observed value.
 
@@ -92,13 +93,19 @@ class NumericReading:
         The records kept for the features without cut points.
     """
 
-    def __init__(self, representation: str, sample_size: int):
-        check_numeric(representation, sample_size)
+    def __init__(self, representation: str | None, sample_size: int):
+        if representation is not None:
+            check_numeric(representation, sample_size)
         self.representation = representation
         self.sample_size = sample_size
         self.readings: dict = {}
         self.pending = PendingRecords(sample_size)
         self._cuts: dict = {}  # feature -> its member's cut points, a list (bisect)
+
+    @property
+    def cuts_numbers(self) -> bool:
+        """Whether numeric features are cut into intervals (else they are not coded)."""
+        return self.representation is not None
 
     def grids_from_sample(self, values, labels, n_classes: int) -> Grids:
         """The cut points of a feature from its sample (NaN where missing) and the class
@@ -118,6 +125,8 @@ class NumericReading:
     def member(self, grids: Grids) -> int:
         """The column of this reading's representation in ``grids``; a ValueError if it has
         none."""
+        if self.representation is None:
+            raise ValueError("this learner does not cut numeric features into intervals")
         if self.representation not in grids.members:
             raise ValueError(f"the cut points hold {grids.members}, not the representation "
                              f"{self.representation!r} this learner reads numbers with")
