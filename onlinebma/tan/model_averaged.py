@@ -10,7 +10,7 @@ from river import base
 
 from ..naive_bayes.decay import AUTO_GRID, check_decay
 from ..validation import check_choice, check_real
-from .base import READING_PARAMETERS_DOC, check_reading
+from .base import NOMINAL_DOC, SAMPLE_SIZE_DOC, check_reading
 from .gaussian import GAUSSIAN
 from .members import Member, TreeMemberStack
 from .merging import Merging
@@ -81,13 +81,22 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         pseudo-counts are not), or ``"auto"``: one member per rate of
         :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged with dynamic-model-averaging
         weights (as :class:`~onlinebma.naive_bayes.decay.RateMixture`). Either way the state
-        is one :class:`~onlinebma.tan.members.TreeMemberStack`: one member for a fixed
-        decay, the grid for ``"auto"``.
+        is one :class:`~onlinebma.tan.members.TreeMemberStack`: one member per (numeric
+        representation, rate).
     structure_decay : float, default 1.0
         α in (0, 1]: the structure posterior is flattened after each record,
         ``l <- α (l + log Q_y(x))`` (prequential, with the counts and priors current before
         the record; the prior over structures is applied outside, not flattened).
-    {READING_PARAMETERS_DOC}
+    {NOMINAL_DOC}
+    numeric : str, default "auto"
+        How numeric features are read: ``"auto"`` averages the representations of
+        :data:`AUTO_REPRESENTATIONS` (8 equal-frequency intervals with point masses, and a
+        full-covariance Normal–Wishart Gaussian per class, :mod:`onlinebma.tan.gaussian`)
+        per record, exactly, with dynamic-model-averaging weights over (representation,
+        rate) (:meth:`representation_posterior`; docs/tan.md: the measured choice); or one
+        of them: ``"B intervals"`` (B = 3, 5, 8, 16, 32), ``"MDL"`` (class-aware cut
+        points) or ``"Gaussian"`` (:data:`NUMERIC_CHOICES`).
+    {SAMPLE_SIZE_DOC}
 
     Attributes
     ----------
@@ -98,7 +107,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         that member's scaled unit (a multiple of the decayed counts, renormalised now and
         then; exact counts without forgetting).
     edge_log_weights : numpy.ndarray
-        ``l`` of every member, ``(R, pairs)``.
+        ``l`` of every count row (one per rate), ``(R, pairs)``.
 
     Examples
     --------
@@ -209,8 +218,8 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
 
     @property
     def edge_log_weights(self) -> np.ndarray:
-        """``l_uv`` of every member and pair of features learned, ``(R, pairs)`` by member
-        (the order of :meth:`decay_posterior`) and pair id
+        """``l_uv`` of every count row (one per rate) and pair of features learned,
+        ``(R, pairs)`` by rate (the order of :meth:`decay_posterior`) and pair id
         (:func:`~onlinebma.stats.pairs.pair_id`), a copy: ``log W_uv`` from the counts for
         a member that forgets nothing, the prequential recursion for one that does."""
         return self._state.edge_log_weights
@@ -218,19 +227,36 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     def edge_posteriors(self) -> dict:
         """``{(u, v): P(edge u–v | data)}`` for every pair of features learned (in the order
         first seen): the exact posterior probability that the structure joins ``u`` and
-        ``v`` (either direction), from the current ``l``, averaged over the members with
-        :meth:`decay_posterior`."""
+        ``v`` (either direction), from the current ``l`` of each rate, averaged with the
+        weights of the interval members (the structure posterior given the interval
+        representation of the numbers; a Gaussian member has no numeric edges)."""
         return self._state.edge_posteriors()
 
     def decay_posterior(self) -> dict:
-        """``{decay rate: posterior probability}`` of the members: the current weights of
-        the grid's rates with ``decay="auto"`` (how fast the stream seems to change),
-        ``{decay: 1.0}`` for a fixed one."""
+        """``{decay rate: posterior probability}`` of the members, summed over the numeric
+        representations: the current weights of the grid's rates with ``decay="auto"`` (how
+        fast the stream seems to change), ``{decay: 1.0}`` for a fixed one."""
         return self._state.posterior()
 
     def representation_posterior(self) -> dict:
         """``{representation: posterior probability}`` of the members' numeric
         representations (summed over the rates): with ``numeric="auto"``, how much the
         numbers are read as intervals and how much as a Gaussian per class;
-        ``{numeric: 1.0}`` for one named representation."""
+        ``{numeric: 1.0}`` for one named representation.
+
+        Examples
+        --------
+        Two numeric features that separate the classes linearly, fewer records than the
+        intervals' sample: the Gaussian members predict with the numbers at once and take
+        the weight.
+
+        >>> import random
+        >>> rng = random.Random(0)
+        >>> model = ModelAveragedTAN()
+        >>> for _ in range(100):
+        ...     y = rng.random() < 0.5
+        ...     model.learn_one({"a": rng.gauss(2 * y, 1), "b": rng.gauss(-2 * y, 1)}, y)
+        >>> {r: round(p, 3) for r, p in model.representation_posterior().items()}
+        {'8 intervals': 0.0, 'Gaussian': 1.0}
+        """
         return self._state.representation_posterior()

@@ -32,9 +32,15 @@ learned from those predictions are not replayed: the structure recursion ``l`` o
 that forgets (its pairs with the new feature are set to ``log W`` of the decayed counts, the
 value a member that does not forget keeps by definition) and the weights of ``decay="auto"``.
 
+A sample in which 0 holds half the values: 0 is an interval of its own (a point mass, below
+and above it the rest of the 3 intervals), values below the sample fall in the first interval.
+
 >>> reading = NumericReading("3 intervals", sample_size=4)
->>> reading.grids_from_sample([0.0, 0.0, 1.0, 2.0], [0, 1, 0, 1], n_classes=2).cuts
-(array([0., 1.]),)
+>>> grids = reading.grids_from_sample([0.0, 0.0, 1.0, 2.0], [0, 1, 0, 1], n_classes=2)
+>>> grids.masses.tolist(), reading.fix("x", grids)
+([0.0], 4)
+>>> [reading.interval("x", v) for v in (-1.0, 0.0, 0.5, 2.0)]
+[0, 1, 2, 3]
 """
 
 from __future__ import annotations
