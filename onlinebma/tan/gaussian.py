@@ -57,7 +57,7 @@ class GaussianStatistics:
         self.rates = tuple(rates)
         self.features = None
         self._index: dict = {}
-        self._by_class: list = []  # FullStatistics (rows,) per class code
+        self._stats = None  # FullStatistics (rows, classes)
         self._prior = None
 
     def choose(self, features) -> None:
@@ -67,6 +67,9 @@ class GaussianStatistics:
             self.features = list(features)
             self._index = {f: i for i, f in enumerate(self.features)}
             self._prior = NormalWishartPrior(len(self.features))
+            # one class slot to start with (grown as classes come)
+            self._stats = FullStatistics(len(self.features), (len(self.rates), 1),
+                                         np.array(self.rates)[:, None])
 
     def vector(self, numeric) -> np.ndarray | None:
         """The record's values of the modelled features (NaN where missing), from its
@@ -85,45 +88,47 @@ class GaussianStatistics:
 
     def log_densities(self, x: np.ndarray | None, n_classes: int) -> np.ndarray:
         """``log t_c(x)`` of every row and class, ``(rows, n_classes)``; 0 without values."""
-        out = np.zeros((len(self.rates), n_classes))
-        if x is not None:
-            self._grow(n_classes)
-            for c, stats in enumerate(self._by_class):
-                out[:, c] = stats.log_predictive(self._prior, x)
-        return out
+        if x is None:
+            return np.zeros((len(self.rates), n_classes))
+        self._grow(n_classes)
+        return self._stats.log_predictive(self._prior, x)[:, :n_classes]
 
     def learn(self, numeric, c: int, n_classes: int) -> None:
         """Forget by each row's rate, then add the record (validated numeric pairs) to class
         code ``c``; the features are fixed at the first record with a numeric value."""
         if self.features is None:
-            if not numeric:
-                return
             self.choose([f for f, _ in numeric])
+            if self.features is None:
+                return
         self._grow(n_classes)
         x = self.vector(numeric)
-        for k, stats in enumerate(self._by_class):
-            # every class forgets; only class c learns (a missing value: none learns)
-            if k == c and x is not None:
-                stats.add(x, 1.0)
-            else:
-                stats.add(np.zeros(len(self.features)), 0.0)
+        weight = np.zeros(self._stats.shape)  # every class slot forgets
+        if x is None:
+            x = np.zeros(len(self.features))  # no value: only the forgetting
+        else:
+            weight[:, c] = 1.0  # a record missing a value is not learned (complete cases)
+        self._stats.add(x, weight)
 
     def _grow(self, n_classes: int) -> None:
-        while self.features is not None and len(self._by_class) < n_classes:
-            self._by_class.append(FullStatistics(len(self.features), (len(self.rates),),
-                                                 np.array(self.rates)))
+        if self._stats is not None and self._stats.shape[1] < n_classes:
+            self._stats.grow(1, n_classes)
 
     def merge(self, other: GaussianStatistics, class_codes) -> None:
         """Pool ``other``'s records (the same features, in the same order); ``class_codes``
-        maps each class code of ``other`` to its code here."""
+        maps each class code of ``other`` to its code here, which must be the same code (the
+        statistics are laid out by class code: a ValueError otherwise)."""
         if other.features is None:
             return
+        if list(class_codes) != list(range(len(class_codes))):
+            raise ValueError("cannot merge Gaussian members whose classes were first seen in "
+                             "different orders (their statistics are laid out by class)")
         if self.features is None:
-            self.features, self._index = list(other.features), dict(other._index)
-            self._prior = other._prior
+            self.choose(other.features)
         elif self.features != other.features:
             raise ValueError(f"cannot merge: the Gaussian members model the numeric features "
                              f"{self.features} and {other.features}")
-        self._grow(max(class_codes, default=-1) + 1)
-        for j, stats in enumerate(other._by_class):
-            self._by_class[class_codes[j]].merge(stats)
+        theirs = other._stats.copy()
+        k = max(self._stats.shape[1], theirs.shape[1])
+        self._grow(k)
+        theirs.grow(1, k)
+        self._stats.merge(theirs)
