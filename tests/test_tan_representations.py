@@ -21,7 +21,7 @@ import pytest
 from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID
 from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
 from onlinebma.tan import ModelAveragedTAN
-from onlinebma.tan.model_averaged import AUTO_REPRESENTATIONS
+from onlinebma.tan.model_averaged import auto_representations
 
 
 def stream(n, seed=0):
@@ -51,7 +51,8 @@ class ExplicitRecursion:
     π_m^β``."""
 
     def __init__(self, rates, **params):
-        self.keys = [(rep, rate) for rep in AUTO_REPRESENTATIONS for rate in rates]
+        decay = rates[0] if len(rates) == 1 else "auto"
+        self.keys = [(rep, rate) for rep in auto_representations(decay) for rate in rates]
         self.learners = [ModelAveragedTAN(numeric=rep, decay=rate, **params)
                          for rep, rate in self.keys]
         self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))

@@ -90,10 +90,12 @@ def test_phishing_numeric_features_out_of_the_box():
     metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC())
     assert metric.get() > 0.85
     assert model.counts.n_features == 9
-    readings = model.numeric_readings  # each numeric feature's values are its intervals
+    # each numeric feature's values are the intervals of the interval member (MDL: decay=1)
+    assert set(model.representation_posterior()) == {"MDL", "Gaussian"}
     counts = model.counts
-    assert all(len(counts.values_[counts.feature_code(f)]) == grids.n_intervals[0]
-               for f, grids in readings.items())
+    assert all(len(counts.values_[counts.feature_code(f)])
+               == grids.n_intervals[grids.members.index("MDL")]
+               for f, grids in model.numeric_readings.items())
 
 
 @pytest.mark.parametrize("numeric", ["5 intervals", "auto"])

@@ -16,13 +16,24 @@ from .members import Member, TreeMemberStack
 from .merging import Merging
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS
 
-#: The representations of ``numeric="auto"`` (docs/tan.md: the measured choice).
-AUTO_REPRESENTATIONS = ("8 intervals", GAUSSIAN)
+#: The representations of ``numeric="auto"`` for a learner that forgets nothing
+#: (``decay=1``: tables, stationary streams) and for one that forgets (docs/tan.md: the
+#: measured choice: class-aware MDL cut points were better on the small tables, 8
+#: equal-frequency intervals on the drifting streams, where cut points fitted to the early
+#: classes go stale).
+AUTO_REPRESENTATIONS = {"remembering": ("MDL", GAUSSIAN),
+                        "forgetting": ("8 intervals", GAUSSIAN)}
 
 #: What ``numeric`` may name.
 NUMERIC_CHOICES = ("auto", GAUSSIAN, *REPRESENTATIONS)
 
-__all__ = ["ModelAveragedTAN"]
+__all__ = ["ModelAveragedTAN", "auto_representations"]
+
+
+def auto_representations(decay) -> tuple:
+    """The representations ``numeric="auto"`` averages at this ``decay``
+    (:data:`AUTO_REPRESENTATIONS`)."""
+    return AUTO_REPRESENTATIONS["remembering" if decay == 1 else "forgetting"]
 
 class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     __doc__ = rf"""Exact Bayesian model averaging over all tree- or forest-augmented networks.
@@ -89,11 +100,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         the record; the prior over structures is applied outside, not flattened).
     {NOMINAL_DOC}
     numeric : str, default "auto"
-        How numeric features are read: ``"auto"`` averages the representations of
-        :data:`AUTO_REPRESENTATIONS` (8 equal-frequency intervals with point masses, and a
-        full-covariance Normal–Wishart Gaussian per class, :mod:`onlinebma.tan.gaussian`)
-        per record, exactly, with dynamic-model-averaging weights over (representation,
-        rate) (:meth:`representation_posterior`; docs/tan.md: the measured choice); or one
+        How numeric features are read: ``"auto"`` averages two representations per record,
+        exactly, with dynamic-model-averaging weights over (representation, rate)
+        (:meth:`representation_posterior`): a full-covariance Normal–Wishart Gaussian per
+        class (:mod:`onlinebma.tan.gaussian`) and intervals, class-aware MDL cut points
+        without forgetting (``decay=1``) or 8 equal-frequency intervals with it
+        (:data:`AUTO_REPRESENTATIONS`; docs/tan.md: the measured choice); or one
         of them: ``"B intervals"`` (B = 3, 5, 8, 16, 32), ``"MDL"`` (class-aware cut
         points) or ``"Gaussian"`` (:data:`NUMERIC_CHOICES`).
     {SAMPLE_SIZE_DOC}
@@ -147,7 +159,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         self.numeric = numeric
         self.sample_size = sample_size
         rates = AUTO_GRID if decay == "auto" else (decay,)
-        representations = AUTO_REPRESENTATIONS if numeric == "auto" else (numeric,)
+        representations = auto_representations(decay) if numeric == "auto" else (numeric,)
         self._state = TreeMemberStack(structures, ess, edge_prior, structure_decay,
                                       nominal_attributes, sample_size,
                                       [Member(rate, representation)
@@ -257,6 +269,6 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         ...     y = rng.random() < 0.5
         ...     model.learn_one({"a": rng.gauss(2 * y, 1), "b": rng.gauss(-2 * y, 1)}, y)
         >>> {r: round(p, 3) for r, p in model.representation_posterior().items()}
-        {'8 intervals': 0.0, 'Gaussian': 1.0}
+        {'MDL': 0.0, 'Gaussian': 1.0}
         """
         return self._state.representation_posterior()
