@@ -1,8 +1,9 @@
 """Tree-augmented classifiers on one shared statistic, the per-class pair counts.
 
 - :class:`ModelAveragedTAN` — exact Bayesian model averaging over every tree- or
-  forest-augmented naive Bayes structure, per record; its state is a stack of members
-  (:class:`~onlinebma.tan.members.TreeMemberStack`), one per forgetting rate.
+  forest-augmented naive Bayes structure, per record, and over representations of the
+  numbers (intervals, a Gaussian per class); its state is a stack of members
+  (:class:`~onlinebma.tan.members.TreeMemberStack`), one per (representation, rate).
 - :class:`TAN` — Friedman, Geiger & Goldszmidt's tree-augmented naive Bayes (one maximum
   spanning tree on conditional mutual information), updated per record.
 - :class:`AODE` — Webb, Boughton & Wang's averaged one-dependence estimators.
