@@ -12,6 +12,7 @@ Where results go, wherever the command is started from: a full run writes the ch
 from __future__ import annotations
 
 import argparse
+import ast
 import importlib
 import pathlib
 import pkgutil
@@ -27,7 +28,8 @@ QUICK_OUT = REPO / "build" / "quick"
 
 
 def module_names() -> list[str]:
-    """Names of the candidate experiment modules in this package (without importing them)."""
+    """Names of the modules and subpackages of this package not starting with ``_``, experiments
+    and helpers alike (without importing them)."""
     import experiments as pkg
 
     return sorted(
@@ -35,31 +37,39 @@ def module_names() -> list[str]:
     )
 
 
+def _source(mod_name: str) -> pathlib.Path:
+    folder = pathlib.Path(__file__).parent
+    module = folder / f"{mod_name}.py"
+    return module if module.exists() else folder / mod_name / "__init__.py"
+
+
 def experiments() -> dict[str, str]:
-    """``{NAME: first docstring line}`` of every module defining ``run``."""
+    """``{NAME: first docstring line}`` of every module defining a function ``run`` at its top
+    level, read from the source without importing it (helper modules such as
+    ``random_networks`` and the ``peers`` and ``scripts`` packages define none)."""
     out = {}
     for mod_name in module_names():
         try:
-            mod = importlib.import_module(f"{PACKAGE}.{mod_name}")
-        except Exception as exc:  # a broken module must not hide the others
-            out[mod_name.replace("_", "-")] = f"(cannot import: {type(exc).__name__}: {exc})"
+            tree = ast.parse(_source(mod_name).read_text())
+        except (OSError, SyntaxError) as exc:  # a broken module must not hide the others
+            out[mod_name.replace("_", "-")] = f"(cannot read: {type(exc).__name__}: {exc})"
             continue
-        if callable(getattr(mod, "run", None)):
-            doc = (mod.__doc__ or "").strip().splitlines()
+        if any(isinstance(node, ast.FunctionDef) and node.name == "run" for node in tree.body):
+            doc = (ast.get_docstring(tree) or "").strip().splitlines()
             out[mod_name.replace("_", "-")] = doc[0] if doc else ""
     return out
 
 
 def load(name: str):
-    """The experiment module for NAME; ``ValueError`` listing the known names otherwise."""
+    """The experiment module for NAME; ``ValueError`` listing the experiments otherwise."""
     mod_name = name.replace("-", "_")
-    if mod_name.startswith("_") or mod_name not in module_names():
-        known = ", ".join(n.replace("_", "-") for n in module_names())
-        raise ValueError(f"unknown experiment {name!r}; known: {known}")
-    mod = importlib.import_module(f"{PACKAGE}.{mod_name}")
-    if not callable(getattr(mod, "run", None)):
+    if not mod_name.startswith("_") and mod_name in module_names() and \
+            name.replace("_", "-") not in experiments():
         raise ValueError(f"{PACKAGE}.{mod_name} is a helper module, not an experiment (no run())")
-    return mod
+    if mod_name.startswith("_") or name.replace("_", "-") not in experiments():
+        raise ValueError(f"unknown experiment {name!r}; the experiments: "
+                         f"{', '.join(experiments())} (python -m experiments --list)")
+    return importlib.import_module(f"{PACKAGE}.{mod_name}")
 
 
 def main(argv=None) -> int:

@@ -23,8 +23,8 @@ import os
 import time
 
 from experiments import drift
+from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
 from onlinebma.naive_bayes import NaiveBayes
-from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
 
 RECORDS = 3000
 REPEATS = 3

@@ -42,7 +42,7 @@ import numpy as np
 from river import base
 
 from experiments import _report
-from onlinebma.naive_bayes.decay import AUTO_GRID
+from onlinebma.forgetting import AUTO_GRID
 from onlinebma.progress import progress
 
 NAME = "drift"

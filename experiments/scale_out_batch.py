@@ -3,14 +3,15 @@
 Side by side in one run, records generated per partition inside the workers (so generation is
 not timed and nothing big crosses the network), against the same records in one process:
 
-- **FAN, distributed EM** (:mod:`onlinebma.distributed.em`): synthetic records of a
+- **FAN, distributed EM** (:mod:`onlinebma.mixture.distributed_em`): synthetic records of a
   3-component FAN (8 nominal features with 4 values, 4 numeric features, 3 classes). Timed: one
   EM iteration of a 3-component FAN (the E step on every partition, the expected statistics
   summed in a tree of fan-in 8, the M step on the sums), in one process (the EM engine over all
   records, as ``fit`` runs it) and on Dask with 1, 2, … workers: seconds per iteration against
   records. Checked: the iteration's objective equals the single process's to 1e-9.
-- **OrderMCMC, count tables** (:mod:`onlinebma.distributed.orders`): records sampled from the
-  ALARM network (pgmpy forward sampling, one seed per partition), class CATECHOL. Timed:
+- **OrderMCMC, count tables** (:mod:`onlinebma.order_mcmc.distributed_counts`): records
+  sampled from the ALARM network (pgmpy forward sampling, one seed per partition), class
+  CATECHOL. Timed:
   building the K2 count tables of every candidate family (``max_parents=2``) and scoring them,
   in one process (what ``fit`` does: the stream state's count tables of all records) and on
   Dask (the coding pass, per-partition counts, their tree sum, the scores from the sums) with
@@ -153,7 +154,7 @@ def _fan_single(sizes):
 def _fan_dask(sizes, workers, p_single):
     import dask.dataframe as dd
 
-    from onlinebma.distributed.em import partitioned_engine
+    from onlinebma.mixture.distributed_em import partitioned_engine
 
     with _cluster(workers) as client:
         meta = fan_partition(0, 0)
@@ -189,7 +190,7 @@ def _orders_single(sizes):
 def _orders_dask(sizes, workers):
     import dask.dataframe as dd
 
-    from onlinebma.distributed.orders import count_tables
+    from onlinebma.order_mcmc.distributed_counts import count_tables
 
     with _cluster(workers) as client:
         client.run(_alarm_network)  # the network read in each worker before the clock starts

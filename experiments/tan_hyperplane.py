@@ -16,7 +16,7 @@ learning them: the quantiles of the uniform distribution, ``k / 5`` (nominal fea
 learner, so no warm-up): what the best possible five cut points give. "Shifted per member"
 gives each of the five rate members of ``decay="auto"`` its own cut points, member ``r``
 shifted by ``r / 5`` of an interval, and averages them with ``decay="auto"``'s own dynamic
-model averaging (:class:`~onlinebma.naive_bayes.decay.RateWeights`): the members' step
+model averaging (:class:`~onlinebma.forgetting.RateWeights`): the members' step
 functions then interleave. The members hold counts of their own anyway, so inside the
 learner's shared state this would add little arithmetic per record; here they are five
 separate learners, whose µs say nothing about that. "3 shifted learners" averages three
@@ -32,7 +32,7 @@ import os
 import time
 
 from experiments import drift
-from onlinebma.naive_bayes.decay import AUTO_GRID, RateWeights
+from onlinebma.forgetting import AUTO_GRID, RateWeights
 from onlinebma.tan import ModelAveragedTAN
 
 RECORDS = 5000

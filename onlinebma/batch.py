@@ -84,8 +84,9 @@ import numpy as np
 import pandas as pd
 from river import base
 
-from .coding import Coding, growth_due
+from .coding import Coding
 from .distributed.protocol import MergePlan
+from .growth import growth_due
 from .table import Table
 from .validation import check_int, check_mergeable_with
 
@@ -97,13 +98,13 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     Parameters
     ----------
-    window
+    window : int or None, default None
         Keep only the last ``window`` records (``None``: keep all).
-    refit_every
+    refit_every : int or None, default None
         Refit (an eager model's parameters, a discrete model's cut points) after this many new
         records, checked when a prediction is asked for. ``None`` refits once the store has
         grown by 10% since the last fit.
-    nominal_attributes
+    nominal_attributes : list or None, default None
         Features to treat as nominal even when their values are numbers, as in River's trees.
 
     """
@@ -167,7 +168,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
         (align first, ``y.loc[X.index]``, to pair by index). The whole batch is validated
         before anything changes, and a Ctrl-C while it is stored is delivered once it is stored
-        whole (:mod:`onlinebma.naive_bayes.interrupts`).
+        whole (:func:`onlinebma.reading.uninterrupted`).
         """
         self._coding.learn_many(X, y)
 

@@ -11,9 +11,9 @@ mixture, FixedOrderBMA and OrderMCMC, with or without a window):
 - the **record store** (:class:`~onlinebma.store.RecordStore`) with the window;
 - the **cut points** of the numeric features (:meth:`fit_cuts`: the MDL rule on the stored
   records) and the one **binning** (:func:`onlinebma.table.interval_index`);
-- the **growth policy** (:mod:`onlinebma.growth`, re-exported here): what is fitted on the
-  records is fitted again once they have grown by :data:`GROWTH` (10 %) since the last fit
-  (:func:`growth_due`).
+- the **growth policy** (:mod:`onlinebma.growth`): what is fitted on the records is fitted
+  again once they have grown by :data:`~onlinebma.growth.GROWTH` (10 %) since the last fit
+  (:func:`~onlinebma.growth.growth_due`).
 
 and offers what the learners read:
 
@@ -50,14 +50,12 @@ from typing import NamedTuple
 import numpy as np
 import pandas as pd
 
-from .growth import GROWTH, growth_due, growth_threshold
-from .naive_bayes.frames import labels_of, read_frame, read_record
-from .naive_bayes.interrupts import uninterrupted
+from .reading import labels_of, read_frame, read_record, uninterrupted
 from .records import NOMINAL, NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
 from .store import RecordStore
 from .table import MISSING, Table, canonical_order, encode_frame, encode_record, interval_index
 
-__all__ = ["COMPACT_FACTOR", "GROWTH", "Changes", "Coding", "growth_due", "growth_threshold"]
+__all__ = ["COMPACT_FACTOR", "Changes", "Coding"]
 
 #: With a window ``w``, a column's value codes are compacted once it holds more than
 #: ``COMPACT_FACTOR * max(w, 8)`` of them.

@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from river import base
 
-from .coding import growth_due
+from .growth import growth_due
 from .records import NUMERIC, FeatureKinds, check_label, check_labels, numeric_values
 from .validation import check_int
 
@@ -235,9 +235,9 @@ class MDLDiscretizer(base.SupervisedTransformer, base.Transformer):
 
     Parameters
     ----------
-    nominal_attributes
+    nominal_attributes : list or None, default None
         Features that are nominal even when their values are numbers (left alone).
-    refit_every
+    refit_every : int or None, default None
         Recompute a feature's cut points once this many of its values were learned since they
         were last computed; ``None`` (default): once they have grown by 10%. ``refit_every=1``
         recomputes them whenever new values arrived (exact at every transform, quadratic on a

@@ -37,7 +37,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["FeatureKinds", "check_label", "check_labels", "numeric_values"]
+__all__ = ["FeatureKinds", "check_columns", "check_label", "check_labels", "numeric_values"]
 
 NOMINAL = 0
 NUMERIC = 1
@@ -204,9 +204,7 @@ class FeatureKinds:
         if not hasattr(X, "columns") or not hasattr(X, "iloc"):
             raise TypeError(f"X is a pandas DataFrame of records, got {type(X).__name__}; "
                             f"pd.DataFrame(X, columns=names) names its columns")
-        if not X.columns.is_unique:
-            twice = sorted({str(c) for c in X.columns[X.columns.duplicated()]})
-            raise ValueError(f"X has duplicate column names: {twice}; a feature is one column")
+        check_columns(X)
         kinds, new = {}, {}
         named = self.nominal_attributes
         for f in X.columns:
@@ -324,6 +322,13 @@ def _hashable_or_raise(f, values):
                 f"feature {f!r} has an unhashable value {v!r} ({type(v).__name__})"
             ) from None
         yield v
+
+
+def check_columns(X) -> None:
+    """A ``ValueError`` naming the column names that DataFrame ``X`` repeats."""
+    if not X.columns.is_unique:
+        repeated = X.columns[X.columns.duplicated()].unique().tolist()
+        raise ValueError(f"X repeats the column name(s) {repeated}; a feature is one column")
 
 
 def check_labels(y) -> None:

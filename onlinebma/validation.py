@@ -16,8 +16,8 @@ from __future__ import annotations
 import math
 import numbers
 
-__all__ = ["NotFittedError", "check_bool", "check_choice", "check_int", "check_mergeable_with",
-           "check_real"]
+__all__ = ["NotFittedError", "check_bool", "check_choice", "check_decay", "check_int",
+           "check_mergeable_with", "check_real"]
 
 
 
@@ -48,6 +48,17 @@ def check_real(name: str, value, low: float, strict: bool, high: float = math.in
 def check_bool(name: str, value) -> None:
     if not isinstance(value, bool):
         raise ValueError(f"{name} must be True or False, got {value!r}")
+
+
+def check_decay(name: str, value, auto: bool) -> None:
+    """A real number in (0, 1], or ``"auto"`` when ``auto``; a ValueError naming ``name``."""
+    if auto and isinstance(value, str) and value == "auto":
+        return
+    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
+          and math.isfinite(value) and 0.0 < value <= 1.0)
+    if not ok:
+        allowed = 'a number in (0, 1] or "auto"' if auto else "a number in (0, 1]"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
 
 
 def check_choice(name: str, value, choices: tuple) -> None:

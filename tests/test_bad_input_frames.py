@@ -1,5 +1,5 @@
-"""Hostile records and frames (issue 27's catalogue) for the naive Bayes family and the batch
-adapter's learners: a clear error naming the record, feature or column, the learner unchanged."""
+"""Hostile records and frames (issue 27's catalogue) for every learner of the registry: a clear
+error naming the record, feature or column, the learner unchanged."""
 
 from __future__ import annotations
 
@@ -9,16 +9,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.mixture import FAN, FiniteMixture
-from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
+from onlinebma.naive_bayes import NaiveBayes
 from onlinebma.preprocessing import MDLDiscretizer
+from tests.support.learners import LEARNERS, forgetting_variants
 
-LEARNERS = [NaiveBayes(), ModelAveragedNB(), BMANB(), NaiveBayes(decay=0.99),
-            ModelAveragedNB(decay="auto"), FAN(max_components=2, n_init=1, refit_every=1),
-            FiniteMixture(max_components=2, n_init=1, refit_every=1)]
-
-IDS = ["NaiveBayes", "ModelAveragedNB", "BMANB", "NaiveBayes-decay", "ModelAveragedNB-auto",
-       "FAN", "FiniteMixture"]
+#: Every learner of the registry (tests/support/learners.py), batch learners refitting at
+#: every record, and the forgetting ones with a fixed and an automatic rate as well.
+CASES = [(learner.name, learner.make(refit_every=1) if learner.batch else learner.make())
+         for learner in LEARNERS] + forgetting_variants()
+IDS = [name for name, _ in CASES]
+LEARNERS = [learner for _, learner in CASES]
 
 
 def trained(learner, n=30):

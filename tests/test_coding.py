@@ -13,7 +13,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.coding import COMPACT_FACTOR, Coding, growth_due
+from onlinebma.coding import COMPACT_FACTOR, Coding
+from onlinebma.growth import growth_due
 from onlinebma.isa import ISA
 from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC

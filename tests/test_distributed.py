@@ -11,20 +11,14 @@ import pytest
 
 from onlinebma import distributed
 from onlinebma.isa import ISA
-from onlinebma.mixture import FAN, FiniteMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
 from onlinebma.tan import AODE, TAN, ModelAveragedTAN
+from tests.support.learners import LEARNERS as REGISTRY
 
 LEARNERS = [NaiveBayes, ModelAveragedNB, BMANB]
-#: The batch learners, with parameters that keep a fit to a fraction of a second.
-BATCH = {
-    "ISA": lambda: ISA(phase1_models=5, max_models=10),
-    "FixedOrderBMA": lambda: FixedOrderBMA(max_parents=2),
-    "OrderMCMC": lambda: OrderMCMC(max_parents=1, n_orders=3, burn_in=10, n_iter=40, seed=3),
-    "FAN": lambda: FAN(max_components=2, n_init=1, seed=1),
-    "FiniteMixture": lambda: FiniteMixture(max_components=2, n_init=1, seed=1),
-}
+#: The batch learners of the registry, with parameters that keep a fit to a fraction of a
+#: second (tests/support/learners.py).
+BATCH = {learner.name: learner.make for learner in REGISTRY if learner.batch}
 
 
 @pytest.fixture(scope="module")
@@ -393,3 +387,23 @@ def test_tree_augmented_learners_join_dask_through_their_plan(votes, make):
     expected = one.predict_proba_many(X)
     proba = got.predict_proba_many(X).reindex(columns=expected.columns)
     np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), atol=1e-9)
+
+
+@pytest.mark.parametrize("learner", [pytest.param(x, id=x.name) for x in REGISTRY])
+def test_fit_from_parquet_files_written_beforehand(small, tmp_path, learner):
+    """Files in: a frame stored as Parquet files (one per partition), read back lazily with
+    ``dask.dataframe.read_parquet`` (nominal columns then arrive as Arrow strings), trains
+    every learner of the registry exactly as ``learn_many`` on the records in memory."""
+    X, y = small
+    frame = X.assign(label=y)
+    for i, rows in enumerate(np.array_split(np.arange(len(frame)), 3)):
+        frame.iloc[rows].to_parquet(tmp_path / f"part-{i}.parquet")
+    ddf = dd.read_parquet(str(tmp_path))
+    assert ddf.npartitions == 3
+    with dask.config.set(scheduler="synchronous"):
+        got = distributed.fit(learner.make(), ddf, target="label")
+    one = learner.make()
+    one.learn_many(X, y)
+    expected = one.predict_proba_many(X)
+    proba = got.predict_proba_many(X).reindex(columns=expected.columns)
+    np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-9)

@@ -12,8 +12,8 @@ import pandas as pd
 import pytest
 
 from onlinebma import distributed
-from onlinebma.distributed import em as dem
 from onlinebma.mixture import FAN, FiniteMixture, chunks
+from onlinebma.mixture import distributed_em as dem
 
 TOL = 1e-9
 

@@ -13,8 +13,8 @@ import pytest
 
 from onlinebma import distributed
 from onlinebma.datasets import UCIDataset
-from onlinebma.distributed.orders import count_tables
 from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
+from onlinebma.order_mcmc.distributed_counts import count_tables
 from onlinebma.order_mcmc.incremental import StreamingScores
 from onlinebma.order_mcmc.sampler import split_rhat
 

@@ -127,6 +127,15 @@ def test_sphinx_roles_become_code_spans():
     assert strip("a ``literal`` and key: value") == "a ``literal`` and key: value"
 
 
+def test_the_hooks_examples_pass():
+    """The hook's doctests (docs/ is not among pytest's test paths): maths blocks, one-line
+    summaries and River's examples left out."""
+    import doctest
+
+    result = doctest.testmod(_hook())
+    assert result.attempted >= 6 and result.failed == 0
+
+
 CONVERTED = sorted([*ROOT.glob("onlinebma/isa/*.py"), *ROOT.glob("onlinebma/datasets/*.py"),
                     *(ROOT / "onlinebma" / f for f in ("records.py", "preprocessing.py",
                                                        "validation.py", "__main__.py"))])
@@ -171,6 +180,19 @@ def test_site_builds_lists_every_learner_method_and_prints_no_raw_role(tmp_path)
                     f"{cls}.{name}: absent or without a docstring"
             members = [i for i in docs if i.startswith(f"{cls}.")]
             assert all(docs[i] for i in members), [i for i in members if not docs[i]]
+    api = {p.parent.name: p.read_text() for p in (site / "api").glob("*/index.html")}
+    # maths render (MathJax reads arithmatex's marks), no reStructuredText is left
+    assert not [p for p in pages if ".. math::" in p.read_text()]
+    assert 'class="arithmatex"' in api["tan"]
+    # River's examples (its LinearRegression) are not repeated under every inherited method
+    assert not [name for name, html in api.items() if "LinearRegression" in html]
+    # signatures sit in their own block, below the heading, not in it
+    assert api["naive_bayes"].count('class="doc-signature') >= 3
+    # the internals have a page of their own
+    for internal in ("onlinebma.tan.base.BaseTAN", "onlinebma.tan.binning.StreamingBins",
+                     "onlinebma.stats.pairs.PairCounts"):
+        assert f'id="{internal}"' in api["tan-internals"]
+        assert f'id="{internal}' not in api["tan"]
     css = (site / "stylesheets" / "extra.css").read_text()
     assert "overflow-x: auto" in css
     assert "stylesheets/extra.css" in (site / "index.html").read_text()
@@ -201,3 +223,173 @@ def test_every_results_page_is_in_the_navigation():
     nav = (ROOT / "mkdocs.yml").read_text()
     for page in sorted((ROOT / "docs" / "results").glob("*.md")):
         assert f"results/{page.name}" in nav, page.name
+
+
+# ------------------------------------------------- every parameter: its own entry, type, default
+
+#: The packages whose ``__all__`` lists the public learners and transformers.
+PUBLIC_PACKAGES = ["onlinebma.naive_bayes", "onlinebma.tan", "onlinebma.isa", "onlinebma.mixture",
+                   "onlinebma.order_mcmc", "onlinebma.batch", "onlinebma.preprocessing"]
+
+
+def _public_estimators() -> list:
+    """Every River estimator (learner or transformer) in the public packages' ``__all__``, but
+    the ``Base*`` classes users subclass rather than construct."""
+    import importlib
+
+    import river.base
+
+    found = {}
+    for package in PUBLIC_PACKAGES:
+        module = importlib.import_module(package)
+        for name in module.__all__:
+            obj = getattr(module, name)
+            if isinstance(obj, type) and issubclass(obj, river.base.Estimator) and \
+                    not name.startswith("Base"):
+                found[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    return [found[k] for k in sorted(found)]
+
+
+SECTION = re.compile(r"^(?P<title>[A-Z][A-Za-z ]+)\n-{3,}\n", re.M)
+
+
+def numpydoc_parameters(doc: str) -> list[tuple[list[str], str]]:
+    """``[(names, type text)]`` of each entry of the Parameters section of ``doc`` (cleaned by
+    ``inspect.getdoc``), as written: ``a, b : int`` gives ``(["a", "b"], "int")``.
+
+    >>> numpydoc_parameters("Sum.\\n\\nParameters\\n----------\\nx : int, default 0\\n    One."
+    ...                     "\\ny, z\\n    Two.\\n\\nReturns\\n-------\\nint\\n")
+    [(['x'], 'int, default 0'), (['y', 'z'], '')]
+    """
+    heads = list(SECTION.finditer(doc))
+    for i, head in enumerate(heads):
+        if head.group("title") == "Parameters":
+            end = heads[i + 1].start() if i + 1 < len(heads) else len(doc)
+            body = doc[head.end():end]
+            break
+    else:
+        return []
+    entries = []
+    for line in body.splitlines():
+        if line.strip() and not line[0].isspace():
+            names, _, kind = line.partition(" : ") if " : " in line else (line, "", "")
+            entries.append(([n.strip() for n in names.split(",")], kind.strip()))
+    return entries
+
+
+DEFAULT = re.compile(r"\bdefault(?:\s*[=:]\s*|\s+(?:is\s+)?)(?P<value>.+?)\s*$")
+#: Words a type may use for an annotation's class: a ``list`` annotation may be documented as
+#: a sequence of values, a ``dict`` as a mapping.
+SYNONYMS = {"list": ("list", "sequence", "iterable"), "dict": ("dict", "mapping"),
+            "Callable": ("callable", "function")}
+
+
+def _same_default(written: str, default) -> bool:
+    import ast
+
+    written = written.strip().strip("`").rstrip(".")
+    try:
+        value = ast.literal_eval(written)
+    except (ValueError, SyntaxError):
+        return written in (repr(default), str(default))
+    return type(value) is type(default) and value == default or \
+        (isinstance(default, float) and type(value) is int and value == default)
+
+
+def entry_problems(cls) -> list[str]:
+    """What is wrong with the numpydoc entries of ``cls``'s constructor parameters: each
+    parameter needs an entry of its own (``name : type, default value``, not grouped with
+    others as ``a, b : ...``), whose type names every class of the signature's annotation
+    (``None`` included) and whose default is the signature's."""
+    import inspect
+
+    doc = inspect.getdoc(cls) or ""
+    entries = numpydoc_parameters(doc)
+    problems = []
+    signature = inspect.signature(cls)
+    for name, param in signature.parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            continue
+        own = [kind for names, kind in entries if names == [name]]
+        grouped = [names for names, _ in entries if name in names and len(names) > 1]
+        if len(own) != 1:
+            problems.append(f"{name}: grouped as {', '.join(grouped[0])}" if grouped else
+                            f"{name}: {len(own)} entries of its own")
+            continue
+        kind = own[0]
+        if not kind:
+            problems.append(f"{name}: no type")
+            continue
+        annotation = param.annotation
+        if annotation is not param.empty:
+            text = annotation if isinstance(annotation, str) else inspect.formatannotation(
+                annotation)
+            written = DEFAULT.sub("", kind)  # the type alone, without its default
+            for alternative in re.split(r"\s*\|\s*", text):
+                base = alternative.split("[", 1)[0].split(".")[-1].strip("'\" ")
+                if base in ("str", "Any") or not base:
+                    continue  # a string is often documented by its values ("auto")
+                words = SYNONYMS.get(base, (base,))
+                if not any(re.search(rf"\b{re.escape(w)}\b", written, re.I) for w in words):
+                    problems.append(f"{name}: type {kind!r} does not name {base} "
+                                    f"(annotation {text})")
+        if param.default is not param.empty:
+            found = DEFAULT.search(kind)
+            if not found:
+                problems.append(f"{name}: no default in {kind!r} (default {param.default!r})")
+            elif not _same_default(found.group("value"), param.default):
+                problems.append(f"{name}: default {found.group('value')!r} in the docs, "
+                                f"{param.default!r} in the signature")
+    documented = {n for names, _ in entries for n in names}
+    problems += [f"{n}: documented but not a parameter" for n in
+                 sorted(documented - set(signature.parameters))]
+    return problems
+
+
+def test_the_signature_check_finds_what_the_issue_found():
+    """``entry_problems`` on a class written the way the issue describes, then fixed."""
+    class Grouped:
+        """Demo.
+
+        Parameters
+        ----------
+        decay, nominal_attributes : as in BaseTAN
+            Grouped.
+        alpha
+            No type.
+        """
+
+        def __init__(self, alpha: float = 0.5, decay: float | str = 1.0,
+                     nominal_attributes: list | None = None):
+            pass
+
+    assert entry_problems(Grouped) == ["alpha: no type",
+                                       "decay: grouped as decay, nominal_attributes",
+                                       "nominal_attributes: grouped as decay, nominal_attributes"]
+
+    class Fixed(Grouped):
+        """Demo.
+
+        Parameters
+        ----------
+        alpha : float, default 0.5
+            Pseudo-count.
+        decay : float or "auto", default 1.0
+            Forgetting.
+        nominal_attributes : list of str or None, default None
+            Nominal features.
+        """
+
+    assert entry_problems(Fixed) == []
+    Fixed.__doc__ = Fixed.__doc__.replace("default 0.5", "default 1.0").replace(
+        "list of str or None", "sequence of str")
+    assert entry_problems(Fixed) == [
+        "alpha: default '1.0' in the docs, 0.5 in the signature",
+        "nominal_attributes: type 'sequence of str, default None' does not name None "
+        "(annotation list | None)"]
+
+
+@pytest.mark.parametrize("cls", _public_estimators(), ids=lambda c: c.__name__)
+def test_every_parameter_has_its_own_entry_with_its_true_type_and_default(cls):
+    problems = entry_problems(cls)
+    assert not problems, f"{cls.__name__}:\n" + "\n".join(problems)

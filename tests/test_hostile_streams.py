@@ -1,5 +1,6 @@
-"""All eight learners under hostile streams: every prediction is a finite
-distribution, every refused call leaves the learner exactly as it was, and it keeps learning."""
+"""Every learner of the registry (``tests/support/learners.py``) under hostile streams: every
+prediction is a finite distribution, every refused call leaves the learner exactly as it was,
+and it keeps learning."""
 
 import math
 import pickle
@@ -10,21 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from onlinebma.isa import ISA
-from onlinebma.mixture import FAN, FiniteMixture
-from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
-
-LEARNERS = {
-    "NaiveBayes": NaiveBayes,
-    "ModelAveragedNB": ModelAveragedNB,
-    "BMANB": BMANB,
-    "ISA": ISA,
-    "FAN": lambda: FAN(max_components=2, n_init=1, seed=0),
-    "FiniteMixture": lambda: FiniteMixture(max_components=2, n_init=1, seed=0),
-    "FixedOrderBMA": FixedOrderBMA,
-    "OrderMCMC": lambda: OrderMCMC(seed=0),
-}
+from tests.support.learners import BY_NAME
 
 _NOMINAL = st.sampled_from(["a", "b", "c"])
 _NUMBER = st.one_of(
@@ -53,12 +40,12 @@ def _assert_distribution(proba: dict, name: str):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(LEARNERS))
+@pytest.mark.parametrize("name", list(BY_NAME))
 @settings(max_examples=25, deadline=None, derandomize=True,  # the same cases in every CI run
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(stream=st.lists(st.tuples(_RECORD, _LABEL), min_size=1, max_size=30))
 def test_hostile_streams_give_distributions_and_refusals_change_nothing(name, stream):
-    model = LEARNERS[name]()
+    model = BY_NAME[name].make()
     for x, y in stream:
         proba = model.predict_proba_one(x) if _predictable(x) else {}
         if proba:
@@ -84,7 +71,7 @@ def _predictable(x: dict) -> bool:
     return True
 
 
-@pytest.mark.parametrize("make", [LEARNERS["FAN"], LEARNERS["FiniteMixture"]],
+@pytest.mark.parametrize("make", [BY_NAME["FAN"].make, BY_NAME["FiniteMixture"].make],
                          ids=["FAN", "FiniteMixture"])
 def test_a_missing_numeric_value_is_learned_as_missing_once_components_are_averaged(make):
     """Found by the property above: pd.NA for a numeric feature, learned while several

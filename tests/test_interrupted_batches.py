@@ -1,24 +1,41 @@
 """A ``KeyboardInterrupt`` that arrives while ``learn_many`` commits a batch (issue 27's
 catalogue) is delivered once the batch is committed whole: the learner then equals one that
-learned the batch uninterrupted, never a half-updated one. The interrupt is SIGINT's handler
-called from inside the commit, as Python calls it when Ctrl-C arrives there (called directly,
-not sent with os.kill: a signal sent to the test process was delivered late in a full run, in
-whatever the process did next, and broke pytest itself)."""
+learned the batch uninterrupted, never a half-updated one. Every learner of the registry
+(``tests/support/learners.py``) is checked, with a fixed and an automatic rate where it forgets.
+
+The interrupt is SIGINT's handler called from inside the commit, as Python calls it when
+Ctrl-C arrives there (called directly, not sent with os.kill: a signal sent to the test process
+was delivered late in a full run, in whatever the process did next, and broke pytest itself).
+"Inside the commit" is wherever a handler other than Python's default one is in force (the
+commit holds SIGINT back: :func:`onlinebma.reading.uninterrupted`); the interrupt comes at the
+first, the middle or the last function call made there, counted by a profile hook.
+"""
 
 from __future__ import annotations
 
+import inspect
 import pickle
 import signal
+import sys
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.mixture import FAN, FiniteMixture
-from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.naive_bayes.rates import SharedRates
-from onlinebma.stats.tables import NominalTable
-from onlinebma.store import RecordStore
+from tests.support.learners import LEARNERS, forgetting_variants
+from tests.support.state import state_of
+
+CASES = [(learner.name, learner.make()) for learner in LEARNERS] + forgetting_variants() + [
+    ("NaiveBayes-zero", LEARNERS[0].make(absent="zero"))]
+
+#: Found by this test: the tree-augmented learners' learn_many changes the counts without
+#: holding SIGINT back (tan/ is another branch's; strict, so the fix there makes these fail).
+NOT_YET = pytest.mark.xfail(strict=True, reason="tan/ learn_many does not hold Ctrl-C back")
+
+
+def _case(name, learner):
+    marks = [NOT_YET] if type(learner).__module__.startswith("onlinebma.tan") else []
+    return pytest.param(learner, id=name, marks=marks)
 
 
 def frame(n=60, seed=0):
@@ -39,58 +56,50 @@ def python_sigint_handler():
     signal.signal(signal.SIGINT, previous)
 
 
-def interrupt_after(monkeypatch, owner, name):
-    """Make ``owner.name`` call the SIGINT handler in force after its first call."""
-    original = getattr(owner, name)
-    sent = []
+class CommitCalls:
+    """A profile hook counting the function calls made while SIGINT is held back, and calling
+    the handler in force at call number ``at`` (``None``: only count)."""
 
-    def wrapped(*args, **kwargs):
-        out = original(*args, **kwargs)
-        if not sent:
-            sent.append(True)
-            signal.getsignal(signal.SIGINT)(signal.SIGINT, None)
-        return out
+    def __init__(self, at=None):
+        self.at, self.calls, self.sent = at, 0, False
 
-    monkeypatch.setattr(owner, name, wrapped)
-    return sent
+    def __call__(self, frame, event, arg):
+        if event != "call" or signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+            return
+        self.calls += 1
+        if self.calls == self.at:
+            self.sent = True
+            signal.getsignal(signal.SIGINT)(signal.SIGINT, inspect.currentframe())
+
+    def run(self, call):
+        sys.setprofile(self)
+        try:
+            call()
+        finally:
+            sys.setprofile(None)
 
 
-def check(model, monkeypatch, owner, name):
-    X, y = frame()
+def trained(learner):
+    model = learner.clone()
     model.learn_many(*frame(40, seed=1))
     model.predict_proba_one({"a": "p"})  # a batch learner fits: the next batch is evidence
-    model, twin = (pickle.loads(pickle.dumps(model)) for _ in range(2))  # alike to the byte
+    return model
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+@pytest.mark.parametrize("learner", [_case(*c) for c in CASES])
+def test_a_batch_is_committed_whole(learner, where):
+    X, y = frame()
+    model = trained(learner)
+    # three copies alike (a pickle leaves derived caches out): the dry run counts the calls
+    model, twin, dry = (pickle.loads(pickle.dumps(model)) for _ in range(3))
     twin.learn_many(X, y)
-    sent = interrupt_after(monkeypatch, owner, name)
+    counter = CommitCalls()
+    counter.run(lambda: dry.learn_many(X, y))
+    assert counter.calls, f"{type(learner).__name__}.learn_many never holds Ctrl-C back"
+    at = {"first": 1, "middle": (counter.calls + 1) // 2, "last": counter.calls}[where]
+    interrupt = CommitCalls(at)
     with pytest.raises(KeyboardInterrupt):
-        model.learn_many(X, y)
-    assert sent
-    monkeypatch.undo()
-    assert pickle.dumps(model) == pickle.dumps(twin)
-
-
-@pytest.mark.parametrize("learner", [NaiveBayes(), ModelAveragedNB(), BMANB()],
-                         ids=["NaiveBayes", "ModelAveragedNB", "BMANB"])
-def test_naive_bayes_counts_are_committed_whole(learner, monkeypatch):
-    check(learner.clone(), monkeypatch, NominalTable, "merge")
-
-
-@pytest.mark.parametrize("learner", [NaiveBayes(decay=0.99), ModelAveragedNB(decay="auto"),
-                                     BMANB(decay=0.9), NaiveBayes(absent="zero")],
-                         ids=["NaiveBayes-decay", "ModelAveragedNB-auto", "BMANB-decay", "zero"])
-def test_naive_bayes_rows_are_committed_whole(learner, monkeypatch):
-    """Row by row (forgetting, absent="zero"), an interrupt after the first row (with
-    decay="auto", after the first row's update of the rates' shared state)."""
-    if learner.decay == "auto":
-        check(learner.clone(), monkeypatch, SharedRates, "_tick")
-    else:
-        check(learner.clone(), monkeypatch, type(learner), "_count_record")
-
-
-@pytest.mark.parametrize("learner", [FAN(max_components=2, n_init=1, seed=0, refit_every=1),
-                                     FiniteMixture(max_components=2, n_init=1, seed=0,
-                                                   refit_every=1)],
-                         ids=["FAN", "FiniteMixture"])
-def test_a_batch_learners_store_and_evidence_are_committed_whole(learner, monkeypatch):
-    check(learner.clone(), monkeypatch, RecordStore, "append")
-    check(learner.clone(), monkeypatch, type(learner), "_score")
+        interrupt.run(lambda: model.learn_many(X, y))
+    assert interrupt.sent
+    assert state_of(model) == state_of(twin)

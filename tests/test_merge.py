@@ -11,19 +11,14 @@ from hypothesis import strategies as st
 
 from onlinebma.datasets import UCIDataset
 from onlinebma.isa import ISA
-from onlinebma.mixture import FAN, FiniteMixture
-from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
+from tests.support.learners import LEARNERS
 
-#: Every batch learner, with parameters that keep a fit to a fraction of a second.
-MAKERS = {
-    "ISA": lambda **kw: ISA(phase1_models=5, max_models=10, **kw),
-    "FixedOrderBMA": lambda **kw: FixedOrderBMA(max_parents=2, **kw),
-    "OrderMCMC": lambda **kw: OrderMCMC(max_parents=1, n_orders=3, burn_in=10, n_iter=40,
-                                        seed=3, **kw),
-    "FAN": lambda **kw: FAN(max_components=2, n_init=1, seed=1, **kw),
-    "FiniteMixture": lambda **kw: FiniteMixture(max_components=2, n_init=1, seed=1, **kw),
-}
+#: Every batch learner of the registry, with parameters that keep a fit to a fraction of a
+#: second (tests/support/learners.py).
+MAKERS = {learner.name: learner.make for learner in LEARNERS if learner.batch}
+#: The naive Bayes family's learners (the tree-augmented ones: tests/test_tan_*.py).
+NAIVE_BAYES = [learner.cls for learner in LEARNERS
+               if learner.cls.__module__.startswith("onlinebma.naive_bayes")]
 #: Where the fitted model does not depend on the order of the stored records.
 COMMUTATIVE = ("FixedOrderBMA", "OrderMCMC")
 
@@ -204,7 +199,7 @@ def test_merge_is_associative_and_commutative_where_defined(records, name, cuts,
 
 
 @settings(max_examples=25, deadline=None, derandomize=True)
-@given(learner=st.sampled_from([NaiveBayes, ModelAveragedNB, BMANB]),
+@given(learner=st.sampled_from(NAIVE_BAYES),
        cuts=st.lists(st.integers(1, 689), min_size=1, max_size=6, unique=True),
        shape=st.lists(st.integers(0, 100), max_size=8),
        perm_seed=st.integers(0, 2**16))

@@ -9,7 +9,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from river import checks
 
 from experiments.peers.fan import fan_conditional_entropy, known_fan, sample_fan
 from onlinebma.datasets import UCIDataset
@@ -251,20 +250,6 @@ def test_bad_records_leave_the_model_unchanged():
     with pytest.raises(ValueError):
         model.learn_one({"u": 1.0}, None)
     np.testing.assert_array_equal(model.predict_proba(X).to_numpy(), before)
-
-
-# ------------------------------------------------------------------ River's checks
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("model_cls", MODELS)
-def test_river_estimator_checks(model_cls):
-    # No check is skipped (_unit_test_skips is empty); every _unit_test_params set is checked.
-    # _unit_test_params is River's own hook for these parameter sets (check_estimator reads it).
-    for params in model_cls._unit_test_params():
-        model = model_cls(**params)
-        for check in checks.yield_checks(model):
-            check(model.clone())
 
 
 # ------------------------------------------------------------------ experiments

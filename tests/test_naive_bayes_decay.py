@@ -17,8 +17,8 @@ import pytest
 from scipy import stats as sps
 from scipy.special import logsumexp
 
+from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID
 from onlinebma.stats import NormalGammaPrior
 from tests.support.records import observed
 
@@ -344,8 +344,8 @@ def test_renormalisation_path_changes_nothing_but_rounding(make):
     with one that never renormalises within these 60 records."""
     rows = drifting(60, 4, 2, seed=11)
     often, never = make(), make()
-    # no public setting of the renormalisation threshold: forced small to test that path
-    often._renormalise_above = 3.0
+    # no public setting of the renormalisation step: forced small to test that path
+    often._clock.k_limit = 3
     for x, y in rows:
         often.learn_one(x, y)
         never.learn_one(x, y)
@@ -353,7 +353,7 @@ def test_renormalisation_path_changes_nothing_but_rounding(make):
             assert_close(often.predict_proba_one(q), never.predict_proba_one(q), tol=1e-12)
         assert_close(often.feature_posteriors(), never.feature_posteriors(), tol=1e-12)
     # no public view of the records since the last renormalisation
-    assert often._k < 4 and never._k == 60  # it did renormalise
+    assert often._clock.k < 3 and never._clock.k == 60  # it did renormalise
 
 
 def test_decay_one_is_the_learner_without_forgetting_bit_for_bit():
@@ -368,7 +368,8 @@ def test_decay_one_is_the_learner_without_forgetting_bit_for_bit():
             explicit.learn_one(x, y)
         # no public view of the scaled unit: whether forgetting entered is what is tested
         assert not explicit._forgets
-        assert explicit._scale == 1 and type(explicit._unit) is int  # no float scaling entered
+        clock = explicit._clock
+        assert clock.scale == 1 and type(clock.unit) is int  # no float scaling entered
         assert all(type(c) is int for c in explicit._class_counts.values())
         for q in QUERIES:
             assert explicit.predict_proba_one(q) == plain.predict_proba_one(q)
@@ -511,7 +512,7 @@ def test_a_million_records_with_decay_stay_finite_and_equal_fresh_computation():
     for v in (0, 1):
         for c in (0, 1):
             fresh = w[(a == v) & (y == c)].sum()
-            assert math.isclose(t.n_joint[str(v)][c] * nb._scale, fresh, rel_tol=1e-9)
+            assert math.isclose(t.n_joint[str(v)][c] * nb._clock.scale, fresh, rel_tol=1e-9)
     q = {"a": "1", "z": 0.3}
     p = nb.predict_proba_one(q)
     assert all(math.isfinite(v) for v in p.values())

@@ -10,7 +10,6 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from river import checks
 
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 
@@ -152,10 +151,6 @@ def test_bmanb_incremental_sums_equal_recomputation():
         assert math.isclose(odds, model._arc_log_odds(f, model._tables[f]), rel_tol=1e-9,
                             abs_tol=1e-9)
 
-
-@pytest.mark.parametrize("learner", [NaiveBayes(), ModelAveragedNB(), BMANB()], ids=repr)
-def test_river_estimator_checks(learner):
-    checks.check_estimator(learner)
 
 
 def test_merge_refuses_different_hyperparameters():

@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID, RateMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID, RateMixture
 from onlinebma.naive_bayes.rates import SharedRates
 from onlinebma.stats import NormalGammaPrior
 

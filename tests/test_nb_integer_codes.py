@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.naive_bayes.frames import SMALL_RANGE
+from onlinebma.reading import SMALL_RANGE
 
 
 def _frame(seed=0, n=300):

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
-from onlinebma.naive_bayes.frames import SMALL_RANGE, coded_labels, factorize, labels_of
+from onlinebma.reading import SMALL_RANGE, coded_labels, factorize, labels_of
 
 
 def _labels(kind, n, rng):

@@ -13,9 +13,10 @@ from onlinebma.numeric.cuts import (
     distinct_counts,
     equal_frequency_cuts,
     extent,
-    log_measures,
+    interval_widths,
     mass_cuts,
     point_masses,
+    within_shares,
 )
 from onlinebma.numeric.grids import Grids
 from onlinebma.preprocessing import mdl_cut_points
@@ -122,7 +123,7 @@ def test_one_search_codes_like_a_search_per_member():
     assert grids.masses.tolist() == [0.0, 1.5]  # 100 and 30 of 530 records, > 1/32
 
 
-def test_mdl_member_is_the_mdl_rule_plus_the_shared_masses():
+def test_class_cuts_are_the_mdl_rule_plus_given_masses():
     rng = np.random.default_rng(3)
     x = rng.normal(size=300)
     y = (x + rng.normal(scale=0.5, size=300) > 0).astype(int)
@@ -136,7 +137,7 @@ def test_mdl_member_is_the_mdl_rule_plus_the_shared_masses():
     assert np.array_equal(both, np.unique(np.concatenate([mdl, mass_cuts(values[:1])])))
 
 
-def test_mdl_member_on_a_point_mass_feature():
+def test_mdl_member_on_a_point_mass_feature_is_weka_s_rule():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 2, 1000)
     x = np.where(rng.random(1000) < 0.9, 0.0, 100.0 + 50 * y + rng.normal(size=1000))
@@ -144,40 +145,75 @@ def test_mdl_member_on_a_point_mass_feature():
     class_counts = np.zeros((values.size, 2), dtype=np.int64)
     np.add.at(class_counts, (np.searchsorted(values, x), y), 1)
     grids = Grids.from_sample(values, class_counts, resolutions=(4,))
-    mdl = grids.cuts[grids.members.index("MDL")]
-    codes = grids.code_many(x)[:, 1]
-    assert np.array_equal(codes == 1, x == 0.0)  # {0} alone
-    # above 0 the MDL cut separates the classes: each positive interval holds one class
+    m = grids.members.index("MDL")
+    assert np.array_equal(grids.cuts[m], mdl_cut_points(x, y, 2))
+    codes = grids.code_many(x)[:, m]
+    # 0 | positive, then the class split: each positive interval holds one class
+    assert grids.cuts[m].size == 2 and np.array_equal(codes == 0, x == 0.0)
     positive = x > 0
-    assert mdl.size == 4 and 100 < mdl[-1] < 150  # the masses, 0 | positive, and the classes
-    assert {tuple(np.unique(y[positive & (codes == k)])) for k in np.unique(codes[positive])} \
-        == {(0,), (1,)}
+    assert {tuple(np.unique(y[positive & (codes == k)])) for k in (1, 2)} == {(0,), (1,)}
+    # 0 is alone in its MDL interval but no (a-, a] interval: it takes its sample share
+    zeros = int((x == 0).sum())
+    assert np.exp(grids.log_within(0.0)[m]) == pytest.approx(zeros / (zeros + 1))
 
 
-def test_log_measures_and_extent():
-    values = np.array([0.0, 1.0, 2.0, 6.0])
+def test_a_coarse_grid_keeps_few_intervals_beside_many_moderate_masses():
+    """Like adult's hours-per-week: several values each hold 5-40 % of the records. A grid of
+    3 gives its own interval only to those above 1/3; a grid of 32 to all of them."""
+    rng = np.random.default_rng(7)
+    common = rng.choice([20.0, 30.0, 35.0, 40.0, 45.0, 50.0], size=800,
+                        p=[0.1, 0.1, 0.1, 0.45, 0.1, 0.15])
+    sample = np.concatenate([common, rng.integers(1, 99, 200).astype(float)])
+    values, counts = distinct_counts(sample)
+    grids = Grids.from_sample(values, counts[:, None], resolutions=(3, 32), class_aware=False)
+    assert grids.masses.tolist() == [20.0, 30.0, 35.0, 40.0, 45.0, 50.0]
+    assert grids.n_intervals[0] <= 5  # 40 alone, and 2 groups of the rest
+    own = [np.isin(mass_cuts(grids.masses[i:i + 1]), c).all() for c in grids.cuts
+           for i in range(6)]
+    assert own[:6] == [False, False, False, True, False, False] and all(own[6:])
+    # in the grid of 3, 30.0 is measured by its share of its interval's probability
+    within = np.exp(grids.log_within(30.0))
+    assert 0 < within[0] < 1 and within[1] == 1.0
+
+
+def test_within_shares_and_widths():
+    values, counts = np.array([0.0, 1.0, 2.0, 6.0]), np.array([1, 5, 2, 1])
     low, high = extent(values)
     assert (low, high) == (-2.0, 8.0)
     cuts = np.array([np.nextafter(1.0, -np.inf), 1.0, 4.0])
-    measures = log_measures(cuts, np.array([1.0]), low, high)
-    widths = np.exp(measures)
-    assert widths[1] == 1.0  # the point mass: measured by probability
-    assert widths[[0, 2, 3]] == pytest.approx([cuts[0] - low, 3.0, 4.0])
+    shares, free = within_shares(cuts, values, counts, np.array([1.0]))
+    assert shares.tolist() == [1.0] and free[1] == 0.0  # 1.0 alone in (1-, 1]
+    assert free[[0, 2, 3]].tolist() == [1.0, 1.0, 1.0]
+    shares, free = within_shares(np.array([4.0]), values, counts, np.array([1.0, 2.0]))
+    assert shares.tolist() == [5 / 9, 2 / 9] and free.tolist() == [2 / 9, 1.0]  # 0.0 is free
+    assert interval_widths(cuts, low, high) == pytest.approx([cuts[0] + 2.0, 1.0 - cuts[0],
+                                                              3.0, 4.0])
     assert extent(np.array([5.0])) == (0.0, 10.0)
     assert extent(np.array([0.0])) == (-1.0, 1.0)
 
 
-def test_densities_of_a_member_integrate_to_one_within_the_extent():
+@pytest.mark.parametrize("resolutions", [(3,), (3, 8), (2, 5, 32)])
+def test_every_member_is_a_distribution_over_the_extent(resolutions):
+    """Whatever a member's interval probabilities, its point masses' probabilities plus its
+    density integrated over the extent sum to 1: members' predictives share one measure."""
     rng = np.random.default_rng(5)
-    sample = np.concatenate([rng.exponential(size=300), np.zeros(200)])
+    sample = np.concatenate([rng.exponential(size=300), np.zeros(200), np.full(40, 1.0),
+                             np.full(25, 2.0)])
+    labels = (sample > 0.7).astype(int)
     values, counts = distinct_counts(sample)
-    grids = Grids.from_sample(values, counts[:, None], resolutions=(3, 8), class_aware=False)
-    for m, cuts in enumerate(grids.cuts):
-        p = np.full(grids.n_intervals[m], 1 / grids.n_intervals[m])  # any interval probabilities
-        density = np.exp(np.log(p) - grids.log_measures[m])
-        is_mass = np.isin(np.arange(cuts.size + 1), np.searchsorted(cuts, grids.masses))
-        widths = np.diff(np.concatenate([[grids.low], cuts, [grids.high]]))
-        total = np.sum(density[~is_mass] * widths[~is_mass]) + np.sum(density[is_mass])
+    class_counts = np.zeros((values.size, 2), dtype=np.int64)
+    np.add.at(class_counts, (np.searchsorted(values, sample), labels), 1)
+    grids = Grids.from_sample(values, class_counts, resolutions=resolutions)
+    assert grids.masses.size == (3 if 32 in resolutions else 1)
+    bounds = np.concatenate([[grids.low], grids._union_array, [grids.high]])
+    cell_widths = np.diff(bounds)
+    mass_cell = np.isin(np.arange(grids.n_cells), np.searchsorted(grids._union_array,
+                                                                  grids.masses))
+    for m in range(len(grids.members)):
+        p = rng.dirichlet(np.ones(grids.n_intervals[m]))
+        interval = grids.intervals_of_cells()[:, m]
+        weight = p[interval] * np.exp(grids.log_within_of_cells()[:, m])
+        total = weight[mass_cell].sum() + (weight * cell_widths)[~mass_cell].sum()
         assert total == pytest.approx(1.0, rel=1e-12)
 
 
@@ -186,11 +222,15 @@ def test_grids_pickle_and_compare():
     grids = Grids.from_sample(values, counts[:, None], class_aware=False)
     copy = pickle.loads(pickle.dumps(grids))
     assert copy == grids
-    assert not copy.code(0.0).flags.writeable  # rows of the shared table stay read-only
+    assert not copy.code(0.0).flags.writeable  # rows of the shared tables stay read-only
+    assert not copy.log_within(0.0).flags.writeable
     probes = np.array([-1.0, 0.0, 5.0, 1e6])
     assert np.array_equal(copy.code_many(probes), grids.code_many(probes))
     other = Grids.from_sample(values[1:], counts[1:, None], class_aware=False)
     assert other != grids
+
+
+SAMPLE = (np.array([0.0, 2.0]), np.array([1, 1]))
 
 
 @pytest.mark.parametrize("call, message", [
@@ -205,14 +245,18 @@ def test_grids_pickle_and_compare():
     (lambda: class_cuts(np.array([1.0]), np.array([1]), np.array([])), "shape"),
     (lambda: class_cuts(np.array([1.0]), np.array([[0.5]]), np.array([])), "integers"),
     (lambda: extent(np.array([])), "empty"),
-    (lambda: log_measures(np.array([1.0]), np.array([]), 2.0, 3.0), "extent"),
+    (lambda: interval_widths(np.array([1.0]), 2.0, 3.0), "extent"),
+    (lambda: within_shares(np.array([1.0]), np.array([1.0]), np.array([1]), np.array([2.0])),
+     "one of the sample's values"),
     (lambda: Grids.from_sample(np.array([1.0]), np.array([[1]]), resolutions=(1,)),
      "resolutions"),
     (lambda: Grids.from_sample(np.array([1.0]), np.array([[1]]), resolutions=[3]),
      "resolutions"),
-    (lambda: Grids(("a",), (np.array([2.0, 1.0]),), np.array([]), 0.0, 3.0), "increasing"),
-    (lambda: Grids(("a",), (np.array([1.0]),), np.array([1.0]), 0.0, 3.0), "point mass"),
-    (lambda: Grids(("a", "b"), (np.array([1.0]),), np.array([]), 0.0, 3.0), "one name"),
+    (lambda: Grids(("a",), (np.array([2.0, 1.0]),), *SAMPLE, np.array([])), "increasing"),
+    (lambda: Grids(("a",), (np.array([1.0]),), *SAMPLE, np.array([5.0])), "sample's values"),
+    (lambda: Grids(("a", "b"), (np.array([1.0]),), *SAMPLE, np.array([])), "one name"),
+    (lambda: Grids(("a",), (np.array([1.0]),), np.array([2.0, 0.0]), np.array([1, 1]),
+                   np.array([])), "increasing"),
 ])
 def test_bad_input_is_refused(call, message):
     with pytest.raises(ValueError, match=message):

@@ -477,14 +477,6 @@ def test_bad_input_is_refused_clearly():
         m.learn_one({"class": "x"}, y.iloc[0])
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("cls", [OrderMCMC, FixedOrderBMA])
-def test_river_estimator_checks(cls):
-    from river import checks
-
-    for params in cls._unit_test_params():  # River's hook for its estimator checks
-        checks.check_estimator(cls(**params))
-
 
 @pytest.mark.slow
 @pytest.mark.parametrize("cls", [OrderMCMC, FixedOrderBMA])

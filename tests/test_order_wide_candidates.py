@@ -14,13 +14,13 @@ import pandas as pd
 import pytest
 
 from onlinebma import distributed
-from onlinebma.distributed.orders import count_tables
 from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC
 from onlinebma.order_mcmc.candidates import (
     choose_candidates,
     class_gains,
     class_pair_counts,
 )
+from onlinebma.order_mcmc.distributed_counts import count_tables
 from onlinebma.order_mcmc.incremental import StreamingScores
 from onlinebma.order_mcmc.scores import ScoreTables
 

@@ -10,7 +10,7 @@ import pytest
 
 from onlinebma.order_mcmc import OrderChain, OrderModel
 from onlinebma.order_mcmc.candidates import choose_candidates
-from onlinebma.order_mcmc.unique import unique_rows
+from onlinebma.stats.unique import unique_rows
 
 
 def _replayed_chain(model, seed, n_iter):

@@ -9,15 +9,10 @@ import pandas as pd
 import pytest
 from river import checks
 
-from experiments.peers.weka import weka_available, weka_cut_points, write_arff
+from experiments.peers.weka import weka_cut_points, write_arff
 from onlinebma.datasets import UCIDataset
 from onlinebma.preprocessing import MDLDiscretizer, interval_labels, mdl_cut_points
-
-
-def needs_weka(test):
-    """Compares against Weka itself: marked ``weka``, skipped without Java and Weka's jar."""
-    skip = pytest.mark.skipif(not weka_available(), reason="needs java and Weka 3.6.14's jar")
-    return pytest.mark.weka(skip(test))
+from tests.support.weka import needs_weka
 
 
 def _coded(Y):

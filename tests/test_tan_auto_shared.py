@@ -1,6 +1,6 @@
 """``ModelAveragedTAN(numeric=INTERVALS, decay="auto")``, one stack of five members
 (:class:`~onlinebma.tan.members.TreeMemberStack`), against a
-:class:`~onlinebma.naive_bayes.decay.RateMixture` of separate learners, one per rate (each a
+:class:`~onlinebma.forgetting.RateMixture` of separate learners, one per rate (each a
 stack of one member, predicting and learning alone), run side by side on the same stream:
 what sharing the coding, the layout, the gathers and the tree sums along the member axis
 must not change. (The recursion itself, at a fixed rate and over the grid with its weights,
@@ -27,7 +27,7 @@ import pytest
 from river import checks
 
 import onlinebma.tan.members as members
-from onlinebma.naive_bayes.decay import RateMixture
+from onlinebma.forgetting import RateMixture
 from onlinebma.tan import ModelAveragedTAN
 
 # the rate axis over one interval representation (the representation axis:
@@ -162,7 +162,7 @@ def test_river_checks_with_decay_auto():
 def test_readers_show_every_member_under_decay_auto():
     """counts, edge_log_weights and decay_posterior read the stack's members: member r's
     tables and l equal those of a learner at rate r alone (same records, same clocks)."""
-    from onlinebma.naive_bayes.decay import AUTO_GRID
+    from onlinebma.forgetting import AUTO_GRID
 
     data = mixed_stream(250, seed=8)
     shared = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
@@ -192,7 +192,7 @@ def test_readers_show_every_member_under_decay_auto():
 def test_plugin_readers_show_the_most_probable_rate():
     """TAN and AODE with decay="auto" run one clone per rate; tree() and counts show the
     clone of the most probable rate (not an empty learner)."""
-    from onlinebma.naive_bayes.decay import RateMixture
+    from onlinebma.forgetting import RateMixture
     from onlinebma.tan import AODE, TAN
 
     data = mixed_stream(200, seed=9)

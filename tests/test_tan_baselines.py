@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from experiments.peers.weka_tan import javac_available
 from onlinebma.distributed.protocol import MergePlan
 from onlinebma.tan.aode import AODE
 from onlinebma.tan.tan import TAN, maximum_spanning_tree
+from tests.support.weka import needs_javac
 from tests.test_tan_exact import trees
 
 # --------------------------------------------------------------------------- data
@@ -287,11 +287,7 @@ def _run_weka(tmp_path, Xtr, ytr, Xte, yte, spec):
     return classes, np.array(res["proba"]), res["parents"]
 
 
-weka = pytest.mark.weka(pytest.mark.skipif(not javac_available(),
-                                           reason="needs java, javac and Weka 3.6.14's jar"))
-
-
-@weka
+@needs_javac
 @pytest.mark.slow
 @pytest.mark.parametrize("name,n_train", [("lymphography", 110), ("solar-flare", 700)])
 def test_tan_tree_and_estimates_match_weka(tmp_path, name, n_train):
@@ -318,7 +314,7 @@ def test_tan_tree_and_estimates_match_weka(tmp_path, name, n_train):
     assert (mine.argmax(axis=1) == proba.argmax(axis=1)).mean() >= 0.99
 
 
-@weka
+@needs_javac
 @pytest.mark.parametrize("name,n_train,options", [("lymphography", 110, "-F 1"),
                                                   ("house-votes-84", 300, "-F 1"),
                                                   ("solar-flare", 700, "-M -W 2 -F 5")])

@@ -449,7 +449,7 @@ def test_decay_auto_equals_brute_force_members_and_weights(structure_decay, stru
     nothing, the marginal likelihood of the data), the members' probabilities of each
     record's label updating the dynamic-model-averaging weights (floored at 1e-300, then
     flattened by β), and the prediction the weighted mean of the members'."""
-    from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID
+    from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
 
     # two classes and both values of every feature within the first two records: from the
     # third on every record is fully known, so every member has a probability for it

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID
+from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
 from onlinebma.tan import ModelAveragedTAN
 
 # the rate axis over one interval representation (the representation axis:

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.naive_bayes.decay import AUTO_FORGETTING, AUTO_GRID
+from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
 from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
 from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.model_averaged import auto_representations

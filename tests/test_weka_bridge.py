@@ -9,15 +9,14 @@ import tempfile
 import pytest
 
 from experiments.peers import weka
+from tests.support.weka import needs_javac
 
 _SOURCE = "public class Hello { public static void main(String[] a) { } }\n"
 
 
-@pytest.mark.weka
+@needs_javac
 def test_a_java_helper_is_compiled_once_in_a_private_temporary_folder():
     # never run a Java class from a fixed, shared path under /tmp
-    if not weka.javac_available():
-        pytest.skip("needs java, javac and Weka's jar")
     folder = weka.compiled_java("Hello", _SOURCE)
     assert (folder / "Hello.class").exists()
     assert str(folder.parent) == tempfile.gettempdir()
@@ -27,9 +26,7 @@ def test_a_java_helper_is_compiled_once_in_a_private_temporary_folder():
     assert weka.compiled_java("Hello", _SOURCE) == folder  # once per process
 
 
-@pytest.mark.weka
+@needs_javac
 def test_a_helper_that_does_not_compile_is_named_in_the_error():
-    if not weka.javac_available():
-        pytest.skip("needs java, javac and Weka's jar")
     with pytest.raises(RuntimeError, match="Broken"):
         weka.compiled_java("Broken", "public class Broken { syntax error }\n")

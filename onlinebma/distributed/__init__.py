@@ -13,9 +13,11 @@ A learner chooses its plan:
   — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`):
   :class:`~onlinebma.distributed.protocol.MergePlan`, the partial learners merged in order;
 - FAN and FiniteMixture with a criterion computed from sums (``"bic"``, ``"aic"``, ``"cs"``,
-  ``"icl"``): distributed EM, the records staying where they lie (:mod:`.em`);
+  ``"icl"``): distributed EM, the records staying where they lie
+  (:mod:`onlinebma.mixture.distributed_em`);
 - OrderMCMC and FixedOrderBMA on nominal features: per-partition count tables summed, only
-  tables travelling, ``n_chains`` chains as Dask tasks (:mod:`.orders`);
+  tables travelling, ``n_chains`` chains as Dask tasks
+  (:mod:`onlinebma.order_mcmc.distributed_counts`);
 
   both start from a learner that has learned nothing and has no window, and give the model
   of ``fit(X, y)`` on the whole frame; any other state (a learner that has learned already,
@@ -24,10 +26,18 @@ A learner chooses its plan:
 - :func:`predict_proba` predicts each test partition where it lies, with the learner (for ISA,
   its stored records) sent to each worker once (:mod:`.predict`).
 
-A new learner joins by implementing ``distributed_plan()`` (see :mod:`.protocol` and
-docs/architecture.md); a learner without it is refused with a ``TypeError``, and a learner
-whose state cannot be combined (one that forgets) refuses in ``distributed_plan()``, before any
-partition is learned, rather than being trained in some approximate way.
+This package imports no learner family: each family implements its plan in its own package (the
+two above in ``mixture/`` and ``order_mcmc/``), from :mod:`.protocol`, :mod:`.partitions` and
+:mod:`.coding_pass` (the first pass of a plan fitted from whole-frame statistics). A new learner
+joins by implementing ``distributed_plan()`` (see :mod:`.protocol` and docs/architecture.md); a
+learner without it is refused with a ``TypeError``, and a learner whose state cannot be combined
+(one that forgets) refuses in ``distributed_plan()``, before any partition is learned, rather
+than being trained in some approximate way.
+
+Files in: a frame need not come from memory. ``dask.dataframe.read_parquet`` of Parquet files
+written beforehand (one file per partition, nominal columns read back as Arrow strings) is
+read lazily, each partition where it is learned, and :func:`fit` gives the same learner as
+``learn_many`` on the records in memory (``tests/test_distributed.py`` checks every learner).
 
 Dask does the scheduling: :func:`fit` and :func:`predict_proba` run on whatever scheduler is
 active — the synchronous or threaded one, a ``distributed.LocalCluster``, a real cluster

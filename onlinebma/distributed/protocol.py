@@ -15,8 +15,8 @@ This module imports neither Dask nor any learner: learners import :class:`MergeP
 - :class:`MergePlan` is the plan of every learner with an exact ``merge``: each partition is
   learned by a fresh clone (``learn_many``) and the partial learners are merged left to right.
 - A plan that needs several passes over the records where they lie (distributed EM, count
-  tables after a pass that finds the coding: :mod:`onlinebma.distributed.em`,
-  :mod:`onlinebma.distributed.orders`) overrides :meth:`Plan.run`, which receives the
+  tables after a pass that finds the coding: :mod:`onlinebma.mixture.distributed_em`,
+  :mod:`onlinebma.order_mcmc.distributed_counts`) overrides :meth:`Plan.run`, which receives the
   frame's :class:`Partitions`, and reduces them with other plans as often as it needs.
 
 Examples

@@ -24,40 +24,40 @@ class ISA(BufferRefitClassifier):
 
     Parameters
     ----------
-    antecedent
+    antecedent : str, default 'full'
         ``"full"``: the antecedent features' joint values are the parent configuration (the
         paper's Bayesian networks). ``"indicator"``: each antecedent feature is coded as equal
         to the test instance's value or not (LBR's rules); slower, as scores then depend on the
         test values and are cached per antecedent values only.
-    alpha
+    alpha : float, default 1.0
         Dirichlet pseudo-count of every cell in eq. 10.
-    phase1_models
+    phase1_models : int, default 100
         Models moved into ``R`` by the best-first phase.
-    threshold
+    threshold : float, default 0.001
         Phase 2 stops when no queued model changes the averaged prediction by more than this.
-    max_models
+    max_models : int, default 500
         Upper limit on ``|R|``.
-    average
+    average : bool, default True
         ``False``: predict with the single highest-scoring model in ``R`` (model selection).
-    phase2_expand
+    phase2_expand : bool, default False
         Phase 2 also scores and queues the children of the models it adds (the paper is silent;
         off by default).
-    margin
+    margin : float or None, default 40.0
         Models whose log score is more than ``margin`` below the best model's in ``R`` (so whose
         weight is below ``exp(-margin)`` times the best's) are negligible: counted in ``R`` but
         not brought up to date as records arrive, not expanded, left out of the average. The
         prediction then differs from the average over all of ``R`` by at most ``|R| *
         exp(-margin)`` per class probability (see `onlinebma.isa.search`). ``None``: no
         model is negligible (the paper's search exactly).
-    window
+    window : int or None, default None
         Score and predict from the last ``window`` records (``None``: all), by the sliding
         eq. 9: each record's term is predicted from the ``window`` records before it, so the
         store holds the last ``2 window`` records and a record that arrives or leaves adds or
         takes away one term per cached score (see `onlinebma.isa`).
-    refit_every
+    refit_every : int or None, default None
         Refit the cut points of numeric features after this many new records (``None``: once
         the stored records have grown by 10%; see `onlinebma.batch`).
-    nominal_attributes
+    nominal_attributes : list or None, default None
         Features that are nominal even when their values are numbers.
 
     Examples

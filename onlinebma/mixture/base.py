@@ -25,14 +25,15 @@ import numpy as np
 import pandas as pd
 
 from ..batch import BufferRefitClassifier, Table
-from ..naive_bayes.interrupts import uninterrupted
 from ..progress import progress as progress_bar
+from ..reading import uninterrupted
 from ..stats.logmath import logsumexp_np
 from ..stats.numerics import VAR_SMOOTHING, single_blas_thread
 from ..validation import check_choice, check_int, check_real
 from .arrays import EMResult, Params
 from .averaging import Evidence
 from .criteria import CRITERIA, scores_many
+from .distributed_em import EMPlan
 from .em import EMEngine, one_component, run_em, run_em_many
 from .engine import Engine
 from .fitted import FittedAttributes
@@ -47,18 +48,19 @@ __all__ = ["MixtureClassifier", "PARAMETERS_DOC"]
 _RESTART_STEPS = 20
 
 #: EM runs whose final objectives differ by less than this (relative) are ties, and the first
-#: run is kept: sums over partitions (:mod:`onlinebma.distributed.em`) round differently from
-#: sums over one array, and must not pick another of two runs that reached the same optimum.
+#: run is kept: sums over partitions (:mod:`onlinebma.mixture.distributed_em`) round
+#: differently from sums over one array, and must not pick another of two runs that reached
+#: the same optimum.
 _TIE = 1e-12
 
 #: Candidates whose weight is below this are left out of a prediction (changes every
 #: probability by less than ``max_components * _NEGLIGIBLE``).
 _NEGLIGIBLE = 1e-12
 
-PARAMETERS_DOC = """max_components
+PARAMETERS_DOC = """max_components : int, default 5
         Largest number of components tried: every K in 1..max_components is fitted. ``1``
         means exactly one component (naive Bayes for FAN).
-    criterion
+    criterion : str, default 'prequential'
         ``"prequential"`` (default): predictions average the fits of every K, weighted by
         ``prior(K) exp(-L_K)`` where ``L_K`` is the log loss of K's fits on the records that
         arrived after them, half the prior on K = 1 (see :mod:`onlinebma.mixture.averaging`);
@@ -66,34 +68,34 @@ PARAMETERS_DOC = """max_components
         on the second half.
         ``"icl"`` (the paper's best), ``"bic"``, ``"aic"`` or ``"cs"`` (Cheeseman–Stutz)
         select the one K with the best score instead; see :mod:`onlinebma.mixture.criteria`.
-    em
+    em : str, default 'soft'
         ``"soft"``: EM with expected counts (eq. 8); ``"hard"``: classification EM (eq. 9).
-    n_init
+    n_init : int, default 3
         EM starts per K > 1 at its first fit: a split of the K - 1 fit and ``n_init - 1``
         starts from K distinct random records; the run with the highest objective is kept.
         Refits start from the previous fit of the same K (warm start); one random restart
         at a time, continued over refits, may replace a K's fit (module docstring).
-    tol
+    tol : float, default 1e-06
         EM stops when the objective gains less than ``tol`` times its magnitude.
-    max_iter
+    max_iter : int, default 200
         At most this many M steps per run.
-    alpha
+    alpha : float, default 1.0
         Dirichlet pseudo-count of every multinomial (eq. 5), as in ``NaiveBayes``.
-    variance_guard
+    variance_guard : float, default 0.01
         Every component's variance of a numeric feature is at least ``variance_guard`` times
         the one-component variance of that feature (the guard against collapsing variances;
         ``0`` turns it off). It never binds for one component.
-    seed
+    seed : int or None, default None
         Seed of the numpy generator that picks the random starts (``None``: fresh entropy).
         With a seed, the same records learned in the same way give the same model.
-    progress
+    progress : bool, default False
         Show a progress bar over the numbers of components of every fit.
-    window
+    window : int or None, default None
         Keep only the last ``window`` records (``None``: all).
-    refit_every
+    refit_every : int or None, default None
         Refit after this many new records (checked when a prediction is asked for);
         ``None`` refits once the store has grown by 10%.
-    nominal_attributes
+    nominal_attributes : list or None, default None
         Features to treat as nominal even when their values are numbers."""
 
 
@@ -201,7 +203,8 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
     def _fit_engine(self, s: Engine, data: Table):
         """:meth:`_fit_candidates` on the records of engine ``s``, coded by ``data`` (whose
         records are those of ``s``, or which has none: then ``s`` is an engine over the
-        partitions of a Dask frame, :mod:`onlinebma.distributed.em`, and the fit is cold)."""
+        partitions of a Dask frame, :mod:`onlinebma.mixture.distributed_em`, and the fit is
+        cold)."""
         seed = None if self.seed is None else [self.seed, self._n_em_fits]
         rng = np.random.default_rng(seed)
         hard = self.em == "hard"
@@ -245,7 +248,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
 
     def fit_on_engine(self, s, data: Table) -> None:
         """Fit on the engine ``s`` over records held elsewhere (cold, with a criterion, as
-        ``fit(X, y)``): the partitions of a Dask frame (:mod:`onlinebma.distributed.em`).
+        ``fit(X, y)``): the partitions of a Dask frame (:mod:`onlinebma.mixture.distributed_em`).
         The coding of those records is already learned and ``data`` is their table without
         rows; the store keeps none of the records."""
         self.coding.forget_records(s.n_total)  # the coding learned, not the records
@@ -258,14 +261,11 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
 
     def distributed_plan(self):
         """How :func:`onlinebma.distributed.fit` trains this model on Dask: distributed EM
-        from sums (:class:`onlinebma.distributed.em.EMPlan`) when it has learned nothing,
+        from sums (:class:`onlinebma.mixture.distributed_em.EMPlan`) when it has learned nothing,
         keeps every record and selects K by a criterion computed from sums; otherwise the
         adapter's exact merge (the prequential criterion's evidence is an order of fits)."""
         if self._n_learned or self.window is not None or self.criterion == "prequential":
             return super().distributed_plan()
-        # Imported when asked: onlinebma.distributed.em imports this package's modules.
-        from ..distributed.em import EMPlan
-
         return EMPlan(self)
 
     def _fitted_elsewhere(self) -> bool:

@@ -6,7 +6,7 @@ the responsibilities. So is everything else a fit needs from the records, except
 
 - the constants of EM (:class:`~onlinebma.mixture.em.Totals`): records, classes, the
   features' marginal moments;
-- the criteria's sums (:func:`~onlinebma.mixture.criteria.score_sums`);
+- the criteria's sums (:meth:`~onlinebma.mixture.em.EMEngine.score_sums`);
 - the split start's component totals (:func:`~onlinebma.mixture.starts.split_parts`);
 - the medians behind the robust coordinates of the numeric features and the split start's
   threshold: order statistics, found exactly by narrowing an interval with counts from every
@@ -16,7 +16,7 @@ the responsibilities. So is everything else a fit needs from the records, except
 
 Each function here takes one chunk — its :class:`~onlinebma.mixture.em.Design` or its
 :class:`~onlinebma.mixture.em.EMEngine` (built with the constants of all records) — and
-returns something small that adds up with :func:`add`. :mod:`onlinebma.distributed.em` runs
+returns something small that adds up with :func:`add`. :mod:`onlinebma.mixture.distributed_em` runs
 them where the partitions of a Dask frame lie and runs the M step once on the sums; one chunk
 holding every record gives the single-machine fit.
 """
@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .arrays import Design, Params
-from .criteria import score_sums
 from .em import EMEngine
 from .starts import split_parts, split_tau
 
@@ -103,7 +102,7 @@ def expected_of(s: EMEngine, start):
     """The :class:`~onlinebma.mixture.em.Expected` statistics of a start on the chunk:
     ``"one"`` (every record in one component) or a :class:`SplitStart`."""
     if isinstance(start, SplitStart):
-        joint, best, tau = split_parts(s, start.smaller, start.hard)
+        joint, best, tau = split_parts(s.joint(start.smaller, jitter=False), start.hard)
         return s.expected(split_tau(joint, best, tau, start.j, start.threshold))
     if start == "one":
         return s.expected(s.all_in_one())
@@ -120,19 +119,19 @@ def em_round(s: EMEngine, params: list, hard: bool) -> list:
 
 
 def score_round(s: EMEngine, params: list) -> list:
-    """:func:`~onlinebma.mixture.criteria.score_sums` of each parameter set on the chunk."""
-    return [score_sums(s, p) for p in params]
+    """:meth:`~onlinebma.mixture.em.EMEngine.score_sums` of each parameter set on the chunk."""
+    return s.sums_for_scores(params)
 
 
 def split_totals(s: EMEngine, smaller: Params, hard: bool) -> np.ndarray:
     """Responsibility totals per component of the ``K - 1`` fit (which one is heaviest)."""
-    return split_parts(s, smaller, hard)[2].sum(axis=0)
+    return split_parts(s.joint(smaller, jitter=False), hard)[2].sum(axis=0)
 
 
 def split_values(s: EMEngine, smaller: Params, hard: bool, j: int) -> np.ndarray:
     """Log joints in component ``j`` of the chunk's records whose most probable component is
     ``j`` (the split start takes their median)."""
-    joint, best, _ = split_parts(s, smaller, hard)
+    joint, best, _ = split_parts(s.joint(smaller, jitter=False), hard)
     return joint[best == j, j]
 
 

@@ -24,20 +24,14 @@ Free parameters (``C`` classes, ``K`` components, nominal features with ``r_i`` 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ..stats.dirichlet import log_dirichlet_marginal_np
-from ..stats.logmath import logsumexp_np
 from .arrays import Expected, Params
 from .engine import Engine
 
-if TYPE_CHECKING:  # annotations only: the engine imports this module
-    from .em import EMEngine
-
-__all__ = ["CRITERIA", "n_free_parameters", "score_sums", "scores",
-           "scores_from_sums", "scores_many"]
+__all__ = ["CRITERIA", "n_free_parameters", "scores_from_sums", "scores_many"]
 
 CRITERIA = ("bic", "aic", "cs", "icl")
 
@@ -52,29 +46,15 @@ def n_free_parameters(s: Engine, p: Params) -> int:
     return (k - 1) + k * (c - 1) + k * nominal + 2 * k * gauss
 
 
-def scores(s: EMEngine, p: Params) -> dict:
-    """``{"loglik", "n_params", "bic", "aic", "icl", "cs"}`` of parameters ``p`` on the data."""
-    return scores_from_sums(s, p, *score_sums(s, p))
-
-
 def scores_many(s: Engine, params: list) -> list:
     """:func:`scores` of several parameter sets (one pass over the records for all of them
     when ``s`` runs over partitions)."""
     return [scores_from_sums(s, p, *sums) for p, sums in zip(params, s.sums_for_scores(params))]
 
 
-def score_sums(s: EMEngine, p: Params) -> tuple:
-    """What the criteria need from the records of ``s``, as sums over them (they add up over
-    chunks of records): ``(log likelihood in scaled units, sum_l max_k log p(h_k | c_l, x_l),
-    the expected statistics of the posteriors p(h | c, x))``."""
-    joint = s.joint(p, jitter=False)
-    rows = logsumexp_np(joint, axis=1)
-    post = joint - rows[:, None]  # log p(h_k | c_l, x_l)
-    return rows.sum(), post.max(axis=1).sum(), s.expected(np.exp(post), gaussians=False)
-
-
 def scores_from_sums(s: Engine, p: Params, loglik, best_post, e: Expected) -> dict:
-    """:func:`scores` from :func:`score_sums` (summed over all training records)."""
+    """The criteria from the sums of :meth:`EMEngine.score_sums
+    <onlinebma.mixture.em.EMEngine.score_sums>` (summed over all training records)."""
     loglik = float(loglik) - s.log_jacobian  # numeric densities in original units
     d = n_free_parameters(s, p)
     log_n = math.log(s.n_total)

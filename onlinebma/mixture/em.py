@@ -56,7 +56,6 @@ from scipy import sparse
 
 from ..stats.logmath import logsumexp_np
 from .arrays import Design, EMResult, Expected, Params, Totals, gaussian_log_density
-from .criteria import score_sums
 from .engine import Engine
 from .starts import split_start
 
@@ -332,8 +331,18 @@ class EMEngine(Engine):
         return onehot, self.d.x[index], self.d.obs[index]
 
     def sums_for_scores(self, params: list) -> list:
-        """:func:`onlinebma.mixture.criteria.score_sums` of each parameter set."""
-        return [score_sums(self, p) for p in params]
+        """:meth:`score_sums` of each parameter set."""
+        return [self.score_sums(p) for p in params]
+
+    def score_sums(self, p: Params) -> tuple:
+        """What the criteria (:mod:`~onlinebma.mixture.criteria`) need from the records, as
+        sums over them (they add up over chunks of records): ``(log likelihood in scaled
+        units, sum_l max_k log p(h_k | c_l, x_l), the expected statistics of the posteriors
+        p(h | c, x))``."""
+        joint = self.joint(p, jitter=False)
+        rows = logsumexp_np(joint, axis=1)
+        post = joint - rows[:, None]  # log p(h_k | c_l, x_l)
+        return rows.sum(), post.max(axis=1).sum(), self.expected(np.exp(post), gaussians=False)
 
     def all_in_one(self) -> np.ndarray:
         """Responsibilities of the one-component model: every record in component 1."""
@@ -342,7 +351,7 @@ class EMEngine(Engine):
     def split_start(self, smaller: Params, hard: bool) -> np.ndarray:
         """Responsibilities that split the heaviest component of a ``K - 1`` fit
         (:func:`onlinebma.mixture.starts.split_start`)."""
-        return split_start(self, smaller, hard)
+        return split_start(self.joint(smaller, jitter=False), hard)
 
 
 def one_component(s: EMEngine) -> Params:

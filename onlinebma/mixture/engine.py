@@ -7,7 +7,7 @@ EM itself (:func:`~onlinebma.mixture.em.run_em_many`), the criteria
 of :class:`Engine`. Two engines implement it:
 
 - :class:`~onlinebma.mixture.em.EMEngine`: the records in this process;
-- :class:`~onlinebma.distributed.em.PartitionedEngine`: the records in the partitions of a
+- :class:`~onlinebma.mixture.distributed_em.PartitionedEngine`: the records in the partitions of a
   Dask frame, each method one round of per-partition work summed in a tree.
 
 Besides these methods an engine has the constants of EM, which need no records: ``d`` (the
@@ -43,7 +43,7 @@ class Engine:
         raise NotImplementedError
 
     def sums_for_scores(self, params: list) -> list:
-        """:func:`~onlinebma.mixture.criteria.score_sums` of each parameter set."""
+        """:meth:`~onlinebma.mixture.em.EMEngine.score_sums` of each parameter set."""
         raise NotImplementedError
 
     def all_in_one(self):

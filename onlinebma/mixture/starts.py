@@ -14,15 +14,11 @@ Every start is turned into responsibilities ``(n, K)``; EM begins with an M step
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from .arrays import Params
 from .engine import Engine
-
-if TYPE_CHECKING:  # annotations only: the engine imports this module
-    from .em import EMEngine
 
 __all__ = ["seeded_params", "split_parts", "split_start", "split_tau"]
 
@@ -57,20 +53,20 @@ def seeded_params(s: Engine, k: int, seeds: np.ndarray, ref: Params, floor) -> P
     return Params(np.full(k, -math.log(k)), log_class, log_theta, mean, var, active)
 
 
-def split_start(s: EMEngine, smaller: Params, hard: bool) -> np.ndarray:
-    """Responsibilities ``(n, K)`` that split the heaviest component of a ``K - 1`` fit."""
-    joint, best, tau = split_parts(s, smaller, hard)
+def split_start(joint: np.ndarray, hard: bool) -> np.ndarray:
+    """Responsibilities ``(n, K)`` that split the heaviest component of a ``K - 1`` fit, from
+    the records' log joints ``(n, K - 1)`` under it."""
+    joint, best, tau = split_parts(joint, hard)
     j = int(tau.sum(axis=0).argmax())
     mine = best == j
     threshold = np.median(joint[mine, j]) if mine.any() else None
     return split_tau(joint, best, tau, j, threshold)
 
 
-def split_parts(s: EMEngine, smaller: Params, hard: bool) -> tuple:
-    """``(joint, best, tau)`` of the records of ``s`` under the ``K - 1`` fit: log joints,
-    most probable components and responsibilities (the heaviest component is the one with
-    the largest ``tau`` total over all records)."""
-    joint = s.joint(smaller, jitter=False)
+def split_parts(joint: np.ndarray, hard: bool) -> tuple:
+    """``(joint, best, tau)`` of records under the ``K - 1`` fit, from their log joints
+    ``joint``: the log joints, most probable components and responsibilities (the heaviest
+    component is the one with the largest ``tau`` total over all records)."""
     best = joint.argmax(axis=1)
     if hard:
         tau = np.zeros_like(joint)

@@ -36,30 +36,42 @@ import math
 
 from river import base
 
+from ..forgetting import MIN_WEIGHT, Forgetting, ScaledClock
+from ..reading import read_record
 from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
-from ..stats.numerics import RENORMALISE_ABOVE, log_sigmoid
+from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_choice, check_real
+from ..validation import check_choice, check_decay, check_real
 from . import wide, wide_nominal
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
-from .decay import Forgetting, check_decay
-from .frames import read_record
 
 __all__ = ["BaseNB"]
 
 class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
-    """Shared statistics, validation and prediction of the naive Bayes family."""
+    """Shared statistics, validation and prediction of the naive Bayes family.
+
+    Parameters
+    ----------
+    alpha
+        Dirichlet pseudo-count of every cell, also used for the class prior.
+    decay
+        λ in (0, 1] (every statistic is multiplied by λ after each learned record), or
+        ``"auto"`` (a grid of rates averaged, :mod:`onlinebma.forgetting`). 1.0: no
+        forgetting.
+    nominal_attributes
+        Features to treat as nominal even though their values are numbers.
+    absent
+        ``"missing"``: an absent key is a missing value; ``"zero"``: numeric features are
+        counts of a bag of words and an absent key is a zero count
+        (:mod:`onlinebma.naive_bayes.counts`).
+    """
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
     # per-record path a call to _pseudo_counts.
     _cell_prior_varies = False
-
-    # Renormalise the scaled unit of a forgetting learner once a record weighs this much in
-    # it (counts stay below ~1e41 / (1 - decay): far from overflow, see MAX_ABS_VALUE).
-    _renormalise_above = RENORMALISE_ABOVE
 
     def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing"):
@@ -80,13 +92,12 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         # decay="auto": a mixture of members with fixed rates, made at the first record.
         self._auto = decay == "auto"
         self._rates = None
-        # Forgetting: a record weighs _unit in the stored statistics, and a stored statistic
-        # is worth _scale times as much in records (_unit * _scale = 1). Ints without
-        # forgetting, so decay=1.0 computes exactly what it did before forgetting existed.
+        # Forgetting: a record weighs _clock.unit in the stored statistics, and a stored
+        # statistic is worth _clock.scale times as much in records (ScaledClock; renormalised
+        # before the counts pass ~1e41 / (1 - decay), far from overflow: MAX_ABS_VALUE). Ints
+        # without forgetting, so decay=1.0 computes exactly what it did before forgetting.
         self._forgets = not self._auto and decay != 1
-        self._k = 0
-        self._unit = 1
-        self._scale = 1
+        self._clock = ScaledClock(decay if self._forgets else 1)
         # The last prediction's reading of its record (see _read_for_learning): derived state,
         # not pickled. A tuple (record, a copy of it, records learned then, its
         # FeatureKinds.split, (classes, numeric densities) or None), not a dataclass: it is
@@ -134,6 +145,39 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         if self._auto:
             return self._rate_mixture().feature_posteriors()
         return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
+
+    def _tick(self) -> None:
+        """Multiply every statistic by ``decay`` (step 3 of the forgetting recursion) in O(1)
+        through the scaled unit (:class:`~onlinebma.forgetting.ScaledClock`), renormalising
+        every table when the clock says so."""
+        c = self._clock.tick()
+        if c is None:
+            return
+        for t in self._tables.values():
+            t.rescale(c)
+            if isinstance(t, NumericTable):
+                for m in (t.marginal, *t.by_class.values()):
+                    if 0 < m.n < MIN_WEIGHT:  # keeps its Gaussian (MIN_WEIGHT)
+                        m.m2 *= MIN_WEIGHT / m.n
+                        m.n = MIN_WEIGHT
+        for label in self._class_counts:
+            self._class_counts[label] *= c
+        self._n *= c
+
+    def _shared_rates(self):
+        terms = self._rate_terms()
+        if terms is None:
+            return None
+        from .rates import SharedRates  # when asked: the member-axis state is a large module
+
+        return SharedRates(terms, self.nominal_attributes)
+
+    def _rate_terms(self):
+        """The learner's terms (:mod:`~onlinebma.naive_bayes.rate_terms`) for computing
+        ``decay="auto"`` as one state with a member axis
+        (:class:`~onlinebma.naive_bayes.rates.SharedRates`), or ``None`` to run one learner
+        per rate (:class:`~onlinebma.forgetting.RateMixture`)."""
+        return None
 
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x: float):
         """Log predictive density of ``x`` from ``moments`` (``None``: a class never seen
@@ -184,7 +228,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         """``(log p(bag) without the arc, [log p(bag | y) for y in classes])`` for words all in
         ``table``, up to the multinomial coefficient (plug-in; the first is ``None`` unless
         ``marginal``)."""
-        return plugin_bag(self.alpha * self._unit, len(table.n_value), table, bag, classes,
+        return plugin_bag(self.alpha * self._clock.unit, len(table.n_value), table, bag, classes,
                           marginal)
 
     def _new_class(self, y) -> None:
@@ -216,7 +260,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         """Count a validated record, read as its ``numeric`` and ``nominal`` pairs (kinds
         committed), of class ``y``."""
         tables = self._tables
-        w = self._unit  # the record's weight in the scaled unit (1 without forgetting)
+        w = self._clock.unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)
         if len(nominal) >= wide_nominal.NOMINAL_FEATURES:
             self._wide_counted(nominal, y, w)
@@ -253,7 +297,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
 
     def _log_prior(self) -> dict:
         """log P(y) = log((N_y + alpha) / (N + alpha |classes|))."""
-        a = self.alpha * self._unit  # pseudo-counts in the counts' scaled unit
+        a = self.alpha * self._clock.unit  # pseudo-counts in the counts' scaled unit
         norm = math.log(self._n + a * len(self._class_counts))
         return {y: math.log(c + a) - norm for y, c in self._class_counts.items()}
 
@@ -274,7 +318,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         exp, inf = math.exp, math.inf
         odds = self._arc_log_odds
         kept, prior_odds = self._kept_log_odds() or (None, 0.0)
-        u = self._unit  # pseudo-counts in the counts' scaled unit
+        u = self._clock.unit  # pseudo-counts in the counts' scaled unit
         varies = self._cell_prior_varies
         a0 = a1 = self.alpha * u
         terms = []  # per feature: (w0 θ(v), w1, a1, r a1, N_yv row, N_y)

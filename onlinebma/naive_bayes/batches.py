@@ -2,7 +2,7 @@
 statistics (``merge``), the partitions of a Dask frame (``distributed_plan``).
 
 Without forgetting, learning and predicting a frame are vectorised per column
-(:mod:`~onlinebma.naive_bayes.frames`), and give what the per-record paths of
+(:mod:`~onlinebma.reading`), and give what the per-record paths of
 :class:`~onlinebma.naive_bayes.base.BaseNB` give row by row; with forgetting or
 ``absent="zero"``, they go row by row. Sufficient statistics add up, so two learners merge
 exactly, and so do the learners of a Dask frame's partitions.
@@ -17,21 +17,20 @@ import numpy as np
 import pandas as pd
 
 from ..distributed.protocol import MergePlan
-from ..records import NOMINAL, numeric_values
-from ..stats.tables import NumericTable
-from ..validation import check_mergeable_with
-from .counts import check_bag, check_name
-from .frames import (
+from ..reading import (
     coded_labels,
-    nominal_counts,
-    numeric_moments,
     pairs_of,
     prepare_columns,
     prepare_frame,
     read_frame,
     records_of,
+    uninterrupted,
 )
-from .interrupts import uninterrupted
+from ..records import NOMINAL, numeric_values
+from ..stats.tables import NumericTable
+from ..validation import check_mergeable_with
+from .column_counts import nominal_counts, numeric_moments
+from .counts import check_bag, check_name
 from .wide import WideNumerics
 
 __all__ = ["BatchPaths"]

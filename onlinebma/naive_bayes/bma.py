@@ -62,18 +62,18 @@ class BMANB(NaiveBayes):
 
     Parameters
     ----------
-    gamma
+    gamma : float, default 1.0
         Γ > 0. The default 1.0 is the paper's "no prior preference" (β = 1); Γ > 1 prefers
         fewer features, Γ < 1 more. The paper tunes Γ over {0.5, 0.6, ..., 1.5} by
         cross-validation.
-    alpha
+    alpha : float, default 1.0
         Laplace/Dirichlet pseudo-count (eq. 14) and class-prior pseudo-count.
-    decay
+    decay : float or "auto", default 1.0
         λ in (0, 1] or ``"auto"``, as for :class:`~onlinebma.naive_bayes.NaiveBayes`: the
         plug-in likelihoods and β = Γ^(N_k + 1) are computed from the decayed counts.
-    nominal_attributes
+    nominal_attributes : list or None, default None
         Features to treat as nominal even though their values are numbers.
-    absent
+    absent : str, default 'missing'
         ``"missing"`` (default) or ``"zero"``: numeric features are counts of one multinomial
         over the vocabulary, an absent key a zero count (see
         :mod:`onlinebma.naive_bayes.counts`); its plug-in likelihood is eq. 14 over the tokens,
@@ -197,7 +197,7 @@ class BMANB(NaiveBayes):
             if sums[2] != m:
                 sums[2], sums[3] = m, sum(_xlog(k, am) for k in table.n_class.values())
             return sums[1] - sums[3] - sums[0] + n * math.log(n + am) - (n + 1) * self._log_gamma
-        c = self._scale  # counts in records, not in the scaled unit
+        c = self._clock.scale  # counts in records, not in the scaled unit
         n = table.n * c
         if isinstance(table, NumericTable):  # Gaussians from the moments
             loglik = self._log_likelihood

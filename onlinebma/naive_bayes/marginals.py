@@ -49,7 +49,7 @@ class IncrementalMarginals:
         # fused with the count update; with forgetting the pseudo-count is in the
         # counts' scaled unit and the flattening owed is applied first, as there.
         tables, log_mls, log = self._tables, self._log_ml, math.log
-        a = self.alpha * self._unit
+        a = self.alpha * self._clock.unit
         flatten = self._current_log_ml if self.structure_decay != 1 else None
         for f, v in pairs:
             t = tables.get(f)
@@ -78,7 +78,7 @@ class IncrementalMarginals:
             r += 1
             self._grow_domain(f, table, r)
         a0, a1 = self._pseudo_counts(r)
-        u = self._unit  # pseudo-counts in the counts' scaled unit
+        u = self._clock.unit  # pseudo-counts in the counts' scaled unit
         a0, a1 = a0 * u, a1 * u
         row = table.n_joint.get(v)
         n_vy = row.get(y, 0) if row else 0
@@ -109,7 +109,7 @@ class IncrementalMarginals:
         # K2: cells keep their pseudo-count alpha; only each column's normaliser
         # Gamma(r alpha) / Gamma(r alpha + N_j) changes, by
         # lgamma(r a) - lgamma((r-1) a) + lgamma((r-1) a + N_j) - lgamma(r a + N_j).
-        a, lg, c = self.alpha, math.lgamma, self._scale
+        a, lg, c = self.alpha, math.lgamma, self._clock.scale
         old, new = (r - 1) * a, r * a
         step = lg(new) - lg(old)
         if a == 1 and c == 1:  # Gamma(z) / Gamma(z + 1) = 1 / z
@@ -131,7 +131,7 @@ class IncrementalMarginals:
         pseudo-counts and no forgetting the additions to both marginal likelihoods are
         returned as two arrays (the Gamma step of each size computed once, as there);
         otherwise they are applied feature by feature and ``None`` is returned."""
-        if self.prior != "K2" or self.alpha != 1 or self._scale != 1:
+        if self.prior != "K2" or self.alpha != 1 or self._clock.scale != 1:
             tables = self._tables
             for f, r in zip(features, sizes.tolist()):
                 self._grow_domain(f, tables[f], int(r))
@@ -160,7 +160,7 @@ class IncrementalMarginals:
             ra0, ra1 = r * a0, r * a1
             return [lg(ra0) - lg(ra0 + table.n) + cells0,
                     sum(lg(ra1) - lg(ra1 + n) for n in table.n_class.values()) + cells1]
-        c = self._scale
+        c = self._clock.scale
         pad = [0] * (r - len(table.n_value))
         no_arc = log_dirichlet_marginal([n * c for n in table.n_value.values()] + pad, a0)
         arc = sum(
@@ -170,7 +170,7 @@ class IncrementalMarginals:
         return [no_arc, arc]
 
     def _bag_densities(self, table: NominalTable, bag: list, classes, marginal: bool = True):
-        return dirichlet_bag(self.alpha, len(table.n_value), self._scale, table, bag, classes,
+        return dirichlet_bag(self.alpha, len(table.n_value), self._clock.scale, table, bag, classes,
                              marginal)
 
     def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
@@ -181,13 +181,13 @@ class IncrementalMarginals:
                 r += 1
                 self._grow_domain(COUNTS, table, r)
         # eq. 8 for the variable "word": the product of the bags' sequential predictives
-        none, (arc,) = dirichlet_bag(self.alpha, r, self._scale, table, bag, [y])
+        none, (arc,) = dirichlet_bag(self.alpha, r, self._clock.scale, table, bag, [y])
         log_ml[0] += none
         log_ml[1] += arc
 
     def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
         log_ml = self._current_log_ml(f)  # forgetting (_learn_numerics does the rest)
-        c = self._scale  # moments in records, not in the scaled unit
+        c = self._clock.scale  # moments in records, not in the scaled unit
         m = table.marginal
         log_ml[0] += self._ng.log_predictive(x, m.n * c, m.mean, m.m2 * c)
         m = table.by_class.get(y)

@@ -9,10 +9,9 @@ import numpy as np
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.numerics import LOG_PI
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_choice, check_real
+from ..validation import check_choice, check_decay, check_real
 from . import wide, wide_nominal
 from .base import BaseNB, _add_mixture
-from .decay import check_decay
 from .marginals import IncrementalMarginals
 
 __all__ = ["ModelAveragedNB"]
@@ -41,30 +40,30 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
 
     Parameters
     ----------
-    alpha
+    alpha : float, default 1.0
         K2 pseudo-count per cell, and the class prior's ``(N_y + alpha) / (N + alpha |C|)``.
-    prior
+    prior : str, default 'K2'
         ``"K2"`` or ``"BDeu"``: the Dirichlet prior of nominal features' parameters.
-    ess
+    ess : float, default 1.0
         BDeu equivalent sample size.
-    inclusion_prior
+    inclusion_prior : float, default 0.5
         Prior probability of each arc C → F, in (0, 1). 0.5 is the uniform prior over the
         2^N structures.
-    normal_gamma
+    normal_gamma : NormalGammaPrior or None, default None
         :class:`~onlinebma.stats.NormalGammaPrior` of numeric features (``None``: its
         defaults, suited to features of roughly unit scale).
-    decay
+    decay : float or "auto", default 1.0
         λ in (0, 1]: every count and moment is multiplied by λ after each learned record, so
         a record of age ``a`` weighs λ^a (half-life ``ln 2 / -ln λ`` records). ``"auto"``
-        averages learners over a grid of rates (see :mod:`onlinebma.naive_bayes.decay` and
+        averages learners over a grid of rates (see :mod:`onlinebma.forgetting` and
         :meth:`decay_posterior`). 1.0: no forgetting.
-    structure_decay
+    structure_decay : float, default 1.0
         α in (0, 1]: after each record the posterior over structures is flattened towards
         the prior, ``π ∝ π^α π0^(1-α)``, i.e. every arc's log odds ``L ← α L + (1-α) L0``.
         1.0: no forgetting.
-    nominal_attributes
+    nominal_attributes : list or None, default None
         Features to treat as nominal even though their values are numbers.
-    absent
+    absent : str, default 'missing'
         ``"missing"`` (default): an absent key is a missing value. ``"zero"``: numeric
         features are counts (a bag of words) and an absent key is a zero count; the counts
         are one multinomial over the vocabulary, with its own arc, and a bag is scored by its
@@ -324,7 +323,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     def _log_density(self, table: NumericTable, moments: GaussianMoments | None, x):
         if moments is None:
             return self._ng.log_predictive(x, 0, 0.0, 0.0)
-        c = self._scale  # moments in records, not in the scaled unit
+        c = self._clock.scale  # moments in records, not in the scaled unit
         return self._ng.log_predictive(x, moments.n * c, moments.mean, moments.m2 * c)
 
     _log_density_np = _log_density  # log_predictive takes arrays too

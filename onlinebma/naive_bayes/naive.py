@@ -11,14 +11,10 @@ from ..stats.numerics import LOG_2PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
 from . import wide
 from .base import BaseNB, _add_mixture
+from .wide import MAX_SQUARED_Z
 
-__all__ = ["MAX_SQUARED_Z", "NaiveBayes"]
+__all__ = ["NaiveBayes"]
 
-MAX_SQUARED_Z = 1e300
-"""Cap on a record's squared z-score under a class Gaussian. Beyond it the log density is not
-representable as a float (a value far outside data whose variance is tiny); capped, such a
-feature scores alike for every class it is that far from, instead of turning every class's
-score into -inf."""
 
 
 
@@ -34,18 +30,18 @@ class NaiveBayes(BaseNB):
 
     Parameters
     ----------
-    alpha
+    alpha : float, default 1.0
         Dirichlet pseudo-count of every cell (Laplace smoothing when 1), also used for the
         class prior ``(N_y + alpha) / (N + alpha |classes|)``.
-    decay
+    decay : float or "auto", default 1.0
         λ in (0, 1]: every count and moment is multiplied by λ after each learned record, so
         a record of age ``a`` weighs λ^a (half-life ``ln 2 / -ln λ`` records). ``"auto"``
-        averages learners over a grid of rates (see :mod:`onlinebma.naive_bayes.decay` and
+        averages learners over a grid of rates (see :mod:`onlinebma.forgetting` and
         :meth:`decay_posterior`). 1.0: no forgetting.
-    nominal_attributes
+    nominal_attributes : list or None, default None
         Features to treat as nominal even though their values are numbers. Otherwise numbers
         are numeric and every other value is nominal, as in River's trees.
-    absent
+    absent : str, default 'missing'
         ``"missing"`` (default): an absent key is a missing value. ``"zero"``: numeric
         features are counts (a bag of words, as River's ``MultinomialNB`` reads them) and an
         absent key is a zero count: ``P(w | y) = (N_wy + alpha) / (N_y + alpha V)`` over the

@@ -9,7 +9,7 @@ per class and member the summed log terms (``[k, R]``; arrays are ``[features, s
 the member axis last). The formulas, and the paper equations
 they implement, are the per-learner ones of base.py, naive.py, bma.py, model_averaged.py and
 marginals.py; statistics are in the members' scaled units, converted to records by
-``st.scale`` where those learners convert them.
+``st.clock.scale`` where those learners convert them.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import numpy as np
 from scipy.special import gammaln
 
 from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
-from .naive import MAX_SQUARED_Z
 from .rates import pick
+from .wide import MAX_SQUARED_Z
 
 __all__ = ["GaussianTerms", "PluginTerms", "StudentTerms"]
 
@@ -155,7 +155,7 @@ class PluginTerms(GaussianTerms):
         order, starts, flip, pseudo = st.grouped
         # the rows' N_v (slot 0) and N_vy, then the features' N and N_y, in records
         cells = np.concatenate((st.counts[:n_rows, :k + 1], st.totals[:n_features, :k + 1]))
-        cells *= st.scale
+        cells *= st.clock.scale
         # the class slots' sum minus the marginal's, as one product (_signs)
         terms = (_signs(k) @ (cells * np.log(cells + pseudo))) * flip
         per_feature = np.add.reduceat(terms.take(order, axis=0), starts, axis=0)
@@ -173,7 +173,7 @@ class PluginTerms(GaussianTerms):
         d = arc.sum(axis=1) - loglik[:, 0]
         if ok is not None:
             d = np.where(ok, d, 0.0)
-        c = st.scale
+        c = st.clock.scale
         return c * d - (n[:, 0] * c + 1.0) * self.log_gamma
 
     def numeric(self, st, js, xs, k: int, huge: bool = False):
@@ -219,7 +219,7 @@ class StudentTerms:
         step = math.lgamma(new) - math.lgamma(old)
         k = len(st.classes)
         seen = st.nominal_seen[g, 1:k + 1]
-        totals = st.totals[g, :k + 1] * st.scale
+        totals = st.totals[g, :k + 1] * st.clock.scale
         n, n_class = totals[0], totals[1:][seen]
         ml = st.log_ml["nominal"]
         if a == 1:  # Γ(z) / Γ(z + 1) = 1 / z
@@ -252,7 +252,7 @@ class StudentTerms:
         predictive_params and student_t_log_density); the prior's for a class never seen
         with the feature."""
         s = pick(st.numeric, js)[:, :k + 1]
-        c = st.scale
+        c = st.clock.scale
         n, mean, m2 = s[:, :, 0] * c, s[:, :, 1], s[:, :, 2] * c
         if st.unseen:
             seen = st.numeric_seen[js, :k + 1][:, :, None]

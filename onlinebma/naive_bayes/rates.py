@@ -1,7 +1,7 @@
 """``decay="auto"`` in one pass: the statistics of every rate as arrays with a member axis.
 
-:class:`~onlinebma.naive_bayes.decay.RateMixture` runs one learner per rate of
-:data:`~onlinebma.naive_bayes.decay.AUTO_GRID`. :class:`SharedRates` computes the same
+:class:`~onlinebma.forgetting.RateMixture` runs one learner per rate of
+:data:`~onlinebma.forgetting.AUTO_GRID`. :class:`SharedRates` computes the same
 mixture with one state: the record is read and coded once (its features' columns and its
 nominal values' rows), and every statistic holds one entry per member, so a record costs a
 fixed number of numpy operations over arrays of shape (members, observed features, classes),
@@ -31,15 +31,13 @@ import math
 
 import numpy as np
 
+from ..forgetting import AUTO_GRID, MIN_WEIGHT, RateWeights, ScaledClock
+from ..reading import read_record
 from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
-from ..stats.numerics import RENORMALISE_ABOVE
-from .decay import AUTO_GRID, MIN_WEIGHT, RateWeights
-from .frames import read_record
 
 __all__ = ["SharedRates", "pick"]
 
-_MAX_K = 1 << 16  # renormalise at least this often (tabulated powers of the rates)
 _HUGE = 1e150  # a prediction's |x| beyond which squares may overflow: numpy told to allow it
 
 
@@ -80,14 +78,14 @@ class _Packed:
 _STATE = ("terms", "rates", "lam", "log_weights", "weights", "kinds", "classes", "class_index",
           "columns", "features", "names", "rows", "order", "n_values", "row_feature",
           "class_counts", "total", "numeric", "numeric_seen", "unseen", "counts", "totals",
-          "nominal_seen", "k", "k_limit")
+          "nominal_seen", "clock")
 
 
 class SharedRates(RateWeights):
     """The members of a ``decay="auto"`` learner as one state (see the module docstring).
 
     ``terms`` is the learner's :mod:`~onlinebma.naive_bayes.rate_terms` object. The public
-    interface is :class:`~onlinebma.naive_bayes.decay.RateMixture`'s.
+    interface is :class:`~onlinebma.forgetting.RateMixture`'s.
     """
 
     def __init__(self, terms, nominal_attributes=None, rates=AUTO_GRID):
@@ -116,11 +114,8 @@ class SharedRates(RateWeights):
         self.totals = np.zeros((4, 3, r))
         self.nominal_seen = np.zeros((4, 3), dtype=bool)
         self.log_ml = {"numeric": np.zeros((4, 2, r)), "nominal": np.zeros((4, 2, r))}
-        self.k = 0  # records since the last renormalisation
-        # the first k at which a member's unit passes the renormalisation threshold
-        self.k_limit = min([_MAX_K] + [math.floor(math.log(RENORMALISE_ABOVE) / -math.log(lam))
-                                       + 1 for lam in self.rates if lam < 1])
-        self._powers()
+        self.clock = ScaledClock(self.lam)  # every member's scaled unit (one shared k)
+        self.pseudo = self.terms.alpha * self.clock.unit  # the pseudo-count alpha, scaled
         self.grouped = None  # which rows are which feature's (rate_terms), derived
         # the last record's numeric columns and nominal features, as a list and a selection
         self._coded = [([], None), ([], None)]
@@ -142,17 +137,7 @@ class SharedRates(RateWeights):
         self.__dict__.update(zip(_STATE, state))
         self.log_ml = {"numeric": state[-2], "nominal": state[-1]}
         self.grouped, self._coded, self._last = None, [([], None), ([], None)], None
-        self._powers()
-
-    def _powers(self) -> None:
-        """``unit`` and ``scale`` now, from tables of ``decay^-k`` and ``decay^k`` (derived)."""
-        k = np.arange(self.k_limit)[:, None]
-        self.units = self.lam ** -k  # a record's weight in each member's scaled unit
-        self.scales = self.lam ** k  # a stored statistic's worth in records
-        self.pseudos = self.terms.alpha * self.units  # the pseudo-count alpha, scaled
-        self.unit = self.units[self.k]
-        self.scale = self.scales[self.k]
-        self.pseudo = self.pseudos[self.k]
+        self.pseudo = self.terms.alpha * self.clock.unit
 
     # ------------------------------------------------------------------ reading
 
@@ -265,7 +250,7 @@ class SharedRates(RateWeights):
         self.weights = np.exp(self.log_weights)
         if iy is None:
             iy = self._new_class(y)
-        w = self.unit
+        w = self.clock.unit
         if nominal:
             self._learn_nominal(nominal, iy, w, cache[0], coded_nominal)
         if numeric:
@@ -375,10 +360,9 @@ class SharedRates(RateWeights):
             self.numeric_seen[js, 1 + iy] = True
 
     def _tick(self) -> None:
-        """Every member's statistics times its decay, in O(1) (Forgetting._tick)."""
-        self.k += 1
-        if self.k >= self.k_limit:  # a unit passes 2^128: renormalise
-            c = self.lam ** self.k
+        """Every member's statistics times its decay, in O(1) (:class:`ScaledClock`)."""
+        c = self.clock.tick()
+        if c is not None:  # the fastest member's unit would pass 2^128: renormalise
             self.class_counts *= c
             self.total *= c
             n, m2 = self.numeric[:, :, 0], self.numeric[:, :, 2]  # views
@@ -390,7 +374,4 @@ class SharedRates(RateWeights):
                 n[low] = MIN_WEIGHT
             self.counts *= c
             self.totals *= c
-            self.k = 0
-        self.unit = self.units[self.k]
-        self.scale = self.scales[self.k]
-        self.pseudo = self.pseudos[self.k]
+        self.pseudo = self.terms.alpha * self.clock.unit

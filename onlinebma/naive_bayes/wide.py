@@ -46,7 +46,7 @@ from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
 from .wide_nominal import WideNominals, current_block
 
-__all__ = ["WIDE_CELLS", "WIDE_FEATURES", "NumericBlock", "WideNumerics"]
+__all__ = ["MAX_SQUARED_Z", "WIDE_CELLS", "WIDE_FEATURES", "NumericBlock", "WideNumerics"]
 
 WIDE_FEATURES = 16
 """A record with fewer observed numeric features goes the plain way (the learners' cheap
@@ -56,7 +56,11 @@ WIDE_CELLS = 120
 """From this many (feature, column) cells on, numeric features times (1 + classes), a record
 takes the array path (measured, see the module docstring)."""
 
-_MAX_SQUARED_Z = 1e300  # = naive.MAX_SQUARED_Z, the cap on a squared z-score (Gaussian)
+MAX_SQUARED_Z = 1e300
+"""Cap on a record's squared z-score under a class Gaussian. Beyond it the log density is not
+representable as a float (a value far outside data whose variance is tiny); capped, such a
+feature scores alike for every class it is that far from, instead of turning every class's
+score into -inf."""
 
 
 class NumericBlock:
@@ -148,7 +152,7 @@ class WideNumerics(WideNominals):
             var = m2 / n + floor[:, None]
             log_var = np.log(var)
             d = x[:, None] - mean
-            q = np.minimum(d * d / var, _MAX_SQUARED_Z)
+            q = np.minimum(d * d / var, MAX_SQUARED_Z)
             lp = -0.5 * (LOG_2PI + log_var + q)
             lp = np.where(has, lp, lp[:, :1])  # a class never seen: the marginal Gaussian
             keep = floor > 0.0  # a feature constant so far carries no information

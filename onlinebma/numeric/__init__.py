@@ -49,10 +49,14 @@ reads every feature from the table itself (:func:`read_table`, :func:`code_colum
 >>> reading.members, reading.masses.tolist()  # 0 holds 1/2 > 1/5 of the sample
 (('3 intervals', '5 intervals', 'MDL'), [0.0])
 >>> [(r.age, reading.code(r.new["x"]).tolist()) for r in pending.replay(complete, learned=6)]
-[(5, [1, 1, 1]), (4, [3, 4, 2]), (3, [1, 1, 1]), (2, [2, 2, 2]), (1, [1, 1, 1]), (0, [3, 3, 2])]
+[(5, [1, 1, 0]), (4, [3, 4, 0]), (3, [1, 1, 0]), (2, [2, 2, 0]), (1, [1, 1, 0]), (0, [3, 3, 0])]
 
 (The grid of 3 has ``{0}`` and two groups of the three positive values, cut at 2.4; the grid
-of 5 has three groups; MDL finds no class split in six records, so it keeps ``{0}`` alone.)
+of 5 has three groups; MDL finds no class split in six records: one interval, within which 0
+keeps the share 3/7 of its probability, :meth:`Grids.log_within`.)
+
+>>> np.exp(reading.log_within(0.0)).round(4).tolist()
+[1.0, 1.0, 0.4286]
 """
 
 from .grids import DEFAULT_RESOLUTIONS, Grids

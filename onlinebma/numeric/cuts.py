@@ -10,31 +10,34 @@ lower interval, interval ``i`` of sorted cuts ``c`` is ``(c[i-1], c[i]]`` with `
 and ``c[len(c)] = +inf``, and :func:`onlinebma.table.interval_index` (``side="left"``) finds it.
 
 **Point masses.** A value that holds more than a share ``s`` of the sample (and occurs at least
-twice: in a tiny sample a value seen once is no evidence of a mass) is a point mass: it
-gets the interval ``(a⁻, a]`` where ``a⁻ = nextafter(a, -inf)`` is the float just below ``a``,
-an interval that holds ``a`` and nothing else (no float lies between ``a⁻`` and ``a``). All
-members of one feature share one set of point masses (``s = 1 / max(resolutions)`` in
-:class:`~onlinebma.numeric.grids.Grids`), so that every member measures a value the same way:
-a point mass by its probability, any other value by a density (its interval's probability over
-the interval's width, :func:`log_measures`). Members with different point masses would give a
-value a probability in one member and a density in another, which cannot be compared.
+twice: in a tiny sample a value seen once is no evidence of a mass) is a point mass
+(:func:`point_masses`). An interval of its own is ``(a⁻, a]`` where ``a⁻ = nextafter(a, -inf)``
+is the float just below ``a``: it holds ``a`` and nothing else (no float lies between ``a⁻``
+and ``a``; :func:`mass_cuts`). A grid of ``B`` intervals gives its own interval to the values
+holding more than ``1 / B`` of the sample. All members of a feature share one set of point
+masses (``s = 1 / max(resolutions)`` in :class:`~onlinebma.numeric.grids.Grids`), which every
+member measures by probability, inside its interval where the mass has none of its own
+(:func:`within_shares`), and every other value by density: members that disagreed on which
+values are masses would give a value a probability in one and a density in another, which
+cannot be compared.
 
 **Equal-frequency grids with point masses** (:func:`equal_frequency_cuts`): the values that are
-not point masses (the *free* values, ``n_free`` of the sample's ``n`` records) are split into
-``B' = max(1, B - n_masses)`` groups of nearly equal counts: for ``k = 1 .. B'-1`` the cut goes at
-the boundary between two adjacent free distinct values whose cumulative count is nearest to
-``k n_free / B'`` (the lower one on a tie), at the midpoint of those two values (as MDL's cuts
-are). A boundary across which a point mass lies needs no cut (the point mass's own cuts
-already separate the two sides). The point masses then get their own intervals. On a sample
-that is 0 in 92 % of records, a grid of 5 has the interval ``{0}`` and 4 groups of the positive
-values (plus an empty interval below 0, for values that may come later), where plain
-equal-frequency cuts put every cut at 0.
+not the grid's own point masses (the *free* values, ``n_free`` of the sample's ``n`` records)
+are split into ``B' = max(1, B - n_masses)`` groups of nearly equal counts: for
+``k = 1 .. B'-1`` the cut goes at the boundary between two adjacent free distinct values whose
+cumulative count is nearest to ``k n_free / B'`` (the lower one on a tie), at the midpoint of
+those two values (as MDL's cuts are). A boundary across which an own point mass lies needs no
+cut (the point mass's own cuts already separate the two sides). The own point masses then get
+their intervals. On a sample that is 0 in 92 % of records, a grid of 5 has the interval ``{0}``
+and 4 groups of the positive values (plus an empty interval below 0, for values that may come
+later), where plain equal-frequency cuts put every cut at 0.
 
 **Class-aware cut points** (:func:`class_cuts`): the Fayyad–Irani MDL cut points of
-:func:`onlinebma.preprocessing.mdl_cut_points` (Weka's), computed on the sample, plus the
-shared point masses' intervals.
+:func:`onlinebma.preprocessing.mdl_cut_points` (Weka's), computed on the sample (plus, if
+given, intervals of their own for some point masses; :class:`~onlinebma.numeric.grids.Grids`
+gives none: its MDL member is Weka's rule unchanged).
 
-**Widths** (:func:`extent`, :func:`log_measures`): for densities uniform within an interval,
+**Widths** (:func:`extent`, :func:`interval_widths`): for densities uniform within an interval,
 the two end intervals, unbounded, are measured within the sample's range widened on each side
 by the sample's mean gap between adjacent distinct values, ``g = (max - min) / (d - 1)`` for
 ``d`` distinct values (``g = max(1, |min|)`` when ``d = 1``): a value beyond the last sample
@@ -66,7 +69,7 @@ from ..table import interval_index
 from ..validation import check_int
 
 __all__ = ["class_cuts", "distinct_counts", "equal_frequency_cuts", "extent", "interval_index",
-           "log_measures", "mass_cuts", "observed_sample", "point_masses"]
+           "interval_widths", "mass_cuts", "observed_sample", "point_masses", "within_shares"]
 
 
 def distinct_counts(values) -> tuple[np.ndarray, np.ndarray]:
@@ -200,8 +203,8 @@ def equal_frequency_cuts(values: np.ndarray, counts: np.ndarray, n_intervals: in
         The grid's resolution ``B`` (at least 1): the free values are split into
         ``max(1, B - len(masses))`` groups (fewer when they have fewer distinct values).
     masses : np.ndarray
-        The point masses (values of ``values``), usually :func:`point_masses` of the shared
-        share, so that they hold at least those with more than ``1 / B`` of the sample.
+        The point masses that get intervals of their own (values of ``values``), usually
+        :func:`point_masses` with ``share = 1 / B``.
 
     Returns
     -------
@@ -256,7 +259,7 @@ def class_cuts(values: np.ndarray, class_counts: np.ndarray, masses: np.ndarray)
         Integer counts of shape ``(len(values), n_classes)``: how often each value occurs with
         each class.
     masses : np.ndarray
-        The shared point masses.
+        Point masses to give intervals of their own (may be empty).
 
     Returns
     -------
@@ -309,19 +312,13 @@ def extent(values: np.ndarray) -> tuple[float, float]:
     return lo - gap, hi + gap
 
 
-def log_measures(cuts: np.ndarray, masses: np.ndarray, low: float, high: float) -> np.ndarray:
-    """The log of each interval's measure: 0 for a point mass's interval (its values are
-    measured by probability), the log of its width for every other one (by density), the end
-    intervals cut at ``low`` and ``high`` (:func:`extent`).
-
-    A member's log density of a value in interval ``i`` is ``log P(i) - log_measures[i]``.
+def interval_widths(cuts: np.ndarray, low: float, high: float) -> np.ndarray:
+    """The width of each interval, the end intervals cut at ``low`` and ``high`` (:func:`extent`).
 
     Parameters
     ----------
     cuts : np.ndarray
         Sorted distinct cut points.
-    masses : np.ndarray
-        The point masses among them (each the upper end of its own interval).
     low : float
         Lower end of the first interval, below every cut.
     high : float
@@ -330,15 +327,66 @@ def log_measures(cuts: np.ndarray, masses: np.ndarray, low: float, high: float) 
     Returns
     -------
     np.ndarray
-        ``len(cuts) + 1`` floats.
+        ``len(cuts) + 1`` positive floats.
 
-    >>> log_measures(np.array([1.0]), np.array([]), 0.0, 5.0).round(4).tolist()
-    [0.0, 1.3863]
+    >>> interval_widths(np.array([1.0, 2.5]), 0.0, 5.0).tolist()
+    [1.0, 1.5, 2.5]
     """
     cuts = np.asarray(cuts, dtype=float)
     if cuts.size and not (low < cuts[0] and cuts[-1] < high):
         raise ValueError(f"the extent ({low}, {high}) must lie around every cut point")
-    widths = np.diff(np.concatenate([[low], cuts, [high]]))
-    out = np.log(widths)
-    out[np.searchsorted(cuts, np.asarray(masses, dtype=float))] = 0.0
-    return out
+    return np.diff(np.concatenate([[low], cuts, [high]]))
+
+
+def within_shares(cuts: np.ndarray, values: np.ndarray, counts: np.ndarray,
+                  masses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """How a member spreads each interval's probability within the interval: a share to each
+    point mass inside it, the rest uniformly over it (fixed from the sample).
+
+    A point mass alone in its interval ``(a⁻, a]`` takes all of it. In any other interval, with
+    ``n`` of the sample's records, a point mass with ``k`` of them takes ``k / (n + 1)`` and the
+    values that are not point masses take the rest, ``(n - sum of k + 1) / (n + 1)``: the
+    sample's proportions with one pseudo-record for the free values, so that every value of the
+    interval keeps a positive density (also in an interval the sample left empty).
+
+    Parameters
+    ----------
+    cuts : np.ndarray
+        The member's sorted distinct cut points.
+    values : np.ndarray
+        Distinct sample values, increasing.
+    counts : np.ndarray
+        How often each value occurs.
+    masses : np.ndarray
+        The shared point masses (values of ``values``).
+
+    Returns
+    -------
+    tuple of np.ndarray
+        ``(mass_shares, free_shares)``: one share per point mass, one per interval; in every
+        interval the free share and its point masses' shares sum to 1.
+
+    >>> within_shares(np.array([2.5]), np.array([1.0, 2.0, 3.0]), np.array([1, 4, 2]),
+    ...               np.array([2.0]))
+    (array([0.66666667]), array([0.33333333, 1.        ]))
+    """
+    cuts = np.asarray(cuts, dtype=float)
+    values, counts = np.asarray(values, dtype=float), np.asarray(counts)
+    masses = np.asarray(masses, dtype=float)
+    _check_sample(values, counts)
+    at = np.minimum(np.searchsorted(values, masses), max(values.size - 1, 0))
+    if masses.size and not np.array_equal(values[at], masses):
+        raise ValueError("every point mass must be one of the sample's values")
+    n_intervals = cuts.size + 1
+    records = np.bincount(np.searchsorted(cuts, values, side="left"), weights=counts,
+                          minlength=n_intervals)
+    held = counts[at].astype(float)
+    interval = np.searchsorted(cuts, masses, side="left")
+    lower = np.concatenate([[-np.inf], cuts])[interval]
+    upper = np.concatenate([cuts, [np.inf]])[interval]
+    alone = (upper == masses) & (lower == np.nextafter(masses, -np.inf))
+    in_mass = np.bincount(interval[~alone], weights=held[~alone], minlength=n_intervals)
+    free = (records - in_mass + 1) / (records + 1)
+    free[interval[alone]] = 0.0
+    shares = np.where(alone, 1.0, held / (records[interval] + 1))
+    return shares, free

@@ -2,11 +2,24 @@
 
 :class:`Grids` holds the cut points of every interval member of a feature (equal-frequency grids
 at several resolutions and the class-aware MDL cut points, :mod:`onlinebma.numeric.cuts`), all
-from one shared sample and with one shared set of point masses, and codes a value for every
-member with **one** binary search: the members' cut points are merged into one sorted array,
-whose ``(a, b]`` cells are each inside exactly one interval of every member, and a table gives
-each cell's interval in every member. A value equal to a cut point falls in the lower interval
-(``(a, b]``, :mod:`onlinebma.numeric`).
+from one shared sample, and codes a value for every member with **one** binary search: the
+members' cut points (and the shared point masses' intervals) are merged into one sorted array,
+whose ``(a, b]`` cells each lie inside exactly one interval of every member, and tables give
+each cell's interval in every member and its **within-interval factor**. A value equal to a
+cut point falls in the lower interval (``(a, b]``, :mod:`onlinebma.numeric`).
+
+**Point masses, and members' predictive densities that compare.** The feature's point masses
+(values holding more than ``1 / max(resolutions)`` of the sample) are shared by all members;
+each member's grid of ``B`` intervals gives its own interval ``(a⁻, a]`` to those holding more
+than ``1 / B`` (so a grid of 3 stays near 3 intervals on a feature with many moderate point
+masses). Within each interval a member spreads the interval's probability in a way fixed from
+the sample (:func:`~onlinebma.numeric.cuts.within_shares`): a share to each point mass inside
+it, the rest uniformly over the interval's width (end intervals measured within
+:func:`~onlinebma.numeric.cuts.extent`). So every member gives a point mass a probability
+and any other value a density, and a member's predictive for a value of interval ``i`` is
+``log P(i) + log_within[cell, member]``: the members' predictive densities are of one measure
+(counting at the point masses, length elsewhere) and can be compared. The member's counts are
+per interval; the within-interval factors are fixed, not learned.
 
 >>> import numpy as np
 >>> from onlinebma.numeric.cuts import distinct_counts
@@ -31,9 +44,10 @@ from .cuts import (
     class_cuts,
     equal_frequency_cuts,
     extent,
-    log_measures,
+    interval_widths,
     mass_cuts,
     point_masses,
+    within_shares,
 )
 
 __all__ = ["DEFAULT_RESOLUTIONS", "Grids", "check_resolutions"]
@@ -66,22 +80,21 @@ class Grids:
         One name per member, such as ``"5 intervals"`` or ``"MDL"``.
     cuts : tuple of np.ndarray
         Each member's sorted distinct cut points; interval ``i`` is ``(cuts[i-1], cuts[i]]``.
+    values : np.ndarray
+        The sample's distinct values, increasing (for the extent and the within-interval
+        shares).
+    counts : np.ndarray
+        How often each value occurs in the sample.
     masses : np.ndarray
-        The shared point masses: each must be the upper end of its own interval ``(a⁻, a]`` in
-        every member (:func:`~onlinebma.numeric.cuts.mass_cuts` among its cuts).
-    low : float
-        Lower end of every member's first interval for densities
-        (:func:`~onlinebma.numeric.cuts.extent`).
-    high : float
-        Upper end of every member's last interval for densities.
+        The shared point masses (values of ``values``).
 
     Attributes
     ----------
     n_intervals : tuple of int
         Each member's number of intervals.
-    log_measures : tuple of np.ndarray
-        Each member's :func:`~onlinebma.numeric.cuts.log_measures`: a member's log density of
-        a value in its interval ``i`` is ``log P(i) - log_measures[m][i]``.
+    low, high : float
+        The extent within which the end intervals are measured
+        (:func:`~onlinebma.numeric.cuts.extent`).
 
     Examples
     --------
@@ -96,10 +109,12 @@ class Grids:
     ([0.0], (4,))
     >>> grids.code_many(np.array([-1.0, 0.0, 0.5, 4.0, 7.0])).ravel().tolist()
     [0, 1, 2, 2, 3]
+    >>> np.exp(grids.log_within(0.0)).tolist()  # 0 is measured by its interval's probability
+    [1.0]
     """
 
-    def __init__(self, members: tuple, cuts: tuple, masses: np.ndarray, low: float,
-                 high: float):
+    def __init__(self, members: tuple, cuts: tuple, values: np.ndarray, counts: np.ndarray,
+                 masses: np.ndarray):
         if len(members) != len(cuts) or not members:
             raise ValueError(f"one name per member and at least one member: got {len(members)} "
                              f"names for {len(cuts)} cut arrays")
@@ -108,31 +123,38 @@ class Grids:
             if c.ndim != 1 or not np.all(np.diff(c) > 0) or not np.isfinite(c).all():
                 raise ValueError(f"member {name!r}: cut points must be finite, distinct and "
                                  f"increasing")
-            missing = np.setdiff1d(mass_cuts(masses), c)
-            if missing.size:
-                raise ValueError(f"member {name!r} lacks the cut point {missing[0]!r} of a "
-                                 f"point mass's interval (a⁻, a]")
+        masses = np.asarray(masses, dtype=float)
+        self.low, self.high = extent(values)
+        shares = [within_shares(c, values, counts, masses) for c in cuts]  # checks the sample
+        widths = [interval_widths(c, self.low, self.high) for c in cuts]
         self.members = tuple(members)
         self.cuts = cuts
-        self.masses = np.asarray(masses, dtype=float)
-        self.low, self.high = float(low), float(high)
+        self.masses = masses
         self.n_intervals = tuple(c.size + 1 for c in cuts)
-        self.log_measures = tuple(log_measures(c, self.masses, self.low, self.high) for c in cuts)
-        # One sorted array of every member's cut points; cell j is (union[j-1], union[j]].
-        union = np.unique(np.concatenate(cuts))
+        # One sorted array of every member's cut points and the point masses' intervals; cell j
+        # is (union[j-1], union[j]], and each point mass is a cell of its own.
+        union = np.unique(np.concatenate([*cuts, mass_cuts(masses)]))
         self._union = union.tolist()  # bisect on a list: the per-record path
         self._union_array = union
         # A value of cell j >= 1 exceeds union[j-1], so it lies above exactly the cuts of a
         # member that are <= union[j-1] (every cut is in the union).
         table = np.zeros((union.size + 1, len(cuts)), dtype=np.int64)
-        for m, c in enumerate(cuts):
+        within = np.empty(table.shape)
+        mass_cells = np.searchsorted(union, masses, side="left")
+        for m, (c, (mass_shares, free_shares), w) in enumerate(zip(cuts, shares, widths)):
             table[1:, m] = np.searchsorted(c, union, side="right")
-        table.flags.writeable = False
+            free = free_shares[table[:, m]]
+            # a free share is 0 only in an interval (a⁻, a], whose one cell is a's (set below)
+            within[:, m] = np.log(np.where(free > 0, free, 1.0)) - np.log(w[table[:, m]])
+            within[mass_cells, m] = np.log(mass_shares)
+        table.flags.writeable = within.flags.writeable = False
         self._cells = table
+        self._within = within
 
     def __setstate__(self, state):
         self.__dict__.update(state)
-        self._cells.flags.writeable = False  # unpickled arrays come back writeable
+        # unpickled arrays come back writeable; code() and log_within() hand out their rows
+        self._cells.flags.writeable = self._within.flags.writeable = False
 
     @classmethod
     def from_sample(cls, values: np.ndarray, class_counts: np.ndarray,
@@ -146,10 +168,13 @@ class Grids:
         class_counts : np.ndarray
             Integer counts of shape ``(len(values), n_classes)``.
         resolutions : tuple of int, default ``DEFAULT_RESOLUTIONS``
-            One equal-frequency grid per number of intervals; the point masses are the values
-            holding more than ``1 / max(resolutions)`` of the sample, shared by every member.
+            One equal-frequency grid per number of intervals ``B``, giving its own interval to
+            each value holding more than ``1 / B`` of the sample; the point masses, shared by
+            every member, are the values holding more than ``1 / max(resolutions)``.
         class_aware : bool, default True
-            Add the member ``"MDL"``: :func:`~onlinebma.numeric.cuts.class_cuts`.
+            Add the member ``"MDL"``: Weka's MDL cut points
+            (:func:`~onlinebma.numeric.cuts.class_cuts`), its point masses measured within its
+            intervals.
 
         Returns
         -------
@@ -164,11 +189,12 @@ class Grids:
         counts = class_counts.sum(axis=1)
         masses = point_masses(values, counts, 1 / max(resolutions))
         members = [f"{b} intervals" for b in resolutions]
-        cuts = [equal_frequency_cuts(values, counts, b, masses) for b in resolutions]
+        cuts = [equal_frequency_cuts(values, counts, b, point_masses(values, counts, 1 / b))
+                for b in resolutions]
         if class_aware:
             members.append("MDL")
-            cuts.append(class_cuts(values, class_counts, masses))
-        return cls(tuple(members), tuple(cuts), masses, *extent(values))
+            cuts.append(class_cuts(values, class_counts, np.array([])))
+        return cls(tuple(members), tuple(cuts), values, counts, masses)
 
     @property
     def n_cells(self) -> int:
@@ -193,6 +219,28 @@ class Grids:
     def intervals_of_cells(self) -> np.ndarray:
         """The read-only table ``(n_cells, n_members)`` of each cell's interval in every member."""
         return self._cells
+
+    def log_within_of_cells(self) -> np.ndarray:
+        """The read-only table ``(n_cells, n_members)`` of each cell's within-interval factor
+        (log): a member's log probability (point mass) or log density of a value of the cell
+        is its interval's log probability plus this."""
+        return self._within
+
+    def log_within(self, x: float) -> np.ndarray:
+        """Every member's within-interval factor (log) of one value.
+
+        Parameters
+        ----------
+        x : float
+            A value of the feature; NaN is not one (a missing value has no factor).
+
+        Returns
+        -------
+        np.ndarray
+            Per member (read-only), the log probability (a point mass) or log density of ``x``
+            minus the log probability of its interval.
+        """
+        return self._within[bisect_left(self._union, x)]
 
     def code(self, x: float) -> np.ndarray:
         """Every member's interval of one value.
@@ -230,13 +278,15 @@ class Grids:
         return out
 
     def __eq__(self, other) -> bool:
-        """The same members with the same cut points, point masses and extent (learners whose
-        features have equal grids count the same intervals and can be merged)."""
+        """The same members with the same cut points, point masses, extent and within-interval
+        factors (learners whose features have equal grids count the same intervals and can be
+        merged)."""
         if not isinstance(other, Grids):
             return NotImplemented
         return (self.members == other.members and self.low == other.low
                 and self.high == other.high and np.array_equal(self.masses, other.masses)
-                and all(np.array_equal(a, b) for a, b in zip(self.cuts, other.cuts)))
+                and all(np.array_equal(a, b) for a, b in zip(self.cuts, other.cuts))
+                and np.array_equal(self._within, other._within))
 
     __hash__ = None
 

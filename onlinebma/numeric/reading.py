@@ -133,6 +133,14 @@ def read_table(columns: dict, labels, n_classes: int,
     -------
     dict
         ``{feature: ValueCodes or Grids}`` for the columns with an observed value.
+
+    Notes
+    -----
+    A learner that already keeps records of a feature
+    (:class:`~onlinebma.numeric.pending.PendingRecords`, from ``learn_one`` before the table)
+    reads it from those values followed by the table's column (:func:`read_sample` of the
+    concatenation, labels alike), then replays the kept records and counts the table with that
+    reading.
     """
     labels = np.asarray(labels)
     out = {}

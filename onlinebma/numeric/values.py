@@ -24,7 +24,8 @@ forgetting) and gives the interval of every value code in every member; since ea
 in exactly one interval, summing a member's per-value cells into those intervals gives exactly
 the counts of a learner that had those cut points from the first record (with forgetting too:
 the cells are sums of weights). The values that held more than ``1 / max(resolutions)`` of the
-records stay point masses of their own.
+records stay point masses (measured by probability in every member, and an interval of their own
+in each grid of ``B`` intervals where they held more than ``1 / B``).
 
 >>> codes = ValueCodes.from_sample([1.0, 0.0, 1.0, 0.0, 0.5, 0.5], [0, 1, 1, 1, 0, 0],
 ...                                n_classes=2, max_values=3)

@@ -35,8 +35,12 @@ class OrderChain:
     model
         Score tables of the training data.
     seed
-        Seed or numpy Generator.
+        Seed or numpy Generator (``None``: fresh entropy).
+    init_order
+        The chain's first order, a permutation of the node indices (``None``: a random one).
 
+    Examples
+    --------
     >>> import numpy as np
     >>> from onlinebma.order_mcmc import OrderModel
     >>> codes = np.random.default_rng(0).integers(0, 2, (30, 4))
@@ -46,7 +50,8 @@ class OrderChain:
     (200, 2, True)
     """
 
-    def __init__(self, model: OrderModel, seed=None, init_order=None):
+    def __init__(self, model: OrderModel, seed: int | np.random.Generator | None = None,
+                 init_order: np.ndarray | None = None):
         self.model = model
         self.rng = np.random.default_rng(seed)
         n = model.n

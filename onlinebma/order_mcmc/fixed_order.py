@@ -9,12 +9,15 @@ missing-value summation and pruning).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 
 from ..batch import BufferRefitClassifier, Table
+from ..reading import check_frame, uninterrupted
 from ..validation import NotFittedError, check_bool, check_int, check_real
 from .candidates import choose_candidates
+from .distributed_counts import CountsPlan
 from .order_model import OrderModel
 from .streaming import LiveState, resolve_order
 
@@ -91,11 +94,13 @@ class OrderAveragingClassifier(BufferRefitClassifier):
         self._after_learning(1)
 
     def learn_many(self, X, y) -> None:
+        check_frame(X)  # a DataFrame with distinct column names, before its columns are read
         self._refuse_class_key(X.columns)
         self._refuse_too_wide(X.columns)
-        super().learn_many(X, y)
-        if len(X):
-            self._after_learning(len(X))
+        with uninterrupted():  # Ctrl-C waits for the records and the stream state's counts
+            super().learn_many(X, y)
+            if len(X):
+                self._after_learning(len(X))
 
     def _after_learning(self, k: int) -> None:
         """Called after ``k`` records were stored (streaming subclasses count them)."""
@@ -106,7 +111,7 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def _adopt_counts(self, scores, chain_runner=None) -> None:
         """Take the count tables ``scores`` of records counted elsewhere (on Dask,
-        :mod:`onlinebma.distributed.orders`), in the coding this learner has learned, as
+        :mod:`onlinebma.order_mcmc.distributed_counts`), in the coding this learner has learned, as
         its stream state, and fit as ``fit`` does; the store keeps no record.
         ``chain_runner`` runs OrderMCMC's chains (default: one after another)."""
         self.coding.forget_records(scores.n_records)  # the coding learned, not the records
@@ -119,7 +124,7 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def _learned_nothing(self) -> bool:
         """No record stored, and none counted elsewhere (a fit on Dask,
-        :mod:`onlinebma.distributed.orders`, keeps the counts, not the records)."""
+        :mod:`onlinebma.order_mcmc.distributed_counts`, keeps the counts, not the records)."""
         if self.coding.n_stored:
             return False
         live = self.__dict__.get("_live")
@@ -172,21 +177,18 @@ class OrderAveragingClassifier(BufferRefitClassifier):
 
     def adopt_counts(self, scores, chain_runner=None) -> None:
         """Fit from count tables of records counted elsewhere (on Dask,
-        :mod:`onlinebma.distributed.orders`) in the coding this learner has learned; the
+        :mod:`onlinebma.order_mcmc.distributed_counts`) in the coding this learner has learned; the
         store keeps no record. ``chain_runner`` runs OrderMCMC's chains (default: one after
         another)."""
         self._adopt_counts(scores, chain_runner)
 
     def distributed_plan(self):
         """How :func:`onlinebma.distributed.fit` trains this learner on Dask: from count
-        tables summed over the partitions (:class:`onlinebma.distributed.orders.CountsPlan`)
-        when it has learned nothing and keeps every record; otherwise the adapter's exact
-        merge."""
+        tables summed over the partitions
+        (:class:`~onlinebma.order_mcmc.distributed_counts.CountsPlan`) when it has learned
+        nothing and keeps every record; otherwise the adapter's exact merge."""
         if self._n_learned or self.window is not None:
             return super().distributed_plan()
-        # Imported when asked: onlinebma.distributed.orders imports this package's modules.
-        from ..distributed.orders import CountsPlan
-
         return CountsPlan(self, self._live_listing())
 
 class FixedOrderBMA(OrderAveragingClassifier):
@@ -208,30 +210,37 @@ class FixedOrderBMA(OrderAveragingClassifier):
 
     Parameters
     ----------
-    order
+    order : Sequence or None, default None
         Node names, the class written as ``class_name`` (a sequence, not a string). Features
         not listed are appended after the listed nodes in canonical order (sorted by name),
         the class last if not listed. ``None`` (default): the class first, then every feature.
         A listed name that is neither a feature nor ``class_name`` is an error at prediction.
-    max_parents
+    max_parents : int, default 3
         Largest number of parents of a node.
-    alpha
+    alpha : float, default 1.0
         K2 Dirichlet pseudo-count of every cell.
-    class_name
+    class_name : str, default 'class'
         Name of the class node in ``order``; a record with a feature of this name is refused.
-    max_missing_configs
+    max_missing_configs : int, default 64
         Missing features at prediction time are summed out exactly while the number of their
         joint configurations is at most this; beyond it, see
         :mod:`~onlinebma.order_mcmc.order_model`.
-    prune_tol
+    prune_tol : float, default 1e-12
         Prediction-time pruning of parent sets of negligible weight (0: none); the scores
         themselves are never pruned in a stream, since a set may gain weight later.
-    progress
+    progress : bool, default False
         Show progress while building the score tables (window mode).
-    window, refit_every, nominal_attributes
-        See :class:`onlinebma.batch.BufferRefitClassifier` (``refit_every`` applies to window
-        mode only).
-    max_candidates
+    window : int or None, default None
+        Keep only the last ``window`` records, refitting from them (``None``: keep all and
+        keep the scores up to date record by record); see
+        :class:`onlinebma.batch.BufferRefitClassifier`.
+    refit_every : int or None, default None
+        With a window, refit after this many new records (``None``: once the store has grown
+        by 10% since the last fit); without one it is not used.
+    nominal_attributes : list or None, default None
+        Features to treat as nominal even when their values are numbers (numeric features are
+        cut into intervals by the MDL rule).
+    max_candidates : int or None, default 10
         Candidate parents per node (:mod:`~onlinebma.order_mcmc.candidates`): each node's
         parents are chosen among at most this many of its predecessors: the class and the
         nodes with the largest K2 gain as a parent next to the class, and the averaging is
@@ -267,8 +276,8 @@ class FixedOrderBMA(OrderAveragingClassifier):
     [('class', 'wind', 'sky')]
     """
 
-    def __init__(self, order=None, max_parents: int = 3, alpha: float = 1.0,
-                 class_name="class", max_missing_configs: int = 64, prune_tol: float = 1e-12,
+    def __init__(self, order: Sequence | None = None, max_parents: int = 3, alpha: float = 1.0,
+                 class_name: str = "class", max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  progress: bool = False, window: int | None = None,
                  refit_every: int | None = None, nominal_attributes: list | None = None,
                  max_candidates: int | None = DEFAULT_CANDIDATES):

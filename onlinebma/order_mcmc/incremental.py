@@ -125,7 +125,7 @@ class StreamingScores(CountReads):
     selection
         The :class:`~onlinebma.order_mcmc.candidates.ClassPairCounts` the candidates were
         chosen from, when the records were counted elsewhere (on Dask,
-        :mod:`onlinebma.distributed.orders`), else ``None``; records counted later do not
+        :mod:`onlinebma.order_mcmc.distributed_counts`), else ``None``; records counted later do not
         change it.
 
     >>> s = StreamingScores(2, max_parents=1)

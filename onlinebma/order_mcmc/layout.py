@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..stats.unique import unique_rows
 from .sparse import SparseCounts
-from .unique import unique_rows
 
 __all__ = ["SetKeys", "family_sets"]
 

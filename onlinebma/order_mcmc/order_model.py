@@ -45,9 +45,9 @@ import math
 import numpy as np
 
 from ..stats.logmath import logsumexp_np
+from ..stats.unique import unique_rows
 from .masks import set_masks
 from .scores import ScoreTables, config_offsets, family_index
-from .unique import unique_rows
 
 __all__ = ["OrderModel"]
 
@@ -66,8 +66,16 @@ class OrderModel:
         ``(M, n)`` codes of the nodes, ``0..r_i - 1`` (``-1`` = missing), as in the columns of
         a :class:`~onlinebma.table.Table`; :func:`~onlinebma.table.compact_codes` brings other
         codings there.
-    max_parents, alpha, prune_tol, show_progress
-        See :class:`~onlinebma.order_mcmc.scores.ScoreTables`.
+    max_parents
+        Largest number of parents of a node.
+    alpha
+        K2 Dirichlet pseudo-count of every cell.
+    prune_tol
+        Parent sets are dropped while together they weigh at most this fraction of the kept
+        ones, the relative error of every per-node sum (0 keeps every set;
+        :mod:`~onlinebma.order_mcmc.scores`).
+    show_progress
+        Show the progress of building the score tables.
     cards
         Number of values ``r_i`` of each node (default: the largest code plus one, at least 1).
     candidates
@@ -75,8 +83,9 @@ class OrderModel:
         (default): every other node.
     """
 
-    def __init__(self, codes, max_parents=3, alpha=1.0, prune_tol=1e-12, show_progress=False,
-                 cards=None, candidates=None):
+    def __init__(self, codes: np.ndarray, max_parents: int = 3, alpha: float = 1.0,
+                 prune_tol: float = 1e-12, show_progress: bool = False,
+                 cards: np.ndarray | None = None, candidates: list | None = None):
         codes = np.asarray(codes, dtype=np.int64)
         if cards is None:
             cards = codes.max(axis=0, initial=-1) + 1

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..coding import growth_threshold
+from ..growth import growth_threshold
 from ..validation import check_int
 from .chain import OrderChain, run_chain, run_chains_in_turn, split_rhat
 from .fixed_order import DEFAULT_CANDIDATES, OrderAveragingClassifier
@@ -34,41 +34,50 @@ class OrderMCMC(OrderAveragingClassifier):
 
     Parameters
     ----------
-    max_parents
+    max_parents : int, default 3
         Largest number of parents of a node.
-    n_orders
+    n_orders : int, default 10
         Number of orders kept after burn-in and averaged.
-    burn_in
+    burn_in : int, default 10000
         Iterations discarded before orders are kept.
-    n_iter
+    n_iter : int, default 60000
         Total iterations, burn-in included.
-    seed
+    seed : int or np.random.Generator or None, default None
         Seed of the chains (int, numpy Generator or None). With an int, chain ``c > 1`` of
         a fit gets the seed ``[seed, fit number, c - 1]``; with a Generator or None, chains
         ``c > 1`` get generators spawned from it.
-    alpha
+    alpha : float, default 1.0
         K2 Dirichlet pseudo-count of every cell.
-    class_name
+    class_name : str, default 'class'
         Name of the class node in ``orders_``; no feature may have this name.
-    max_missing_configs, prune_tol
-        See :class:`~onlinebma.order_mcmc.FixedOrderBMA`.
-    iterations_per_record
+    max_missing_configs : int, default 64
+        Missing features at prediction time are summed out exactly while the number of their
+        joint configurations is at most this (see :class:`~onlinebma.order_mcmc.FixedOrderBMA`).
+    prune_tol : float, default 1e-12
+        Prediction-time pruning of parent sets of negligible weight (0: none; see
+        :class:`~onlinebma.order_mcmc.FixedOrderBMA`).
+    iterations_per_record : int, default 10
         In a stream, each refit continues the chain by this many iterations per record learned
         since the last refit.
-    progress
+    progress : bool, default False
         Show the progress of the score tables and of the chain.
-    window, refit_every, nominal_attributes
-        See :class:`onlinebma.batch.BufferRefitClassifier`. In a stream (``window=None``) the
-        default refit policy is the adapter's (10% growth), at most :data:`MAX_GAP` records
-        apart.
-    n_chains
+    window : int or None, default None
+        Keep only the last ``window`` records, refitting from them (``None``: a stream, see
+        Streams below); see :class:`onlinebma.batch.BufferRefitClassifier`.
+    refit_every : int or None, default None
+        Refit after this many new records. ``None``: the adapter's policy (once the store has
+        grown by 10% since the last fit), in a stream at most :data:`MAX_GAP` records apart.
+    nominal_attributes : list or None, default None
+        Features to treat as nominal even when their values are numbers (numeric features are
+        cut into intervals by the MDL rule).
+    n_chains : int, default 1
         Independent chains run by a full chain run (``fit``, :meth:`run_full_chain`, a
         window's refits), each from its own random order, their kept orders pooled
         (``n_chains * n_orders`` orders averaged) and their agreement reported as
         ``rhat_``. Chain 1 is the chain of ``n_chains=1``; here they run one after another,
         on Dask (:func:`onlinebma.distributed.fit`) side by side. A stream's continuations
         continue chain 1.
-    max_candidates
+    max_candidates : int or None, default 10
         Candidate parents per node: the class and the nodes with the largest K2 score gain
         as a parent next to the class (:mod:`~onlinebma.order_mcmc.candidates`; the class
         node: the largest gain as its only parent), ``max_candidates`` in all.
@@ -129,7 +138,8 @@ class OrderMCMC(OrderAveragingClassifier):
     """
 
     def __init__(self, max_parents: int = 3, n_orders: int = 10, burn_in: int = 10000,
-                 n_iter: int = 60000, seed=None, alpha: float = 1.0, class_name="class",
+                 n_iter: int = 60000, seed: int | np.random.Generator | None = None,
+                 alpha: float = 1.0, class_name: str = "class",
                  max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  iterations_per_record: int = 10, progress: bool = False,
                  window: int | None = None, refit_every: int | None = None,

@@ -14,7 +14,7 @@ ones, each sorted by name) and the class, coded as the coding codes them
 new records are the rows appended since the state last looked
 (:meth:`~onlinebma.coding.Coding.changes`). Numeric features are cut with the MDL rule on
 the stored records (the batch protocol); the cut points are refitted by the coding's growth
-policy (:func:`~onlinebma.coding.growth_due`), and the counts are rebuilt from the stored
+policy (:func:`~onlinebma.growth.growth_due`), and the counts are rebuilt from the stored
 records only when they change.
 A new feature also rebuilds them (the set of nodes changes), and so do new candidate parents
 (:mod:`~onlinebma.order_mcmc.candidates`), chosen again from the stored records each time
@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..coding import growth_due
+from ..growth import growth_due
 from ..table import canonical_order
 from .candidates import choose_candidates
 from .incremental import StreamingScores
@@ -214,7 +214,7 @@ class LiveState:
     @classmethod
     def from_scores(cls, clf, order, scores: StreamingScores) -> LiveState:
         """The state of ``clf`` (nominal features only) whose records were counted elsewhere,
-        in ``scores`` (:mod:`onlinebma.distributed.orders`): the coding is ``clf``'s, the
+        in ``scores`` (:mod:`onlinebma.order_mcmc.distributed_counts`): the coding is ``clf``'s, the
         nodes its canonical columns and the class."""
         coding = clf.coding
         if coding.numeric_features:

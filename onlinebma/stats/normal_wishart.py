@@ -1,7 +1,7 @@
 """Normal–Wishart (BGe) statistics of numeric features: marginal likelihoods of every subset,
 Student-t predictives and the pair terms of the Gaussian forest average.
 
-The shared core of the Gaussian members of issue 38 ("numbers as numbers"): a full-covariance
+The shared core of the Gaussian members of the tree-augmented learners: a full-covariance
 Gaussian per class, and the exact average over Gaussian forest-augmented structures, whose
 family scores are the margins of sizes 1 and 2 computed here. Everything is in log space and
 vectorised over leading *batch axes* (for example ``(member, class)``): every statistics array

@@ -6,7 +6,7 @@
 the model: reading, validating and coding records (:mod:`onlinebma.tan.coding`: features,
 values and labels as ints in order of first appearance, numeric features cut into intervals
 through :mod:`onlinebma.tan.numbers`), forgetting (``decay``), ``decay="auto"``
-(:class:`~onlinebma.naive_bayes.decay.RateMixture`, one clone per rate; the readers then
+(:class:`~onlinebma.forgetting.RateMixture`, one clone per rate; the readers then
 show the most probable rate's clone), ``learn_one``/``learn_many``,
 ``predict_proba_one``/``predict_proba_many``, and ``merge`` (:mod:`onlinebma.tan.merging`).
 :class:`~onlinebma.tan.ModelAveragedTAN` keeps its own state instead, a stack of members
@@ -52,11 +52,12 @@ import math
 import numpy as np
 from river import base
 
-from ..naive_bayes.decay import Forgetting, check_decay
-from ..naive_bayes.frames import prepare_frame, records_of
+from ..forgetting import Forgetting
+from ..reading import prepare_frame, records_of
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
+from ..validation import check_decay
 from .coding import RecordCoding
 from .merging import Merging, merge_codings
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS, NumericReading, check_numeric
@@ -85,8 +86,8 @@ READING_PARAMETERS_DOC = NOMINAL_DOC + """
 
 PLUGIN_PARAMETERS_DOC = """decay : float or "auto", default 1.0
         λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
-        clone per rate of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged by
-        :class:`~onlinebma.naive_bayes.decay.RateMixture`; the readers (``counts``, and
+        clone per rate of :data:`~onlinebma.forgetting.AUTO_GRID`, averaged by
+        :class:`~onlinebma.forgetting.RateMixture`; the readers (``counts``, and
         ``TAN.tree()``) then show the clone of the most probable rate
         (:meth:`decay_posterior`).
     """ + READING_PARAMETERS_DOC

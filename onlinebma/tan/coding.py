@@ -16,8 +16,8 @@ from bisect import bisect_left
 
 import numpy as np
 
-from ..naive_bayes.frames import factorize
 from ..numeric import Grids
+from ..reading import factorize
 from ..records import NOMINAL, NUMERIC, numeric_values
 
 __all__ = ["RecordCoding"]
@@ -243,7 +243,7 @@ class RecordCoding:
         self._fix_and_replay(readings)
 
     def _code_batch(self, columns, new, labels):
-        """Code a validated batch (:func:`~onlinebma.naive_bayes.frames.prepare_frame`'s
+        """Code a validated batch (:func:`~onlinebma.reading.prepare_frame`'s
         ``columns, new, labels``) for counting, adding its new features, values and classes
         (every numeric column has its cut points: :meth:`_fix_from_table`): ``(matrix, class
         codes)``, the matrix ``(rows, features)`` in feature-code order, -1 where missing."""

@@ -3,8 +3,8 @@
 A member is one model-averaged tree learner, described by its :class:`Member` (today its
 forgetting rate; the axis is generic so that other descriptions, e.g. a numeric
 representation, can join the rate). A fixed ``decay`` is a stack of one member; ``"auto"``
-the members of :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged with
-dynamic-model-averaging weights (:class:`~onlinebma.naive_bayes.decay.RateWeights`). The
+the members of :data:`~onlinebma.forgetting.AUTO_GRID`, averaged with
+dynamic-model-averaging weights (:class:`~onlinebma.forgetting.RateWeights`). The
 members learn the same records, so they share everything but the weights of those records:
 the record reading and coding, the numeric cut points (and the records kept before them) and
 the layout. :class:`TreeMemberStack`
@@ -23,9 +23,9 @@ Each member follows exactly the recursion of docs/tan.md at its rate: ``l <- α 
 Q_y(x))`` before counting a record (prequential, ``α`` = ``structure_decay``), counts times
 λ after it, and ``l = log W`` from the counts after a new class or value for a member that
 does not forget. The weights are updated as
-:class:`~onlinebma.naive_bayes.decay.RateMixture`'s: ``log π_r += log max(p_r(y | x),
+:class:`~onlinebma.forgetting.RateMixture`'s: ``log π_r += log max(p_r(y | x),
 1e-300)`` for a label seen before, then ``π_r ∝ π_r^β``, β =
-:data:`~onlinebma.naive_bayes.decay.AUTO_FORGETTING`, in log space
+:data:`~onlinebma.forgetting.AUTO_FORGETTING`, in log space
 (``tests/test_tan_auto_shared.py`` runs the stack against separate learners, and a stack of
 one against the recursion written out).
 """
@@ -37,12 +37,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..naive_bayes.decay import RateWeights
-from ..naive_bayes.frames import prepare_frame, records_of
-from ..order_mcmc.order_model import unique_rows
+from ..forgetting import RateWeights
+from ..reading import prepare_frame, records_of
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
+from ..stats.unique import unique_rows
 from .coding import RecordCoding
 from .gaussian import GAUSSIAN, GaussianStatistics
 from .merging import merge_codings

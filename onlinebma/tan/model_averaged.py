@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 from river import base
 
-from ..naive_bayes.decay import AUTO_GRID, check_decay
-from ..validation import check_choice, check_real
+from ..forgetting import AUTO_GRID
+from ..validation import check_choice, check_decay, check_real
 from .base import NOMINAL_DOC, SAMPLE_SIZE_DOC, check_reading
 from .gaussian import GAUSSIAN
 from .members import Member, TreeMemberStack
@@ -90,8 +90,8 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     decay : float or "auto", default 1.0
         λ in (0, 1]: every count is multiplied by λ after each learned record (the prior
         pseudo-counts are not), or ``"auto"``: one member per rate of
-        :data:`~onlinebma.naive_bayes.decay.AUTO_GRID`, averaged with dynamic-model-averaging
-        weights (as :class:`~onlinebma.naive_bayes.decay.RateMixture`). Either way the state
+        :data:`~onlinebma.forgetting.AUTO_GRID`, averaged with dynamic-model-averaging
+        weights (as :class:`~onlinebma.forgetting.RateMixture`). Either way the state
         is one :class:`~onlinebma.tan.members.TreeMemberStack`: one member per (numeric
         representation, rate).
     structure_decay : float, default 1.0

@@ -1,34 +1,45 @@
-"""Reading a pandas batch for the naive Bayes family: validated first, counted per column.
+"""What every learner shares for reading its input: records, frames, labels, Ctrl-C safety.
+
+:func:`read_record` and :func:`read_frame` are :meth:`FeatureKinds.split
+<onlinebma.records.FeatureKinds.split>` and ``split_frame`` for every learner, with the errors
+a hostile input gets named: a record that is not a dict, ``X`` that is not a DataFrame or
+repeats a column name, a value no float can hold (``10**400``) or that cannot be compared
+(``Decimal("sNaN")``).
 
 :func:`prepare_frame` checks a whole batch and converts its columns before the learner
 changes anything, so a refused batch leaves the learner exactly as it was.
-
-:func:`read_record` and :func:`read_frame` are :meth:`FeatureKinds.split
-<onlinebma.records.FeatureKinds.split>` and ``split_frame`` for every learner (the naive Bayes
-family and :class:`~onlinebma.batch.BufferRefitClassifier`), with the errors a hostile input
-gets named: a record that is not a dict, ``X`` that is not a DataFrame or repeats a column
-name, a value no float can hold (``10**400``) or that cannot be compared (``Decimal("sNaN")``).
 
 ``X`` and ``y`` are paired by position, not by index (as River's and scikit-learn's
 ``learn_many``/``fit`` do): row ``i`` of ``X`` is learned with the ``i``-th label of ``y``,
 whatever the two indexes say; a caller that means index alignment aligns first
 (``y.loc[X.index]``).
+
+Ctrl-C: a ``KeyboardInterrupt`` is raised between any two bytecodes of the main thread, so one
+arriving while ``learn_many`` updates many counts would leave a batch half-learned. The
+statements that change a learner's state run inside :func:`uninterrupted`, which holds SIGINT
+back until they are done and then delivers it: the learner has learned the whole batch and the
+interrupt still stops the program. Only SIGINT is held back (another exception raised
+asynchronously, such as a ``KeyboardInterrupt`` sent by ``PyThreadState_SetAsyncExc``, is
+not), and only in the main thread, the one Python delivers signals to.
 """
 
 from __future__ import annotations
 
+import contextlib
+import signal
+import threading
 from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
 
-from ..records import NOMINAL, check_label, check_labels
-from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
-from ..stats.tables import NominalTable, NumericTable
+from .records import NOMINAL, check_columns, check_label, check_labels
+from .stats.gaussian import MAX_ABS_VALUE, check_magnitude
 
-__all__ = ["check_frame", "coded_labels", "factorize", "labels_of", "nominal_counts",
-           "numeric_moments", "pairs_of", "prepare_columns", "prepare_frame", "read_frame",
-           "read_record", "records_of"]
+__all__ = ["check_frame", "coded_labels", "factorize", "labels_of", "pairs_of",
+           "prepare_columns", "prepare_frame", "read_frame", "read_record", "records_of",
+           "uninterrupted"]
+
 
 
 def read_record(kinds, x):
@@ -79,9 +90,7 @@ def check_frame(X) -> None:
     if not isinstance(X, pd.DataFrame):
         raise TypeError(f"X is a pandas DataFrame with one column per feature, got "
                         f"{type(X).__name__}; wrap it: pd.DataFrame(X, columns=names)")
-    if not X.columns.is_unique:
-        repeated = X.columns[X.columns.duplicated()].unique().tolist()
-        raise ValueError(f"X repeats the column name(s) {repeated}; a feature is one column")
+    check_columns(X)
 
 
 def labels_of(X, y) -> pd.Series:
@@ -252,33 +261,27 @@ def factorize(y):
     return list(uniques), codes
 
 
-def nominal_counts(col, present, ycodes, labels) -> NominalTable:
-    """A :class:`NominalTable` of one factorised column ``(codes, values)``, counted with one
-    ``bincount``."""
-    vcodes, values = col
-    k = len(labels)
-    if not present.all():
-        vcodes, ycodes = vcodes[present], ycodes[present]
-    cells = vcodes * k
-    cells += ycodes
-    counts = np.bincount(cells, minlength=len(values) * k)
-    t = NominalTable()
-    for i, j in zip(*np.nonzero(counts.reshape(len(values), k))):
-        t.update(values[i], labels[j], int(counts[i * k + j]))
-    return t
+@contextlib.contextmanager
+def uninterrupted():
+    """Hold SIGINT back while the block runs, then deliver it as the previous handler would.
 
-
-def numeric_moments(col, present, ycodes, labels) -> NumericTable:
-    """A :class:`NumericTable` of one column: per-class moments by two-pass bincounts."""
-    x, yc = col[present], ycodes[present]
-    k = len(labels)
-    n = np.bincount(yc, minlength=k)
-    mean = np.bincount(yc, weights=x, minlength=k) / np.maximum(n, 1)
-    m2 = np.bincount(yc, weights=(x - mean[yc]) ** 2, minlength=k)
-    t = NumericTable()
-    for j in np.nonzero(n)[0]:
-        t.by_class[labels[j]] = GaussianMoments(int(n[j]), float(mean[j]), float(m2[j]))
-    if len(x):
-        mu = float(x.mean())
-        t.marginal = GaussianMoments(len(x), mu, float(((x - mu) ** 2).sum()))
-    return t
+    >>> with uninterrupted():
+    ...     total = sum(range(10))
+    >>> total
+    45
+    """
+    previous = signal.getsignal(signal.SIGINT)
+    if threading.current_thread() is not threading.main_thread() or previous is None:
+        yield  # no Python handler to restore (installed outside Python): nothing held back
+        return
+    held = []
+    signal.signal(signal.SIGINT, lambda signum, frame: held.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if held:
+            if callable(previous):
+                previous(signal.SIGINT, held[0])
+            elif previous == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)

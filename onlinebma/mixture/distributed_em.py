@@ -28,77 +28,25 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pandas as pd
 
-from ..mixture import chunks
-from ..mixture.arrays import Expected
-from ..mixture.em import EMEngine
-from ..mixture.engine import Engine
-from ..mixture.layout import design as _design
-from ..mixture.layout import rows_of
-from ._dask import require_dask
-from .partitions import DaskPartitions, split_partition, tree
-from .protocol import Partitions, Plan
+from ..distributed import require_dask
+from ..distributed.coding_pass import CodingPlan, refuse_window
+from ..distributed.partitions import DaskPartitions, split_partition, tree
+from ..distributed.protocol import Partitions, Plan
+from . import chunks
+from .arrays import Expected
+from .em import EMEngine
+from .engine import Engine
+from .layout import design as _design
+from .layout import rows_of
 
-__all__ = ["CodingPlan", "EMPlan", "PartitionedEngine", "fit_em", "median",
+__all__ = ["EMPlan", "PartitionedEngine", "fit_em", "median",
            "partitioned_engine", "select", "tree"]
 
 #: Samples per chunk and round when narrowing the interval of an order statistic.
 _SAMPLES = 256
 #: Values gathered at once when the interval holds this few.
 _GATHER = 1 << 16
-
-
-# ------------------------------------------------------------------ the coding
-
-class CodingPlan(Plan):
-    """The first pass of the plans fitted from whole-frame statistics (EM, count tables): a
-    clone of the learner that has learned the frame's coding, and the partitions' sizes.
-
-    Each partition is validated as ``learn_many`` would (the learner's errors, naming the
-    feature or row) and gives the rows where a value or label first appears in it, or a
-    column is first missing; in partition order these show every value in the order of first
-    appearance, and which columns have missing values. :meth:`finish` has a clone learn them,
-    so its features, kinds, values and classes are those of ``learn_many`` on the whole frame
-    (its store holds the rows of first appearance only).
-    """
-
-    def __init__(self, template):
-        self.template = template
-
-    def learn_partition(self, X, y):
-        if len(X):
-            self.template.clone().learn_many(X, y)  # validation only
-        first = _first(y)
-        for column in X.columns:
-            first = first | _first(X[column])
-        return [len(X)], X[first], y[first]
-
-    def combine(self, partials: list):
-        return ([n for sizes, _, _ in partials for n in sizes],
-                pd.concat([X for _, X, _ in partials]), pd.concat([y for _, _, y in partials]))
-
-    def finish(self, partial) -> tuple:
-        """``(coder, sizes)``: the clone that has learned the coding, and partition sizes."""
-        sizes, X, y = partial
-        if not sum(sizes):
-            raise ValueError("the frame has no records to learn from")
-        coder = self.template.clone()
-        coder.learn_many(X, y)
-        return coder, sizes
-
-
-def _first(s) -> np.ndarray:
-    """Rows of ``s`` where a value first appears, or the column is first missing."""
-    na = s.isna()
-    return ((~na & ~s.duplicated()) | (na & ~na.duplicated())).to_numpy()
-
-
-def refuse_window(model) -> None:
-    """A window is a stream setting: the plans of whole-frame statistics learn every record."""
-    if model.window is not None:
-        raise ValueError("a window is a stream setting; distributed.fit learns every record "
-                         f"of the frame (got window={model.window})")
 
 
 def _chunk_design(template, part, target, index, table):

@@ -34,21 +34,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..order_mcmc.candidates import choose_candidates, class_pair_counts
-from ..order_mcmc.incremental import StreamingScores
-from ..order_mcmc.sampler import run_chain
-from ..order_mcmc.streaming import resolve_order
-from ._dask import require_dask
-from .em import CodingPlan, refuse_window
-from .partitions import DaskPartitions
-from .protocol import MergePlan, Partitions, Plan
+from ..distributed import require_dask
+from ..distributed.coding_pass import CodingPlan, refuse_window
+from ..distributed.partitions import DaskPartitions
+from ..distributed.protocol import MergePlan, Partitions, Plan
+from .candidates import choose_candidates, class_pair_counts
+from .chain import run_chain
+from .incremental import StreamingScores
+from .streaming import resolve_order
 
 __all__ = ["CountsPlan", "count_tables", "fit_orders", "run_chains_on_dask"]
 
 
 class CountsPlan(Plan):
     """The plan of OrderMCMC and FixedOrderBMA that have learned nothing and keep every record:
-    a :class:`~onlinebma.distributed.em.CodingPlan` pass, then a pass that counts each
+    a :class:`~onlinebma.distributed.coding_pass.CodingPlan` pass, then a pass that counts each
     partition where it lies (:class:`_CountPass`), then the fit from the summed tables
     (module docstring). A frame with numeric features trains through ``merge`` instead.
 
@@ -173,7 +173,7 @@ def count_tables(model, ddf, target: str, split_every: int):
 
 
 def run_chains_on_dask(model, jobs, n_iter, burn_in, n_orders, show_progress=False) -> list:
-    """:func:`~onlinebma.order_mcmc.sampler.run_chain` of every ``(rng, init_order)`` of
+    """:func:`~onlinebma.order_mcmc.chain.run_chain` of every ``(rng, init_order)`` of
     ``jobs`` as Dask tasks, side by side (the order model is sent once)."""
     dask, _ = require_dask()
     shared = dask.delayed(model, traverse=False)

@@ -1,18 +1,25 @@
-"""Forgetting for the naive Bayes family: the ``decay`` parameters and ``decay="auto"``.
+"""What every forgetting learner shares: the ``decay`` rates, their scaled clock, ``"auto"``.
 
 A learner with ``decay`` = λ < 1 multiplies every sufficient statistic by λ after each
 learned record, so a record of age ``a`` weighs λ^a: the half-life is ``ln 2 / -ln λ``
-records (:func:`half_life`). ``decay="auto"`` runs one member per rate of :data:`AUTO_GRID`
-and averages their predictions with dynamic-model-averaging weights (Raftery, Kárný & Ettler
-2010): at each learned record ``(x, y)`` every weight is multiplied by its member's predictive
-probability of the true label before learning it, ``π_r ∝ π_r p_r(y | x)`` (floored at 1e-300),
-then flattened for the next record, ``π_r ∝ π_r^β`` with β = :data:`AUTO_FORGETTING`.
-:meth:`Forgetting.decay_posterior` returns these weights, the ones the next prediction uses.
+records (:func:`half_life`). Multiplying every statistic at every record would cost
+O(all statistics) per record; :class:`ScaledClock` does it in O(1): statistics are kept in a
+unit worth λ^k records, ``k`` the records since the last renormalisation, so a new record is
+added with weight λ^-k and nothing else changes, until the unit would pass
+:data:`~onlinebma.stats.numerics.RENORMALISE_ABOVE` and the owner multiplies its statistics
+once by λ^k.
 
-The naive Bayes learners compute the members as one state with a member axis
-(:class:`~onlinebma.naive_bayes.rates.SharedRates`, equal to the members to rounding);
-:class:`RateMixture`, one learner per rate, serves the settings without one (BDeu,
-``structure_decay`` < 1, ``absent="zero"``) and the TAN family.
+``decay="auto"`` runs one member per rate of :data:`AUTO_GRID` and averages their predictions
+with dynamic-model-averaging weights (Raftery, Kárný & Ettler 2010): at each learned record
+``(x, y)`` every weight is multiplied by its member's predictive probability of the true label
+before learning it, ``π_r ∝ π_r p_r(y | x)`` (floored at 1e-300), then flattened for the next
+record, ``π_r ∝ π_r^β`` with β = :data:`AUTO_FORGETTING`. :meth:`Forgetting.decay_posterior`
+returns these weights, the ones the next prediction uses.
+
+A family may compute the members as one state with a member axis
+(:class:`~onlinebma.naive_bayes.rates.SharedRates`,
+:class:`~onlinebma.tan.members.TreeMemberStack`, equal to the members to rounding);
+:class:`RateMixture`, one learner per rate, serves the settings without one.
 """
 
 from __future__ import annotations
@@ -20,10 +27,13 @@ from __future__ import annotations
 import math
 import numbers
 
-from ..stats.tables import NumericTable
+import numpy as np
 
-__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "MIN_WEIGHT", "Forgetting", "RateMixture", "RateWeights",
-           "check_decay", "half_life"]
+from .stats.numerics import RENORMALISE_ABOVE
+
+__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "MIN_PROBABILITY", "MIN_WEIGHT", "Forgetting",
+           "RateMixture", "RateWeights", "ScaledClock", "half_life"]
+
 
 AUTO_GRID = (1.0, 0.9999, 0.999, 0.99, 0.95)
 """The rates of ``decay="auto"``: half-lives ∞, 6931, 693, 69 and 13.5 records."""
@@ -46,17 +56,6 @@ MIN_PROBABILITY = 1e-300
 """Floor of a member's predictive probability of the true label in the weight update."""
 
 
-def check_decay(name: str, value, auto: bool) -> None:
-    """A real number in (0, 1], or ``"auto"`` when ``auto``; a ValueError naming ``name``."""
-    if auto and isinstance(value, str) and value == "auto":
-        return
-    ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
-          and math.isfinite(value) and 0.0 < value <= 1.0)
-    if not ok:
-        allowed = 'a number in (0, 1] or "auto"' if auto else "a number in (0, 1]"
-        raise ValueError(f"{name} must be {allowed}, got {value!r}")
-
-
 def half_life(decay: float) -> float:
     """Records after which a record's weight has halved, ``ln 2 / -ln decay``.
 
@@ -68,12 +67,86 @@ def half_life(decay: float) -> float:
     return math.inf if decay == 1 else math.log(2.0) / -math.log(decay)
 
 
+def renormalisation_step(rate: float) -> float:
+    """The first ``k`` at which ``rate^-k`` passes :data:`RENORMALISE_ABOVE` (``inf`` for a
+    rate of 1, which never forgets).
+
+    >>> renormalisation_step(0.5), renormalisation_step(1.0)
+    (129, inf)
+    """
+    if rate == 1:
+        return math.inf
+    k = math.floor(math.log(RENORMALISE_ABOVE) / -math.log(rate))  # about the step, then exact
+    while k > 1 and rate ** -(k - 1) > RENORMALISE_ABOVE:
+        k -= 1
+    while rate ** -k <= RENORMALISE_ABOVE:
+        k += 1
+    return k
+
+
+class ScaledClock:
+    """The scaled unit of forgetting (module docstring) for one rate or several.
+
+    ``rates`` is a number λ (one learner) or a sequence of them (members on an axis of numpy
+    arrays ``unit`` and ``scale``, one shared ``k``); a clock of the int ``1`` starts with
+    ``unit`` and ``scale`` the int 1 (a learner that does not forget never ticks it). After
+    ``k`` records since the last renormalisation a new record weighs ``unit`` = λ^-k in the
+    stored statistics, and a stored statistic is worth ``scale`` = λ^k times as much in records
+    (``unit * scale = 1``). :meth:`tick` counts a record; when the fastest rate's unit would
+    pass :data:`RENORMALISE_ABOVE` it returns the factors λ^k the owner multiplies its
+    statistics by, and the unit is 1 again.
+
+    >>> clock = ScaledClock(0.5)
+    >>> [clock.tick() for _ in range(3)], clock.unit, clock.scale
+    ([None, None, None], 8.0, 0.125)
+    >>> factors = [clock.tick() for _ in range(126)]
+    >>> factors[-1] == 0.5 ** 129, clock.k, clock.unit
+    (True, 0, 1.0)
+    """
+
+    def __init__(self, rates):
+        self._start(rates, 0)
+
+    def _start(self, rates, k: int) -> None:
+        self.rates = rates  # the state: a number, or a tuple of them
+        self.k = k
+        if isinstance(rates, numbers.Real):
+            self._lam, fastest = rates, rates
+        else:
+            self.rates = tuple(float(r) for r in rates)
+            self._lam, fastest = np.array(self.rates), min(self.rates)
+        self.k_limit = renormalisation_step(fastest)
+        self._set(k)
+
+    def __getstate__(self):  # the rates and k; the rest is derived
+        return self.rates, self.k
+
+    def __setstate__(self, state):
+        self._start(*state)
+
+    def _set(self, k: int) -> None:
+        self.k = k
+        self.unit = self._lam ** -k
+        self.scale = self._lam ** k
+
+    def tick(self):
+        """Count one record: ``None``, or the factors λ^k by which every statistic is to be
+        multiplied now (then ``k`` is 0 and the unit 1)."""
+        k = self.k + 1
+        if k >= self.k_limit:
+            factors = self._lam ** k
+            self._set(0)
+            return factors
+        self._set(k)
+        return None
+
+
 class RateWeights:
     """The posterior over the rates of a ``decay="auto"`` learner (module docstring): the
     log weights ``log_weights`` of ``rates``, and their update. Shared by :class:`RateMixture`
     and the states that compute the members together
     (:class:`~onlinebma.naive_bayes.rates.SharedRates`,
-    :class:`~onlinebma.tan.rates.SharedTreeRates`), which set both attributes."""
+    :class:`~onlinebma.tan.members.TreeMemberStack`), which set both attributes."""
 
     rates = AUTO_GRID
 
@@ -158,48 +231,19 @@ class RateMixture(RateWeights):
 
 
 class Forgetting:
-    """What :class:`~onlinebma.naive_bayes.BaseNB` adds for forgetting: the scaled unit's
-    clock and the ``decay="auto"`` mixture."""
-
-    def _tick(self) -> None:
-        """Multiply every statistic by ``decay`` (step 3 of the forgetting recursion) in O(1):
-        statistics are kept in a unit worth ``decay^k`` records, ``k`` the records since the
-        last renormalisation; renormalise (O(all statistics)) before the unit grows past
-        ``_renormalise_above``."""
-        self._k += 1
-        lam = self.decay
-        self._unit = lam ** -self._k
-        self._scale = lam ** self._k
-        if self._unit > self._renormalise_above:
-            c = self._scale
-            for t in self._tables.values():
-                t.rescale(c)
-                if isinstance(t, NumericTable):
-                    for m in (t.marginal, *t.by_class.values()):
-                        if 0 < m.n < MIN_WEIGHT:  # keeps its Gaussian (MIN_WEIGHT)
-                            m.m2 *= MIN_WEIGHT / m.n
-                            m.n = MIN_WEIGHT
-            for label in self._class_counts:
-                self._class_counts[label] *= c
-            self._n *= c
-            self._k, self._unit, self._scale = 0, 1.0, 1.0
+    """What a forgetting learner adds for ``decay="auto"``: the mixture over the rates, made
+    at first use, and its posterior. The learner sets ``decay``, ``_auto`` (``decay ==
+    "auto"``) and ``_rates`` (``None`` until the mixture is made)."""
 
     def _rate_mixture(self):
         if self._rates is None:
-            terms = self._rate_terms()
-            if terms is None:
-                self._rates = RateMixture(self)
-            else:
-                from .rates import SharedRates
-
-                self._rates = SharedRates(terms, self.nominal_attributes)
+            shared = self._shared_rates()
+            self._rates = RateMixture(self) if shared is None else shared
         return self._rates
 
-    def _rate_terms(self):
-        """The learner's terms (:mod:`~onlinebma.naive_bayes.rate_terms`) for computing
-        ``decay="auto"`` as one state with a member axis
-        (:class:`~onlinebma.naive_bayes.rates.SharedRates`), or ``None`` to run one learner
-        per rate (:class:`RateMixture`)."""
+    def _shared_rates(self):
+        """The members computed as one state with a member axis, or ``None`` to run one
+        learner per rate (:class:`RateMixture`)."""
         return None
 
     def decay_posterior(self) -> dict:
