@@ -195,3 +195,21 @@ def test_merge_is_refused_once_the_representation_weights_moved():
         cuts = cuts or m.numeric_readings
     with pytest.raises(ValueError, match="representation"):
         left.merge(right)
+
+
+def test_bad_input_names_the_feature_and_changes_nothing():
+    import pickle
+
+    model = ModelAveragedTAN(decay="auto", sample_size=20)
+    for x, y in stream(60, seed=6):
+        model.learn_one(x, y)
+    before = pickle.dumps(model)
+    with pytest.raises(TypeError, match="'z'"):
+        model.learn_one({"a": "a1", "z": "high"}, "y0")
+    with pytest.raises(ValueError, match="'w'"):
+        model.learn_one({"a": "a1", "w": math.inf}, "y0")
+    with pytest.raises(ValueError, match="label"):
+        model.learn_one({"a": "a1", "z": 0.5}, None)
+    with pytest.raises(TypeError, match="'z'"):
+        model.learn_many(pd.DataFrame({"z": [0.5, "high"]}), pd.Series(["y0", "y1"]))
+    assert pickle.dumps(model) == before
