@@ -36,14 +36,20 @@ def stream(n, seed=0):
              "z": 0.0 if rng.random() < 0.3 else float(rng.normal(y, 1.0))}
         if t > n // 3:
             x["w"] = float(rng.normal(-y, 2.0))
-        for f in list(x):
-            u = rng.random()
-            if u < 0.05:
-                del x[f]
-            elif u < 0.08:
-                x[f] = None if f in ("a", "b") else math.nan
-        out.append((x, f"y{y}"))
+        out.append((with_missing(x, rng, 0.05, 0.03), f"y{y}"))
     return out
+
+
+def with_missing(x, rng, absent, none):
+    """``x`` with each value absent with probability ``absent``, else missing (``None`` for
+    the nominal a and b, NaN for numbers) with probability ``none``."""
+    for f in list(x):
+        u = rng.random()
+        if u < absent:
+            del x[f]
+        elif u < absent + none:
+            x[f] = None if f in ("a", "b") else math.nan
+    return x
 
 
 def tables(model, member=0):

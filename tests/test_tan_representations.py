@@ -22,6 +22,7 @@ from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
 from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
 from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.model_averaged import auto_representations
+from tests.test_tan_numbers import with_missing
 
 
 def stream(n, seed=0):
@@ -35,13 +36,7 @@ def stream(n, seed=0):
         x = {"a": f"a{(y + int(rng.random() < 0.3)) % 3}",
              "b": f"b{rng.integers(0, 3 if t > n // 2 else 2)}",
              "z": float(z), "w": float(0.8 * z + rng.normal(-y, 0.5))}
-        for f in list(x):
-            u = rng.random()
-            if u < 0.04:
-                del x[f]
-            elif u < 0.06:
-                x[f] = None if f in ("a", "b") else math.nan
-        out.append((x, f"y{y}"))
+        out.append((with_missing(x, rng, 0.04, 0.02), f"y{y}"))
     return out
 
 
