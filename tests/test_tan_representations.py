@@ -208,3 +208,36 @@ def test_bad_input_names_the_feature_and_changes_nothing():
     with pytest.raises(TypeError, match="'z'"):
         model.learn_many(pd.DataFrame({"z": [0.5, "high"]}), pd.Series(["y0", "y1"]))
     assert pickle.dumps(model) == before
+
+
+def long_stream_is_finite(n):
+    """ModelAveragedTAN(decay="auto") over ``n`` records of a drifting two-feature numeric
+    stream with a nominal feature: every prediction and posterior finite and normalised."""
+    rng = np.random.default_rng(7)
+    model = ModelAveragedTAN(decay="auto")
+    for t in range(n):
+        y = int(rng.integers(0, 2))
+        shift = 3.0 * math.sin(t / 5_000)  # the classes' means drift
+        x = {"z": float(rng.normal(y + shift, 1.0)), "w": float(rng.normal(-y, 1.0) * 1e3),
+             "a": f"a{(y + int(rng.random() < 0.2)) % 2}"}
+        if t % max(n // 20, 1) == 0 or t == n - 1:
+            p = model.predict_proba_one(x)
+            if p:
+                assert all(math.isfinite(q) for q in p.values())
+                assert sum(p.values()) == pytest.approx(1.0)
+            for posterior in (model.decay_posterior(), model.representation_posterior()):
+                assert sum(posterior.values()) == pytest.approx(1.0)
+        model.learn_one(x, y)
+    assert np.isfinite(model.edge_log_weights).all()
+
+
+def test_a_stream_past_many_renormalisations_is_finite(monkeypatch):
+    import onlinebma.tan.members as members
+
+    monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e3)  # every ~130 records at λ = 0.95
+    long_stream_is_finite(3_000)
+
+
+@pytest.mark.slow
+def test_a_million_records_are_finite():
+    long_stream_is_finite(1_000_000)
