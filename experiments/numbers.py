@@ -156,11 +156,25 @@ class ClassPrior:
                             index=X.index)
 
 
+#: ``ModelAveragedTAN``'s single numeric representations, run beside its default
+#: (``numeric="auto"``) on the tables and adult to choose what ``"auto"`` averages.
+CANDIDATES = ("8 intervals", "MDL", "Gaussian")
+
+
+def candidates(nominal) -> dict:
+    """``ModelAveragedTAN`` with each of :data:`CANDIDATES`, by label."""
+    from onlinebma.tan import ModelAveragedTAN
+
+    return {f"{TARGET} {rep}": (lambda r=rep: ModelAveragedTAN(nominal_attributes=list(nominal),
+                                                                numeric=r))
+            for rep in CANDIDATES}
+
+
 def table_learners(nominal) -> dict:
     """Every learner of the table parts, by label: factories of fresh models."""
     from onlinebma.tan import ModelAveragedTAN
 
-    return {**ours(nominal),
+    return {**ours(nominal), **candidates(nominal),
             f"MDL | {TARGET}": lambda: Discretized(
                 lambda cols: ModelAveragedTAN(nominal_attributes=cols)),
             "LogisticRegression": lambda: SkLearn("linear", nominal),

@@ -18,7 +18,7 @@ def test_quick_numbers_run(tmp_path):
     tables = result["tables"]
     assert len(tables["targets"]) == 12
     scores = tables["tables log loss"].iloc[:, 4:].to_numpy(dtype=float)  # learners' columns
-    assert scores.shape == (3, 9) and np.isfinite(scores).all()
+    assert scores.shape == (3, 9 + len(numbers.CANDIDATES)) and np.isfinite(scores).all()
     for name in ("adult", "speed", "numeric speed"):
         values = tables[name].select_dtypes(include=[np.number]).to_numpy(dtype=float)
         assert values.size and np.isfinite(values).all(), name

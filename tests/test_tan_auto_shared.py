@@ -1,4 +1,4 @@
-"""``ModelAveragedTAN(decay="auto")``, one stack of five members
+"""``ModelAveragedTAN(numeric=INTERVALS, decay="auto")``, one stack of five members
 (:class:`~onlinebma.tan.members.TreeMemberStack`), against a
 :class:`~onlinebma.forgetting.RateMixture` of separate learners, one per rate (each a
 stack of one member, predicting and learning alone), run side by side on the same stream:
@@ -29,6 +29,10 @@ from river import checks
 import onlinebma.tan.members as members
 from onlinebma.forgetting import RateMixture
 from onlinebma.tan import ModelAveragedTAN
+
+# the rate axis over one interval representation (the representation axis:
+# tests/test_tan_representations.py)
+INTERVALS = "5 intervals"
 
 
 def mixed_stream(n, seed=0):
@@ -83,8 +87,9 @@ def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch)
     # renormalise every ~270 records at λ = 0.95 and ~1,400 at 0.99 (both clocks)
     monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e6)
     data = mixed_stream(700, seed=3)
-    shared = ModelAveragedTAN(decay="auto", bin_warmup=15, **params)
-    reference = RateMixture(ModelAveragedTAN(decay="auto", bin_warmup=15, **params))
+    shared = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15, **params)
+    reference = RateMixture(ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15,
+                                             **params))
     learned_alone = 0
     for t, (x, y) in enumerate(data):
         if t % 9 == 4:  # learned without a prediction of this very dict
@@ -110,7 +115,7 @@ def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch)
 
 def test_pickles_copies_and_batches_continue_alike():
     data = mixed_stream(300, seed=5)
-    model = ModelAveragedTAN(decay="auto", bin_warmup=15)
+    model = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
     for x, y in data[:200]:
         model.predict_proba_one(x)
         model.learn_one(x, y)
@@ -127,11 +132,11 @@ def test_pickles_copies_and_batches_continue_alike():
     close(restored.decay_posterior(), model.decay_posterior(), 1e-12)
     close(restored.edge_posteriors(), model.edge_posteriors(), 1e-12)
     assert model.clone().predict_proba_one(data[0][0]) == {}
-    # learn_many learns the rows in order, as learn_one
+    # learn_many learns the rows in order, as learn_one (120 rows complete the samples)
     frame = pd.DataFrame([x for x, _ in data[:120]])
-    batch = ModelAveragedTAN(decay="auto", bin_warmup=15)
+    batch = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
     batch.learn_many(frame, pd.Series([y for _, y in data[:120]]))
-    one = ModelAveragedTAN(decay="auto", bin_warmup=15)
+    one = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
     for x, y in data[:120]:
         one.learn_one(x, y)
     close(batch.decay_posterior(), one.decay_posterior(), 1e-12)
@@ -139,7 +144,8 @@ def test_pickles_copies_and_batches_continue_alike():
 
 
 def test_merge_is_refused():
-    left, right = ModelAveragedTAN(decay="auto"), ModelAveragedTAN(decay="auto")
+    left = ModelAveragedTAN(numeric=INTERVALS, decay="auto")
+    right = ModelAveragedTAN(numeric=INTERVALS, decay="auto")
     for x, y in mixed_stream(30, seed=6):
         left.learn_one(x, y)
         right.learn_one(x, y)
@@ -149,7 +155,7 @@ def test_merge_is_refused():
 
 @pytest.mark.slow
 def test_river_checks_with_decay_auto():
-    checks.check_estimator(ModelAveragedTAN(decay="auto"))
+    checks.check_estimator(ModelAveragedTAN(numeric=INTERVALS, decay="auto"))
 
 
 
@@ -159,8 +165,8 @@ def test_readers_show_every_member_under_decay_auto():
     from onlinebma.forgetting import AUTO_GRID
 
     data = mixed_stream(250, seed=8)
-    shared = ModelAveragedTAN(decay="auto", bin_warmup=15)
-    alone = [ModelAveragedTAN(decay=rate, bin_warmup=15) for rate in AUTO_GRID]
+    shared = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
+    alone = [ModelAveragedTAN(numeric=INTERVALS, decay=rate, sample_size=15) for rate in AUTO_GRID]
     for x, y in data:
         for m in (shared, *alone):
             m.predict_proba_one(x)
@@ -191,8 +197,8 @@ def test_plugin_readers_show_the_most_probable_rate():
 
     data = mixed_stream(200, seed=9)
     for make in (TAN, AODE):
-        model = make(decay="auto", bin_warmup=15)
-        reference = RateMixture(make(decay="auto", bin_warmup=15))
+        model = make(decay="auto", sample_size=15)
+        reference = RateMixture(make(decay="auto", sample_size=15))
         for x, y in data:
             model.learn_one(x, y)
             reference.learn_one(x, y)

@@ -11,6 +11,10 @@ import pytest
 import onlinebma.tan.members as members
 from onlinebma.tan import ModelAveragedTAN
 
+# the rate axis over one interval representation (the representation axis:
+# tests/test_tan_representations.py)
+INTERVALS = "5 intervals"
+
 
 def narrow_stream(n, seed=0):
     rng = np.random.default_rng(seed)
@@ -36,7 +40,7 @@ def run(params, data, cells, monkeypatch):
 
     monkeypatch.setattr(members, "narrow_predictions", counted)
     monkeypatch.setattr(members, "NARROW_CELLS", cells)
-    model = ModelAveragedTAN(bin_warmup=10, **params)
+    model = ModelAveragedTAN(numeric=INTERVALS, sample_size=10, **params)
     out = []
     for x, y in data:
         out.append(model.predict_proba_one(x))
@@ -80,8 +84,8 @@ def test_kept_readings_equal_fresh_ones(params, monkeypatch):
         return plain(self, codes, values)
 
     monkeypatch.setattr(PairCounts, "record_columns", counted)
-    kept, fresh = ModelAveragedTAN(bin_warmup=10, **params), ModelAveragedTAN(bin_warmup=10,
-                                                                             **params)
+    kept, fresh = (ModelAveragedTAN(numeric=INTERVALS, sample_size=10, **params)
+                   for _ in range(2))
     kept_built = 0
     for x, y in data:
         n_built = len(built)

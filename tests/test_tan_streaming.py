@@ -3,15 +3,12 @@ and ModelAveragedTAN's edge weights."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from onlinebma.stats.pairs import PairCounts, pair_id, pairs_of
 from onlinebma.tan import ModelAveragedTAN
-from onlinebma.tan.binning import StreamingBins
 
 
 def raw(seed, rows=150, n=5, missing=0.2):
@@ -138,24 +135,31 @@ def test_pair_ids_and_scaling():
     np.testing.assert_array_equal(pc.counts_, before * 0.25)
 
 
-def test_bins_batch_equals_stream_and_keep_their_cuts():
+def test_cut_points_batch_equals_stream_and_stay_fixed():
+    """learn_many in chunks and learn_one on the rows fix the same cut points (the first 25
+    observed values) and count the same intervals; later values far beyond the sample fall in
+    the end interval and never move the cut points."""
+    from onlinebma.tan import TAN
+
     rng = np.random.default_rng(3)
     x = rng.normal(size=200)
     x[rng.random(200) < 0.1] = np.nan
-    one, many = StreamingBins(4, 25), StreamingBins(4, 25)
-    streamed = [None if math.isnan(v) else one.learn(v) for v in x]
-    streamed = np.array([-1 if b is None else b for b in streamed])
-    batched = np.concatenate([many.learn_many(x[:13]), many.learn_many(x[13:])])
-    np.testing.assert_array_equal(streamed, batched)
-    assert one.cuts == many.cuts and len(one.cuts) == 3
-    first = list(one.cuts)
-    for v in rng.normal(50.0, 1.0, 100):  # drift: far beyond the last cut, in the end interval
-        assert one.learn(v) == 3
-    assert one.cuts == first and one.bin(-1e9) == 0
-    few = StreamingBins(5, 10)
-    for v in [0.0, 1.0] * 5:
-        few.learn(v)
-    assert few.n_values == 2  # duplicate quantiles dropped
+    y = rng.integers(0, 2, 200)
+    one, many = TAN(sample_size=25), TAN(sample_size=25)
+    for v, c in zip(x, y):
+        one.learn_one({"x": v}, int(c))
+    for rows in (slice(0, 40), slice(40, 200)):
+        many.learn_many(pd.DataFrame({"x": x[rows]}), pd.Series(y[rows]))
+    assert one.numeric_readings == many.numeric_readings
+    first = one.numeric_readings["x"]
+    assert first.n_intervals == (5,)
+    np.testing.assert_array_equal(one.counts.single(0)[0], many.counts.single(0)[0])
+    before = one.counts.single(0)[0].sum(axis=0)
+    for v in rng.normal(50.0, 1.0, 100):  # drift: far beyond the last cut
+        one.learn_one({"x": v}, 0)
+    after = one.counts.single(0)[0].sum(axis=0)
+    np.testing.assert_array_equal(after - before, [0, 0, 0, 0, 100])
+    assert one.numeric_readings["x"] == first
 
 
 @pytest.mark.parametrize("structures", ["trees", "forests"])
@@ -201,8 +205,8 @@ def test_scaled_unit_equals_decaying_every_count(monkeypatch):
     assert k < 62  # renormalisation happened
 
 
-@pytest.mark.parametrize("params", [{"decay": 0.9, "bin_warmup": 20},
-                                    {"structure_decay": 0.95, "bin_warmup": 5}])
+@pytest.mark.parametrize("params", [{"decay": 0.9, "sample_size": 20},
+                                    {"structure_decay": 0.95, "sample_size": 5}])
 def test_learn_many_with_forgetting_is_learn_one_row_by_row(params):
     rng = np.random.default_rng(6)
     frame = pd.DataFrame({"a": rng.choice(["p", "q", None], 80), "z": rng.normal(size=80)})

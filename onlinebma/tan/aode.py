@@ -67,12 +67,12 @@ class AODE(BaseTAN):
 
     def __init__(self, frequency_limit: int = 1, m_estimate: float | None = None,
                  decay: float | str = 1.0, nominal_attributes: list | None = None,
-                 n_bins: int = 5, bin_warmup: int = 200):
+                 numeric: str = "5 intervals", sample_size: int = 200):
         check_int("frequency_limit", frequency_limit, 0)
         if m_estimate is not None:
             check_real("m_estimate", m_estimate, 0.0, strict=True)
-        super().__init__(decay=decay, nominal_attributes=nominal_attributes, n_bins=n_bins,
-                         bin_warmup=bin_warmup)
+        super().__init__(decay=decay, nominal_attributes=nominal_attributes, numeric=numeric,
+                         sample_size=sample_size)
         self.frequency_limit = frequency_limit
         self.m_estimate = m_estimate
 
@@ -159,5 +159,5 @@ class AODE(BaseTAN):
         yield {}
         yield {"m_estimate": 1.0}
         yield {"frequency_limit": 3}
-        yield {"decay": 0.9, "bin_warmup": 10}  # numeric intervals within the checks
+        yield {"decay": 0.9, "sample_size": 10}  # numeric intervals within the checks
         yield {"decay": "auto"}

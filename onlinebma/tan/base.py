@@ -4,8 +4,8 @@
 :class:`BaseTAN` owns the one sufficient statistic, :class:`~onlinebma.stats.pairs.PairCounts`
 (class, single and pair counts per class), and everything around it that does not depend on
 the model: reading, validating and coding records (:mod:`onlinebma.tan.coding`: features,
-values and labels as ints in order of first appearance, numeric features through
-:mod:`onlinebma.tan.binning`), forgetting (``decay``), ``decay="auto"``
+values and labels as ints in order of first appearance, numeric features cut into intervals
+through :mod:`onlinebma.tan.numbers`), forgetting (``decay``), ``decay="auto"``
 (:class:`~onlinebma.forgetting.RateMixture`, one clone per rate; the readers then
 show the most probable rate's clone), ``learn_one``/``learn_many``,
 ``predict_proba_one``/``predict_proba_many``, and ``merge`` (:mod:`onlinebma.tan.merging`).
@@ -19,7 +19,9 @@ Conventions shared by the learners:
 
 - Missing values (absent key, ``None``, NaN) are skipped; a nominal value never seen in
   training, and a numeric feature whose cut points do not exist yet, are skipped at prediction
-  like missing values. Learning counts a pair only in records where both are observed.
+  like missing values. No numeric value is dropped in learning: the records that arrive before
+  a feature's cut points are kept and replayed into the counts when they are fixed
+  (:mod:`onlinebma.tan.numbers`). Learning counts a pair only in records where both are observed.
 - Labels, features and values are discovered online; ``predict_proba_one`` returns ``{}``
   before the first record.
 - ``decay`` = λ < 1 multiplies every count by λ after each learned record, in O(1): the counts
@@ -55,20 +57,32 @@ from ..reading import prepare_frame, records_of
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
-from ..validation import check_decay, check_int
+from ..validation import check_decay
 from .coding import RecordCoding
 from .merging import Merging, merge_codings
+from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS, NumericReading, check_numeric
 
 __all__ = ["BaseTAN", "PLUGIN_PARAMETERS_DOC", "READING_PARAMETERS_DOC", "check_reading"]
 
-READING_PARAMETERS_DOC = """nominal_attributes : list or None, default None
-        Features to treat as nominal even though their values are numbers.
-    n_bins : int, default 5
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup : int, default 200
-        Values of a numeric feature collected before its cut points are fixed (the feature
-        is missing for the learner in those records; why 200: :mod:`onlinebma.tan.binning`)."""
-"""The numpydoc entries of the parameters every tree-augmented learner reads records with."""
+NOMINAL_DOC = """nominal_attributes : list or None, default None
+        Features to treat as nominal even though their values are numbers."""
+"""The numpydoc entry of ``nominal_attributes``."""
+
+SAMPLE_SIZE_DOC = """sample_size : int, default 200
+        A numeric feature's cut points are fixed from its first ``sample_size`` values in a
+        stream; the records before are kept (at most ``sample_size`` per numeric feature) and
+        replayed into the counts then (:mod:`onlinebma.tan.numbers`). ``learn_many`` takes the
+        cut points of a table's numeric columns from the table itself."""
+"""The numpydoc entry of ``sample_size``."""
+
+READING_PARAMETERS_DOC = NOMINAL_DOC + """
+    numeric : str, default "5 intervals"
+        How numeric features are cut (:data:`~onlinebma.tan.numbers.REPRESENTATIONS`):
+        ``"B intervals"`` for an equal-frequency grid of B = 3, 5, 8, 16 or 32 intervals (a
+        value holding more than 1/B of the sample is an interval of its own), or ``"MDL"``
+        for the class-aware cut points of Fayyad and Irani.
+    """ + SAMPLE_SIZE_DOC
+"""The numpydoc entries of the parameters TAN and AODE read records with."""
 
 PLUGIN_PARAMETERS_DOC = """decay : float or "auto", default 1.0
         λ in (0, 1] (every count is multiplied by λ after each record) or ``"auto"``: one
@@ -80,13 +94,12 @@ PLUGIN_PARAMETERS_DOC = """decay : float or "auto", default 1.0
 """The numpydoc entries of :class:`BaseTAN`'s parameters (its learners' last ones)."""
 
 
-def check_reading(decay, n_bins, bin_warmup) -> None:
+def check_reading(decay, numeric, sample_size, choices: tuple = REPRESENTATIONS) -> None:
     """Validate the parameters every tree-augmented learner reads records with: ``decay``
-    (a number in (0, 1] or ``"auto"``), ``n_bins`` (at least 2) and ``bin_warmup`` (at
-    least 1); a ValueError naming the parameter."""
+    (a number in (0, 1] or ``"auto"``), ``numeric`` (one of ``choices``) and
+    ``sample_size`` (at least 1); a ValueError naming the parameter."""
     check_decay("decay", decay, auto=True)
-    check_int("n_bins", n_bins, 2)
-    check_int("bin_warmup", bin_warmup, 1)
+    check_numeric(numeric, sample_size, choices)
 
 
 class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
@@ -101,15 +114,15 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
     _renormalise_above = RENORMALISE_ABOVE
 
     def __init__(self, decay: float | str = 1.0, nominal_attributes: list | None = None,
-                 n_bins: int = 5, bin_warmup: int = 200):
-        check_reading(decay, n_bins, bin_warmup)
+                 numeric: str = "5 intervals", sample_size: int = 200):
+        check_reading(decay, numeric, sample_size)
         self.decay = decay
         self.nominal_attributes = nominal_attributes
-        self.n_bins = n_bins
-        self.bin_warmup = bin_warmup
+        self.numeric = numeric
+        self.sample_size = sample_size
         self._kinds = FeatureKinds(nominal_attributes)
         self._counts = PairCounts()
-        self._bins: dict = {}  # numeric feature -> StreamingBins
+        self._numbers = NumericReading(numeric, sample_size)
         self._auto = decay == "auto"
         self._rates = None
         self._decays = not self._auto and decay != 1  # counts decay (see _tick)
@@ -128,6 +141,9 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
     @property
     def _multiclass(self):
         return True
+
+    def _unit_test_skips(self):  # River's hook: the checks not to run
+        return {LEARN_MANY_CHECK}
 
     # ------------------------------------------------------------- for learners
 
@@ -174,11 +190,11 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         counts = self._counts
         if reading is None:
             split = self._kinds.split(x)  # validated: from here on nothing can fail
-            codes, values, grew = self._code_for_learning(split)
+            codes, values, grew, nominal = self._code_for_learning(split)
             columns = counts.record_columns(codes, values)
         else:  # validated and coded by the prediction, every value known: nothing new
             codes, values, columns = reading
-            grew = False
+            grew, split = False, None
         k = counts.n_classes
         c = counts.add_class(y)
         grew = grew or c == k
@@ -186,6 +202,8 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
             memo = None
         self._learning(c, codes, values, columns, grew, memo)
         counts.add(c, columns, self._unit)
+        if split is not None:
+            grew = self._keep_pending(split, c, nominal) or grew
         self._t += 1
         if self._decays:
             self._tick()
@@ -206,19 +224,54 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         """Learn a pandas DataFrame (NaN/None = missing) and its labels.
 
         Without forgetting, vectorised (one ``bincount`` per block of rows); with it, row by
-        row in order, equal to ``learn_one`` on each row. The whole batch is validated before
-        anything changes.
+        row in order, equal to ``learn_one`` on each row. Either way the counts are those of
+        ``learn_one`` on each row followed by fixing the cut points of every numeric feature
+        still without them from its values so far: a table's numbers count even when it has
+        fewer than ``sample_size`` rows. The whole batch is validated before anything
+        changes.
         """
-        columns, new, labels = prepare_frame(self._kinds, X, y)
+        hosts = self._rate_mixture().members if self._auto else [self]
+        columns, new, labels = prepare_frame(hosts[0]._kinds, X, y)
         if self._forgets:
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
+            for host in hosts:  # the end of the table ends its numeric samples
+                host._fix_pending()
             return
         self._predicted = None
+        self._fix_from_table(columns, labels)
         matrix, classes = self._code_batch(columns, new, labels)
         self._counts.learn_many(matrix, classes)
         self._t += len(labels)
         self._refresh()
+
+    def _replay_weight(self, age: int) -> float:
+        """The weight, in the counts' current unit, of a record ``age`` records before the
+        one whose weight is the unit (the record being learned, or the next one)."""
+        return self._unit * self.decay ** age if self._decays else self._unit
+
+    def _numbers_fixed(self, width: int) -> None:
+        """Cut points were fixed: the last prediction's reading and what the learner derives
+        from the counts are stale."""
+        self._predicted = None
+        self._refresh()
+
+    @property
+    def numeric_readings(self) -> dict:
+        """``{feature: Grids}``: the cut points of every numeric feature that has them
+        (:class:`~onlinebma.numeric.Grids`, in the order they were fixed; with
+        ``decay="auto"``, every rate's clone has the same)."""
+        return dict(self._shown()._numbers.readings)
+
+    def fix_numeric(self, readings: dict) -> None:
+        """Fix numeric features' cut points now (:meth:`RecordCoding.fix_numeric
+        <onlinebma.tan.coding.RecordCoding.fix_numeric>`; with ``decay="auto"``, in every
+        rate's clone)."""
+        if self._auto:
+            for clone in self._rate_mixture().members:
+                clone.fix_numeric(readings)
+            return
+        super().fix_numeric(readings)
 
     def _merge_from(self, other) -> None:
         """Add ``other``'s records (:class:`~onlinebma.tan.merging.Merging`)."""

@@ -2,21 +2,23 @@
 
 :class:`RecordCoding` validates a record (:mod:`onlinebma.records`), codes its features and
 values as ints in order of first appearance in a :class:`~onlinebma.stats.pairs.PairCounts`,
-cuts numeric features into the intervals of :mod:`onlinebma.tan.binning`, and codes a
-DataFrame for the batch paths. It is shared by :class:`~onlinebma.tan.base.BaseTAN` and by
-:class:`~onlinebma.tan.members.TreeMemberStack` (the state of
-:class:`~onlinebma.tan.ModelAveragedTAN`), each on its own counts, intervals and feature kinds.
+cuts numeric features into intervals (:mod:`onlinebma.tan.numbers`: cut points from each
+feature's first values, the records before them kept and replayed, so that no value is
+dropped), and codes a DataFrame for the batch paths. It is shared by
+:class:`~onlinebma.tan.base.BaseTAN` and by :class:`~onlinebma.tan.members.TreeMemberStack`
+(the state of :class:`~onlinebma.tan.ModelAveragedTAN`), each on its own counts, cut points
+and feature kinds.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_right
+from bisect import bisect_left
 
 import numpy as np
 
+from ..numeric import Grids
 from ..reading import factorize
-from ..records import NOMINAL, numeric_values
-from .binning import StreamingBins
+from ..records import NOMINAL, NUMERIC, numeric_values
 
 __all__ = ["RecordCoding"]
 
@@ -30,9 +32,89 @@ _READING_CELLS = 1 << 18
 class RecordCoding:
     """Validating and coding records (a mixin): works on the host's ``_kinds``
     (:class:`~onlinebma.records.FeatureKinds`), ``_counts``
-    (:class:`~onlinebma.stats.pairs.PairCounts`), ``_bins`` (numeric feature ->
-    :class:`~onlinebma.tan.binning.StreamingBins`), ``n_bins``, ``bin_warmup`` and the
-    derived ``_readings`` / ``_readings_version`` (not state: reset them when pickling)."""
+    (:class:`~onlinebma.stats.pairs.PairCounts`), ``_numbers``
+    (:class:`~onlinebma.tan.numbers.NumericReading`), ``_t`` (records learned), its
+    ``_replay_weight(age)`` (the weight, in the counts' current unit, of a record ``age``
+    records before the one whose weight is the unit) and ``_numbers_fixed(width)`` (called after cut
+    points were fixed and kept records replayed, ``width`` the number of pairs before), and
+    the derived ``_readings`` / ``_readings_version`` (not state: reset them when
+    pickling)."""
+
+    @property
+    def numeric_readings(self) -> dict:
+        """``{feature: Grids}``: the cut points of every numeric feature that has them, in the
+        order they were fixed (:class:`~onlinebma.numeric.Grids`; give them to another
+        learner's :meth:`fix_numeric` to cut the same intervals)."""
+        return dict(self._numbers.readings)
+
+    def fix_numeric(self, readings: dict) -> None:
+        """Fix numeric features' cut points now, from outside.
+
+        The records kept for those features are replayed (:mod:`onlinebma.tan.numbers`);
+        later records are cut with these points. Use it to give learners that will be merged
+        the same cut points (a first pass over the data: :func:`onlinebma.numeric.read_table`
+        on a sample of it, or another learner's :attr:`numeric_readings`).
+
+        Parameters
+        ----------
+        readings : dict
+            ``{feature: Grids}`` holding this learner's representation (``numeric``).
+
+        Raises
+        ------
+        ValueError
+            If a feature is nominal, already has other cut points, or a Grids lacks the
+            representation; nothing is changed then.
+        """
+        numbers = self._numbers
+        todo = {}
+        for f, grids in readings.items():
+            if not isinstance(grids, Grids):
+                raise TypeError(f"the cut points of feature {f!r} must be a Grids, got "
+                                f"{type(grids).__name__}")
+            numbers.member(grids)
+            if self._kinds.kind.get(f, NUMERIC) != NUMERIC:
+                raise ValueError(f"feature {f!r} is nominal: it has no cut points")
+            mine = numbers.readings.get(f)
+            if mine is None:
+                todo[f] = grids
+            elif mine != grids:
+                raise ValueError(f"numeric feature {f!r} has other cut points already")
+        self._kinds.commit({f: NUMERIC for f in todo if f not in self._kinds.kind})
+        self._fix_and_replay(todo)
+
+    def _fix_and_replay(self, readings: dict) -> None:
+        """Give ``readings``' features their intervals as values and add the kept records'
+        cells that involve them (:mod:`onlinebma.tan.numbers`): the current record, if one
+        is being learned, is already counted, and it is the newest."""
+        if not readings:
+            return
+        numbers, counts = self._numbers, self._counts
+        width = counts.n_pairs
+        waiting = set(numbers.pending.pending)
+        for f, grids in readings.items():
+            u = counts.add_feature(f)
+            for i in range(numbers.fix(f, grids)):
+                counts.add_value(u, i)
+        replay = [f for f in readings if f in waiting]
+        if replay:
+            code = counts.feature_code
+            # record i weighs unit λ^(_t - i) now: _t is the record being learned (counted,
+            # before the clock moves on) or, between records, the next one
+            for r in numbers.pending.replay(replay, learned=self._t + 1):
+                known = list(r.payload) + [(code(f), numbers.interval(f, v))
+                                           for f, v in r.known.items()]
+                new = [(code(f), numbers.interval(f, v)) for f, v in r.new.items()]
+                cells = np.setdiff1d(self._columns_of(known + new), self._columns_of(known))
+                counts.add(r.label, cells, self._replay_weight(r.age))
+        self._numbers_fixed(width)
+
+    def _columns_of(self, pairs) -> np.ndarray:
+        """The count columns of a record given as ``(feature code, value code)`` pairs."""
+        if not pairs:
+            return self._counts.record_columns(_NO_CODES, _NO_CODES)
+        a = np.array(sorted(pairs), dtype=np.int64)
+        return self._counts.record_columns(a[:, 0].copy(), a[:, 1].copy())
 
     def _read_record(self, x: dict):
         """Validate ``x`` and code its known features and values, without changing anything:
@@ -50,13 +132,14 @@ class RecordCoding:
         # code: a new version)
         cut = self._readings.get(None)
         if cut is None:
-            cut = self._readings[None] = {f: (counts.feature_code(f), b.cuts)
-                                          for f, b in self._bins.items() if b.cuts is not None}
+            numbers = self._numbers
+            cut = self._readings[None] = {f: (counts.feature_code(f), numbers.cuts(f))
+                                          for f in numbers.readings}
         pairs = counts.known(nominal)
         for f, v in numeric:
             uc = cut.get(f)
             if uc is not None:
-                pairs.append((uc[0], bisect_right(uc[1], v)))
+                pairs.append((uc[0], bisect_left(uc[1], v)))
         pairs.sort()
         key = tuple(pairs)
         reading = self._readings.get(key)
@@ -71,15 +154,11 @@ class RecordCoding:
             reading = self._readings[key] = (codes, values, columns)
         return (*reading, split)
 
-    def _register_bins(self, f, bins: StreamingBins) -> None:
-        """Give a numeric feature whose cut points were just fixed its intervals as values."""
-        u = self._counts.add_feature(f)
-        for i in range(bins.n_values):
-            self._counts.add_value(u, i)
-
     def _code_for_learning(self, split):
-        """Code a validated record's values, adding new features, values and numeric samples:
-        ``(codes, values, grew)``."""
+        """Code a validated record's values, adding new features and values:
+        ``(codes, values, grew, nominal)``, ``nominal`` the ``(feature code, value code)``
+        pairs of its nominal features (numeric features without cut points are left out:
+        :meth:`_keep_pending` keeps them)."""
         numeric, nominal, new = split
         self._kinds.commit(new)
         counts = self._counts
@@ -91,28 +170,83 @@ class RecordCoding:
             c = counts.add_value(u, v)
             grew = grew or c == r
             pairs.append((u, c))
+        coded = pairs[:] if numeric else pairs
+        interval = self._numbers.interval
         for f, v in numeric:
-            b = self._bins.get(f)
-            if b is None:
-                b = self._bins[f] = StreamingBins(self.n_bins, self.bin_warmup)
-            had = b.cuts is not None
-            i = b.learn(v)
-            if b.cuts is not None and not had:
-                self._register_bins(f, b)
-                grew = True
+            i = interval(f, v)
             if i is not None:
-                pairs.append((counts.feature_code(f), i))
-        if not pairs:
-            return _NO_CODES, _NO_CODES, grew
-        pairs.sort()
-        a = np.array(pairs, dtype=np.int64)
-        return a[:, 0].copy(), a[:, 1].copy(), grew
+                coded.append((counts.feature_code(f), i))
+        if not coded:
+            return _NO_CODES, _NO_CODES, grew, pairs
+        coded.sort()
+        a = np.array(coded, dtype=np.int64)
+        return a[:, 0].copy(), a[:, 1].copy(), grew, pairs
+
+    def _keep_pending(self, split, c: int, nominal) -> bool:
+        """After the record of class code ``c`` (its ``nominal`` pairs) was counted: keep it
+        if a numeric feature of it has no cut points, and fix and replay the features whose
+        sample it completed (before the host's clock moves on). Whether any were fixed."""
+        numeric = split[0]
+        numbers = self._numbers
+        if not numeric or not numbers.cuts_numbers \
+                or all(f in numbers.readings for f, _ in numeric):
+            return False
+        complete = numbers.pending.learn(self._t, c, dict(numeric), nominal)
+        if not complete:
+            return False
+        n_classes = self._counts.n_classes
+        self._fix_and_replay({f: numbers.grids_from_sample(*numbers.pending.sample(f),
+                                                             n_classes)
+                              for f in complete})
+        return True
+
+    def _fix_pending(self) -> None:
+        """Fix every feature still without cut points from the values kept for it, and
+        replay them: the end of a table ends its features' samples
+        (:mod:`onlinebma.tan.numbers`)."""
+        numbers = self._numbers
+        n_classes = self._counts.n_classes
+        self._fix_and_replay({f: numbers.grids_from_sample(*numbers.pending.sample(f), n_classes)
+                              for f in numbers.pending.pending})
+
+    def _fix_from_table(self, columns, labels) -> None:
+        """Before a validated batch is counted at once: give each of its numeric columns
+        without cut points the cut points that learning its rows in order and then
+        :meth:`_fix_pending` would give (the sample: the values kept for it, then the
+        column's, up to ``sample_size`` observed values), and replay what was kept; the
+        counts are then those of the rows learned one by one."""
+        numbers, counts = self._numbers, self._counts
+        todo = [f for f, (kind, _, _) in columns.items()
+                if kind != NOMINAL and f not in numbers.readings]
+        if not todo or not numbers.cuts_numbers:
+            return
+        # the labels' class codes as learning them would give them, without adding any
+        known = {label: counts.class_code(label) for label in dict.fromkeys(labels)}
+        n_classes = counts.n_classes
+        for label, code in known.items():
+            if code < 0:
+                known[label] = n_classes
+                n_classes += 1
+        codes = np.array([known[label] for label in labels], dtype=np.int64)
+        waiting = set(numbers.pending.pending)
+        readings = {}
+        for f in todo:
+            values, classes = columns[f][1], codes
+            if f in waiting:
+                kept, kept_classes = numbers.pending.sample(f)
+                values = np.concatenate([kept, values])
+                classes = np.concatenate([kept_classes, codes])
+            observed = np.flatnonzero(~np.isnan(values))[:numbers.sample_size]
+            if len(observed):
+                readings[f] = numbers.grids_from_sample(values[observed], classes[observed],
+                                                        n_classes)
+        self._fix_and_replay(readings)
 
     def _code_batch(self, columns, new, labels):
         """Code a validated batch (:func:`~onlinebma.reading.prepare_frame`'s
-        ``columns, new, labels``) for counting, adding its new features, values, numeric
-        samples and classes: ``(matrix, class codes)``, the matrix ``(rows, features)`` in
-        feature-code order, -1 where missing or not yet cut."""
+        ``columns, new, labels``) for counting, adding its new features, values and classes
+        (every numeric column has its cut points: :meth:`_fix_from_table`): ``(matrix, class
+        codes)``, the matrix ``(rows, features)`` in feature-code order, -1 where missing."""
         self._kinds.commit(new)
         counts = self._counts
         coded = {}
@@ -123,16 +257,8 @@ class RecordCoding:
                 vmap = np.array([counts.add_value(u, v.item() if isinstance(v, np.generic)
                                                   else v) for v in uniques] + [-1])
                 coded[u] = vmap[vcodes]  # code -1 (missing) picks the last entry
-            else:
-                b = self._bins.get(f)
-                if b is None:
-                    b = self._bins[f] = StreamingBins(self.n_bins, self.bin_warmup)
-                had = b.cuts is not None
-                bins = b.learn_many(values)
-                if b.cuts is not None:
-                    if not had:
-                        self._register_bins(f, b)
-                    coded[counts.feature_code(f)] = bins
+            elif f in self._numbers.readings:
+                coded[counts.feature_code(f)] = self._numbers.intervals(f, values)
         names, ycodes = factorize(labels)
         cmap = np.array([counts.add_class(label) for label in names], dtype=np.int64)
         matrix = np.full((len(labels), counts.n_features), -1, dtype=np.int64)
@@ -158,5 +284,5 @@ class RecordCoding:
                                                    else v) for v in uniques] + [-1])
                 matrix[:, u] = vmap[vcodes]
             else:
-                matrix[:, u] = self._bins[f].bin_many(numeric_values(X[f]))
+                matrix[:, u] = self._numbers.intervals(f, numeric_values(X[f]))
         return matrix

@@ -6,7 +6,8 @@ representation, can join the rate). A fixed ``decay`` is a stack of one member; 
 the members of :data:`~onlinebma.forgetting.AUTO_GRID`, averaged with
 dynamic-model-averaging weights (:class:`~onlinebma.forgetting.RateWeights`). The
 members learn the same records, so they share everything but the weights of those records:
-the record reading and coding, the numeric intervals and the layout. :class:`TreeMemberStack`
+the record reading and coding, the numeric cut points (and the records kept before them) and
+the layout. :class:`TreeMemberStack`
 keeps
 
 - one :class:`~onlinebma.stats.pairs.PairCounts` with ``R`` members (row ``c R + r`` is member
@@ -43,8 +44,10 @@ from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
 from .coding import RecordCoding
+from .gaussian import GAUSSIAN, GaussianStatistics
 from .merging import merge_codings
 from .narrow import NARROW_CELLS, narrow_predictions
+from .numbers import NumericReading
 from .tree_terms import TreeTerms
 
 __all__ = ["Member", "TreeMemberStack"]
@@ -57,9 +60,13 @@ _FLAT_CELLS = 1 << 16
 
 class Member(NamedTuple):
     """What sets a member of the stack apart from the others: its forgetting rate λ (every
-    count times λ after each record)."""
+    count times λ after each record) and how it reads numeric features: an interval
+    representation of :data:`~onlinebma.tan.numbers.REPRESENTATIONS` or
+    :data:`~onlinebma.tan.gaussian.GAUSSIAN` (a full-covariance Gaussian per class,
+    :mod:`onlinebma.tan.gaussian`)."""
 
     rate: float
+    representation: str = "5 intervals"
 
 
 class TreeMemberStack(RecordCoding, RateWeights):
@@ -78,34 +85,41 @@ class TreeMemberStack(RecordCoding, RateWeights):
         α: every member's ``l`` is multiplied by α after each record.
     nominal_attributes
         Features to treat as nominal even though their values are numbers.
-    n_bins
-        Intervals per numeric feature (:mod:`onlinebma.tan.binning`).
-    bin_warmup
-        Values of a numeric feature collected before its cut points are fixed.
+    sample_size
+        Values of a numeric feature its cut points are fixed from
+        (:mod:`onlinebma.tan.numbers`).
     members
-        The members, a sequence of :class:`Member` (one for a fixed decay).
+        The members, a sequence of :class:`Member`: at most one interval representation
+        among them (the counts have one row per distinct rate; a Gaussian member reads the
+        row of its rate for its nominal features).
     """
 
     def __init__(self, structures: str, ess: float, edge_prior: float,
-                 structure_decay: float, nominal_attributes: list | None, n_bins: int,
-                 bin_warmup: int, members):
+                 structure_decay: float, nominal_attributes: list | None, sample_size: int,
+                 members):
         self.members = tuple(members)
-        self.rates = tuple(m.rate for m in self.members)  # RateWeights' keys
+        grids = {m.representation for m in self.members} - {GAUSSIAN}
+        if len(grids) > 1:
+            raise ValueError(f"one interval representation per stack, got {sorted(grids)}")
+        self.rates = tuple(dict.fromkeys(m.rate for m in self.members))  # the count rows
+        self._rows = [self.rates.index(m.rate) for m in self.members]
+        self._gaussian_members = [i for i, m in enumerate(self.members)
+                                  if m.representation == GAUSSIAN]
         self.structure_decay = structure_decay
-        self.n_bins = n_bins
-        self.bin_warmup = bin_warmup
-        r = len(self.members)
-        self.log_weights = [-math.log(r)] * r
+        self.log_weights = [-math.log(len(self.members))] * len(self.members)
+        r = len(self.rates)
         self._kinds = FeatureKinds(nominal_attributes)
         self._counts = PairCounts(r)
-        self._bins: dict = {}  # numeric feature -> StreamingBins
+        self._numbers = NumericReading(grids.pop() if grids else None, sample_size)
+        self._gaussian = GaussianStatistics(self.rates) if self._gaussian_members else None
+        self._numeric_codes = (-1, frozenset())  # (counts version, codes of numeric features)
         self._tree = TreeTerms(ess, structures == "forests", edge_prior)
         self._k = [0] * r  # records since each member's last renormalisation
         self._units = np.ones(r)  # each member's scaled unit λ^-k
         self._l = np.zeros((r, 0))  # each member's l per pair id
         # whether a member's l is a prequential recursion (else log W, refreshed from the
         # counts after a new class or value)
-        self._forgetting = [m.rate != 1 or structure_decay != 1 for m in self.members]
+        self._forgetting = [rate != 1 or structure_decay != 1 for rate in self.rates]
         self._t = 0
         self._denominator = None  # (observed features, each member's LT(l) over them)
         self._last = None  # the last prediction (see _predict)
@@ -116,7 +130,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
 
     def __getstate__(self):  # the caches are derived, not state
         return {**self.__dict__, "_denominator": None, "_last": None, "_readings": {},
-                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1}
+                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1,
+                "_numeric_codes": (-1, frozenset())}
 
     @property
     def forgets(self) -> bool:
@@ -148,26 +163,54 @@ class TreeMemberStack(RecordCoding, RateWeights):
         if not self._counts.n_classes:
             return None, None, None, None
         codes, values, columns, split = self._read_record(x)
-        jll, memo = self._member_terms(codes, columns)
+        numeric, nominal, _ = split
+        rows = jll = memo = None
+        if len(self._gaussian_members) < len(self.members):
+            jll, memo = self._member_terms(codes, columns)
+        if self._gaussian is not None:
+            rows = self._gaussian_terms(codes, values, columns, numeric, jll)
         p = []  # a few members and classes: plain floats cost less than numpy calls
         exp = math.exp
-        for row in jll.tolist():
+        jll = None if jll is None else jll.tolist()
+        rows = None if rows is None else rows.tolist()
+        for m, i in zip(self.members, self._rows):
+            row = rows[i] if m.representation == GAUSSIAN else jll[i]
             top = max(row)
             e = [exp(s - top) for s in row]
             total = sum(e)
             p.append([q / total for q in e])
-        numeric, nominal, _ = split
-        complete = len(codes) == len(numeric) + len(nominal)
+        complete = len(codes) == len(nominal) + (len(numeric) if self._numbers.cuts_numbers
+                                                 else 0)
         out = (p, memo, (codes, values, columns) if complete else None, split)
         self._last = (x, dict(x), out)
         return out
 
+    def _gaussian_terms(self, codes, values, columns, numeric, jll) -> np.ndarray:
+        """The Gaussian members' joint log likelihoods ``(rows, K)``: the forest average over
+        the record's nominal features at each row's rate plus ``log t_c`` of its numeric
+        values (:mod:`onlinebma.tan.gaussian`); ``jll`` the rows' terms of the whole coded
+        record if computed (reused when it has no numeric code)."""
+        counts = self._counts
+        version, numeric_codes = self._numeric_codes
+        if version != counts.version:
+            numeric_codes = frozenset(counts.feature_code(f) for f in self._numbers.readings)
+            self._numeric_codes = (counts.version, numeric_codes)
+        if numeric_codes and not numeric_codes.isdisjoint(codes.tolist()):
+            keep = np.array([u not in numeric_codes for u in codes.tolist()])
+            codes, values = codes[keep], values[keep]
+            columns = counts.record_columns(codes, values)
+            jll = None
+        if jll is None:
+            jll = self._member_terms(codes, columns)[0]
+        return jll + self._gaussian.log_densities(self._gaussian.vector(numeric),
+                                                  counts.n_classes)
+
     def _member_terms(self, codes, columns):
-        """Every member's joint log likelihoods ``(R, K)`` of a coded record (up to a
-        constant per member) and the memo: one gather of the members' counts, one stack of
+        """Every count row's joint log likelihoods ``(R, K)`` of a coded record (up to a
+        constant per row) and the memo: one gather of the rows' counts, one stack of
         terms and tree sums."""
         counts = self._counts
-        r, k = len(self.members), counts.n_classes
+        r, k = len(self.rates), counts.n_classes
         ids, prior = self._tree.plan(counts, codes, k)
         m = len(codes)
         key = codes.tobytes()
@@ -211,22 +254,51 @@ class TreeMemberStack(RecordCoding, RateWeights):
         return {label: q / total for label, q in zip(self._counts.classes_, mixed)}
 
     def predict_proba_many(self, X):
-        """Every member's batch predictions (:meth:`TreeTerms.batch`), averaged."""
+        """Every member's batch predictions (:meth:`TreeTerms.batch`), averaged; a Gaussian
+        member's from the nominal columns and its Student t of each row."""
         import pandas as pd
 
         counts = self._counts
         if not counts.n_classes:
             return pd.DataFrame(index=X.index)
+        coded = self._code_frame(X)
         # identical coded rows (frequent after discretisation) are computed once
-        distinct, back, _ = unique_rows(self._code_frame(X))
+        distinct, back, _ = unique_rows(coded)
+        if self._gaussian is not None:
+            nominal = coded.copy()
+            nominal[:, [counts.feature_code(f) for f in self._numbers.readings]] = -1
+            nominal_rows, nominal_back, _ = unique_rows(nominal)
+            log_t = self._gaussian_batch(X, counts.n_classes)
         out = 0.0
-        for i, lw in enumerate(self.log_weights):
-            jll = self._tree.batch(counts, counts.member_table(i), self._units[i], self._l[i],
-                                   distinct, self._t)[back]
+        for lw, m, i in zip(self.log_weights, self.members, self._rows):
+            table = counts.member_table(i)
+            if m.representation == GAUSSIAN:
+                jll = self._tree.batch(counts, table, self._units[i], self._l[i],
+                                       nominal_rows, self._t)[nominal_back] + log_t[:, i]
+            else:
+                jll = self._tree.batch(counts, table, self._units[i], self._l[i], distinct,
+                                       self._t)[back]
             p = np.exp(jll - jll.max(axis=1, keepdims=True))
             out = out + math.exp(lw) * (p / p.sum(axis=1, keepdims=True))
         return pd.DataFrame(out / out.sum(axis=1, keepdims=True),
                             columns=list(counts.classes_), index=X.index)
+
+    def _gaussian_batch(self, X, n_classes: int) -> np.ndarray:
+        """``log t_c`` of every row of a validated DataFrame, ``(rows, count rows, K)``."""
+        from ..records import numeric_values
+
+        gaussian = self._gaussian
+        features = gaussian.features or []
+        columns = np.full((len(X), len(features)), np.nan)
+        for j, f in enumerate(features):
+            if f in X.columns:
+                columns[:, j] = numeric_values(X[f])
+        out = np.zeros((len(X), len(self.rates), n_classes))
+        for n, row in enumerate(columns):
+            present = ~np.isnan(row)
+            if present.any():
+                out[n] = gaussian.log_densities(row, n_classes)
+        return out
 
     # ----------------------------------------------------------------- learning
 
@@ -243,7 +315,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         counts = self._counts
         if reading is None:
             split = self._kinds.split(x) if split is None else split  # nothing fails after
-            codes, values, grew = self._code_for_learning(split)
+            codes, values, grew, nominal = self._code_for_learning(split)
             columns = counts.record_columns(codes, values)
         else:  # coded by the prediction, every value known: nothing new
             codes, values, columns = reading
@@ -254,6 +326,10 @@ class TreeMemberStack(RecordCoding, RateWeights):
         grew = grew or not known
         self._learn(c, codes, columns, None if grew else memo)
         counts.add(c, columns, self._units)
+        if self._gaussian is not None:
+            self._gaussian.learn(split[0], c, counts.n_classes)
+        if reading is None:
+            grew = self._keep_pending(split, c, nominal) or grew
         self._t += 1
         self._tick()
         if grew:
@@ -265,7 +341,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         """Every member's ``l <- α (l + log Q_c(x))`` before the record of class code ``c``
         is counted (``log Q`` from the prediction's ``memo``, else from the counts)."""
         counts = self._counts
-        r = len(self.members)
+        r = len(self.rates)
         self._widen()
         ids, prior = self._tree.plan(counts, codes, counts.n_classes)
         self._denominator = None
@@ -307,6 +383,35 @@ class TreeMemberStack(RecordCoding, RateWeights):
             self._k[i] = k
             self._units[i] = unit
 
+    def _replay_weight(self, age: int) -> np.ndarray:
+        """Each member's weight of a record ``age`` records before the one whose weight is
+        its unit (the record being learned, or the next one), in its current unit."""
+        return self._units * np.array(self.rates) ** age
+
+    def _numbers_fixed(self, width: int) -> None:
+        """Cut points were fixed and kept records replayed (new features from pair ``width``
+        on): ``l = log W`` for the members that do not forget; a member that forgets gets
+        ``log W`` of its decayed counts for the new pairs only (:mod:`onlinebma.tan.numbers`:
+        its recursion over the records before cannot be replayed)."""
+        counts = self._counts
+        self._denominator = None
+        self._last = None
+        self._widen()
+        for i, forgets in enumerate(self._forgetting):
+            l_i = self._tree.log_weights(counts, counts.member_table(i), self._units[i])
+            if forgets:
+                self._l[i, width:] = l_i[width:]
+            else:
+                self._l[i] = l_i
+
+    def fix_numeric(self, readings: dict) -> None:
+        """:meth:`RecordCoding.fix_numeric <onlinebma.tan.coding.RecordCoding.fix_numeric>`,
+        the last prediction forgotten."""
+        self._last = None
+        super().fix_numeric(readings)
+        if self._gaussian is not None:
+            self._gaussian.choose(list(readings))
+
     def _refresh(self, only_remembering: bool = False) -> None:
         """``l = log W`` from the counts for every member (``only_remembering``: for the
         members that do not forget, whose ``l`` is that by definition)."""
@@ -322,30 +427,73 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def learn_many(self, X, y) -> None:
         """Learn a DataFrame and its labels: vectorised (one ``bincount`` per block of rows)
         when no member forgets and there is one member, else row by row in order, as
-        ``learn_one`` on each row (the weights move with every record). The whole batch is
-        validated before anything changes."""
+        ``learn_one`` on each row (the weights move with every record); then every numeric
+        feature still without cut points gets them from its values so far
+        (:meth:`~onlinebma.tan.coding.RecordCoding._fix_pending`; the vectorised path fixes
+        them first, to the same counts). The whole batch is validated before anything
+        changes."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
-        if self.forgets or len(self.members) > 1:
+        if self.forgets or len(self.members) > 1 or self._gaussian is not None:
             for x, label in zip(records_of(columns, len(labels)), labels):
                 self.learn_one(x, label)
+            self._fix_pending()  # the end of the table ends its numeric samples
             return
+        self._last = None
+        self._fix_from_table(columns, labels)
         matrix, classes = self._code_batch(columns, new, labels)
         self._counts.learn_many(matrix, classes)
         self._t += len(labels)
         self._refresh()
 
     def merge(self, other: TreeMemberStack) -> None:
-        """Add ``other``'s records (a stack of the same members that forgets nothing)."""
+        """Add ``other``'s records (a stack of the same members that forgets nothing): the
+        counts and the Gaussian statistics add exactly. The weights of several members are
+        not a function of the statistics (the dynamic-model-averaging recursion depends on
+        the order of the records), so stacks whose weights have moved are refused."""
+        for stack in (self, other):  # members that predicted alike keep equal weights
+            if max(stack.log_weights) - min(stack.log_weights) > 1e-9:
+                raise ValueError(
+                    "cannot merge: the weights of the members (numeric representations or "
+                    "rates) depend on the order of the records; merge learners of one "
+                    "representation (numeric='8 intervals', 'MDL' or 'Gaussian')")
         merge_codings(self, other)
+        if self._gaussian is not None:
+            counts = self._counts
+            self._gaussian.merge(other._gaussian,
+                                 [counts.class_code(c) for c in other._counts.classes_])
         self._refresh()
 
     # ------------------------------------------------------------------ reading
 
     def edge_posteriors(self) -> dict:
-        """Every member's edge posteriors, averaged with the members' weights."""
+        """Every count row's edge posteriors, averaged with the weights of the interval
+        members (renormalised; every member's when all are Gaussian): the structure posterior
+        given the interval representation of the numbers."""
         counts = self._counts
+        intervals = [i for i, m in enumerate(self.members) if m.representation != GAUSSIAN]
+        chosen = intervals or range(len(self.members))
+        weights = np.zeros(len(self.rates))
+        for i in chosen:
+            weights[self._rows[i]] += math.exp(self.log_weights[i])
+        weights /= weights.sum()
         out: dict = {}
-        for lw, l_r in zip(self.log_weights, self._l):
+        for w, l_r in zip(weights, self._l):
             for e, p in self._tree.edge_posteriors(counts, l_r, counts.n_classes).items():
-                out[e] = out.get(e, 0.0) + math.exp(lw) * p
+                out[e] = out.get(e, 0.0) + w * p
+        return out
+
+    def posterior(self) -> dict:
+        """``{rate: posterior probability}``: the members' weights summed over the
+        representations."""
+        out = dict.fromkeys(self.rates, 0.0)
+        for m, lw in zip(self.members, self.log_weights):
+            out[m.rate] += math.exp(lw)
+        return out
+
+    def representation_posterior(self) -> dict:
+        """``{representation: posterior probability}``: the members' weights summed over the
+        rates."""
+        out: dict = {}
+        for m, lw in zip(self.members, self.log_weights):
+            out[m.representation] = out.get(m.representation, 0.0) + math.exp(lw)
         return out

@@ -21,19 +21,31 @@ __all__ = ["Merging", "merge_codings"]
 
 def merge_codings(out, other) -> None:
     """Add ``other``'s records to ``out`` (two :class:`~onlinebma.tan.coding.RecordCoding`
-    hosts of the same kind): feature kinds, numeric intervals, counts and the record count.
-    Numeric features cut into different intervals are refused before anything changes."""
+    hosts of the same kind): feature kinds, numeric cut points, counts and the record count.
+
+    Numeric features must have equal cut points where both have them (a feature only one side
+    has cut points for gets them in ``out``), and neither side may hold records kept for a
+    feature without cut points (they would need the cut points of the merged learner, which
+    neither has seen): both are refused, naming the feature, before anything changes. To merge
+    learners of numeric streams, give them the same cut points first
+    (:meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric`, from a first pass over the data).
+    """
     out._kinds.check_mergeable(other._kinds)
+    mine, theirs = out._numbers, other._numbers
+    for side in (mine, theirs):
+        if side.pending.pending:
+            f = side.pending.pending[0]
+            raise ValueError(
+                f"cannot merge: numeric feature {f!r} has no cut points yet ({len(side.pending)} "
+                f"records kept for it); give both learners the same cut points first "
+                f"(fix_numeric, e.g. from onlinebma.numeric.read_table on a first pass)")
+    for f, grids in theirs.readings.items():
+        if f in mine.readings and mine.readings[f] != grids:
+            raise ValueError(
+                f"cannot merge: numeric feature {f!r} was cut into different intervals; give "
+                f"both learners the same cut points first (fix_numeric)")
     out._kinds.commit(other._kinds.kind)
-    for f, b in other._bins.items():
-        mine = out._bins.get(f)
-        if mine is None:
-            out._bins[f] = copy.deepcopy(b)
-        else:
-            had = mine.cuts is not None
-            mine.merge(b, f)
-            if mine.cuts is not None and not had and b.cuts is None:
-                out._register_bins(f, mine)
+    out._fix_and_replay({f: g for f, g in theirs.readings.items() if f not in mine.readings})
     out._counts.merge(other._counts)
     out._t += other._t
 
@@ -64,7 +76,8 @@ class Merging:
         Both must be the same class with the same hyperparameters; the counts add up. The
         result's labels, features and values are coded as first seen by ``self``, then
         ``other``. Learners that forget are refused (their counts weigh records by age on two
-        unrelated clocks), and so are numeric features cut into different intervals.
+        unrelated clocks), and so are numeric features cut into different intervals or still
+        without cut points (:func:`merge_codings`).
         """
         check_mergeable_with(self, other)
         self._refuse_forgetting("merge")

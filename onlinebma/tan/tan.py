@@ -154,11 +154,11 @@ class TAN(BaseTAN):
     """
 
     def __init__(self, alpha: float = 0.5, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None, n_bins: int = 5,
-                 bin_warmup: int = 200):
+                 nominal_attributes: list | None = None, numeric: str = "5 intervals",
+                 sample_size: int = 200):
         check_real("alpha", alpha, 0.0, strict=True)
-        super().__init__(decay=decay, nominal_attributes=nominal_attributes, n_bins=n_bins,
-                         bin_warmup=bin_warmup)
+        super().__init__(decay=decay, nominal_attributes=nominal_attributes, numeric=numeric,
+                         sample_size=sample_size)
         self.alpha = alpha
         self._model = None  # (parent, log prior, log table, offsets) or None when stale
         self._index = None  # (layout key, cmi_index) of the counts' layout
@@ -260,5 +260,5 @@ class TAN(BaseTAN):
     def _unit_test_params(cls):
         yield {}
         yield {"alpha": 1.0}
-        yield {"decay": 0.9, "bin_warmup": 10}  # numeric intervals within the checks
+        yield {"decay": 0.9, "sample_size": 10}  # numeric intervals within the checks
         yield {"decay": "auto"}
