@@ -34,11 +34,12 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from river import base
 
 from ..forgetting import MIN_WEIGHT, Forgetting, ScaledClock
 from ..reading import read_record
-from ..records import FeatureKinds, check_label
+from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
@@ -47,6 +48,7 @@ from ..validation import check_choice, check_decay, check_real
 from . import wide, wide_nominal
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
+from .numbers import GAUSSIAN, NumberReader, check_numeric
 
 __all__ = ["BaseNB"]
 
@@ -67,6 +69,10 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         ``"missing"``: an absent key is a missing value; ``"zero"``: numeric features are
         counts of a bag of words and an absent key is a zero count
         (:mod:`onlinebma.naive_bayes.counts`).
+    numeric
+        How numeric features are read: ``"gaussian"`` (their moments) or one representation
+        of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS` (their intervals,
+        :mod:`onlinebma.naive_bayes.numbers`).
     """
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
@@ -74,14 +80,20 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
     _cell_prior_varies = False
 
     def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None, absent: str = "missing"):
+                 nominal_attributes: list | None = None, absent: str = "missing",
+                 numeric: str = GAUSSIAN):
         check_real("alpha", alpha, 0.0, strict=True)
         check_decay("decay", decay, auto=True)
         check_choice("absent", absent, ("missing", "zero"))
+        check_numeric(numeric)
+        if absent == "zero" and numeric != GAUSSIAN:
+            raise ValueError(f"absent='zero' reads numbers as counts of words: it takes "
+                             f"numeric='gaussian', got numeric={numeric!r}")
         self.alpha = alpha
         self.decay = decay
         self.nominal_attributes = nominal_attributes
         self.absent = absent
+        self.numeric = numeric
         # absent="zero": numeric features are counts of one multinomial over words (.counts)
         self._zero = absent == "zero"
         self._kinds = FeatureKinds(nominal_attributes)
@@ -92,6 +104,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         # decay="auto": a mixture of members with fixed rates, made at the first record.
         self._auto = decay == "auto"
         self._rates = None
+        # numeric other than "gaussian": numbers counted as their intervals (.numbers); with
+        # decay="auto" each rate's learner reads them itself
+        self._reader = None if numeric == GAUSSIAN or self._auto else NumberReader(numeric)
         # Forgetting: a record weighs _clock.unit in the stored statistics, and a stored
         # statistic is worth _clock.scale times as much in records (ScaledClock; renormalised
         # before the counts pass ~1e41 / (1 - decay), far from overflow: MAX_ABS_VALUE). Ints
@@ -146,6 +161,18 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             return self._rate_mixture().feature_posteriors()
         return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
 
+    def cut_points(self) -> dict:
+        """How numeric features are read: ``{feature: cut points}`` (a sorted float array;
+        intervals ``(a, b]``, :mod:`onlinebma.numeric`) or ``{feature: None}`` for a feature
+        read per value, for the features whose reading is fixed; ``{}`` with
+        ``numeric="gaussian"``. A numeric feature not listed is still read by its Gaussian
+        (its sample is not complete)."""
+        if self.numeric == GAUSSIAN:
+            return {}
+        if self._auto:  # one learner per rate (RateMixture), all reading numbers alike
+            return self._rate_mixture().members[0].cut_points()
+        return self._reader.cut_points()
+
     def _tick(self) -> None:
         """Multiply every statistic by ``decay`` (step 3 of the forgetting recursion) in O(1)
         through the scaled unit (:class:`~onlinebma.forgetting.ScaledClock`), renormalising
@@ -165,7 +192,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         self._n *= c
 
     def _shared_rates(self):
-        terms = self._rate_terms()
+        terms = self._rate_terms() if self.numeric == GAUSSIAN else None
         if terms is None:
             return None
         from .rates import SharedRates  # when asked: the member-axis state is a large module
@@ -254,7 +281,93 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
                 check_magnitude(f, v)
         # Validated: from here on nothing can fail, so a refused record changes nothing.
         self._kinds.commit(new)
+        if self._reader is not None:
+            self._count_read(numeric, nominal, y)
+            return
         self._count_record(numeric, nominal, y, seen)
+
+    # ------------------------------------------------- numbers read as intervals
+
+    def _count_read(self, numeric, nominal, y) -> None:
+        """Count a validated record whose numbers are read by ``self._reader``: the values of
+        fixed features as their intervals (nominal values), those of pending features kept
+        (:class:`~onlinebma.numeric.PendingRecords`) and read by their Gaussian until then;
+        features whose sample this record completes are then fixed and their kept values
+        counted (:meth:`_replay`)."""
+        reader = self._reader
+        complete = reader.keep(self._t, y, numeric)
+        if numeric:
+            coded, numeric = reader.split(numeric)
+            nominal = nominal + coded
+        self._count_record(numeric, nominal, y)
+        if complete:
+            reader.fix(complete, list(self._class_counts))
+            self._replay(*reader.replay_stream(complete, self._t))
+
+    def _fix_from_table(self, columns: dict, labels) -> None:
+        """``learn_many``: fix every numeric column's cut points from its kept values followed
+        by the table's column (:func:`~onlinebma.numeric.read_table`'s rule), count the kept
+        values, then the table is counted with the cut points fixed."""
+        reader = self._reader
+        codes = np.array([reader.note_label(lab, self._t + i) for i, lab in enumerate(labels)],
+                         dtype=np.int64)
+        extra = {f: (values, codes) for f, (kind, values, _) in columns.items()
+                 if kind != NOMINAL and f not in reader.readings}
+        reader.fix(list(extra), list(self._class_counts), extra)
+        kept = [f for f in extra if f in reader.pending.pending and f in reader.readings]
+        if kept:
+            self._replay(*reader.replay_stream(kept, self._t))
+
+    def _replay(self, first: int, rows: list) -> None:
+        """Count the kept values of newly fixed features as if their cut points had been
+        fixed from the first record (``rows`` from
+        :meth:`~onlinebma.naive_bayes.numbers.NumberReader.replay_stream`). Each feature's
+        statistics in a naive Bayes learner depend on its own values, the labels and the
+        clock alone, so a fresh learner of the same parameters is fed, from record ``first``
+        on, the kept records' intervals (and, when forgetting, an empty record for each record
+        between them, a new class at the record where it first came), and the features'
+        statistics are taken from it (replacing the Gaussian that read the feature until
+        then), rescaled to this learner's clock."""
+        reader = self._reader
+        scratch = self.clone({"numeric": GAUSSIAN})
+        scratch._seed_classes(reader.labels_before(first))
+        if self._forgets:
+            arrivals = {t: lab for lab, t in reader.first_records().items() if t >= first}
+            by_index = {index: (label, pairs) for index, label, pairs in rows}
+            last = None
+            for t in range(first, self._t):
+                kept = by_index.get(t)
+                if kept is None:  # a record without the features: the clock, a new class
+                    last = arrivals.get(t, last)
+                    scratch.learn_one({}, last)
+                else:
+                    last = kept[0]
+                    scratch.learn_one(dict(kept[1]), last)
+        else:
+            for _, label, pairs in rows:
+                scratch.learn_one(dict(pairs), label)
+        features = list(dict.fromkeys(f for _, _, pairs in rows for f, _ in pairs))
+        c = scratch._clock.scale / self._clock.scale
+        for f in features:
+            self._adopt_feature(f, scratch, c, first)
+        if not self._forgets:
+            self._refresh(features)
+        self.__dict__.pop("_wide", None)  # the array blocks of wide records: rebuilt
+        self.__dict__.pop("_wide_nominal", None)
+
+    def _seed_classes(self, labels) -> None:
+        """Know ``labels`` as classes of weight 0 (a replay's learner knows the classes this
+        learner knew when its first kept record came)."""
+        for label in labels:
+            self._class_counts.setdefault(label, 0)
+
+    def _adopt_feature(self, f, other: BaseNB, c: float, offset: int) -> None:
+        """Take feature ``f``'s statistics from ``other`` (a replay's learner, of this class,
+        that started ``offset`` records later), multiplied by ``c`` into this clock's unit."""
+        t = other._tables[f]
+        if c != 1:
+            t.rescale(c)
+        self._tables[f] = t
 
     def _count_record(self, numeric, nominal, y, seen=None) -> None:
         """Count a validated record, read as its ``numeric`` and ``nominal`` pairs (kinds
@@ -417,6 +530,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
                 if bag:
                     scores = [s + d for s, d in zip(scores, self._bag_term(t, bag, classes))]
             numeric = ()
+        elif self._reader is not None and numeric:
+            coded, numeric = self._reader.split(numeric)
+            nominal = nominal + coded
         scores = self._add_nominals(scores, nominal, classes)
         seen: list = []
         if numeric:

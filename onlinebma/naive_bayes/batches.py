@@ -53,7 +53,7 @@ class BatchPaths(WideNumerics):
         updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
         by row, where it waits for the batch's last row.
         """
-        if self._auto or self._zero or self._forgets:
+        if self._auto or self._zero or self._forgets or self.numeric != "gaussian":
             self._learn_rows(X, y)
             return
         names, ycodes = coded_labels(X, y)
@@ -84,7 +84,11 @@ class BatchPaths(WideNumerics):
             for f, (kind, values, present) in columns.items():
                 if kind != NOMINAL:
                     check_bag([(f, float(np.min(values[present])))])
-        if self._auto or self._zero:
+        if self.numeric != "gaussian":  # cut points from the table, then rows as learn_one
+            with uninterrupted():
+                for learner in (self._rate_mixture().members if self._auto else (self,)):
+                    learner._fix_from_table(columns, labels.tolist())
+        if self._auto or self._zero or self.numeric != "gaussian":
             # rows validate as their columns did: none fails
             with uninterrupted():
                 for x, label in zip(records_of(columns, len(labels)), labels):
@@ -109,8 +113,12 @@ class BatchPaths(WideNumerics):
         check_mergeable_with(self, other)
         self._refuse_forgetting("merge learners")
         self._kinds.check_mergeable(other._kinds)
+        if self._reader is not None:
+            self._reader.check_mergeable(other._reader)
         out = copy.deepcopy(self)
         out._predicted = None
+        if out._reader is not None:
+            out._reader.merge(other._reader)
         out._kinds.commit(other._kinds.kind)
         for f, t in other._tables.items():
             mine = out._tables.get(f)
@@ -150,7 +158,8 @@ class BatchPaths(WideNumerics):
             return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
             return pd.DataFrame(index=X.index)
-        if self._zero:  # row by row (documented): a bag's terms do not split per column
+        if self._zero or self._reader is not None:  # row by row (documented): a bag's terms
+            # do not split per column; numbers read as intervals are coded per record
             rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
             return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
         prior = self._log_prior()

@@ -95,9 +95,10 @@ class BMANB(NaiveBayes):
     """
 
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None, absent: str = "missing"):
+                 nominal_attributes: list | None = None, absent: str = "missing",
+                 numeric: str = "gaussian"):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent)
+                         absent=absent, numeric=numeric)
         check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)
@@ -105,6 +106,11 @@ class BMANB(NaiveBayes):
         # incrementally: [sum_v N_v log(N_v + alpha), sum_vy N_vy log(N_vy + alpha), M,
         # sum_y N_y log(N_y + alpha M)], the last valid while the feature has M values.
         self._sums: dict = {}
+
+    def _adopt_feature(self, f, other: BMANB, c: float, offset: int) -> None:
+        super()._adopt_feature(f, other, c, offset)
+        if f in other._sums:  # without forgetting (counts: c is 1)
+            self._sums[f] = other._sums[f]
 
     def _plugin_log_gamma(self) -> float:
         return self._log_gamma

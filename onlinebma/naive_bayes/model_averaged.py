@@ -92,9 +92,10 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     def __init__(self, alpha: float = 1.0, prior: str = "K2", ess: float = 1.0,
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
-                 nominal_attributes: list | None = None, absent: str = "missing"):
+                 nominal_attributes: list | None = None, absent: str = "missing",
+                 numeric: str = "gaussian"):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent)
+                         absent=absent, numeric=numeric)
         if absent == "zero" and prior == "BDeu":
             raise ValueError("absent='zero' takes prior='K2' (BDeu's cell pseudo-counts "
                              "ess / V would change every word's with each new word)")
@@ -152,6 +153,14 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
 
     def __getstate__(self):
         return {**super().__getstate__(), "_t_cache": {}}
+
+    def _adopt_feature(self, f, other: ModelAveragedNB, c: float, offset: int) -> None:
+        super()._adopt_feature(f, other, c, offset)
+        self._log_ml[f] = other._log_ml[f]  # sums of log probabilities: no unit
+        self._last[f] = other._last[f] + offset
+        if self._histograms is not None:
+            self._histograms[f] = other._histograms[f]
+        self._t_cache.pop(f, None)  # the Gaussian's constants, until then
 
     def _t_constants(self, f, t: NumericTable, key) -> tuple:
         """The cached Student-t constants of ``f``'s marginal (``key`` is :class:`_Marginal`)
