@@ -44,11 +44,11 @@ from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_choice, check_decay, check_real
+from ..validation import check_choice, check_decay, check_int, check_real
 from . import wide, wide_nominal
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
-from .numbers import GAUSSIAN, NumberReader, check_numeric
+from .numbers import DEFAULT_NUMERIC, GAUSSIAN, NumberReader, check_numeric
 
 __all__ = ["BaseNB"]
 
@@ -73,6 +73,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         How numeric features are read: ``"gaussian"`` (their moments) or one representation
         of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS` (their intervals,
         :mod:`onlinebma.naive_bayes.numbers`).
+    sample_size
+        A stream fixes a numeric feature's cut points from its first ``sample_size`` values.
     """
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
@@ -81,19 +83,18 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
 
     def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing",
-                 numeric: str = GAUSSIAN):
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
         check_real("alpha", alpha, 0.0, strict=True)
         check_decay("decay", decay, auto=True)
         check_choice("absent", absent, ("missing", "zero"))
         check_numeric(numeric)
-        if absent == "zero" and numeric != GAUSSIAN:
-            raise ValueError(f"absent='zero' reads numbers as counts of words: it takes "
-                             f"numeric='gaussian', got numeric={numeric!r}")
+        check_int("sample_size", sample_size, 1)
         self.alpha = alpha
         self.decay = decay
         self.nominal_attributes = nominal_attributes
         self.absent = absent
         self.numeric = numeric
+        self.sample_size = sample_size
         # absent="zero": numeric features are counts of one multinomial over words (.counts)
         self._zero = absent == "zero"
         self._kinds = FeatureKinds(nominal_attributes)
@@ -105,8 +106,11 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         self._auto = decay == "auto"
         self._rates = None
         # numeric other than "gaussian": numbers counted as their intervals (.numbers); with
-        # decay="auto" each rate's learner reads them itself
-        self._reader = None if numeric == GAUSSIAN or self._auto else NumberReader(numeric)
+        # decay="auto" each rate's learner reads them itself; absent="zero": numbers are
+        # counts of words, read as such whatever numeric says
+        self._reads = numeric != GAUSSIAN and not self._zero
+        self._reader = (NumberReader(numeric, sample_size) if self._reads and not self._auto
+                        else None)
         # Forgetting: a record weighs _clock.unit in the stored statistics, and a stored
         # statistic is worth _clock.scale times as much in records (ScaledClock; renormalised
         # before the counts pass ~1e41 / (1 - decay), far from overflow: MAX_ABS_VALUE). Ints
@@ -126,6 +130,13 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
     @property
     def _multiclass(self):
         return True
+
+    def _unit_test_skips(self):  # River's hook: the checks not to run
+        # learn_many fixes the cut points of a feature whose sample a batch leaves incomplete
+        # (a small table's numbers count), learn_one waits for the sample_size-th value: they
+        # differ by design while a sample is incomplete (tests/test_nb_numbers.py runs the
+        # check where every sample completes within a batch)
+        return {"check_learn_many_matches_learn_one"} if self._reads else set()
 
     def _more_tags(self):
         # River's checks then feed no negative numbers to a learner that reads counts
@@ -167,7 +178,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         read per value, for the features whose reading is fixed; ``{}`` with
         ``numeric="gaussian"``. A numeric feature not listed is still read by its Gaussian
         (its sample is not complete)."""
-        if self.numeric == GAUSSIAN:
+        if not self._reads:
             return {}
         if self._auto:  # one learner per rate (RateMixture), all reading numbers alike
             return self._rate_mixture().members[0].cut_points()
@@ -192,7 +203,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         self._n *= c
 
     def _shared_rates(self):
-        terms = self._rate_terms() if self.numeric == GAUSSIAN else None
+        terms = None if self._reads else self._rate_terms()
         if terms is None:
             return None
         from .rates import SharedRates  # when asked: the member-axis state is a large module
@@ -305,14 +316,20 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             self._replay(*reader.replay_stream(complete, self._t))
 
     def _fix_from_table(self, columns: dict, labels) -> None:
-        """``learn_many``: fix every numeric column's cut points from its kept values followed
-        by the table's column (:func:`~onlinebma.numeric.read_table`'s rule), count the kept
-        values, then the table is counted with the cut points fixed."""
+        """``learn_many``, before the table's rows are learned: fix the cut points of every
+        numeric column whose sample the table leaves incomplete from its kept values followed
+        by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
+        count), and count the kept values. A sample the table completes is fixed by the rows
+        as in a stream (from its first ``sample_size`` values), so that then ``learn_many``
+        equals ``learn_one`` on the rows."""
         reader = self._reader
         codes = np.array([reader.note_label(lab, self._t + i) for i, lab in enumerate(labels)],
                          dtype=np.int64)
-        extra = {f: (values, codes) for f, (kind, values, _) in columns.items()
-                 if kind != NOMINAL and f not in reader.readings}
+        kept = reader.pending.pending
+        extra = {f: (values, codes) for f, (kind, values, present) in columns.items()
+                 if kind != NOMINAL and f not in reader.readings
+                 and (len(reader.pending.sample(f)[0]) if f in kept else 0)
+                 + int(present.sum()) < self.sample_size}
         reader.fix(list(extra), list(self._class_counts), extra)
         kept = [f for f in extra if f in reader.pending.pending and f in reader.readings]
         if kept:

@@ -53,7 +53,7 @@ class BatchPaths(WideNumerics):
         updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
         by row, where it waits for the batch's last row.
         """
-        if self._auto or self._zero or self._forgets or self.numeric != "gaussian":
+        if self._auto or self._zero or self._forgets or self._reads:
             self._learn_rows(X, y)
             return
         names, ycodes = coded_labels(X, y)
@@ -84,11 +84,11 @@ class BatchPaths(WideNumerics):
             for f, (kind, values, present) in columns.items():
                 if kind != NOMINAL:
                     check_bag([(f, float(np.min(values[present])))])
-        if self.numeric != "gaussian":  # cut points from the table, then rows as learn_one
+        if self._reads:  # cut points from the table, then rows as learn_one
             with uninterrupted():
                 for learner in (self._rate_mixture().members if self._auto else (self,)):
                     learner._fix_from_table(columns, labels.tolist())
-        if self._auto or self._zero or self.numeric != "gaussian":
+        if self._auto or self._zero or self._reads:
             # rows validate as their columns did: none fails
             with uninterrupted():
                 for x, label in zip(records_of(columns, len(labels)), labels):

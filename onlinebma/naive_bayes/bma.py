@@ -12,6 +12,7 @@ from ..validation import check_real
 from . import wide_nominal
 from .counts import COUNTS
 from .naive import NaiveBayes
+from .numbers import DEFAULT_NUMERIC
 
 __all__ = ["BMANB"]
 
@@ -96,9 +97,9 @@ class BMANB(NaiveBayes):
 
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing",
-                 numeric: str = "gaussian"):
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent, numeric=numeric)
+                         absent=absent, numeric=numeric, sample_size=sample_size)
         check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)

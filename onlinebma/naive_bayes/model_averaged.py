@@ -13,6 +13,7 @@ from ..validation import check_choice, check_decay, check_real
 from . import wide, wide_nominal
 from .base import BaseNB, _add_mixture
 from .marginals import IncrementalMarginals
+from .numbers import DEFAULT_NUMERIC
 
 __all__ = ["ModelAveragedNB"]
 
@@ -93,9 +94,9 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing",
-                 numeric: str = "gaussian"):
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent, numeric=numeric)
+                         absent=absent, numeric=numeric, sample_size=sample_size)
         if absent == "zero" and prior == "BDeu":
             raise ValueError("absent='zero' takes prior='K2' (BDeu's cell pseudo-counts "
                              "ess / V would change every word's with each new word)")
