@@ -35,7 +35,7 @@ counted, never sampled, no term in a prediction.
 [[], [], [], ['x']]
 >>> reader.fix(["x"], labels=["a", "b"])
 >>> reader.code([("x", 0.7), ("x", 9.0)])
-[('x', '(0.5, 1.0]'), ('x', '(3.0, inf)')]
+[('x', '(-inf, 0.75]'), ('x', '(2.75, inf)')]
 """
 
 from __future__ import annotations
