@@ -53,9 +53,9 @@ class NaiveBayes(BaseNB):
         became the default); ``"3 intervals"``, ``"5 intervals"``, ``"8 intervals"``,
         ``"16 intervals"``, ``"32 intervals"``, an equal-frequency grid whose frequent values
         are intervals of their own; ``"MDL"``, Fayyad & Irani's class-aware cut points. A
-        feature with few repeated values is read per value. Intervals are counted as nominal values, so the
-        structure averaging treats them as any nominal feature. The default was chosen by
-        ``python -m experiments numbers`` (docs/naive_bayes.md, "Numbers").
+        feature with few repeated values is read per value. Intervals are counted as nominal
+        values, so the structure averaging treats them as any nominal feature. The default
+        was chosen by ``python -m experiments numbers`` (docs/naive_bayes.md, "Numbers").
     sample_size : int, default 500
         In a stream a numeric feature's cut points are fixed from its first ``sample_size``
         values; until then it is read by its Gaussian, and the records that carry it are kept
