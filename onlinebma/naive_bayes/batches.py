@@ -77,20 +77,21 @@ class BatchPaths(WideNumerics):
             self._refresh(list(columns) if not new_classes else list(self._tables))
 
     def _learn_rows(self, X, y) -> None:
-        """``learn_many`` row by row, for learners that forget and for ``absent="zero"``."""
+        """``learn_many`` row by row, for learners that forget, for ``absent="zero"`` and for
+        numbers read as intervals (after their cut points are fixed from the table)."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         if self._zero:
             check_name(new)
             for f, (kind, values, present) in columns.items():
                 if kind != NOMINAL:
                     check_bag([(f, float(np.min(values[present])))])
-        if self._reads:  # cut points from the table, then rows as learn_one
-            with uninterrupted():
-                for learner in (self._rate_mixture().members if self._auto else (self,)):
-                    learner._fix_from_table(columns, labels.tolist())
         if self._auto or self._zero or self._reads:
-            # rows validate as their columns did: none fails
+            # rows validate as their columns did: none fails; one block with the cut points
+            # fixed from the table (a Ctrl-C waits for the batch whole, .interrupts)
             with uninterrupted():
+                if self._reads:
+                    for learner in (self._rate_mixture().members if self._auto else (self,)):
+                        learner._fix_from_table(columns, labels.tolist())
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
             return
