@@ -80,20 +80,13 @@ class BMANB(NaiveBayes):
         :mod:`onlinebma.naive_bayes.counts`); its plug-in likelihood is eq. 14 over the tokens,
         and β = Γ^(tokens + 1).
     numeric : str, default '8 intervals'
-        How numeric features are read (:mod:`onlinebma.naive_bayes.numbers`): ``"gaussian"``,
-        a Gaussian per class from each feature's moments (the family's reading until intervals
-        became the default); ``"3 intervals"``, ``"5 intervals"``, ``"8 intervals"``,
-        ``"16 intervals"``, ``"32 intervals"``, an equal-frequency grid whose frequent values
-        are intervals of their own; ``"MDL"``, Fayyad & Irani's class-aware cut points. A
-        feature with few repeated values is read per value. Intervals are counted as nominal
-        values, so the structure averaging treats them as any nominal feature. The default
-        was chosen by ``python -m experiments numbers`` (docs/naive_bayes.md, "Numbers").
+        How numeric features are read: ``"gaussian"`` or one of the interval representations
+        of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS`, as in
+        :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the
+        structures as nominal features are.
     sample_size : int, default 500
-        In a stream a numeric feature's cut points are fixed from its first ``sample_size``
-        values; until then it is read by its Gaussian, and the records that carry it are kept
-        and counted with the cut points when they are fixed (no value is dropped).
-        ``learn_many`` fixes a feature whose sample the table leaves incomplete from the
-        table itself. Unused with ``numeric="gaussian"``.
+        A stream fixes a numeric feature's cut points from its first ``sample_size`` values
+        (kept and counted then), as in :class:`~onlinebma.naive_bayes.NaiveBayes`.
 
     Examples
     --------

@@ -34,8 +34,8 @@ counted, never sampled, no term in a prediction.
 ...  enumerate([(0.5, "a"), (3.0, "b"), (1.0, "a"), (2.5, "b")])]
 [[], [], [], ['x']]
 >>> reader.fix(["x"], labels=["a", "b"])
->>> reader.code([("x", 0.7), ("x", 9.0)])
-[('x', '(-inf, 0.75]'), ('x', '(2.75, inf)')]
+>>> reader.split([("x", 0.7), ("x", 9.0), ("y", 1.0)])  # y: not fixed
+([('x', '(-inf, 0.75]'), ('x', '(2.75, inf)')], [('y', 1.0)])
 """
 
 from __future__ import annotations
@@ -139,7 +139,7 @@ class NumberReader:
     >>> for t, v in enumerate([1.0, 2.0, 1.0, 2.0]):
     ...     complete = reader.keep(t, "yes" if v > 1 else "no", [("stars", v)])
     >>> reader.fix(complete, labels=["no", "yes"])
-    >>> reader.code([("stars", 2.0), ("stars", 5.0)])
+    >>> reader.split([("stars", 2.0), ("stars", 5.0)])[0]
     [('stars', '2.0'), ('stars', '5.0')]
     """
 
@@ -160,25 +160,9 @@ class NumberReader:
 
     # ------------------------------------------------------------------ records
 
-    def code(self, pairs) -> list:
-        """The nominal ``(feature, interval name)`` of each numeric pair whose feature is fixed
-        (pending features are left out).
-
-        Parameters
-        ----------
-        pairs : list
-            Observed ``(feature, float)`` pairs.
-
-        Returns
-        -------
-        list
-        """
-        readings = self.readings
-        return [(f, r.name(x)) for f, x in pairs if (r := readings.get(f)) is not None]
-
     def split(self, pairs) -> tuple[list, list]:
-        """``(coded, waiting)``: :meth:`code` of the pairs of fixed features, and the pairs of
-        the others (read by their Gaussian until fixed).
+        """``(coded, waiting)``: the nominal ``(feature, interval name)`` of each pair whose
+        feature is fixed, and the pairs of the others (read by their Gaussian until fixed).
 
         Parameters
         ----------
@@ -283,7 +267,7 @@ class NumberReader:
             order.
         """
         labels = list(self._codes)
-        rows = [(r.index, labels[r.label], self.code(list(r.new.items())))
+        rows = [(r.index, labels[r.label], self.split(r.new.items())[0])
                 for r in self.pending.replay(features, learned)]
         return (rows[0][0] if rows else learned), rows
 
