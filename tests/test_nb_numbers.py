@@ -266,3 +266,9 @@ def test_learn_many_completing_a_sample_equals_learn_one():
         {f: None if c is None else c.tolist() for f, c in many.cut_points().items()}
     for x, _ in records(20, seed=15):
         assert one.predict_proba_one(x) == pytest.approx(many.predict_proba_one(x), abs=1e-12)
+
+
+def test_minus_zero_is_the_value_zero_of_a_feature_read_per_value():
+    learner = NaiveBayes()
+    learner.learn_many(pd.DataFrame({"n": [0.0, 1.0] * 20}), pd.Series(["a", "b"] * 20))
+    assert learner.predict_proba_one({"n": -0.0}) == learner.predict_proba_one({"n": 0.0})
