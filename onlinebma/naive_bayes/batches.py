@@ -53,7 +53,7 @@ class BatchPaths(WideNumerics):
         updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
         by row, where it waits for the batch's last row.
         """
-        if self._auto or self._zero or self._forgets:
+        if self._auto or self._zero or self._forgets or self._reads:
             self._learn_rows(X, y)
             return
         names, ycodes = coded_labels(X, y)
@@ -77,16 +77,21 @@ class BatchPaths(WideNumerics):
             self._refresh(list(columns) if not new_classes else list(self._tables))
 
     def _learn_rows(self, X, y) -> None:
-        """``learn_many`` row by row, for learners that forget and for ``absent="zero"``."""
+        """``learn_many`` row by row, for learners that forget, for ``absent="zero"`` and for
+        numbers read as intervals (after their cut points are fixed from the table)."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         if self._zero:
             check_name(new)
             for f, (kind, values, present) in columns.items():
                 if kind != NOMINAL:
                     check_bag([(f, float(np.min(values[present])))])
-        if self._auto or self._zero:
-            # rows validate as their columns did: none fails
+        if self._auto or self._zero or self._reads:
+            # rows validate as their columns did: none fails; one block with the cut points
+            # fixed from the table (a Ctrl-C waits for the batch whole, .interrupts)
             with uninterrupted():
+                if self._reads:
+                    for learner in (self._rate_mixture().members if self._auto else (self,)):
+                        learner._fix_from_table(columns, labels.tolist())
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
             return
@@ -109,8 +114,12 @@ class BatchPaths(WideNumerics):
         check_mergeable_with(self, other)
         self._refuse_forgetting("merge learners")
         self._kinds.check_mergeable(other._kinds)
+        if self._reader is not None:
+            self._reader.check_mergeable(other._reader)
         out = copy.deepcopy(self)
         out._predicted = None
+        if out._reader is not None:
+            out._reader.merge(other._reader)
         out._kinds.commit(other._kinds.kind)
         for f, t in other._tables.items():
             mine = out._tables.get(f)
@@ -150,7 +159,8 @@ class BatchPaths(WideNumerics):
             return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
             return pd.DataFrame(index=X.index)
-        if self._zero:  # row by row (documented): a bag's terms do not split per column
+        if self._zero or self._reader is not None:  # row by row (documented): a bag's terms
+            # do not split per column; numbers read as intervals are coded per record
             rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
             return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
         prior = self._log_prior()

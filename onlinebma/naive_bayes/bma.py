@@ -12,6 +12,7 @@ from ..validation import check_real
 from . import wide_nominal
 from .counts import COUNTS
 from .naive import NaiveBayes
+from .numbers import DEFAULT_NUMERIC
 
 __all__ = ["BMANB"]
 
@@ -78,6 +79,14 @@ class BMANB(NaiveBayes):
         over the vocabulary, an absent key a zero count (see
         :mod:`onlinebma.naive_bayes.counts`); its plug-in likelihood is eq. 14 over the tokens,
         and β = Γ^(tokens + 1).
+    numeric : str, default '8 intervals'
+        How numeric features are read: ``"gaussian"`` or one of the interval representations
+        of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS`, as in
+        :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the
+        structures as nominal features are.
+    sample_size : int, default 500
+        A stream fixes a numeric feature's cut points from its first ``sample_size`` values
+        (kept and counted then), as in :class:`~onlinebma.naive_bayes.NaiveBayes`.
 
     Examples
     --------
@@ -95,9 +104,10 @@ class BMANB(NaiveBayes):
     """
 
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
-                 nominal_attributes: list | None = None, absent: str = "missing"):
+                 nominal_attributes: list | None = None, absent: str = "missing",
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent)
+                         absent=absent, numeric=numeric, sample_size=sample_size)
         check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)
@@ -105,6 +115,11 @@ class BMANB(NaiveBayes):
         # incrementally: [sum_v N_v log(N_v + alpha), sum_vy N_vy log(N_vy + alpha), M,
         # sum_y N_y log(N_y + alpha M)], the last valid while the feature has M values.
         self._sums: dict = {}
+
+    def _adopt_feature(self, f, other: BMANB, c: float, offset: int) -> None:
+        super()._adopt_feature(f, other, c, offset)
+        if f in other._sums:  # without forgetting (counts: c is 1)
+            self._sums[f] = other._sums[f]
 
     def _plugin_log_gamma(self) -> float:
         return self._log_gamma

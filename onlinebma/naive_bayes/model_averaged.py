@@ -13,6 +13,7 @@ from ..validation import check_choice, check_decay, check_real
 from . import wide, wide_nominal
 from .base import BaseNB, _add_mixture
 from .marginals import IncrementalMarginals
+from .numbers import DEFAULT_NUMERIC
 
 __all__ = ["ModelAveragedNB"]
 
@@ -68,6 +69,14 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         features are counts (a bag of words) and an absent key is a zero count; the counts
         are one multinomial over the vocabulary, with its own arc, and a bag is scored by its
         Dirichlet-multinomial predictive (see :mod:`onlinebma.naive_bayes.counts`). K2 only.
+    numeric : str, default '8 intervals'
+        How numeric features are read: ``"gaussian"`` or one of the interval representations
+        of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS`, as in
+        :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the
+        structures as nominal features are.
+    sample_size : int, default 500
+        A stream fixes a numeric feature's cut points from its first ``sample_size`` values
+        (kept and counted then), as in :class:`~onlinebma.naive_bayes.NaiveBayes`.
 
     Examples
     --------
@@ -92,9 +101,10 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     def __init__(self, alpha: float = 1.0, prior: str = "K2", ess: float = 1.0,
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
-                 nominal_attributes: list | None = None, absent: str = "missing"):
+                 nominal_attributes: list | None = None, absent: str = "missing",
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent)
+                         absent=absent, numeric=numeric, sample_size=sample_size)
         if absent == "zero" and prior == "BDeu":
             raise ValueError("absent='zero' takes prior='K2' (BDeu's cell pseudo-counts "
                              "ess / V would change every word's with each new word)")
@@ -152,6 +162,14 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
 
     def __getstate__(self):
         return {**super().__getstate__(), "_t_cache": {}}
+
+    def _adopt_feature(self, f, other: ModelAveragedNB, c: float, offset: int) -> None:
+        super()._adopt_feature(f, other, c, offset)
+        self._log_ml[f] = other._log_ml[f]  # sums of log probabilities: no unit
+        self._last[f] = other._last[f] + offset
+        if self._histograms is not None:
+            self._histograms[f] = other._histograms[f]
+        self._t_cache.pop(f, None)  # the Gaussian's constants, until then
 
     def _t_constants(self, f, t: NumericTable, key) -> tuple:
         """The cached Student-t constants of ``f``'s marginal (``key`` is :class:`_Marginal`)

@@ -47,6 +47,21 @@ class NaiveBayes(BaseNB):
         absent key is a zero count: ``P(w | y) = (N_wy + alpha) / (N_y + alpha V)`` over the
         vocabulary of ``V`` words seen so far, O(present words) per record (see
         :mod:`onlinebma.naive_bayes.counts`).
+    numeric : str, default '8 intervals'
+        How numeric features are read (:mod:`onlinebma.naive_bayes.numbers`): ``"gaussian"``,
+        a Gaussian per class from each feature's moments (the family's reading until intervals
+        became the default); ``"3 intervals"``, ``"5 intervals"``, ``"8 intervals"``,
+        ``"16 intervals"``, ``"32 intervals"``, an equal-frequency grid whose frequent values
+        are intervals of their own; ``"MDL"``, Fayyad & Irani's class-aware cut points. A
+        feature with few repeated values is read per value. Intervals are counted as nominal
+        values, so the structure averaging treats them as any nominal feature. The default
+        was chosen by ``python -m experiments numbers`` (docs/naive_bayes.md, "Numbers").
+    sample_size : int, default 500
+        In a stream a numeric feature's cut points are fixed from its first ``sample_size``
+        values; until then it is read by its Gaussian, and the records that carry it are kept
+        and counted with the cut points when they are fixed (no value is dropped).
+        ``learn_many`` fixes a feature whose sample the table leaves incomplete from the
+        table itself. Unused with ``numeric="gaussian"``.
 
     Examples
     --------
@@ -73,6 +88,21 @@ class NaiveBayes(BaseNB):
     ...     texts.learn_one(x, y)
     >>> {y: round(p, 3) for y, p in texts.predict_proba_one({"cheap": 1, "pills": 1}).items()}
     {'spam': 0.723, 'ham': 0.277}
+
+    A table's numbers are cut into intervals from the table itself (``learn_many``); a
+    feature that is mostly 0 keeps 0 as an interval of its own:
+
+    >>> import pandas as pd
+    >>> X = pd.DataFrame({"gain": [0.0] * 12 + [500.0, 900.0, 7000.0, 9000.0],
+    ...                   "hours": [40.0, 38, 45, 20, 60, 40, 35, 50, 42, 40, 30, 55,
+    ...                             60, 45, 50, 70]})
+    >>> y = pd.Series(["low"] * 12 + ["high"] * 4)
+    >>> model = NaiveBayes(numeric="5 intervals")
+    >>> model.learn_many(X, y)
+    >>> model.cut_points()["gain"].tolist()
+    [-5e-324, 0.0, 700.0, 3950.0, 8000.0]
+    >>> round(model.predict_proba_one({"gain": 0.0, "hours": 40.0})["low"], 3)
+    0.979
 
     """
 
