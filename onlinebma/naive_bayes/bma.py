@@ -79,7 +79,7 @@ class BMANB(NaiveBayes):
         over the vocabulary, an absent key a zero count (see
         :mod:`onlinebma.naive_bayes.counts`); its plug-in likelihood is eq. 14 over the tokens,
         and β = Γ^(tokens + 1).
-    numeric : str, default '8 intervals'
+    numeric : str, default 'gaussian'
         How numeric features are read: ``"gaussian"`` or one of the interval representations
         of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS`, as in
         :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the

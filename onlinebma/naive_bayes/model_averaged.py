@@ -69,7 +69,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         features are counts (a bag of words) and an absent key is a zero count; the counts
         are one multinomial over the vocabulary, with its own arc, and a bag is scored by its
         Dirichlet-multinomial predictive (see :mod:`onlinebma.naive_bayes.counts`). K2 only.
-    numeric : str, default '8 intervals'
+    numeric : str, default 'gaussian'
         How numeric features are read: ``"gaussian"`` or one of the interval representations
         of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS`, as in
         :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the

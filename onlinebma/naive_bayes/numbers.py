@@ -57,11 +57,13 @@ GAUSSIAN = "gaussian"
 #: intervals at one resolution, or the class-aware MDL cut points (:mod:`onlinebma.numeric`).
 REPRESENTATIONS = (GAUSSIAN, *(f"{b} intervals" for b in DEFAULT_RESOLUTIONS), "MDL")
 
-#: The family's default, chosen by ``python -m experiments numbers`` (docs/naive_bayes.md,
-#: "Numbers"): on adult the Gaussian scored 0.686-0.688 log loss against the class prior's
-#: 0.553 and 8 intervals 0.422-0.426; over the eleven small tables 8 intervals had the lowest
-#: or second-lowest mean log loss of the representations for each of the three learners.
-DEFAULT_NUMERIC = "8 intervals"
+#: The family's default: still the Gaussian. ``python -m experiments numbers`` measured
+#: 8 intervals far better (docs/naive_bayes.md, "Numbers": on adult 0.422-0.426 log loss
+#: against the Gaussian's 0.686-0.688 and the class prior's 0.553), but with intervals two
+#: learners trained on separate partitions cut numbers differently and cannot merge (Dask),
+#: and ``decay="auto"`` runs one learner per rate instead of the shared state: the default
+#: moves once cut points are agreed across partitions.
+DEFAULT_NUMERIC = GAUSSIAN
 
 
 def check_numeric(numeric) -> None:
