@@ -28,15 +28,6 @@ from tests.support.state import state_of
 CASES = [(learner.name, learner.make()) for learner in LEARNERS] + forgetting_variants() + [
     ("NaiveBayes-zero", LEARNERS[0].make(absent="zero"))]
 
-#: Found by this test: the tree-augmented learners' learn_many changes the counts without
-#: holding SIGINT back (tan/ is another branch's; strict, so the fix there makes these fail).
-NOT_YET = pytest.mark.xfail(strict=True, reason="tan/ learn_many does not hold Ctrl-C back")
-
-
-def _case(name, learner):
-    marks = [NOT_YET] if type(learner).__module__.startswith("onlinebma.tan") else []
-    return pytest.param(learner, id=name, marks=marks)
-
 
 def frame(n=60, seed=0):
     rng = np.random.default_rng(seed)
@@ -87,7 +78,7 @@ def trained(learner):
 
 
 @pytest.mark.parametrize("where", ["first", "middle", "last"])
-@pytest.mark.parametrize("learner", [_case(*c) for c in CASES])
+@pytest.mark.parametrize("learner", [pytest.param(learner, id=name) for name, learner in CASES])
 def test_a_batch_is_committed_whole(learner, where):
     X, y = frame()
     model = trained(learner)

@@ -53,7 +53,7 @@ import numpy as np
 from river import base
 
 from ..forgetting import Forgetting
-from ..reading import prepare_frame, records_of
+from ..reading import prepare_frame, records_of, uninterrupted
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
@@ -232,18 +232,19 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         """
         hosts = self._rate_mixture().members if self._auto else [self]
         columns, new, labels = prepare_frame(hosts[0]._kinds, X, y)
-        if self._forgets:
-            for x, label in zip(records_of(columns, len(labels)), labels):
-                self.learn_one(x, label)
-            for host in hosts:  # the end of the table ends its numeric samples
-                host._fix_pending()
-            return
-        self._predicted = None
-        self._fix_from_table(columns, labels)
-        matrix, classes = self._code_batch(columns, new, labels)
-        self._counts.learn_many(matrix, classes)
-        self._t += len(labels)
-        self._refresh()
+        with uninterrupted():  # Ctrl-C waits for the whole batch
+            if self._forgets:
+                for x, label in zip(records_of(columns, len(labels)), labels):
+                    self.learn_one(x, label)
+                for host in hosts:  # the end of the table ends its numeric samples
+                    host._fix_pending()
+                return
+            self._predicted = None
+            self._fix_from_table(columns, labels)
+            matrix, classes = self._code_batch(columns, new, labels)
+            self._counts.learn_many(matrix, classes)
+            self._t += len(labels)
+            self._refresh()
 
     def _replay_weight(self, age: int) -> float:
         """The weight, in the counts' current unit, of a record ``age`` records before the

@@ -38,7 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..forgetting import RateWeights
-from ..reading import prepare_frame, records_of
+from ..reading import prepare_frame, records_of, uninterrupted
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
@@ -433,17 +433,18 @@ class TreeMemberStack(RecordCoding, RateWeights):
         them first, to the same counts). The whole batch is validated before anything
         changes."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
-        if self.forgets or len(self.members) > 1 or self._gaussian is not None:
-            for x, label in zip(records_of(columns, len(labels)), labels):
-                self.learn_one(x, label)
-            self._fix_pending()  # the end of the table ends its numeric samples
-            return
-        self._last = None
-        self._fix_from_table(columns, labels)
-        matrix, classes = self._code_batch(columns, new, labels)
-        self._counts.learn_many(matrix, classes)
-        self._t += len(labels)
-        self._refresh()
+        with uninterrupted():  # Ctrl-C waits for the whole batch
+            if self.forgets or len(self.members) > 1 or self._gaussian is not None:
+                for x, label in zip(records_of(columns, len(labels)), labels):
+                    self.learn_one(x, label)
+                self._fix_pending()  # the end of the table ends its numeric samples
+                return
+            self._last = None
+            self._fix_from_table(columns, labels)
+            matrix, classes = self._code_batch(columns, new, labels)
+            self._counts.learn_many(matrix, classes)
+            self._t += len(labels)
+            self._refresh()
 
     def merge(self, other: TreeMemberStack) -> None:
         """Add ``other``'s records (a stack of the same members that forgets nothing): the
