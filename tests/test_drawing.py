@@ -22,3 +22,32 @@ def test_feature_edges_wider_with_posterior_and_names_quoted():
     assert '"x:y"' in graph.source
     assert _edges(graph)[-1] == "f0 -- f1 [label=0.20 penwidth=1.6]"
     assert "class [label=label" in graph.source
+
+
+def test_learners_draw_what_their_posteriors_say():
+    from onlinebma.naive_bayes import ModelAveragedNB
+    from onlinebma.tan import TAN, ModelAveragedTAN
+
+    stream = [({"a": "pq"[i % 2], "b": "pq"[i % 2], "c": "xyz"[i % 3]}, i % 2) for i in range(60)]
+    tan, matan, nb = TAN(), ModelAveragedTAN(), ModelAveragedNB()
+    for x, y in stream:
+        for model in (tan, matan, nb):
+            model.learn_one(x, y)
+    edges = _edges(matan.draw())
+    for (u, v), p in matan.edge_posteriors().items():
+        assert any(f"label={p:.2f}" in e for e in edges), (u, v)
+    tree = tan.tree()
+    assert len([e for e in _edges(tan.draw()) if "label=1.00" in e]) == len(tree) - 1
+    posteriors = nb.feature_posteriors()
+    drawn = _edges(nb.draw(threshold=0.5))
+    assert len(drawn) == sum(p > 0.5 for p in posteriors.values())
+
+
+def test_the_dependencies_experiment_renders_its_figure(tmp_path):
+    from experiments import dependencies
+
+    result = dependencies.run(quick=True, out=tmp_path, show=False)
+    (png,) = result["figures"]
+    assert png.read_bytes().startswith(b"\x89PNG") and png.name in (
+        tmp_path / "results" / "dependencies.md").read_text()
+    assert (result["tables"]["edges"]["posterior"].between(0, 1)).all()

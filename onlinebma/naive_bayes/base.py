@@ -172,6 +172,26 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             return self._rate_mixture().feature_posteriors()
         return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
 
+    def draw(self, threshold: float = 0.0):
+        """Which features depend on the class, as a graphviz graph
+        (:func:`onlinebma.drawing.dependency_graph`): an edge from the class to each feature
+        as wide as :meth:`feature_posteriors` says (for ``NaiveBayes``, every feature at 1).
+
+        Parameters
+        ----------
+        threshold : float, default 0.0
+            Features whose posterior probability is at most this get no edge.
+
+        Returns
+        -------
+        graphviz.Graph
+            Needs the optional ``graphviz`` package (``pip install "onlinebma[draw]"``).
+        """
+        from ..drawing import dependency_graph
+
+        posteriors = self.feature_posteriors()
+        return dependency_graph(list(posteriors), class_edges=posteriors, threshold=threshold)
+
     def cut_points(self) -> dict:
         """How numeric features are read: ``{feature: cut points}`` (a sorted float array;
         intervals ``(a, b]``, :mod:`onlinebma.numeric`) or ``{feature: None}`` for a feature

@@ -244,6 +244,38 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         representation of the numbers; a Gaussian member has no numeric edges)."""
         return self._state.edge_posteriors()
 
+    def draw(self, threshold: float = 0.0):
+        """The posterior dependency graph as a graphviz graph
+        (:func:`onlinebma.drawing.dependency_graph`): the class points to every feature and
+        each pair of features is joined by an edge as wide as :meth:`edge_posteriors` says.
+
+        Parameters
+        ----------
+        threshold : float, default 0.0
+            Edges of posterior probability at most this are left out.
+
+        Returns
+        -------
+        graphviz.Graph
+            Needs the optional ``graphviz`` package (``pip install "onlinebma[draw]"``).
+
+        Examples
+        --------
+        >>> model = ModelAveragedTAN()
+        >>> for x, y in [({"a": "p", "b": "p"}, 0), ({"a": "q", "b": "q"}, 1)] * 20:
+        ...     model.learn_one(x, y)
+        >>> graph = model.draw()
+        >>> [line.strip() for line in graph.body if "f0 -- f1" in line]  # a joined to b
+        ['f0 -- f1 [label=0.98 penwidth=3.93]']
+
+        Render it with ``graph.render("dependencies", format="png")`` (Graphviz's ``dot``).
+        """
+        from ..drawing import dependency_graph
+
+        edges = self.edge_posteriors()
+        features = list(dict.fromkeys([*self.counts.features_, *(f for e in edges for f in e)]))
+        return dependency_graph(features, edges, threshold=threshold)
+
     def decay_posterior(self) -> dict:
         """``{decay rate: posterior probability}`` of the members, summed over the numeric
         representations: the current weights of the grid's rates with ``decay="auto"`` (how

@@ -244,6 +244,21 @@ class TAN(BaseTAN):
 
     # ------------------------------------------------------------------ reading
 
+    def draw(self):
+        """The current tree as a graphviz graph (:func:`onlinebma.drawing.dependency_graph`):
+        the class points to every feature, the tree's edges drawn at probability 1.
+
+        Returns
+        -------
+        graphviz.Graph
+            Needs the optional ``graphviz`` package (``pip install "onlinebma[draw]"``).
+        """
+        from ..drawing import dependency_graph
+
+        tree = self.tree()
+        edges = {(parent, f): 1.0 for f, parent in tree.items() if parent is not None}
+        return dependency_graph(list(tree), edges)
+
     def tree(self) -> dict:
         """``{feature: its parent feature, or None for the root}`` of the current tree; with
         ``decay="auto"``, the tree of the most probable rate's clone (ties to the first rate
