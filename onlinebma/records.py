@@ -37,7 +37,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["FeatureKinds", "check_columns", "check_label", "check_labels", "numeric_values"]
+__all__ = ["FeatureKinds", "check_columns", "check_label", "check_labels", "not_a_frame",
+           "numeric_values"]
 
 NOMINAL = 0
 NUMERIC = 1
@@ -202,8 +203,7 @@ class FeatureKinds:
         same errors as `split`, naming the feature.
         """
         if not hasattr(X, "columns") or not hasattr(X, "iloc"):
-            raise TypeError(f"X is a pandas DataFrame of records, got {type(X).__name__}; "
-                            f"pd.DataFrame(X, columns=names) names its columns")
+            raise not_a_frame(X)
         check_columns(X)
         kinds, new = {}, {}
         named = self.nominal_attributes
@@ -322,6 +322,29 @@ def _hashable_or_raise(f, values):
                 f"feature {f!r} has an unhashable value {v!r} ({type(v).__name__})"
             ) from None
         yield v
+
+
+def not_a_frame(X) -> TypeError:
+    """The error for an ``X`` that is not a DataFrame, naming how to make one of it.
+
+    >>> import numpy as np
+    >>> print(str(not_a_frame(np.zeros((2, 2)))).split("; ")[1])
+    name its columns: pd.DataFrame(X, columns=names)
+    """
+    import pandas as pd
+
+    if isinstance(X, Mapping):
+        hint = "a dict of columns becomes one with pd.DataFrame(X); learn_one takes one record"
+    elif isinstance(X, np.ndarray):
+        hint = "name its columns: pd.DataFrame(X, columns=names)"
+    elif isinstance(X, pd.Series):
+        hint = "one record is X.to_dict(), for learn_one; a column is X.to_frame()"
+    elif hasattr(X, "__next__"):
+        hint = "records from a generator become one with pd.DataFrame(list(X))"
+    else:
+        hint = "pd.DataFrame(X, columns=names) makes one"
+    return TypeError(f"X is a pandas DataFrame with one column per feature, got "
+                     f"{type(X).__name__}; {hint}")
 
 
 def check_columns(X) -> None:

@@ -107,3 +107,56 @@ def test_learn_many_pairs_x_and_y_by_position_not_by_index(learner):
     mine = by_position.predict_proba_one({"a": 9.0, "c": "z"})
     assert mine[False] > mine[True]  # 9.0 / "z" came with False, its label by position
     assert by_index.predict_proba_one({"a": 9.0, "c": "z"})[True] > 0.5
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_a_one_column_label_frame_is_learned_as_its_column(learner):
+    """Issue 40: ``y.to_frame()`` was refused after the learner had changed (or raised an
+    AttributeError); it is learned as the Series is, as scikit-learn reads a column vector."""
+    model = trained(learner)
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 9.0], "c": ["x", "y", "x", "z"]})
+    y = pd.Series([True, True, False, False], name="label")
+    as_series, as_frame, as_column = model.clone(), model.clone(), model.clone()
+    for m in (as_series, as_frame, as_column):  # the same history before the batch
+        m.learn_many(*_history())
+    as_series.learn_many(X, y)
+    as_frame.learn_many(X, y.to_frame())
+    as_column.learn_many(X, y.to_numpy().reshape(-1, 1))
+    for x in X.to_dict("records"):
+        expected = as_series.predict_proba_one(x)
+        assert as_frame.predict_proba_one(x) == pytest.approx(expected, abs=1e-12)
+        assert as_column.predict_proba_one(x) == pytest.approx(expected, abs=1e-12)
+
+
+def _history():
+    X = pd.DataFrame({"a": [float(i % 7) for i in range(12)],
+                      "c": ["xyz"[i % 3] for i in range(12)]})
+    return X, pd.Series([i % 3 == 0 for i in range(12)])
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+@pytest.mark.parametrize("labels", [pd.DataFrame({"y": [True, False], "z": [1, 2]}),
+                                    np.array([[True, False], [False, True]]),
+                                    (b for b in [True, False]), "yn"],
+                         ids=["two-column frame", "2-D array", "generator", "str"])
+def test_labels_that_are_not_one_per_row_are_refused_unchanged(learner, labels):
+    model = trained(learner)
+    X = pd.DataFrame({"a": [1.0, 2.0], "c": ["x", "y"]})
+    refused(model, lambda m: m.learn_many(X, labels), TypeError, "one label per row")
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+@pytest.mark.parametrize(("make", "fix"), [
+    (lambda X: (r for r in X.to_dict("records")), r"pd\.DataFrame\(list\(X\)\)"),
+    (lambda X: X.to_numpy(), r"pd\.DataFrame\(X, columns=names\)"),
+    (lambda X: X.to_dict("list"), r"pd\.DataFrame\(X\)"),
+    (lambda X: X.iloc[0], r"X\.to_dict\(\)"),
+], ids=["generator", "ndarray", "dict of lists", "Series"])
+def test_x_that_is_not_a_frame_is_a_type_error_naming_what_to_pass(learner, make, fix):
+    """Issue 40's catalogue: the order learners raised other exception types."""
+    model = trained(learner)
+    X = pd.DataFrame({"a": [1.0, 2.0], "c": ["x", "y"]})
+    y = pd.Series([True, False])
+    refused(model, lambda m: m.learn_many(make(X), y), TypeError, "DataFrame.*" + fix)
+    refused(model, lambda m: m.predict_proba_many(make(X)), TypeError, "DataFrame.*" + fix)
+    refused(model, lambda m: m.predict_many(make(X)), TypeError, "DataFrame.*" + fix)
