@@ -87,6 +87,7 @@ from river import base
 from .coding import Coding
 from .distributed.protocol import MergePlan
 from .growth import growth_due
+from .labels import ordered_labels, proba_frame
 from .table import Table
 from .validation import check_int, check_mergeable_with
 
@@ -149,8 +150,9 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     @property
     def classes_(self) -> tuple:
-        """Every label seen so far, by class code."""
-        return self._coding.classes
+        """Every label learned, sorted when the labels sort, else in order of first arrival:
+        the columns of :meth:`predict_proba_many` (:mod:`onlinebma.labels`)."""
+        return ordered_labels(self._coding.classes)
 
     @property
     def data_(self) -> Table:
@@ -307,7 +309,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             return {}
         table = self._training_data()
         proba = self._predict_proba(table, table.encode_one(x))
-        return dict(zip(self.classes_, self._expand_classes(table, proba)[0].tolist()))
+        return dict(zip(self._coding.classes, self._expand_classes(table, proba)[0].tolist()))
 
     def predict_proba_many(self, X):
         self._coding.check_frame(X)  # validation only, before any refit
@@ -315,10 +317,15 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             return pd.DataFrame(index=X.index)
         table = self._training_data()
         proba = self._expand_classes(table, self._predict_proba(table, table.encode_frame(X)))
-        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+        return self._proba_frame(proba, X.index)
+
+    def _proba_frame(self, proba: np.ndarray, index) -> pd.DataFrame:
+        """Probabilities over the class codes as a frame with columns in ``classes_`` order."""
+        return proba_frame(proba, self._coding.classes, index)
 
     def predict_proba(self, X):
-        """Class probabilities for a pandas DataFrame, one column per label."""
+        """Class probabilities for a pandas DataFrame, one column per label in ``classes_``
+        order (:mod:`onlinebma.labels`)."""
         return self.predict_proba_many(X)
 
     def predict_many(self, X):

@@ -22,7 +22,6 @@ default ``criterion="prequential"`` averages the candidates by their prequential
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..batch import BufferRefitClassifier, Table
 from ..progress import progress as progress_bar
@@ -277,7 +276,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
             return super().predict_proba_one(x)
         table = self._training_data()
         proba = self._predict_proba(table, self._encode_one(x, table))
-        return dict(zip(self.classes_, proba[0].tolist()))
+        return dict(zip(self.coding.classes, proba[0].tolist()))
 
     def predict_proba_many(self, X):
         if not self._fitted_elsewhere():
@@ -285,7 +284,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         table = self._training_data()
         self.coding.check_frame(X)  # validation only
         proba = self._predict_proba(table, table.encode_frame(X))
-        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+        return self._proba_frame(proba, X.index)
 
     def _challenge(self, s: EMEngine, best: dict, previous, rng, ref: Params, hard: bool):
         """Random restarts for at most ``_RESTART_STEPS`` M steps in all (bounded work per

@@ -350,7 +350,7 @@ class FixedOrderBMA(OrderAveragingClassifier):
             return {}
         live = self._live_state()
         proba = live.class_proba(live.encode_one(self, x), self.max_missing_configs)[0]
-        return dict(zip(self.classes_, proba.tolist()))
+        return dict(zip(self.coding.classes, proba.tolist()))
 
     def predict_proba_many(self, X):
         if not self._streaming:
@@ -361,7 +361,7 @@ class FixedOrderBMA(OrderAveragingClassifier):
             return pd.DataFrame(index=X.index)
         live = self._live_state()
         proba = live.class_proba(live.encode_frame(self, X), self.max_missing_configs)
-        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+        return self._proba_frame(proba, X.index)
 
     def __getattr__(self, name):
         # The fitted attributes of a stream, from the current state (window mode sets them).

@@ -325,7 +325,7 @@ class OrderMCMC(OrderAveragingClassifier):
         if self._refit_due():
             self._refit()
         rows = self._live.encode_one(self, x)
-        return dict(zip(self.classes_, self._class_proba(rows)[0].tolist()))
+        return dict(zip(self.coding.classes, self._class_proba(rows)[0].tolist()))
 
     def predict_proba_many(self, X):
         if not self._streaming:
@@ -337,7 +337,7 @@ class OrderMCMC(OrderAveragingClassifier):
         if self._refit_due():
             self._refit()
         proba = self._class_proba(self._live.encode_frame(self, X))
-        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+        return self._proba_frame(proba, X.index)
 
     def __getattr__(self, name):
         # A stream's edge probabilities, from the last refit's orders, when first read.
@@ -354,9 +354,9 @@ class OrderMCMC(OrderAveragingClassifier):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _class_proba(self, rows):
-        """Over ``classes_``: a class not counted yet (learned since the last refit) gets the
+        """Over the class codes: a class not counted yet (learned since the last refit) gets the
         adapter's share for classes absent from the fitted data."""
         model = self._live.model
         proba = np.exp(model.class_log_proba(rows, self._weights, model.n - 1,
                                              self.max_missing_configs))
-        return self.coding.expand_classes(self.classes_[:proba.shape[1]], proba)
+        return self.coding.expand_classes(self.coding.classes[:proba.shape[1]], proba)
