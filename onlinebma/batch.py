@@ -107,6 +107,9 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         grown by 10% since the last fit.
     nominal_attributes : list or None, default None
         Features to treat as nominal even when their values are numbers, as in River's trees.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     """
 
@@ -114,7 +117,8 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     _lazy = False
 
     def __init__(self, window: int | None = None, refit_every: int | None = None,
-                 nominal_attributes: list | None = None):
+                 nominal_attributes: list | None = None,
+                 numeric_attributes: list | None = None):
         if window is not None:
             check_int("window", window, 1)
         if refit_every is not None:
@@ -122,12 +126,13 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         self.window = window
         self.refit_every = refit_every
         self.nominal_attributes = nominal_attributes
+        self.numeric_attributes = numeric_attributes
         self._reset()
 
     # ------------------------------------------------------------------ state
 
     def _reset(self):
-        self._coding = Coding(self.nominal_attributes, self.window)
+        self._coding = Coding(self.nominal_attributes, self.window, self.numeric_attributes)
         self._n_learned_at_fit = 0
         self._n_learned_at_data = 0  # lazy models: records learned when _fitted_data was built
         self._size_at_fit = 0

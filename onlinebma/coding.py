@@ -86,10 +86,13 @@ class Coding:
         Features to treat as nominal even when their values are numbers.
     window
         Keep only the last ``window`` records (``None``: all).
+    numeric_attributes
+        Features that are numeric whatever their first value.
     """
 
-    def __init__(self, nominal_attributes=None, window: int | None = None):
-        self.kinds = FeatureKinds(nominal_attributes)
+    def __init__(self, nominal_attributes=None, window: int | None = None,
+                 numeric_attributes=None):
+        self.kinds = FeatureKinds(nominal_attributes, numeric_attributes)
         self.window = window
         self.cuts: list = []  # cut points of the numeric features (canonical order), last fit
         self._nominal: dict = {}  # feature -> store column of codes, canonical order

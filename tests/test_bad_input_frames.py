@@ -160,3 +160,47 @@ def test_x_that_is_not_a_frame_is_a_type_error_naming_what_to_pass(learner, make
     refused(model, lambda m: m.learn_many(make(X), y), TypeError, "DataFrame.*" + fix)
     refused(model, lambda m: m.predict_proba_many(make(X)), TypeError, "DataFrame.*" + fix)
     refused(model, lambda m: m.predict_many(make(X)), TypeError, "DataFrame.*" + fix)
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_a_placeholder_read_as_text_gets_an_error_naming_the_real_fix(learner):
+    """Issue 40: a ``"?"`` in a numeric CSV column made the column nominal and the later error
+    suggested ``nominal_attributes``; the error names ``na_values`` and ``numeric_attributes``,
+    in the record path and the frame path."""
+    model = learner.clone()
+    model.learn_one({"a": "?", "c": "x"}, True)  # "a" is nominal now: its first value is text
+    model.learn_one({"a": "?", "c": "y"}, False)
+    fix = r"na_values='\?'.*numeric_attributes"
+    refused(model, lambda m: m.learn_one({"a": 3.0, "c": "x"}, True), TypeError, fix)
+    X = pd.DataFrame({"a": [1.5, 2.5], "c": ["x", "y"]})
+    refused(model, lambda m: m.learn_many(X, pd.Series([True, False])), TypeError, fix)
+    # the other way round: "?" for a feature that is numeric
+    numeric = trained(learner)
+    fix = r"feature 'a' is numeric but got '\?'.*na_values='\?'"
+    refused(numeric, lambda m: m.learn_one({"a": "?", "c": "x"}, True), TypeError, fix)
+    X = pd.DataFrame({"a": ["?", 2.5], "c": ["x", "y"]})
+    refused(numeric, lambda m: m.learn_many(X, pd.Series([True, False])), TypeError, fix)
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_numeric_attributes_declares_numbers_before_any_arrive(learner):
+    """A feature named in ``numeric_attributes`` is numeric whatever its first value: a text
+    placeholder is refused naming the fix, not made a category; its numbers are learned as
+    those of a feature whose first value was a number."""
+    declared = learner.clone({"numeric_attributes": ["a"]})
+    refused(declared, lambda m: m.learn_one({"a": "?", "c": "x"}, True), TypeError,
+            r"feature 'a' is numeric but got '\?'.*na_values")
+    X = pd.DataFrame({"a": pd.Series(["?", 1.0, 2.0], dtype=object), "c": ["x", "y", "x"]})
+    y = pd.Series([True, False, True])
+    refused(declared, lambda m: m.learn_many(X, y), TypeError, "na_values")
+    read = X.replace("?", np.nan).astype({"a": float})  # what read_csv(na_values="?") gives
+    plain = learner.clone()
+    declared.learn_many(read, y)
+    plain.learn_many(read, y)
+    for x in ({"a": 1.0, "c": "x"}, {"a": 2.0}, {"c": "y"}):
+        assert declared.predict_proba_one(x) == pytest.approx(plain.predict_proba_one(x),
+                                                              abs=1e-12)
+    with pytest.raises(ValueError, match="both nominal_attributes and numeric_attributes"):
+        learner.clone({"numeric_attributes": ["a"], "nominal_attributes": ["a", "b"]})
+    with pytest.raises(TypeError, match=r"write \['a'\]"):
+        learner.clone({"numeric_attributes": "a"})

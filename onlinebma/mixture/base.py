@@ -95,7 +95,10 @@ PARAMETERS_DOC = """max_components : int, default 5
         Refit after this many new records (checked when a prediction is asked for);
         ``None`` refits once the store has grown by 10%.
     nominal_attributes : list or None, default None
-        Features to treat as nominal even when their values are numbers."""
+        Features to treat as nominal even when their values are numbers.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category."""
 
 
 class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
@@ -118,6 +121,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         window: int | None = None,
         refit_every: int | None = None,
         nominal_attributes: list | None = None,
+        numeric_attributes: list | None = None,
     ):
         check_int("max_components", max_components, 1)
         check_choice("criterion", criterion, ("prequential",) + CRITERIA)
@@ -140,7 +144,8 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         self.seed = seed
         self.progress = progress
         super().__init__(window=window, refit_every=refit_every,
-                         nominal_attributes=nominal_attributes)
+                         nominal_attributes=nominal_attributes,
+                         numeric_attributes=numeric_attributes)
 
     def _reset(self):
         super()._reset()

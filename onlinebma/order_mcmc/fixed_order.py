@@ -44,9 +44,11 @@ class OrderAveragingClassifier(BufferRefitClassifier):
     _discrete = True
 
     def _init_common(self, max_parents, alpha, class_name, max_missing_configs, prune_tol,
-                     progress, window, refit_every, nominal_attributes, max_candidates):
+                     progress, window, refit_every, nominal_attributes, max_candidates,
+                     numeric_attributes):
         super().__init__(window=window, refit_every=refit_every,
-                         nominal_attributes=nominal_attributes)
+                         nominal_attributes=nominal_attributes,
+                         numeric_attributes=numeric_attributes)
         check_int("max_parents", max_parents, 0)
         if max_candidates is not None:
             check_int("max_candidates", max_candidates, 1)
@@ -250,6 +252,9 @@ class FixedOrderBMA(OrderAveragingClassifier):
         them. In a stream the candidates are chosen again each time the records double
         (:class:`~onlinebma.order_mcmc.streaming.LiveState`); a record that would make the
         tables hold more than :data:`MAX_FAMILIES` parent sets is refused.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     Attributes
     ----------
@@ -280,9 +285,11 @@ class FixedOrderBMA(OrderAveragingClassifier):
                  class_name: str = "class", max_missing_configs: int = 64, prune_tol: float = 1e-12,
                  progress: bool = False, window: int | None = None,
                  refit_every: int | None = None, nominal_attributes: list | None = None,
-                 max_candidates: int | None = DEFAULT_CANDIDATES):
+                 max_candidates: int | None = DEFAULT_CANDIDATES,
+                 numeric_attributes: list | None = None):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
-                          progress, window, refit_every, nominal_attributes, max_candidates)
+                          progress, window, refit_every, nominal_attributes, max_candidates,
+                          numeric_attributes)
         if isinstance(order, (str, bytes)):
             raise TypeError(f"order must be a sequence of node names, such as "
                             f"({class_name!r}, 'feature'), not the string {order!r}")

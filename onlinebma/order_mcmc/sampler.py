@@ -85,6 +85,9 @@ class OrderMCMC(OrderAveragingClassifier):
         candidates, and the chain's target is the posterior over orders in that space.
         Widen it for a larger space; ``None``: every node (tables of ``C(n - 1,
         max_parents)`` sets per node). See :class:`~onlinebma.order_mcmc.FixedOrderBMA`.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     Streams
     -------
@@ -144,9 +147,11 @@ class OrderMCMC(OrderAveragingClassifier):
                  iterations_per_record: int = 10, progress: bool = False,
                  window: int | None = None, refit_every: int | None = None,
                  nominal_attributes: list | None = None, n_chains: int = 1,
-                 max_candidates: int | None = DEFAULT_CANDIDATES):
+                 max_candidates: int | None = DEFAULT_CANDIDATES,
+                 numeric_attributes: list | None = None):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
-                          progress, window, refit_every, nominal_attributes, max_candidates)
+                          progress, window, refit_every, nominal_attributes, max_candidates,
+                          numeric_attributes)
         check_int("n_orders", n_orders, 1)
         check_int("iterations_per_record", iterations_per_record, 1)
         check_int("n_iter", n_iter, 1)
