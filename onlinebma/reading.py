@@ -126,13 +126,15 @@ def label_column(y):
 
 def labels_of(X, y) -> pd.Series:
     """``y`` (:func:`label_column`) as an object Series paired with ``X``'s rows by position
-    (a ``ValueError`` when the lengths differ); each label kept whole, tuples included."""
+    (a ``ValueError`` when the lengths differ); each label kept whole, tuples included. A
+    Series keeps its index and name, which only errors read (the labels are paired with
+    ``X``'s rows by position)."""
     check_frame(X)
     y = label_column(y)
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-    if isinstance(y, pd.Series):
-        return pd.Series(y.to_numpy(dtype=object))
+    if isinstance(y, pd.Series):  # its index and name kept, for errors to name a row
+        return pd.Series(y.to_numpy(dtype=object), index=y.index, name=y.name)
     # a list, not np.asarray: that would make a column of tuples a second axis
     return pd.Series(y.astype(object) if isinstance(y, np.ndarray) else list(y), dtype=object)
 

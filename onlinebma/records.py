@@ -421,13 +421,16 @@ def check_columns(X) -> None:
 
 
 def check_labels(y) -> None:
-    """Refuse a label Series with missing values (None, NaN, ``pd.NA``, ``NaT``), naming a row."""
+    """Refuse a label Series with missing values (None, NaN, ``pd.NA``, ``NaT``), naming the
+    first such row by position and index, and the Series by its name."""
     missing = y.isna().to_numpy()
     if missing.any():
-        row = y.index[int(np.argmax(missing))]
+        position = int(np.argmax(missing))
+        name = "y" if y.name is None else f"y ({y.name!r})"
         raise ValueError(
-            f"the label y is missing (None, NaN, pd.NA or NaT) in {int(missing.sum())} row(s), "
-            f"the first at index {row!r}; every learned record needs one"
+            f"the label {name} is missing (None, NaN, pd.NA or NaT) in {int(missing.sum())} "
+            f"row(s), the first in row {position} (index {y.index[position]!r}); every "
+            f"learned record needs one"
         )
 
 
