@@ -43,7 +43,8 @@ Classes absent from the table
     is :meth:`Coding.expand_classes <onlinebma.coding.Coding.expand_classes>`). A known class
     with no record in the table — it left the window, or arrived after an eager model's last
     fit — gets the share ``p_k = (m_k + 1) / (n + K)``, with ``m_k`` its count among the
-    records stored now, ``n`` the number of stored records and ``K = len(classes_)``; the
+    records stored now, ``n`` the number of stored records (for ISA, the last ``window`` of
+    its ``2 window`` stored: those it predicts from) and ``K = len(classes_)``; the
     table's classes share the remaining mass in the model's proportions. Every prediction
     therefore covers ``classes_``, sums to one and gives no known class probability 0. When
     the table holds every known class (no window, no class since the last fit), predictions

@@ -215,6 +215,13 @@ class ISA(BufferRefitClassifier):
         codes = rows.codes.astype(np.int64)  # -1: missing, or a value absent from the records
         return np.array([self._proba(scorer, xt) for xt in codes]).reshape(rows.n, scorer.K)
 
+    def _expand_classes(self, table: Table, proba: np.ndarray) -> np.ndarray:
+        """The adapter's share for a known class absent from the stored records, counted over
+        the window (the last ``window`` records, those the models predict from), not over the
+        ``2 window`` stored: a class that left the window gets ``(0 + 1) / (window + K)``, as in
+        every batch learner with a window (docs/isa.md)."""
+        return self.coding.expand_classes(table.classes, proba, last=self.window)
+
     def explain_one(self, x: dict, top: int | None = None) -> list[dict]:
         """The models ISA averaged for ``x``, most weighty first (the ``top`` weightiest only,
         when given: a search keeps about a hundred).
