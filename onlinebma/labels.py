@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-__all__ = ["class_order", "ordered_labels", "proba_frame"]
+__all__ = ["class_order", "in_class_order", "ordered_labels", "proba_frame"]
 
 
 def class_order(labels) -> np.ndarray:
@@ -65,3 +65,13 @@ def proba_frame(proba, labels, index) -> pd.DataFrame:
     order = class_order(labels)
     columns = pd.Index([labels[i] for i in order], dtype=object, tupleize_cols=False)
     return pd.DataFrame(np.asarray(proba)[:, order], columns=columns, index=index)
+
+
+def in_class_order(frame: pd.DataFrame) -> pd.DataFrame:
+    """A frame of predictions whose columns are labels, with its columns in ``classes_``
+    order (:func:`class_order`), for a learner that builds its frame in its own order.
+
+    >>> in_class_order(pd.DataFrame([[0.9, 0.1]], columns=[True, False])).to_dict("records")
+    [{False: 0.1, True: 0.9}]
+    """
+    return frame.iloc[:, class_order(frame.columns)]
