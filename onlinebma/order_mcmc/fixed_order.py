@@ -30,8 +30,8 @@ MAX_FAMILIES = 2_000_000
 #: averaged network, and building the stream state and predicting cost time linear in the
 #: nodes with a large constant (1,000 features: about 3 s to build the state and 0.7 s per
 #: prediction on the development machine under load). A record that would bring more is
-#: refused up front, in microseconds, with the learner unchanged (issue 40: a 5,000-feature
-#: record did not finish predicting).
+#: refused up front, in microseconds, with the learner unchanged (a 5,000-feature record
+#: used to keep FixedOrderBMA predicting for about 40 s).
 MAX_FEATURES = 1_000
 #: Default number of candidate parents per node (``max_candidates``).
 DEFAULT_CANDIDATES = 10
