@@ -43,7 +43,8 @@ Classes absent from the table
     is :meth:`Coding.expand_classes <onlinebma.coding.Coding.expand_classes>`). A known class
     with no record in the table — it left the window, or arrived after an eager model's last
     fit — gets the share ``p_k = (m_k + 1) / (n + K)``, with ``m_k`` its count among the
-    records stored now, ``n`` the number of stored records and ``K = len(classes_)``; the
+    records stored now, ``n`` the number of stored records (for ISA, the last ``window`` of
+    its ``2 window`` stored: those it predicts from) and ``K = len(classes_)``; the
     table's classes share the remaining mass in the model's proportions. Every prediction
     therefore covers ``classes_``, sums to one and gives no known class probability 0. When
     the table holds every known class (no window, no class since the last fit), predictions
@@ -87,6 +88,7 @@ from river import base
 from .coding import Coding
 from .distributed.protocol import MergePlan
 from .growth import growth_due
+from .labels import ordered_labels, proba_frame
 from .table import Table
 from .validation import check_int, check_mergeable_with
 
@@ -106,6 +108,9 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         grown by 10% since the last fit.
     nominal_attributes : list or None, default None
         Features to treat as nominal even when their values are numbers, as in River's trees.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     """
 
@@ -113,7 +118,8 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     _lazy = False
 
     def __init__(self, window: int | None = None, refit_every: int | None = None,
-                 nominal_attributes: list | None = None):
+                 nominal_attributes: list | None = None,
+                 numeric_attributes: list | None = None):
         if window is not None:
             check_int("window", window, 1)
         if refit_every is not None:
@@ -121,12 +127,13 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         self.window = window
         self.refit_every = refit_every
         self.nominal_attributes = nominal_attributes
+        self.numeric_attributes = numeric_attributes
         self._reset()
 
     # ------------------------------------------------------------------ state
 
     def _reset(self):
-        self._coding = Coding(self.nominal_attributes, self.window)
+        self._coding = Coding(self.nominal_attributes, self.window, self.numeric_attributes)
         self._n_learned_at_fit = 0
         self._n_learned_at_data = 0  # lazy models: records learned when _fitted_data was built
         self._size_at_fit = 0
@@ -149,8 +156,9 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     @property
     def classes_(self) -> tuple:
-        """Every label seen so far, by class code."""
-        return self._coding.classes
+        """Every label learned, sorted when the labels sort, else in order of first arrival:
+        the columns of :meth:`predict_proba_many` (:mod:`onlinebma.labels`)."""
+        return ordered_labels(self._coding.classes)
 
     @property
     def data_(self) -> Table:
@@ -307,7 +315,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             return {}
         table = self._training_data()
         proba = self._predict_proba(table, table.encode_one(x))
-        return dict(zip(self.classes_, self._expand_classes(table, proba)[0].tolist()))
+        return dict(zip(self._coding.classes, self._expand_classes(table, proba)[0].tolist()))
 
     def predict_proba_many(self, X):
         self._coding.check_frame(X)  # validation only, before any refit
@@ -315,10 +323,15 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             return pd.DataFrame(index=X.index)
         table = self._training_data()
         proba = self._expand_classes(table, self._predict_proba(table, table.encode_frame(X)))
-        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+        return self._proba_frame(proba, X.index)
+
+    def _proba_frame(self, proba: np.ndarray, index) -> pd.DataFrame:
+        """Probabilities over the class codes as a frame with columns in ``classes_`` order."""
+        return proba_frame(proba, self._coding.classes, index)
 
     def predict_proba(self, X):
-        """Class probabilities for a pandas DataFrame, one column per label."""
+        """Class probabilities for a pandas DataFrame, one column per label in ``classes_``
+        order (:mod:`onlinebma.labels`)."""
         return self.predict_proba_many(X)
 
     def predict_many(self, X):

@@ -86,10 +86,13 @@ class Coding:
         Features to treat as nominal even when their values are numbers.
     window
         Keep only the last ``window`` records (``None``: all).
+    numeric_attributes
+        Features that are numeric whatever their first value.
     """
 
-    def __init__(self, nominal_attributes=None, window: int | None = None):
-        self.kinds = FeatureKinds(nominal_attributes)
+    def __init__(self, nominal_attributes=None, window: int | None = None,
+                 numeric_attributes=None):
+        self.kinds = FeatureKinds(nominal_attributes, numeric_attributes)
         self.window = window
         self.cuts: list = []  # cut points of the numeric features (canonical order), last fit
         self._nominal: dict = {}  # feature -> store column of codes, canonical order
@@ -362,11 +365,13 @@ class Coding:
         """The class code of ``label`` (``-1`` if never learned)."""
         return self._classes.get(label, MISSING)
 
-    def expand_classes(self, present, proba: np.ndarray) -> np.ndarray:
+    def expand_classes(self, present, proba: np.ndarray, last: int | None = None) -> np.ndarray:
         """Probabilities over the labels ``present`` → over :attr:`classes`: a known class
-        absent from ``present`` gets ``(m_k + 1) / (n + K)`` (``m_k`` its stored records, ``n``
-        the stored records, ``K`` the classes), the present ones share the rest in their
-        proportions (:mod:`onlinebma.batch`, "Classes absent from the table")."""
+        absent from ``present`` gets ``(m_k + 1) / (n + K)`` (``m_k`` its records among the
+        ``n`` counted, ``K`` the classes), the present ones share the rest in their
+        proportions (:mod:`onlinebma.batch`, "Classes absent from the table"). The records
+        counted are the stored ones, or the last ``last`` of them (ISA's window, whose store
+        also holds the contexts of its sliding score)."""
         k = len(self._classes)
         if len(present) == k:
             return proba  # every known class is present, in class-code order
@@ -374,6 +379,8 @@ class Coding:
         absent = np.ones(k, dtype=bool)
         absent[cols] = False
         _, _, y = self._store.view()
+        if last is not None:
+            y = y[-last:]
         counts = np.bincount(y, minlength=k)
         share = (counts[absent] + 1.0) / (len(y) + k)
         out = np.empty((proba.shape[0], k))

@@ -33,10 +33,10 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from .records import NOMINAL, check_columns, check_label, check_labels
+from .records import NOMINAL, check_columns, check_label, check_labels, not_a_frame
 from .stats.gaussian import MAX_ABS_VALUE, check_magnitude
 
-__all__ = ["check_frame", "coded_labels", "factorize", "labels_of", "pairs_of",
+__all__ = ["check_frame", "coded_labels", "factorize", "label_column", "labels_of", "pairs_of",
            "prepare_columns", "prepare_frame", "read_frame", "read_record", "records_of",
            "uninterrupted"]
 
@@ -88,19 +88,53 @@ def read_frame(kinds, X, learning: bool = True):
 def check_frame(X) -> None:
     """A ``TypeError`` unless ``X`` is a DataFrame, a ``ValueError`` naming a repeated column."""
     if not isinstance(X, pd.DataFrame):
-        raise TypeError(f"X is a pandas DataFrame with one column per feature, got "
-                        f"{type(X).__name__}; wrap it: pd.DataFrame(X, columns=names)")
+        raise not_a_frame(X)
     check_columns(X)
 
 
+def label_column(y):
+    """``y`` itself, or the one column of a one-column DataFrame (or of an ``(n, 1)`` array):
+    a label frame is learned exactly as its column, as scikit-learn reads a column vector.
+    Anything that is not one label per row (several columns, a scalar, a generator) is a
+    ``TypeError`` naming what to pass, raised before anything is learned.
+
+    >>> label_column(pd.DataFrame({"y": ["a", "b"]})).tolist()
+    ['a', 'b']
+    >>> label_column(pd.DataFrame({"y": [1, 2], "z": [3, 4]}))
+    Traceback (most recent call last):
+    ...
+    TypeError: y is one label per row (a Series, list or 1-D array), got a DataFrame of ...
+    """
+    if isinstance(y, pd.DataFrame):
+        if y.shape[1] != 1:
+            names = list(y.columns)
+            hint = f"; pass one column: y[{names[0]!r}]" if names else ""
+            raise TypeError(f"y is one label per row (a Series, list or 1-D array), got a "
+                            f"DataFrame of {y.shape[1]} columns {names}{hint}")
+        return y.iloc[:, 0]
+    if isinstance(y, np.ndarray) and y.ndim != 1:
+        if y.ndim == 2 and y.shape[1] == 1:
+            return y[:, 0]
+        raise TypeError(f"y is one label per row (a Series, list or 1-D array), got an array "
+                        f"of shape {y.shape}")
+    if not hasattr(y, "__len__") or isinstance(y, (str, bytes, Mapping)):
+        hint = "; a generator becomes one with list(y)" if hasattr(y, "__next__") else ""
+        raise TypeError(f"y is one label per row (a Series, list or 1-D array), got "
+                        f"{type(y).__name__}{hint}")
+    return y
+
+
 def labels_of(X, y) -> pd.Series:
-    """``y`` as an object Series paired with ``X``'s rows by position (a ``ValueError`` when
-    the lengths differ); each label kept whole, tuples included."""
+    """``y`` (:func:`label_column`) as an object Series paired with ``X``'s rows by position
+    (a ``ValueError`` when the lengths differ); each label kept whole, tuples included. A
+    Series keeps its index and name, which only errors read (the labels are paired with
+    ``X``'s rows by position)."""
     check_frame(X)
+    y = label_column(y)
     if len(X) != len(y):
         raise ValueError(f"X has {len(X)} rows but y has {len(y)}")
-    if isinstance(y, pd.Series):
-        return pd.Series(y.to_numpy(dtype=object))
+    if isinstance(y, pd.Series):  # its index and name kept, for errors to name a row
+        return pd.Series(y.to_numpy(dtype=object), index=y.index, name=y.name)
     # a list, not np.asarray: that would make a column of tuples a second axis
     return pd.Series(y.astype(object) if isinstance(y, np.ndarray) else list(y), dtype=object)
 
@@ -135,6 +169,7 @@ def coded_labels(X, y):
     categorical's codes are used as they are, instead of boxing the labels as objects and
     hashing them (``experiments.bench_nb``, batch part)."""
     check_frame(X)
+    y = label_column(y)
     categories = None
     if isinstance(y, pd.Series) and isinstance(y.dtype, pd.CategoricalDtype):
         # a categorical's codes are small integers already (-1, missing, fails the range)

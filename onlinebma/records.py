@@ -7,11 +7,15 @@ Every learner in the package reads records the same way:
   (documented behaviour, never an error), whatever the feature's kind, also under
   ``nominal_attributes`` (a NaN is never a category), and a missing value gives a new feature no
   kind.
-- A feature named in ``nominal_attributes`` is nominal whatever its values. Otherwise a
+- A feature named in ``nominal_attributes`` is nominal whatever its values; one named in
+  ``numeric_attributes`` is numeric, and a value of it that is not a number is a
+  ``TypeError`` even if it comes first (so a ``"?"`` cannot make it nominal). Otherwise a
   feature whose first observed value is a number (``int``/``float``/numpy scalar, not
   ``bool``) is **numeric**; any other value makes it **nominal**. A feature keeps its kind:
   a string arriving for a numeric feature, or a number for a nominal one not named in
-  ``nominal_attributes``, is a ``TypeError``.
+  ``nominal_attributes``, is a ``TypeError``, whose message names the usual cause (a
+  placeholder for a missing value, such as ``"?"``, read as text: read the data with
+  ``pd.read_csv(..., na_values="?")``) and the fix.
 - Nominal values must be hashable (``TypeError``); numeric values must be finite and within
   a float's range (``10**400``: ``ValueError``). The label must not be missing (any of the
   above: ``ValueError``) and must be hashable (``TypeError``).
@@ -37,7 +41,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-__all__ = ["FeatureKinds", "check_columns", "check_label", "check_labels", "numeric_values"]
+__all__ = ["FeatureKinds", "check_columns", "check_label", "check_labels", "declared",
+           "nominal_got_number", "not_a_frame", "numeric_got_text", "numeric_values"]
 
 NOMINAL = 0
 NUMERIC = 1
@@ -120,13 +125,29 @@ class FeatureKinds:
     >>> kinds.split({"age": "old"})
     Traceback (most recent call last):
     ...
-    TypeError: feature 'age' is numeric but got 'old' (str)
+    TypeError: feature 'age' is numeric but got 'old' (str); ...
+    >>> FeatureKinds(numeric_attributes=["age"]).split({"age": "?"})
+    Traceback (most recent call last):
+    ...
+    TypeError: feature 'age' is numeric but got '?' (str); if it marks a missing value, read ...
+
+    Parameters
+    ----------
+    nominal_attributes : iterable or None, default None
+        Features that are nominal whatever their values.
+    numeric_attributes : iterable or None, default None
+        Features that are numeric whatever their first value (a feature may not be in both).
     """
 
-    __slots__ = ("nominal_attributes", "kind", "nominal", "numeric")
+    __slots__ = ("nominal_attributes", "numeric_attributes", "kind", "nominal", "numeric")
 
-    def __init__(self, nominal_attributes=None):
-        self.nominal_attributes = frozenset(nominal_attributes or ())
+    def __init__(self, nominal_attributes=None, numeric_attributes=None):
+        self.nominal_attributes = declared("nominal_attributes", nominal_attributes)
+        self.numeric_attributes = declared("numeric_attributes", numeric_attributes)
+        both = self.nominal_attributes & self.numeric_attributes
+        if both:
+            raise ValueError(f"feature(s) {sorted(map(repr, both))} are named in both "
+                             f"nominal_attributes and numeric_attributes")
         self.kind: dict = {}
         self.nominal: set = set()  # the features of each kind, for split's fast path
         self.numeric: set = set()
@@ -165,14 +186,12 @@ class FeatureKinds:
             if k is None:
                 if f != f:
                     raise ValueError(f"a feature name is NaN ({f!r}): every NaN is a new name")
-                k = NOMINAL if (f in named or not _is_number(v)) else NUMERIC
+                k = self._first_kind(f, v)
                 new[f] = k
             if k == NUMERIC:
                 if t is not float:  # fast path for the common case
                     if not _is_number(v):
-                        raise TypeError(
-                            f"feature {f!r} is numeric but got {v!r} ({t.__name__})"
-                        )
+                        raise numeric_got_text(f, v)
                     v = _float(f, v)
                 if v == math.inf or v == -math.inf:
                     raise ValueError(f"feature {f!r} has an infinite value {v!r}")
@@ -181,10 +200,7 @@ class FeatureKinds:
                 nominal.append((f, v))
             else:
                 if f not in named and _is_number(v):
-                    raise TypeError(
-                        f"feature {f!r} is nominal but got the number {v!r}; "
-                        f"name it in nominal_attributes to treat numbers as categories"
-                    )
+                    raise nominal_got_number(f, v)
                 try:
                     hash(v)
                 except TypeError:
@@ -202,8 +218,7 @@ class FeatureKinds:
         same errors as `split`, naming the feature.
         """
         if not hasattr(X, "columns") or not hasattr(X, "iloc"):
-            raise TypeError(f"X is a pandas DataFrame of records, got {type(X).__name__}; "
-                            f"pd.DataFrame(X, columns=names) names its columns")
+            raise not_a_frame(X)
         check_columns(X)
         kinds, new = {}, {}
         named = self.nominal_attributes
@@ -218,16 +233,13 @@ class FeatureKinds:
                     continue
                 if f != f:
                     raise ValueError(f"a feature name is NaN ({f!r}): every NaN is a new name")
-                first = present.iloc[0]
-                kind = NOMINAL if (f in named or not _is_number(first)) else NUMERIC
+                kind = self._first_kind(f, present.iloc[0])
                 new[f] = kind
             if kind == NUMERIC:
                 if s.dtype.kind not in "iuf":
                     for v in present:
                         if not _is_number(v):
-                            raise TypeError(
-                                f"feature {f!r} is numeric but got {v!r} ({type(v).__name__})"
-                            )
+                            raise numeric_got_text(f, v)
                 if s.dtype.kind == "b":
                     raise TypeError(f"feature {f!r} is numeric but got booleans")
                 try:
@@ -239,19 +251,22 @@ class FeatureKinds:
                 if np.isinf(as_float).any():
                     raise ValueError(f"feature {f!r} has an infinite value")
             elif s.dtype.kind in "iuf" and f not in named:
-                raise TypeError(
-                    f"feature {f!r} is nominal but got numbers; "
-                    f"name it in nominal_attributes to treat numbers as categories"
-                )
+                raise nominal_got_number(f, present.iloc[0])
             elif s.dtype.kind not in "iufb":
                 for v in _distinct(f, present):
                     if f not in named and _is_number(v):
-                        raise TypeError(
-                            f"feature {f!r} is nominal but got the number {v!r}; "
-                            f"name it in nominal_attributes to treat numbers as categories"
-                        )
+                        raise nominal_got_number(f, v)
             kinds[f] = kind
         return kinds, new
+
+    def _first_kind(self, f, v) -> int:
+        """The kind of a new feature ``f`` whose first observed value is ``v`` (a value the
+        kind refuses is then refused by the caller, naming the declaration)."""
+        if f in self.nominal_attributes:
+            return NOMINAL
+        if f in self.numeric_attributes or _is_number(v):
+            return NUMERIC
+        return NOMINAL
 
     def check_mergeable(self, other: FeatureKinds) -> None:
         """A ``TypeError`` naming a feature nominal here and numeric in ``other`` (or the
@@ -277,12 +292,63 @@ class FeatureKinds:
     # a set's order depends on its history, so a learner and its unpickled copy fed the same
     # records would otherwise pickle to different bytes.
     def __getstate__(self):
-        return self.nominal_attributes, self.kind
+        return self.nominal_attributes, self.kind, self.numeric_attributes
 
     def __setstate__(self, state):
-        self.nominal_attributes, self.kind = state
+        self.nominal_attributes, self.kind, *rest = state  # pickles before numeric_attributes
+        self.numeric_attributes = rest[0] if rest else frozenset()
         self.nominal = {f for f, k in self.kind.items() if k == NOMINAL}
         self.numeric = {f for f, k in self.kind.items() if k == NUMERIC}
+
+
+def declared(name: str, features) -> frozenset:
+    """``nominal_attributes`` or ``numeric_attributes`` as a set of feature names: ``None`` or
+    an iterable of names; a single string is refused (it would read as its letters)."""
+    if features is None:
+        return frozenset()
+    if isinstance(features, (str, bytes)):
+        raise TypeError(f"{name} is a list of feature names, got the string {features!r}; "
+                        f"write [{features!r}]")
+    try:
+        return frozenset(features)
+    except TypeError:
+        raise TypeError(f"{name} is a list of feature names, got "
+                        f"{type(features).__name__}") from None
+
+
+def numeric_got_text(f, v) -> TypeError:
+    """A numeric feature ``f`` got ``v``, not a number: the error names the usual cause, a
+    placeholder for a missing value read as text, and both fixes.
+
+    >>> print(numeric_got_text("age", "?"))  # doctest: +NORMALIZE_WHITESPACE
+    feature 'age' is numeric but got '?' (str); if it marks a missing value, read the data
+    with pd.read_csv(..., na_values='?') (or pd.to_numeric(column, errors='coerce')); if the
+    feature is nominal, name it in nominal_attributes
+    """
+    return TypeError(f"feature {f!r} is numeric but got {_short(v)} ({type(v).__name__}); "
+                     f"if it marks a missing value, read the data with "
+                     f"pd.read_csv(..., na_values={_short(v)}) (or pd.to_numeric(column, "
+                     f"errors='coerce')); if the feature is nominal, name it in "
+                     f"nominal_attributes")
+
+
+def nominal_got_number(f, v) -> TypeError:
+    """A nominal feature ``f`` (not declared so) got the number ``v``: most often a numeric
+    column that a placeholder such as ``"?"`` made text, so the error names that fix first.
+
+    >>> print(nominal_got_number("age", 41))  # doctest: +NORMALIZE_WHITESPACE
+    feature 'age' is nominal (its first value was not a number) but got the number 41; if it
+    is numeric, a placeholder for a missing value such as '?' read as text made it nominal:
+    read the data with pd.read_csv(..., na_values='?') (or pd.to_numeric(column,
+    errors='coerce')) and name it in numeric_attributes, then learn anew; if its numbers are
+    categories, name it in nominal_attributes
+    """
+    return TypeError(f"feature {f!r} is nominal (its first value was not a number) but got "
+                     f"the number {_short(v)}; if it is numeric, a placeholder for a missing "
+                     f"value such as '?' read as text made it nominal: read the data with "
+                     f"pd.read_csv(..., na_values='?') (or pd.to_numeric(column, "
+                     f"errors='coerce')) and name it in numeric_attributes, then learn anew; "
+                     f"if its numbers are categories, name it in nominal_attributes")
 
 
 def _float(f, v) -> float:
@@ -324,6 +390,29 @@ def _hashable_or_raise(f, values):
         yield v
 
 
+def not_a_frame(X) -> TypeError:
+    """The error for an ``X`` that is not a DataFrame, naming how to make one of it.
+
+    >>> import numpy as np
+    >>> print(str(not_a_frame(np.zeros((2, 2)))).split("; ")[1])
+    name its columns: pd.DataFrame(X, columns=names)
+    """
+    import pandas as pd
+
+    if isinstance(X, Mapping):
+        hint = "a dict of columns becomes one with pd.DataFrame(X); learn_one takes one record"
+    elif isinstance(X, np.ndarray):
+        hint = "name its columns: pd.DataFrame(X, columns=names)"
+    elif isinstance(X, pd.Series):
+        hint = "one record is X.to_dict(), for learn_one; a column is X.to_frame()"
+    elif hasattr(X, "__next__"):
+        hint = "records from a generator become one with pd.DataFrame(list(X))"
+    else:
+        hint = "pd.DataFrame(X, columns=names) makes one"
+    return TypeError(f"X is a pandas DataFrame with one column per feature, got "
+                     f"{type(X).__name__}; {hint}")
+
+
 def check_columns(X) -> None:
     """A ``ValueError`` naming the column names that DataFrame ``X`` repeats."""
     if not X.columns.is_unique:
@@ -332,13 +421,16 @@ def check_columns(X) -> None:
 
 
 def check_labels(y) -> None:
-    """Refuse a label Series with missing values (None, NaN, ``pd.NA``, ``NaT``), naming a row."""
+    """Refuse a label Series with missing values (None, NaN, ``pd.NA``, ``NaT``), naming the
+    first such row by position and index, and the Series by its name."""
     missing = y.isna().to_numpy()
     if missing.any():
-        row = y.index[int(np.argmax(missing))]
+        position = int(np.argmax(missing))
+        name = "y" if y.name is None else f"y ({y.name!r})"
         raise ValueError(
-            f"the label y is missing (None, NaN, pd.NA or NaT) in {int(missing.sum())} row(s), "
-            f"the first at index {row!r}; every learned record needs one"
+            f"the label {name} is missing (None, NaN, pd.NA or NaT) in {int(missing.sum())} "
+            f"row(s), the first in row {position} (index {y.index[position]!r}); every "
+            f"learned record needs one"
         )
 
 

@@ -109,3 +109,100 @@ def test_learn_many_pairs_x_and_y_by_position_not_by_index(learner):
     mine = by_position.predict_proba_one({"a": 9.0, "c": "z"})
     assert mine[False] > mine[True]  # 9.0 / "z" came with False, its label by position
     assert by_index.predict_proba_one({"a": 9.0, "c": "z"})[True] > 0.5
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_a_one_column_label_frame_is_learned_as_its_column(learner):
+    """Issue 40: ``y.to_frame()`` was refused after the learner had changed (or raised an
+    AttributeError); it is learned as the Series is, as scikit-learn reads a column vector."""
+    model = trained(learner)
+    X = pd.DataFrame({"a": [1.0, 2.0, 3.0, 9.0], "c": ["x", "y", "x", "z"]})
+    y = pd.Series([True, True, False, False], name="label")
+    as_series, as_frame, as_column = model.clone(), model.clone(), model.clone()
+    for m in (as_series, as_frame, as_column):  # the same history before the batch
+        m.learn_many(*_history())
+    as_series.learn_many(X, y)
+    as_frame.learn_many(X, y.to_frame())
+    as_column.learn_many(X, y.to_numpy().reshape(-1, 1))
+    for x in X.to_dict("records"):
+        expected = as_series.predict_proba_one(x)
+        assert as_frame.predict_proba_one(x) == pytest.approx(expected, abs=1e-12)
+        assert as_column.predict_proba_one(x) == pytest.approx(expected, abs=1e-12)
+
+
+def _history():
+    X = pd.DataFrame({"a": [float(i % 7) for i in range(12)],
+                      "c": ["xyz"[i % 3] for i in range(12)]})
+    return X, pd.Series([i % 3 == 0 for i in range(12)])
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+@pytest.mark.parametrize("labels", [pd.DataFrame({"y": [True, False], "z": [1, 2]}),
+                                    np.array([[True, False], [False, True]]),
+                                    (b for b in [True, False]), "yn"],
+                         ids=["two-column frame", "2-D array", "generator", "str"])
+def test_labels_that_are_not_one_per_row_are_refused_unchanged(learner, labels):
+    model = trained(learner)
+    X = pd.DataFrame({"a": [1.0, 2.0], "c": ["x", "y"]})
+    refused(model, lambda m: m.learn_many(X, labels), TypeError, "one label per row")
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+@pytest.mark.parametrize(("make", "fix"), [
+    (lambda X: (r for r in X.to_dict("records")), r"pd\.DataFrame\(list\(X\)\)"),
+    (lambda X: X.to_numpy(), r"pd\.DataFrame\(X, columns=names\)"),
+    (lambda X: X.to_dict("list"), r"pd\.DataFrame\(X\)"),
+    (lambda X: X.iloc[0], r"X\.to_dict\(\)"),
+], ids=["generator", "ndarray", "dict of lists", "Series"])
+def test_x_that_is_not_a_frame_is_a_type_error_naming_what_to_pass(learner, make, fix):
+    """Issue 40's catalogue: the order learners raised other exception types."""
+    model = trained(learner)
+    X = pd.DataFrame({"a": [1.0, 2.0], "c": ["x", "y"]})
+    y = pd.Series([True, False])
+    refused(model, lambda m: m.learn_many(make(X), y), TypeError, "DataFrame.*" + fix)
+    refused(model, lambda m: m.predict_proba_many(make(X)), TypeError, "DataFrame.*" + fix)
+    refused(model, lambda m: m.predict_many(make(X)), TypeError, "DataFrame.*" + fix)
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_a_placeholder_read_as_text_gets_an_error_naming_the_real_fix(learner):
+    """Issue 40: a ``"?"`` in a numeric CSV column made the column nominal and the later error
+    suggested ``nominal_attributes``; the error names ``na_values`` and ``numeric_attributes``,
+    in the record path and the frame path."""
+    model = learner.clone()
+    model.learn_one({"a": "?", "c": "x"}, True)  # "a" is nominal now: its first value is text
+    model.learn_one({"a": "?", "c": "y"}, False)
+    fix = r"na_values='\?'.*numeric_attributes"
+    refused(model, lambda m: m.learn_one({"a": 3.0, "c": "x"}, True), TypeError, fix)
+    X = pd.DataFrame({"a": [1.5, 2.5], "c": ["x", "y"]})
+    refused(model, lambda m: m.learn_many(X, pd.Series([True, False])), TypeError, fix)
+    # the other way round: "?" for a feature that is numeric
+    numeric = trained(learner)
+    fix = r"feature 'a' is numeric but got '\?'.*na_values='\?'"
+    refused(numeric, lambda m: m.learn_one({"a": "?", "c": "x"}, True), TypeError, fix)
+    X = pd.DataFrame({"a": ["?", 2.5], "c": ["x", "y"]})
+    refused(numeric, lambda m: m.learn_many(X, pd.Series([True, False])), TypeError, fix)
+
+
+@pytest.mark.parametrize("learner", LEARNERS, ids=IDS)
+def test_numeric_attributes_declares_numbers_before_any_arrive(learner):
+    """A feature named in ``numeric_attributes`` is numeric whatever its first value: a text
+    placeholder is refused naming the fix, not made a category; its numbers are learned as
+    those of a feature whose first value was a number."""
+    declared = learner.clone({"numeric_attributes": ["a"]})
+    refused(declared, lambda m: m.learn_one({"a": "?", "c": "x"}, True), TypeError,
+            r"feature 'a' is numeric but got '\?'.*na_values")
+    X = pd.DataFrame({"a": pd.Series(["?", 1.0, 2.0], dtype=object), "c": ["x", "y", "x"]})
+    y = pd.Series([True, False, True])
+    refused(declared, lambda m: m.learn_many(X, y), TypeError, "na_values")
+    read = X.replace("?", np.nan).astype({"a": float})  # what read_csv(na_values="?") gives
+    plain = learner.clone()
+    declared.learn_many(read, y)
+    plain.learn_many(read, y)
+    for x in ({"a": 1.0, "c": "x"}, {"a": 2.0}, {"c": "y"}):
+        assert declared.predict_proba_one(x) == pytest.approx(plain.predict_proba_one(x),
+                                                              abs=1e-12)
+    with pytest.raises(ValueError, match="both nominal_attributes and numeric_attributes"):
+        learner.clone({"numeric_attributes": ["a"], "nominal_attributes": ["a", "b"]})
+    with pytest.raises(TypeError, match=r"write \['a'\]"):
+        learner.clone({"numeric_attributes": "a"})

@@ -210,9 +210,11 @@ def test_classes_absent_from_the_window_get_the_documented_share(cls, params):
         pd.DataFrame([x for x, _ in kept]), pd.Series([y for _, y in kept]))
     own = fresh.predict_proba_one(test)  # the same model, fitted on the window alone
     assert set(got) == {"a", "b", "c"} and sum(got.values()) == pytest.approx(1.0, abs=1e-12)
-    assert got["c"] == pytest.approx(1 / (window + 3), abs=1e-12)
+    # n counts the window's records (for ISA the last W of its 2 W stored: docs/isa.md)
+    share = 1 / (model.window + 3)
+    assert got["c"] == pytest.approx(share, abs=1e-12)
     for label in ("a", "b"):
-        assert got[label] == pytest.approx(own[label] * (1 - 1 / (window + 3)), abs=1e-9)
+        assert got[label] == pytest.approx(own[label] * (1 - share), abs=1e-9)
     frame = model.predict_proba(pd.DataFrame([test, test]))
     assert list(frame.columns) == list(model.classes_)
     np.testing.assert_allclose(frame.iloc[0].to_numpy(), [got[k] for k in frame.columns])

@@ -326,7 +326,8 @@ def test_refused_partitions_name_the_partition_and_leave_the_model_as_it_was(sma
     bad = y.astype(object).copy()
     bad[120] = None
     with dask.config.set(scheduler="synchronous"), \
-            pytest.raises(ValueError, match="partition 2: the label y is missing"):
+            pytest.raises(ValueError,
+                          match=r"partition 2: the label y \(.label.\) is missing .*index 120\)"):
         distributed.fit(model, _frame(X, bad, 3), target="label")
     numbers = [frame[:50], frame[50:].assign(A1=1.5)]  # A1 numeric in one partition
     with dask.config.set(scheduler="synchronous"), pytest.raises(TypeError, match="'A1'"):
@@ -423,3 +424,24 @@ def test_fit_from_parquet_files_written_beforehand(small, tmp_path, learner):
     expected = one.predict_proba_many(X)
     proba = got.predict_proba_many(X).reindex(columns=expected.columns)
     np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize("learner", [pytest.param(x, id=x.name) for x in REGISTRY])
+def test_a_bad_value_or_label_is_named_with_its_partition_and_row(learner):
+    """Issue 40's catalogue: an infinite value and a missing label are refused naming the
+    partition, the feature or the label column, and the row's index, by every learner."""
+    frame = pd.DataFrame({"a": [float(i % 7) for i in range(40)],
+                          "c": ["xyz"[i % 3] for i in range(40)],
+                          "label": [i % 2 == 0 for i in range(40)]})
+    infinite = frame.copy()
+    infinite.loc[25, "a"] = np.inf
+    missing = frame.astype({"label": object})
+    missing.loc[33, "label"] = None
+    with dask.config.set(scheduler="synchronous"):
+        with pytest.raises(ValueError, match="partition 2: feature 'a' has an infinite value"):
+            distributed.fit(learner.make(), dd.from_pandas(infinite, npartitions=4),
+                            target="label")
+        with pytest.raises(ValueError, match=r"partition 3: the label y \('label'\) is "
+                                             r"missing .* row 3 \(index 33\)"):
+            distributed.fit(learner.make(), dd.from_pandas(missing, npartitions=4),
+                            target="label")

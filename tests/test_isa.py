@@ -325,10 +325,11 @@ def test_phase_two_stops_at_the_threshold_and_at_max_models():
     assert len(capped.explain_one(test)) == 7
 
 
-def _with_absent_classes(own: dict, known, n_stored: int) -> dict:
-    """The adapter's class policy: a known class with no stored record gets 1 / (n + K), the
-    classes present share the rest in the model's proportions."""
-    share = 1.0 / (n_stored + len(known))
+def _with_absent_classes(own: dict, known, n_counted: int) -> dict:
+    """The adapter's class policy: a known class with no stored record gets 1 / (n + K), ``n``
+    the records counted (for ISA the window's, docs/isa.md), the classes present share the
+    rest in the model's proportions."""
+    share = 1.0 / (n_counted + len(known))
     absent = [k for k in known if k not in own]
     return {**dict.fromkeys(absent, share),
             **{k: v * (1.0 - share * len(absent)) for k, v in own.items()}}
@@ -347,11 +348,11 @@ def test_window_equals_a_windowed_isa_trained_on_the_last_2w_records():
     for test in TESTS[:2] + [{**TESTS[0], "num": 0.3}]:
         a, b = windowed.predict_proba_one(test), fresh.predict_proba_one(test)
         assert set(b) == {"w"} and set(a) == set("uvw")
-        assert a == pytest.approx(_with_absent_classes(b, "uvw", 20), abs=1e-12)
+        assert a == pytest.approx(_with_absent_classes(b, "uvw", 10), abs=1e-12)
     w2 = _learned(ISA(window=30), records, labels)
     f2 = _learned(ISA(window=30), records[-60:], labels[-60:])
     assert w2.predict_proba_one(TESTS[1]) == pytest.approx(
-        _with_absent_classes(f2.predict_proba_one(TESTS[1]), "uvw", 60), abs=1e-12)
+        _with_absent_classes(f2.predict_proba_one(TESTS[1]), "uvw", 30), abs=1e-12)
     # On a stream, predictions between records: with refit_every=1 the cut points too are
     # those of the stored records at every step.
     streamed = ISA(window=10, refit_every=1)
@@ -362,7 +363,7 @@ def test_window_equals_a_windowed_isa_trained_on_the_last_2w_records():
             start = max(0, i + 1 - 20)
             fresh = _learned(ISA(window=10), records[start: i + 1], labels[start: i + 1])
             a, b = streamed.predict_proba_one(TESTS[0]), fresh.predict_proba_one(TESTS[0])
-            assert a == pytest.approx(_with_absent_classes(b, "uvw", 20), abs=1e-12)
+            assert a == pytest.approx(_with_absent_classes(b, "uvw", 10), abs=1e-12)
 
 
 def test_scores_are_cached_and_refreshed_when_records_arrive():

@@ -129,7 +129,8 @@ def _check(model, records, labels, window, test, coding):
                                            coding)
     assert set(got) == set(labels)  # every known label, those absent from the store too
     stored = set(labels[-2 * window:])
-    share = 1.0 / (min(len(labels), 2 * window) + len(got))  # the adapter's, for the absent
+    # the adapter's, for a class absent from the store, counted over the window (docs/isa.md)
+    share = 1.0 / (min(len(labels), window) + len(got))
     scale = 1.0 - share * (len(got) - len(stored))
     for k in got:
         assert got[k] == pytest.approx(scale * expected[k] if k in stored else share, abs=1e-9)
@@ -221,3 +222,16 @@ def test_bad_input_leaves_a_windowed_learner_unchanged(bad):
         model.learn_one(*bad)
     assert (model.coding.n_stored, model.coding.n_learned) == stored
     assert model.predict_proba_one(records[0]) == before
+
+
+@pytest.mark.parametrize("window", [3, 10])
+def test_a_class_seen_once_and_evicted_gets_the_share_the_docs_state(window):
+    """Issue 40's catalogue: a class that left a small window got 1 / (2 W + K), about half
+    the 1 / (W + K) of the docs and of every other batch learner with a window of W."""
+    model = ISA(window=window, phase1_models=5, max_models=10)
+    model.learn_one({"s": "u"}, "rare")
+    for i in range(3 * window):
+        model.learn_one({"s": "xy"[i % 2]}, "ab"[i % 2])
+    got = model.predict_proba_one({"s": "x"})
+    assert got["rare"] == pytest.approx(1 / (window + 3), abs=1e-12)
+    assert sum(got.values()) == pytest.approx(1.0, abs=1e-12)

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import pickle
 
+import numpy as np
+import pandas as pd
 import pytest
 from river import checks
 
@@ -60,3 +62,48 @@ def test_a_pickled_learner_goes_on_as_the_original(learner):
         model.learn_one(x, y)
         copy.learn_one(x, y)
     assert state_of(pickle.loads(pickle.dumps(copy))) == state_of(pickle.loads(pickle.dumps(model)))
+
+
+#: Labels of each kind, in the order the stream brings them, and the ``classes_`` they make.
+LABEL_ORDERS = {
+    "bools": ([True, False, True], (False, True)),
+    "strings": (["no", "yes", "maybe"], ("maybe", "no", "yes")),
+    "integers": ([3, 1, 2], (1, 2, 3)),
+    "tuples": ([("b", 1), ("a", 2), ("a", 1)], (("a", 1), ("a", 2), ("b", 1))),
+    "mixed types (first arrival)": (["b", 1, "a"], ("b", 1, "a")),
+}
+
+
+@pytest.mark.parametrize("labels", LABEL_ORDERS.values(), ids=LABEL_ORDERS.keys())
+@pytest.mark.parametrize("learner", [pytest.param(x, id=x.name) for x in LEARNERS])
+def test_batch_predictions_come_in_classes_order(learner, labels):
+    """Issue 40: ``classes_`` on every learner, sorted where the labels sort (else in order of
+    first arrival), and ``predict_proba_many``'s columns in that order, whatever the order
+    the stream brought the labels in (docs/batch.md)."""
+    stream, expected = labels
+    model = learner.make()
+    X = pd.DataFrame({"a": [float(i) for i in range(12)], "c": ["xyz"[i % 3] for i in range(12)]})
+    y = pd.Series([stream[i % len(stream)] for i in range(12)], dtype=object)
+    model.learn_many(X, y)
+    assert model.classes_ == expected
+    proba = model.predict_proba_many(X)
+    assert list(proba.columns) == list(expected)
+    for (_, row), x in zip(proba.iterrows(), X.to_dict("records")):
+        one = model.predict_proba_one(x)
+        assert [row[c] for c in expected] == pytest.approx([one[c] for c in expected], abs=1e-12)
+
+
+@pytest.mark.parametrize("learner", [pytest.param(x, id=x.name) for x in LEARNERS])
+def test_scikit_learn_scores_the_batch_predictions_as_their_columns_say(learner):
+    """The catalogue's case: ``log_loss(y, p.to_numpy())`` read the first-seen columns
+    ``[True, False]`` as ``[False, True]`` (14.14 instead of 0.985)."""
+    from sklearn.metrics import log_loss
+
+    model = learner.make()
+    X = pd.DataFrame({"a": [float(i % 5) for i in range(40)]})
+    y = pd.Series([i % 5 < 2 or i % 7 == 0 for i in range(40)])
+    y.iloc[0] = True  # True arrives first
+    model.learn_many(X, y)
+    proba = model.predict_proba_many(X)
+    by_label = -np.mean([np.log(proba[label].iloc[i]) for i, label in enumerate(y)])
+    assert log_loss(y, proba.to_numpy()) == pytest.approx(by_label, rel=1e-9)

@@ -67,7 +67,7 @@ def test_merge_equals_learning_the_concatenation(records, name):
     assert (pickle.dumps(a), pickle.dumps(b)) == before  # neither learner is modified
     one = _learned(name, X, y)
     _assert_same(merged, one, X)
-    assert merged.classes_ == tuple(pd.unique(y))  # labels in order of first arrival
+    assert merged.coding.classes == tuple(pd.unique(y))  # class codes in order of first arrival
 
 
 @pytest.mark.parametrize("name", MAKERS)

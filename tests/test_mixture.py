@@ -128,7 +128,7 @@ def _brute_force_joint(model, x: dict) -> dict:
     numeric = list(model.data_.numeric_features)
     theta = model.value_probabilities_
     out = {}
-    for ci, c in enumerate(model.classes_):
+    for ci, c in enumerate(model.coding.classes):  # the class axes are by class code
         total = 0.0
         for h in range(model.n_components_):
             term = math.log(model.weights_[h])

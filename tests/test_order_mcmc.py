@@ -510,3 +510,45 @@ def test_experiment_quick_runs(name, tmp_path):
         raw = result["tables"]["raw"]
         assert raw[["acc_1", "acc_10"]].stack().between(0, 1).all()
         assert (tmp_path / "figures" / "order-alarm-accuracy.png").exists()
+
+
+@pytest.mark.parametrize("cls", [FixedOrderBMA, OrderMCMC])
+def test_a_record_of_too_many_features_is_refused_at_once_unchanged(cls):
+    """Issue 40's catalogue: FixedOrderBMA did not finish predicting after a record of 5,000
+    numeric features. More than MAX_FEATURES features are refused up front (well within a
+    second), the learner unchanged, by learn_one and learn_many; predicting such a record
+    (its features unknown, so skipped) answers at once."""
+    import pickle
+    import time
+
+    from onlinebma.order_mcmc.fixed_order import MAX_FEATURES
+
+    model = cls(max_parents=1)
+    for i in range(20):
+        model.learn_one({"a": float(i % 7), "c": "xyz"[i % 3]}, i % 2 == 0)
+    model.predict_proba_one({"a": 1.0})
+    before = pickle.dumps(model)
+    wide = {f"f{j}": float(j % 11) for j in range(5_000)}
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match=f"5,002 features in all.*at most {MAX_FEATURES:,}"):
+        model.learn_one(wide, True)
+    with pytest.raises(ValueError, match="5,002 features in all"):
+        model.learn_many(pd.DataFrame([wide, wide]), pd.Series([True, False]))
+    assert time.perf_counter() - start < 1.0
+    assert pickle.dumps(model) == before
+    start = time.perf_counter()
+    assert set(model.predict_proba_one(wide)) == {True, False}
+    assert time.perf_counter() - start < 1.0
+
+
+def test_the_feature_cap_counts_the_features_already_known(monkeypatch):
+    """At the cap a record is learned; one more feature, over all records, is refused."""
+    from onlinebma.order_mcmc import fixed_order
+
+    monkeypatch.setattr(fixed_order, "MAX_FEATURES", 3)
+    model = FixedOrderBMA(max_parents=1)
+    model.learn_one({"a": 1.0, "b": "x"}, True)
+    model.learn_one({"a": 2.0, "c": "y"}, False)  # three features in all
+    with pytest.raises(ValueError, match="4 features in all.* FixedOrderBMA takes"):
+        model.learn_one({"d": 1.0}, True)
+    assert model.coding.n_learned == 2

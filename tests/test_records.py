@@ -262,7 +262,7 @@ def test_string_columns_are_validated_per_distinct_value_not_per_cell(monkeypatc
 
 @pytest.mark.parametrize("bad, error, match", [
     (["u"], TypeError, "'s' has an unhashable value"),
-    (3, TypeError, "'s' is nominal but got the number 3"),
+    (3, TypeError, "'s' is nominal .*but got the number 3"),
 ])
 def test_a_bad_cell_in_a_large_string_column_is_still_named(bad, error, match):
     values = ["a", "b"] * 500

@@ -70,7 +70,9 @@ Speed (see also `search`, `cache`, `index`):
 
 Classes. ISA predicts over the classes present in the stored records; the adapter gives a
 known class that is absent (it left the window) its documented share (see
-`onlinebma.batch`), as for every batch method.
+`onlinebma.batch`), as for every batch method, with its records counted over the window: a
+class that left a window of ``W`` gets ``1 / (W + K)`` (``K`` known classes), though the store
+holds ``2 W`` records.
 
 Numeric features are discretized by Fayyad & Irani's MDL rule fitted on the stored records
 (the adapter does it; see `onlinebma.batch`). The cut points are refitted by the adapter's

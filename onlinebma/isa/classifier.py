@@ -59,6 +59,9 @@ class ISA(BufferRefitClassifier):
         the stored records have grown by 10%; see `onlinebma.batch`).
     nominal_attributes : list or None, default None
         Features that are nominal even when their values are numbers.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     Examples
     --------
@@ -92,6 +95,7 @@ class ISA(BufferRefitClassifier):
         window: int | None = None,
         refit_every: int | None = None,
         nominal_attributes: list | None = None,
+        numeric_attributes: list | None = None,
     ):
         check_choice("antecedent", antecedent, _CODINGS)
         check_real("alpha", alpha, 0.0, strict=True)
@@ -107,7 +111,8 @@ class ISA(BufferRefitClassifier):
         if margin is not None:
             check_real("margin", margin, 0.0, strict=True)
         super().__init__(window=window, refit_every=refit_every,
-                         nominal_attributes=nominal_attributes)
+                         nominal_attributes=nominal_attributes,
+                         numeric_attributes=numeric_attributes)
         self.antecedent = antecedent
         self.alpha = alpha
         self.phase1_models = phase1_models
@@ -120,7 +125,8 @@ class ISA(BufferRefitClassifier):
     def _reset(self):
         super()._reset()
         if self.window is not None:  # the window's records and the contexts of their terms
-            self._coding = Coding(self.nominal_attributes, 2 * self.window)
+            self._coding = Coding(self.nominal_attributes, 2 * self.window,
+                                  self.numeric_attributes)
         self._cached_for = None  # the table the caches below belong to
         self._scorer: Scorer | None = None
         self._cache: ScoreCache | None = None
@@ -208,6 +214,13 @@ class ISA(BufferRefitClassifier):
         scorer = self._prepared(data)
         codes = rows.codes.astype(np.int64)  # -1: missing, or a value absent from the records
         return np.array([self._proba(scorer, xt) for xt in codes]).reshape(rows.n, scorer.K)
+
+    def _expand_classes(self, table: Table, proba: np.ndarray) -> np.ndarray:
+        """The adapter's share for a known class absent from the stored records, counted over
+        the window (the last ``window`` records, those the models predict from), not over the
+        ``2 window`` stored: a class that left the window gets ``(0 + 1) / (window + K)``, as in
+        every batch learner with a window (docs/isa.md)."""
+        return self.coding.expand_classes(table.classes, proba, last=self.window)
 
     def explain_one(self, x: dict, top: int | None = None) -> list[dict]:
         """The models ISA averaged for ``x``, most weighty first (the ``top`` weightiest only,

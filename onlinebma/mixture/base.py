@@ -22,7 +22,6 @@ default ``criterion="prequential"`` averages the candidates by their prequential
 from __future__ import annotations
 
 import numpy as np
-import pandas as pd
 
 from ..batch import BufferRefitClassifier, Table
 from ..progress import progress as progress_bar
@@ -96,7 +95,10 @@ PARAMETERS_DOC = """max_components : int, default 5
         Refit after this many new records (checked when a prediction is asked for);
         ``None`` refits once the store has grown by 10%.
     nominal_attributes : list or None, default None
-        Features to treat as nominal even when their values are numbers."""
+        Features to treat as nominal even when their values are numbers.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category."""
 
 
 class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
@@ -119,6 +121,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         window: int | None = None,
         refit_every: int | None = None,
         nominal_attributes: list | None = None,
+        numeric_attributes: list | None = None,
     ):
         check_int("max_components", max_components, 1)
         check_choice("criterion", criterion, ("prequential",) + CRITERIA)
@@ -141,7 +144,8 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         self.seed = seed
         self.progress = progress
         super().__init__(window=window, refit_every=refit_every,
-                         nominal_attributes=nominal_attributes)
+                         nominal_attributes=nominal_attributes,
+                         numeric_attributes=numeric_attributes)
 
     def _reset(self):
         super()._reset()
@@ -277,7 +281,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
             return super().predict_proba_one(x)
         table = self._training_data()
         proba = self._predict_proba(table, self._encode_one(x, table))
-        return dict(zip(self.classes_, proba[0].tolist()))
+        return dict(zip(self.coding.classes, proba[0].tolist()))
 
     def predict_proba_many(self, X):
         if not self._fitted_elsewhere():
@@ -285,7 +289,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         table = self._training_data()
         self.coding.check_frame(X)  # validation only
         proba = self._predict_proba(table, table.encode_frame(X))
-        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+        return self._proba_frame(proba, X.index)
 
     def _challenge(self, s: EMEngine, best: dict, previous, rng, ref: Params, hard: bool):
         """Random restarts for at most ``_RESTART_STEPS`` M steps in all (bounded work per

@@ -85,6 +85,9 @@ class OrderMCMC(OrderAveragingClassifier):
         candidates, and the chain's target is the posterior over orders in that space.
         Widen it for a larger space; ``None``: every node (tables of ``C(n - 1,
         max_parents)`` sets per node). See :class:`~onlinebma.order_mcmc.FixedOrderBMA`.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     Streams
     -------
@@ -144,9 +147,11 @@ class OrderMCMC(OrderAveragingClassifier):
                  iterations_per_record: int = 10, progress: bool = False,
                  window: int | None = None, refit_every: int | None = None,
                  nominal_attributes: list | None = None, n_chains: int = 1,
-                 max_candidates: int | None = DEFAULT_CANDIDATES):
+                 max_candidates: int | None = DEFAULT_CANDIDATES,
+                 numeric_attributes: list | None = None):
         self._init_common(max_parents, alpha, class_name, max_missing_configs, prune_tol,
-                          progress, window, refit_every, nominal_attributes, max_candidates)
+                          progress, window, refit_every, nominal_attributes, max_candidates,
+                          numeric_attributes)
         check_int("n_orders", n_orders, 1)
         check_int("iterations_per_record", iterations_per_record, 1)
         check_int("n_iter", n_iter, 1)
@@ -325,7 +330,7 @@ class OrderMCMC(OrderAveragingClassifier):
         if self._refit_due():
             self._refit()
         rows = self._live.encode_one(self, x)
-        return dict(zip(self.classes_, self._class_proba(rows)[0].tolist()))
+        return dict(zip(self.coding.classes, self._class_proba(rows)[0].tolist()))
 
     def predict_proba_many(self, X):
         if not self._streaming:
@@ -337,7 +342,7 @@ class OrderMCMC(OrderAveragingClassifier):
         if self._refit_due():
             self._refit()
         proba = self._class_proba(self._live.encode_frame(self, X))
-        return pd.DataFrame(proba, columns=list(self.classes_), index=X.index)
+        return self._proba_frame(proba, X.index)
 
     def __getattr__(self, name):
         # A stream's edge probabilities, from the last refit's orders, when first read.
@@ -354,9 +359,9 @@ class OrderMCMC(OrderAveragingClassifier):
         raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def _class_proba(self, rows):
-        """Over ``classes_``: a class not counted yet (learned since the last refit) gets the
+        """Over the class codes: a class not counted yet (learned since the last refit) gets the
         adapter's share for classes absent from the fitted data."""
         model = self._live.model
         proba = np.exp(model.class_log_proba(rows, self._weights, model.n - 1,
                                              self.max_missing_configs))
-        return self.coding.expand_classes(self.classes_[:proba.shape[1]], proba)
+        return self.coding.expand_classes(self.coding.classes[:proba.shape[1]], proba)
