@@ -185,6 +185,11 @@ class RateMixture(RateWeights):
     def __getstate__(self):  # the cache is not state: pickles and clones leave it out
         return {**self.__dict__, "_last": None}
 
+    @property
+    def kinds(self):
+        """The members' feature kinds (every member reads records alike)."""
+        return self.members[0].feature_kinds
+
     def _member_probas(self, x: dict) -> list:
         last = self._last
         if last is not None and last[0] is x and last[1] == x:
@@ -221,6 +226,11 @@ class RateMixture(RateWeights):
             out = p if out is None else out + p
         return out.div(out.sum(axis=1), axis=0)
 
+    @property
+    def classes_(self) -> tuple:
+        """The members' labels (each member orders them by :mod:`onlinebma.labels`)."""
+        return self.members[0].classes_
+
     def feature_posteriors(self) -> dict:
         out: dict = {}
         for m, lw in zip(self.members, self.log_weights):
@@ -233,7 +243,27 @@ class RateMixture(RateWeights):
 class Forgetting:
     """What a forgetting learner adds for ``decay="auto"``: the mixture over the rates, made
     at first use, and its posterior. The learner sets ``decay``, ``_auto`` (``decay ==
-    "auto"``) and ``_rates`` (``None`` until the mixture is made)."""
+    "auto"``), ``_rates`` (``None`` until the mixture is made) and ``_kinds``."""
+
+    @property
+    def feature_kinds(self):
+        """The :class:`~onlinebma.records.FeatureKinds` records are validated against: the
+        features declared or learned so far, nominal or numeric (with ``decay="auto"``, the
+        members', which learn)."""
+        if self._auto and self._rates is not None:
+            return self._rates.kinds
+        return self._kinds
+
+    def _learn_through_rates(self, x: dict, y) -> None:
+        """``decay="auto"``: the members learn ``(x, y)``; a record refused before the members
+        existed leaves none behind, so the learner stays exactly as it was."""
+        existed = self._rates is not None
+        try:
+            self._rate_mixture().learn_one(x, y)
+        except (TypeError, ValueError):
+            if not existed:
+                self._rates = None
+            raise
 
     def _rate_mixture(self):
         if self._rates is None:

@@ -38,6 +38,7 @@ import numpy as np
 from river import base
 
 from ..forgetting import MIN_WEIGHT, Forgetting, ScaledClock
+from ..labels import ordered_labels
 from ..reading import read_record
 from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
@@ -75,6 +76,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         :mod:`onlinebma.naive_bayes.numbers`).
     sample_size
         A stream fixes a numeric feature's cut points from its first ``sample_size`` values.
+    numeric_attributes
+        Features that are numeric whatever their first value (a ``"?"`` read as text is then
+        refused, not made a category).
     """
 
     # False when every cell's Dirichlet pseudo-count is alpha (K2, Laplace), which spares the
@@ -83,7 +87,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
 
     def __init__(self, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing",
-                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500,
+                 numeric_attributes: list | None = None):
         check_real("alpha", alpha, 0.0, strict=True)
         check_decay("decay", decay, auto=True)
         check_choice("absent", absent, ("missing", "zero"))
@@ -92,12 +97,13 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         self.alpha = alpha
         self.decay = decay
         self.nominal_attributes = nominal_attributes
+        self.numeric_attributes = numeric_attributes
         self.absent = absent
         self.numeric = numeric
         self.sample_size = sample_size
         # absent="zero": numeric features are counts of one multinomial over words (.counts)
         self._zero = absent == "zero"
-        self._kinds = FeatureKinds(nominal_attributes)
+        self._kinds = FeatureKinds(nominal_attributes, numeric_attributes)
         self._tables: dict = {}  # feature -> NominalTable | NumericTable
         self._class_counts: dict = {}  # label -> weight of its records, scaled unit
         self._n = 0  # weight of all records, scaled unit
@@ -165,9 +171,29 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         d = self._arc_log_odds(f, table)
         return log_sigmoid(-d), log_sigmoid(d)
 
+    @property
+    def classes_(self) -> tuple:
+        """Every label learned, sorted when the labels sort, else in order of first arrival:
+        the columns of :meth:`predict_proba_many` (:mod:`onlinebma.labels`)."""
+        if self._auto:
+            return () if self._rates is None else self._rates.classes_
+        return ordered_labels(self._class_counts)
+
     def feature_posteriors(self) -> dict:
         """``{feature: P(feature used | data)}``, current after every record (with
-        ``decay="auto"``, averaged over the rates with :meth:`decay_posterior`)."""
+        ``decay="auto"``, averaged over the rates with :meth:`decay_posterior`).
+
+        What it means per learner:
+
+        - ``ModelAveragedNB``: the posterior probability of the arc class → feature over the
+          selective naive Bayes structures, features independent a posteriori (Dash & Cooper
+          2002, eq. 12–13).
+        - ``BMANB``: the weight of that arc from plug-in likelihoods and the Γ^(N+1)
+          structure prior (Wu, Sanner & Oliveira 2015, eq. 11, 14), an approximation that
+          tends to 0 or 1 as the records grow.
+        - ``NaiveBayes``: 1.0 for every feature: its one fixed structure uses them all (kept
+          so that every learner of the family answers the same question).
+        """
         if self._auto:
             return self._rate_mixture().feature_posteriors()
         return {f: math.exp(self._log_weights(f, t)[1]) for f, t in self._tables.items()}
@@ -228,7 +254,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             return None
         from .rates import SharedRates  # when asked: the member-axis state is a large module
 
-        return SharedRates(terms, self.nominal_attributes)
+        return SharedRates(terms, self.nominal_attributes,
+                           numeric_attributes=self.numeric_attributes)
 
     def _rate_terms(self):
         """The learner's terms (:mod:`~onlinebma.naive_bayes.rate_terms`) for computing
@@ -300,7 +327,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
 
     def learn_one(self, x: dict, y) -> None:
         if self._auto:
-            self._rate_mixture().learn_one(x, y)
+            self._learn_through_rates(x, y)
             return
         check_label(y)
         (numeric, nominal, new), seen = self._read_for_learning(x)

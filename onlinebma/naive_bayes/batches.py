@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..distributed.protocol import MergePlan
+from ..labels import in_class_order
 from ..reading import (
     coded_labels,
     pairs_of,
@@ -79,7 +80,7 @@ class BatchPaths(WideNumerics):
     def _learn_rows(self, X, y) -> None:
         """``learn_many`` row by row, for learners that forget, for ``absent="zero"`` and for
         numbers read as intervals (after their cut points are fixed from the table)."""
-        columns, new, labels = prepare_frame(self._kinds, X, y)
+        columns, new, labels = prepare_frame(self.feature_kinds, X, y)
         if self._zero:
             check_name(new)
             for f, (kind, values, present) in columns.items():
@@ -162,7 +163,8 @@ class BatchPaths(WideNumerics):
         if self._zero or self._reader is not None:  # row by row (documented): a bag's terms
             # do not split per column; numbers read as intervals are coded per record
             rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
-            return pd.DataFrame(rows, columns=list(self._class_counts), index=X.index)
+            return in_class_order(pd.DataFrame(rows, columns=list(self._class_counts),
+                                               index=X.index))
         prior = self._log_prior()
         classes = list(prior)
         jll = np.tile(np.array(list(prior.values())), (len(X), 1))
@@ -185,7 +187,7 @@ class BatchPaths(WideNumerics):
         # outlier) then still sums to 1, which log-sum-exp rounding could not promise.
         p = np.exp(jll - jll.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        return pd.DataFrame(p, columns=classes, index=X.index)
+        return in_class_order(pd.DataFrame(p, columns=classes, index=X.index))
 
     def _numeric_term_np(self, f, t: NumericTable, x: np.ndarray, classes) -> np.ndarray:
         out = np.zeros((len(x), len(classes)))

@@ -87,6 +87,9 @@ class BMANB(NaiveBayes):
     sample_size : int, default 500
         A stream fixes a numeric feature's cut points from its first ``sample_size`` values
         (kept and counted then), as in :class:`~onlinebma.naive_bayes.NaiveBayes`.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     Examples
     --------
@@ -105,9 +108,11 @@ class BMANB(NaiveBayes):
 
     def __init__(self, gamma: float = 1.0, alpha: float = 1.0, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing",
-                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500,
+                 numeric_attributes: list | None = None):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent, numeric=numeric, sample_size=sample_size)
+                         absent=absent, numeric=numeric, sample_size=sample_size,
+                         numeric_attributes=numeric_attributes)
         check_real("gamma", gamma, 0.0, strict=True)
         self.gamma = gamma
         self._log_gamma = math.log(gamma)

@@ -77,6 +77,9 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     sample_size : int, default 500
         A stream fixes a numeric feature's cut points from its first ``sample_size`` values
         (kept and counted then), as in :class:`~onlinebma.naive_bayes.NaiveBayes`.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     Examples
     --------
@@ -102,9 +105,11 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
                  inclusion_prior: float = 0.5, normal_gamma: NormalGammaPrior | None = None,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None, absent: str = "missing",
-                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500):
+                 numeric: str = DEFAULT_NUMERIC, sample_size: int = 500,
+                 numeric_attributes: list | None = None):
         super().__init__(alpha=alpha, decay=decay, nominal_attributes=nominal_attributes,
-                         absent=absent, numeric=numeric, sample_size=sample_size)
+                         absent=absent, numeric=numeric, sample_size=sample_size,
+                         numeric_attributes=numeric_attributes)
         if absent == "zero" and prior == "BDeu":
             raise ValueError("absent='zero' takes prior='K2' (BDeu's cell pseudo-counts "
                              "ess / V would change every word's with each new word)")

@@ -63,6 +63,9 @@ class NaiveBayes(BaseNB):
         and counted with the cut points when they are fixed (no value is dropped).
         ``learn_many`` fixes a feature whose sample the table leaves incomplete from the
         table itself. Unused with ``numeric="gaussian"``.
+    numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category.
 
     Examples
     --------

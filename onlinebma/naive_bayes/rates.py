@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from ..forgetting import AUTO_GRID, MIN_WEIGHT, RateWeights, ScaledClock
+from ..labels import in_class_order, ordered_labels
 from ..reading import read_record
 from ..records import FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
@@ -88,14 +89,14 @@ class SharedRates(RateWeights):
     interface is :class:`~onlinebma.forgetting.RateMixture`'s.
     """
 
-    def __init__(self, terms, nominal_attributes=None, rates=AUTO_GRID):
+    def __init__(self, terms, nominal_attributes=None, rates=AUTO_GRID, numeric_attributes=None):
         self.terms = terms
         self.rates = tuple(rates)
         self.lam = np.array(self.rates, dtype=float)
         r = len(self.rates)
         self.log_weights = [-math.log(r)] * r
         self.weights = np.exp(self.log_weights)
-        self.kinds = FeatureKinds(nominal_attributes)
+        self.kinds = FeatureKinds(nominal_attributes, numeric_attributes)
         self.classes: list = []  # labels, first seen first
         self.class_index: dict = {}
         self.columns: dict = {}  # numeric feature -> column
@@ -226,7 +227,12 @@ class SharedRates(RateWeights):
         if not self.classes:
             return pd.DataFrame(index=X.index)
         rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
-        return pd.DataFrame(rows, columns=list(self.classes), index=X.index)
+        return in_class_order(pd.DataFrame(rows, columns=list(self.classes), index=X.index))
+
+    @property
+    def classes_(self) -> tuple:
+        """The labels in ``classes_`` order (:mod:`onlinebma.labels`)."""
+        return ordered_labels(self.classes)
 
     def feature_posteriors(self) -> dict:
         p = self.terms.feature_posteriors(self)  # {feature: [R] probabilities}

@@ -67,12 +67,13 @@ class AODE(BaseTAN):
 
     def __init__(self, frequency_limit: int = 1, m_estimate: float | None = None,
                  decay: float | str = 1.0, nominal_attributes: list | None = None,
-                 numeric: str = "5 intervals", sample_size: int = 200):
+                 numeric: str = "5 intervals", sample_size: int = 200,
+                 numeric_attributes: list | None = None):
         check_int("frequency_limit", frequency_limit, 0)
         if m_estimate is not None:
             check_real("m_estimate", m_estimate, 0.0, strict=True)
         super().__init__(decay=decay, nominal_attributes=nominal_attributes, numeric=numeric,
-                         sample_size=sample_size)
+                         sample_size=sample_size, numeric_attributes=numeric_attributes)
         self.frequency_limit = frequency_limit
         self.m_estimate = m_estimate
 

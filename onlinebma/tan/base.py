@@ -53,6 +53,7 @@ import numpy as np
 from river import base
 
 from ..forgetting import Forgetting
+from ..labels import ordered_labels, proba_frame
 from ..reading import prepare_frame, records_of, uninterrupted
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
@@ -75,13 +76,19 @@ SAMPLE_SIZE_DOC = """sample_size : int, default 200
         cut points of a table's numeric columns from the table itself."""
 """The numpydoc entry of ``sample_size``."""
 
+NUMERIC_ATTRIBUTES_DOC = """numeric_attributes : list or None, default None
+        Features that are numeric whatever their first value: a value of one that is not a
+        number (a ``"?"`` for a missing value read as text) is refused, not made a category."""
+"""The numpydoc entry of ``numeric_attributes``."""
+
 READING_PARAMETERS_DOC = NOMINAL_DOC + """
     numeric : str, default "5 intervals"
         How numeric features are cut (:data:`~onlinebma.tan.numbers.REPRESENTATIONS`):
         ``"B intervals"`` for an equal-frequency grid of B = 3, 5, 8, 16 or 32 intervals (a
         value holding more than 1/B of the sample is an interval of its own), or ``"MDL"``
         for the class-aware cut points of Fayyad and Irani.
-    """ + SAMPLE_SIZE_DOC
+    """ + SAMPLE_SIZE_DOC + """
+    """ + NUMERIC_ATTRIBUTES_DOC
 """The numpydoc entries of the parameters TAN and AODE read records with."""
 
 PLUGIN_PARAMETERS_DOC = """decay : float or "auto", default 1.0
@@ -114,13 +121,15 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
     _renormalise_above = RENORMALISE_ABOVE
 
     def __init__(self, decay: float | str = 1.0, nominal_attributes: list | None = None,
-                 numeric: str = "5 intervals", sample_size: int = 200):
+                 numeric: str = "5 intervals", sample_size: int = 200,
+                 numeric_attributes: list | None = None):
         check_reading(decay, numeric, sample_size)
         self.decay = decay
         self.nominal_attributes = nominal_attributes
+        self.numeric_attributes = numeric_attributes
         self.numeric = numeric
         self.sample_size = sample_size
-        self._kinds = FeatureKinds(nominal_attributes)
+        self._kinds = FeatureKinds(nominal_attributes, numeric_attributes)
         self._counts = PairCounts()
         self._numbers = NumericReading(numeric, sample_size)
         self._auto = decay == "auto"
@@ -179,7 +188,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
 
     def learn_one(self, x: dict, y) -> None:
         if self._auto:
-            self._rate_mixture().learn_one(x, y)
+            self._learn_through_rates(x, y)
             return
         check_label(y)
         if self._predicts(x):  # the prediction of this very record
@@ -230,8 +239,8 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         fewer than ``sample_size`` rows. The whole batch is validated before anything
         changes.
         """
+        columns, new, labels = prepare_frame(self.feature_kinds, X, y)
         hosts = self._rate_mixture().members if self._auto else [self]
-        columns, new, labels = prepare_frame(hosts[0]._kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self._forgets:
                 for x, label in zip(records_of(columns, len(labels)), labels):
@@ -332,4 +341,12 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         jll = self._joint_log_likelihood_many(self._code_frame(X))
         p = np.exp(jll - jll.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
-        return pd.DataFrame(p, columns=list(self._counts.classes_), index=X.index)
+        return proba_frame(p, self._counts.classes_, X.index)
+
+    @property
+    def classes_(self) -> tuple:
+        """Every label learned, sorted when the labels sort, else in order of first arrival:
+        the columns of :meth:`predict_proba_many` (:mod:`onlinebma.labels`)."""
+        if self._auto:
+            return () if self._rates is None else self._rates.classes_
+        return ordered_labels(self._counts.classes_)

@@ -38,6 +38,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..forgetting import RateWeights
+from ..labels import ordered_labels, proba_frame
 from ..reading import prepare_frame, records_of, uninterrupted
 from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
@@ -92,11 +93,13 @@ class TreeMemberStack(RecordCoding, RateWeights):
         The members, a sequence of :class:`Member`: at most one interval representation
         among them (the counts have one row per distinct rate; a Gaussian member reads the
         row of its rate for its nominal features).
+    numeric_attributes
+        Features that are numeric whatever their first value.
     """
 
     def __init__(self, structures: str, ess: float, edge_prior: float,
                  structure_decay: float, nominal_attributes: list | None, sample_size: int,
-                 members):
+                 members, numeric_attributes: list | None = None):
         self.members = tuple(members)
         grids = {m.representation for m in self.members} - {GAUSSIAN}
         if len(grids) > 1:
@@ -108,7 +111,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self.structure_decay = structure_decay
         self.log_weights = [-math.log(len(self.members))] * len(self.members)
         r = len(self.rates)
-        self._kinds = FeatureKinds(nominal_attributes)
+        self._kinds = FeatureKinds(nominal_attributes, numeric_attributes)
         self._counts = PairCounts(r)
         self._numbers = NumericReading(grids.pop() if grids else None, sample_size)
         self._gaussian = GaussianStatistics(self.rates) if self._gaussian_members else None
@@ -280,8 +283,12 @@ class TreeMemberStack(RecordCoding, RateWeights):
                                        self._t)[back]
             p = np.exp(jll - jll.max(axis=1, keepdims=True))
             out = out + math.exp(lw) * (p / p.sum(axis=1, keepdims=True))
-        return pd.DataFrame(out / out.sum(axis=1, keepdims=True),
-                            columns=list(counts.classes_), index=X.index)
+        return proba_frame(out / out.sum(axis=1, keepdims=True), counts.classes_, X.index)
+
+    @property
+    def classes_(self) -> tuple:
+        """The labels in ``classes_`` order (:mod:`onlinebma.labels`)."""
+        return ordered_labels(self._counts.classes_)
 
     def _gaussian_batch(self, X, n_classes: int) -> np.ndarray:
         """``log t_c`` of every row of a validated DataFrame, ``(rows, count rows, K)``."""

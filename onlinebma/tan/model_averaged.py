@@ -10,7 +10,7 @@ from river import base
 
 from ..forgetting import AUTO_GRID
 from ..validation import check_choice, check_decay, check_real
-from .base import NOMINAL_DOC, SAMPLE_SIZE_DOC, check_reading
+from .base import NOMINAL_DOC, NUMERIC_ATTRIBUTES_DOC, SAMPLE_SIZE_DOC, check_reading
 from .gaussian import GAUSSIAN
 from .members import Member, TreeMemberStack
 from .merging import Merging
@@ -109,6 +109,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         of them: ``"B intervals"`` (B = 3, 5, 8, 16, 32), ``"MDL"`` (class-aware cut
         points) or ``"Gaussian"`` (:data:`NUMERIC_CHOICES`).
     {SAMPLE_SIZE_DOC}
+    {NUMERIC_ATTRIBUTES_DOC}
 
     Attributes
     ----------
@@ -144,7 +145,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     def __init__(self, structures: str = "forests", ess: float = 10.0, edge_prior: float = 1.0,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None, numeric: str = "auto",
-                 sample_size: int = 200):
+                 sample_size: int = 200, numeric_attributes: list | None = None):
         check_reading(decay, numeric, sample_size, NUMERIC_CHOICES)
         check_choice("structures", structures, ("forests", "trees"))
         check_real("ess", ess, 0.0, strict=True)
@@ -158,13 +159,14 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         self.nominal_attributes = nominal_attributes
         self.numeric = numeric
         self.sample_size = sample_size
+        self.numeric_attributes = numeric_attributes
         rates = AUTO_GRID if decay == "auto" else (decay,)
         representations = auto_representations(decay) if numeric == "auto" else (numeric,)
         self._state = TreeMemberStack(structures, ess, edge_prior, structure_decay,
                                       nominal_attributes, sample_size,
                                       [Member(rate, representation)
                                        for representation in representations
-                                       for rate in rates])
+                                       for rate in rates], numeric_attributes)
 
     @property
     def _multiclass(self):
@@ -196,6 +198,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
 
     def predict_proba_one(self, x: dict) -> dict:
         return self._state.predict_proba_one(x)
+
+    @property
+    def classes_(self) -> tuple:
+        """Every label learned, sorted when the labels sort, else in order of first arrival:
+        the columns of :meth:`predict_proba_many` (:mod:`onlinebma.labels`)."""
+        return self._state.classes_
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows (one batched computation per member)."""

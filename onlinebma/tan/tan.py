@@ -155,10 +155,10 @@ class TAN(BaseTAN):
 
     def __init__(self, alpha: float = 0.5, decay: float | str = 1.0,
                  nominal_attributes: list | None = None, numeric: str = "5 intervals",
-                 sample_size: int = 200):
+                 sample_size: int = 200, numeric_attributes: list | None = None):
         check_real("alpha", alpha, 0.0, strict=True)
         super().__init__(decay=decay, nominal_attributes=nominal_attributes, numeric=numeric,
-                         sample_size=sample_size)
+                         sample_size=sample_size, numeric_attributes=numeric_attributes)
         self.alpha = alpha
         self._model = None  # (parent, log prior, log table, offsets) or None when stale
         self._index = None  # (layout key, cmi_index) of the counts' layout
