@@ -31,6 +31,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     model = ModelAveragedTAN()
     model.learn_many(X, y)
     graph = model.draw(threshold=THRESHOLD)
+    graph.attr(dpi="160")  # as _report.save_figure saves every figure
     figures = pathlib.Path(out) / "figures"
     figures.mkdir(parents=True, exist_ok=True)
     stem = figures / f"{NAME}-house-votes"
