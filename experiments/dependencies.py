@@ -37,6 +37,11 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     stem = figures / f"{NAME}-house-votes"
     graph.render(stem, format="png", cleanup=True)
     png = stem.with_suffix(".png")
+    from PIL import Image  # matplotlib's dependency: record the resolution dot leaves out
+
+    with Image.open(png) as image:
+        image.load()
+    image.save(png, dpi=(160, 160))
     edges = sorted(model.edge_posteriors().items(), key=lambda kv: -kv[1])
     table = pd.DataFrame([{"edge": f"{u} – {v}", "posterior": p} for (u, v), p in edges[:10]])
     text = "\n".join([
