@@ -74,6 +74,9 @@ def _guide_table():
     return rows
 
 
+TREES = ("ModelAveragedTAN", "TAN", "AODE")
+
+
 def test_the_guide_says_what_its_table_shows():
     """Each sentence of the guide's reading of its table, checked against the table."""
     rows = _guide_table()
@@ -89,20 +92,36 @@ def test_the_guide_says_what_its_table_shows():
                 assert r["log loss"] < rows[s, b]["log loss"], (s, learner, b)
                 assert r["ECE"] < rows[s, b]["ECE"], (s, learner, b)
         ms = [rows[s, m]["ms/record"] for m in ("FixedOrderBMA", "OrderMCMC")]
-        assert 2.5 <= min(ms) and max(ms) <= 8.0, ms
-        assert 20.0 <= rows[s, "ISA"]["ms/record"] <= 165.0
+        assert 1.5 <= min(ms) and max(ms) <= 8.0, ms
+        assert 5.0 <= rows[s, "ISA"]["ms/record"] <= 40.0
         fan, naive = rows[s, "FAN"], rows[s, "NaiveBayes"]
         worse = (fan["accuracy"] < naive["accuracy"], fan["log loss"] > naive["log loss"],
                  fan["ECE"] > naive["ECE"])
         assert all(worse) if s == "Phishing" else not any(worse), s
-        # the fastest by an order of magnitude, the order pair the largest in memory
-        assert 10 * max(rows[s, b]["ms/record"] for b in nb) < \
-            min(r["ms/record"] for (t, m), r in rows.items() if t == s and m not in nb)
+        # the fastest: by an order of magnitude against the batch learners, faster than the
+        # tree-augmented ones; the order pair the largest in memory
+        fastest = max(rows[s, b]["ms/record"] for b in nb)
+        assert 10 * fastest < min(r["ms/record"] for (t, m), r in rows.items()
+                                  if t == s and m not in nb + TREES)
+        assert fastest < min(rows[s, m]["ms/record"] for m in TREES)
+        if s != "Phishing":  # as accurate as the dependency models on the nominal streams
+            assert min(rows[s, m]["accuracy"] for m in TREES) >= 0.93
+        assert round(min(rows[s, m]["ms/record"] for m in TREES), 1) >= 0.2
+        assert max(rows[s, m]["ms/record"] for m in TREES) <= 2.0
         assert max((r["pickled kB"], m) for (t, m), r in rows.items() if t == s)[1] == \
             "OrderMCMC"
     for s in ("mushroom", "Phishing"):
         assert min((r["accuracy"], m) for (t, m), r in rows.items() if t == s)[1] == \
             "FiniteMixture"
+    assert max((r["accuracy"], m) for (t, m), r in rows.items() if t == "house-votes-84")[1] \
+        == "AODE"
+    phishing = {m: rows["Phishing", m] for m in TREES}
+    assert all(0.26 <= r["log loss"] <= 0.29 and 0.845 <= r["accuracy"] <= 0.86
+               for r in phishing.values())
+    assert max(r["log loss"] for r in phishing.values()) < \
+        min(rows["Phishing", m]["log loss"] for m in (*nb, "FAN"))
+    assert min(rows["Phishing", b]["accuracy"] for b in nb) >= 0.885
+    assert min((r["ECE"], m) for m, r in phishing.items())[1] == "ModelAveragedTAN"
     votes = [rows["house-votes-84", b] for b in nb]
     assert all(r["log loss"] > r["prior log loss"] for r in votes)
     gain = {s: rows[s, "NaiveBayes"]["log loss"] - rows[s, "ModelAveragedNB"]["log loss"]
