@@ -35,7 +35,7 @@ import time
 
 import numpy as np
 
-from experiments import _report, drift
+from experiments import _report, drift, tan
 from experiments._cv import cv_splits
 from onlinebma.progress import progress
 
@@ -363,25 +363,6 @@ def numeric_speed(quick: bool):
     return pd.DataFrame(rows)
 
 
-def _figure_rolling(runs: dict, out, window: int) -> pathlib.Path:
-    """Rolling accuracy of every learner on every stream (drift points marked)."""
-    plt = _report.pyplot()
-    fig, axes = plt.subplots(len(runs), 1, figsize=(10, 2.0 * len(runs)),
-                             layout="constrained", squeeze=False)
-    for ax, r in zip(axes[:, 0], runs.values()):
-        x = np.arange(window, r.correct.shape[1] + 1)
-        for k, (name, corr) in enumerate(zip(r.names, r.correct)):
-            ax.plot(x, drift.rolling(corr, window), lw=1.4 if TARGET in name else 0.9,
-                    color=f"C{k}", label=name)
-        drift._mark_drifts(ax, r.stream)
-        ax.set_ylabel(r.stream.name, fontsize=9)
-    axes[0, 0].set_title(f"rolling accuracy over the last {window} records "
-                         "(vertical lines: drift points)", fontsize=10)
-    axes[-1, 0].set_xlabel("record")
-    fig.legend(*axes[0, 0].get_legend_handles_labels(), loc="outside right center", fontsize=8)
-    return _report.save_figure(fig, NAME, out, "rolling")
-
-
 # ------------------------------------------------------------------------------- targets
 
 
@@ -447,7 +428,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"), show: boo
     load.append(os.getloadavg()[0])
     elapsed = time.perf_counter() - start
     target_tab = targets(loss, adult_df, stream_df, speed_df, numeric_df)
-    figure = _figure_rolling(runs, out, 50 if quick else 500)
+    figure = tan.rolling_figure(runs, out, 50 if quick else 500, name=NAME)
     order = list(dict.fromkeys(stream_df["model"]))
     wide = {m: stream_df.pivot(index="model", columns="stream", values=m)
             .reindex(index=order, columns=list(runs)).reset_index()
