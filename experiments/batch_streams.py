@@ -157,7 +157,10 @@ def run_one(spec: dict, code_root: pathlib.Path) -> dict:
     """:func:`worker` in a fresh interpreter that imports onlinebma from ``code_root``."""
     env = dict(os.environ, PYTHONPATH=str(code_root))
     with tempfile.TemporaryDirectory() as tmp:
-        proc = subprocess.run([sys.executable, __file__, "--worker", json.dumps(spec)],
+        # as a module: run as a script, its folder would come first on sys.path and
+        # experiments/numbers.py would shadow the standard library's numbers (numpy imports it)
+        proc = subprocess.run([sys.executable, "-m", "experiments.batch_streams", "--worker",
+                               json.dumps(spec)],
                               cwd=tmp, env=env, capture_output=True, text=True)
     if proc.returncode:
         return {"error": proc.stderr.strip().splitlines()[-1] if proc.stderr else "failed"}
