@@ -181,7 +181,7 @@ def test_dask_plan_is_an_exact_merge():
     whole = ModelAveragedTAN()
     whole.learn_many(X, y)
     expected = whole.predict_proba_many(X).to_numpy()
-    got = trained.predict_proba_many(X).reindex(columns=whole.counts.classes_).to_numpy()
+    got = trained.predict_proba_many(X).reindex(columns=whole.classes_).to_numpy()
     np.testing.assert_allclose(got, expected, atol=1e-9)
 
 
