@@ -249,11 +249,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
                     host._fix_pending()
                 return
             self._predicted = None
-            self._fix_from_table(columns, labels)
-            matrix, classes = self._code_batch(columns, new, labels)
-            self._counts.learn_many(matrix, classes)
-            self._t += len(labels)
-            self._refresh()
+            self._count_table(columns, new, labels)
 
     def _replay_weight(self, age: int) -> float:
         """The weight, in the counts' current unit, of a record ``age`` records before the

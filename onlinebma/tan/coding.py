@@ -242,6 +242,16 @@ class RecordCoding:
                                                         n_classes)
         self._fix_and_replay(readings)
 
+    def _count_table(self, columns, new, labels) -> None:
+        """``learn_many``'s vectorised path, for a host that forgets nothing: cut points of
+        the table's unfinished numeric features from the table, then every row counted at
+        once (one ``bincount`` per block) and the host's ``_refresh()``."""
+        self._fix_from_table(columns, labels)
+        matrix, classes = self._code_batch(columns, new, labels)
+        self._counts.learn_many(matrix, classes)
+        self._t += len(labels)
+        self._refresh()
+
     def _code_batch(self, columns, new, labels):
         """Code a validated batch (:func:`~onlinebma.reading.prepare_frame`'s
         ``columns, new, labels``) for counting, adding its new features, values and classes

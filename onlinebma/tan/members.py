@@ -447,11 +447,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 self._fix_pending()  # the end of the table ends its numeric samples
                 return
             self._last = None
-            self._fix_from_table(columns, labels)
-            matrix, classes = self._code_batch(columns, new, labels)
-            self._counts.learn_many(matrix, classes)
-            self._t += len(labels)
-            self._refresh()
+            self._count_table(columns, new, labels)
 
     def merge(self, other: TreeMemberStack) -> None:
         """Add ``other``'s records (a stack of the same members that forgets nothing): the
