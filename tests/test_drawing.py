@@ -1,5 +1,9 @@
 """onlinebma.drawing: the dependency graph says what the posteriors say."""
 
+import shutil
+
+import pytest
+
 from onlinebma.drawing import dependency_graph
 
 
@@ -43,6 +47,8 @@ def test_learners_draw_what_their_posteriors_say():
     assert len(drawn) == sum(p > 0.5 for p in posteriors.values())
 
 
+@pytest.mark.skipif(shutil.which("dot") is None,
+                    reason="needs Graphviz's dot to render (CI installs it: .ci/run)")
 def test_the_dependencies_experiment_renders_its_figure(tmp_path):
     from experiments import dependencies
 
