@@ -86,3 +86,16 @@ def test_a_missing_numeric_value_is_learned_as_missing_once_components_are_avera
     model.learn_one({"f3": pd.NA, "f1": "b"}, "q")
     twin.learn_one({"f1": "b"}, "q")
     assert model.predict_proba_one({"f1": "b"}) == twin.predict_proba_one({"f1": "b"})
+
+
+def test_a_huge_number_is_predicted_by_the_gaussian_member_and_refused_for_learning():
+    """Found by the property above: a value of 1e300 made ModelAveragedTAN's Gaussian member
+    raise in predict_proba_one, and in learn_one only after the counts had changed."""
+    model = BY_NAME["ModelAveragedTAN"].make()
+    model.learn_one({"f0": "a", "f5": 0.0}, "p")
+    model.learn_one({"f0": "b", "f5": 1.0}, "q")
+    _assert_distribution(model.predict_proba_one({"f1": "a", "f5": 1e300}), "ModelAveragedTAN")
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="'f5'"):
+        model.learn_one({"f0": "a", "f5": 1e300}, "p")
+    assert pickle.dumps(model) == before

@@ -200,6 +200,24 @@ def test_score_equivalence_both_orders(args):
         assert abs(l_uv - (v_given_u - single[v])) < 1e-9
 
 
+def test_any_finite_value_is_predicted_with_the_student_t_tail():
+    """Found by the hostile-stream property: a value of 1e300 made the quadratic form
+    overflow (inf - inf). Far out along a direction the log density falls as
+    -(df + d) log|x| (the Student t tail), so from 1e50 (computed without any scaling
+    trouble) to 1e300 it must fall by (df + d) log(1e250), to 1e-9."""
+    d = 3
+    prior = NormalWishartPrior(d)
+    X = data(15, d, seed=3)
+    full = FullStatistics(d)
+    full.add_many(X)
+    direction = np.array([0.6, -0.8, 0.0])
+    near, far = (full.log_predictive(prior, a * direction) for a in (1e50, 1e300))
+    assert np.isfinite(far)
+    assert abs((far - near) + (prior.df(15.0) + d) * math.log(1e250)) < 1e-9
+    with pytest.raises(ValueError, match="finite"):
+        full.log_predictive(prior, np.array([np.inf, 0.0, 0.0]))
+
+
 def test_empty_statistics_score_zero():
     prior = NormalWishartPrior(3)
     assert FullStatistics(3).log_marginal(prior) == 0.0

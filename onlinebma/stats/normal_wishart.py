@@ -246,15 +246,20 @@ def _log_ml(prior, size, n, log_det_t, log_det_r):
             + 0.5 * a * log_det_t - 0.5 * (a + n) * log_det_r)
 
 
-def _log_student(prior, size, n, log_det_r, quad_r):
+def _log_student(prior, size, n, log_det_r, quad_r=None, *, log_quad=None):
     """Log multivariate Student t predictive of ``size`` features after weight ``n``, from
-    ``log|R_SS|`` and ``delta^T R_SS^-1 delta`` (``delta`` = record - posterior location)."""
+    ``log|R_SS|`` and ``delta^T R_SS^-1 delta`` (``delta`` = record - posterior location),
+    given as ``quad_r`` or as its logarithm ``log_quad`` (finite however large the value)."""
     kappa = prior.k0 + n
     df = prior.df(n)
     ratio = kappa / (kappa + 1.0)  # the shape matrix times df is R (kappa + 1) / kappa
+    if log_quad is None:
+        log_tail = np.log1p(ratio * quad_r)
+    else:  # log(1 + ratio q) = logaddexp(0, log ratio + log q)
+        log_tail = np.logaddexp(0.0, np.log(ratio) + log_quad)
     return (gammaln(0.5 * (df + size)) - gammaln(0.5 * df) - 0.5 * size * LOG_PI
             - 0.5 * (log_det_r - size * np.log(ratio))
-            - 0.5 * (df + size) * np.log1p(ratio * quad_r))
+            - 0.5 * (df + size) * log_tail)
 
 
 def _r_single(prior, n, mean, a):
@@ -970,7 +975,11 @@ class FullStatistics(_Statistics):
         numpy.ndarray of shape ``shape``
         """
         _check_prior_for(prior, self.n_features)
-        x = _check_record(x, self.n_features)
+        x = np.asarray(x, dtype=float)
+        if x.shape != (self.n_features,):
+            raise ValueError(f"a record must have shape ({self.n_features},), got {x.shape}")
+        if np.isinf(x).any():
+            raise ValueError(f"values must be finite (NaN = missing), got {x.tolist()}")
         idx = np.flatnonzero(~np.isnan(x))
         if len(idx) == 0:
             return np.zeros(self.shape)
@@ -979,8 +988,14 @@ class FullStatistics(_Statistics):
         loc = (prior.k0 * prior.nu[idx] + n[..., None] * mean[..., idx]) / (prior.k0
                                                                             + n[..., None])
         delta = x[idx] - loc
-        y = np.linalg.solve(np.swapaxes(G, -1, -2), delta[..., None])[..., 0]
-        return _log_student(prior, len(idx), n, log_det_r, (y * y).sum(axis=-1))
+        # any finite value may be predicted: delta is scaled by its largest entry s before
+        # the solve and the quadratic form kept as log(s^2) + log|y|^2, so a value near the
+        # largest float gives a finite (very small) density instead of inf - inf
+        scale = np.maximum(np.abs(delta).max(axis=-1, keepdims=True), 1.0)
+        y = np.linalg.solve(np.swapaxes(G, -1, -2), (delta / scale)[..., None])[..., 0]
+        with np.errstate(divide="ignore"):  # y = 0: log 0 = -inf, and log1p(0) = 0 below
+            log_quad = 2.0 * np.log(scale[..., 0]) + np.log((y * y).sum(axis=-1))
+        return _log_student(prior, len(idx), n, log_det_r, log_quad=log_quad)
 
 
 def _check_prior_for(prior, d):

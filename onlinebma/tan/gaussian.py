@@ -23,6 +23,9 @@ the first record, while the interval members wait for theirs.
 - **Missing values**: a record missing one of those features does not update the Gaussian
   statistics (complete-case learning, exact Bayes for the records learned; the forgetting
   still applies) and is predicted with the marginal Student t of its observed features.
+- **Magnitude**: as every learner, the stack refuses to learn a numeric value beyond
+  :data:`~onlinebma.stats.gaussian.MAX_ABS_VALUE` (its square must stay finite); any finite
+  value is predicted (the Student t's quadratic form is kept in log space).
 - **Forgetting**: the statistics of every class are multiplied by the member's rate λ before
   each record is added (every record, whatever its class), as every count is.
 """

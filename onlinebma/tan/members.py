@@ -41,6 +41,7 @@ from ..forgetting import RateWeights
 from ..labels import ordered_labels, proba_frame
 from ..reading import prepare_frame, records_of, uninterrupted
 from ..records import FeatureKinds, check_label
+from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
@@ -318,10 +319,15 @@ class TreeMemberStack(RecordCoding, RateWeights):
         else:
             probas = memo = reading = split = None
         check_label(y)
+        if reading is None:
+            split = self._kinds.split(x) if split is None else split
+        for f, v in split[0]:  # a learned square must stay finite (stats.gaussian)
+            if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
+                check_magnitude(f, v)
+        # validated: nothing fails after
         self._last = None
         counts = self._counts
         if reading is None:
-            split = self._kinds.split(x) if split is None else split  # nothing fails after
             codes, values, grew, nominal = self._code_for_learning(split)
             columns = counts.record_columns(codes, values)
         else:  # coded by the prediction, every value known: nothing new
