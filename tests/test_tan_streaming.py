@@ -136,20 +136,31 @@ def test_pair_ids_and_scaling():
 
 
 def test_cut_points_batch_equals_stream_and_stay_fixed():
-    """learn_many in chunks and learn_one on the rows fix the same cut points (the first 25
-    observed values) and count the same intervals; later values far beyond the sample fall in
-    the end interval and never move the cut points."""
+    """learn_one fixes the cut points at the 25th observed value; learn_many in chunks fixes
+    them from its first chunk's whole column (its sample: onlinebma.tan.numbers) and keeps
+    them; a stream given those cut points counts the same intervals as the chunks; later
+    values far beyond the sample fall in the end interval and never move the cut points."""
     from onlinebma.tan import TAN
+    from onlinebma.tan.numbers import NumericReading
 
     rng = np.random.default_rng(3)
     x = rng.normal(size=200)
     x[rng.random(200) < 0.1] = np.nan
     y = rng.integers(0, 2, 200)
-    one, many = TAN(sample_size=25), TAN(sample_size=25)
+    streamed, many = TAN(sample_size=25), TAN(sample_size=25)
     for v, c in zip(x, y):
-        one.learn_one({"x": v}, int(c))
+        streamed.learn_one({"x": v}, int(c))
     for rows in (slice(0, 40), slice(40, 200)):
         many.learn_many(pd.DataFrame({"x": x[rows]}), pd.Series(y[rows]))
+    reading = NumericReading("5 intervals", 25)
+    observed = x[~np.isnan(x)]
+    assert streamed.numeric_readings["x"] == reading.grids_from_sample(
+        observed[:25], y[~np.isnan(x)][:25], 2)
+    assert many.numeric_readings["x"] == reading.grids_from_sample(x[:40], y[:40], 2)
+    one = TAN(sample_size=25)
+    one.fix_numeric(many.numeric_readings)
+    for v, c in zip(x, y):
+        one.learn_one({"x": v}, int(c))
     assert one.numeric_readings == many.numeric_readings
     first = one.numeric_readings["x"]
     assert first.n_intervals == (5,)
