@@ -12,6 +12,11 @@ A learner chooses its plan:
   moments add up, and every batch learner — ISA, FixedOrderBMA, OrderMCMC, FAN, FiniteMixture
   — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`):
   :class:`~onlinebma.distributed.protocol.MergePlan`, the partial learners merged in order;
+- the tree-augmented learners (TAN, AODE, ModelAveragedTAN of one numeric representation),
+  whose cut points must agree before partitions merge:
+  :class:`~onlinebma.distributed.first_pass.SampledMergePlan`, a first pass drawing each
+  numeric column's sample from the whole frame as ``learn_many`` draws it, the cut points
+  fixed from it, then the merge plan;
 - FAN and FiniteMixture with a criterion computed from sums (``"bic"``, ``"aic"``, ``"cs"``,
   ``"icl"``): distributed EM, the records staying where they lie
   (:mod:`onlinebma.mixture.distributed_em`);
@@ -27,8 +32,9 @@ A learner chooses its plan:
   its stored records) sent to each worker once (:mod:`.predict`).
 
 This package imports no learner family: each family implements its plan in its own package (the
-two above in ``mixture/`` and ``order_mcmc/``), from :mod:`.protocol`, :mod:`.partitions` and
-:mod:`.coding_pass` (the first pass of a plan fitted from whole-frame statistics). A new learner
+two above in ``mixture/`` and ``order_mcmc/``), from :mod:`.protocol`, :mod:`.partitions`,
+:mod:`.coding_pass` (the first pass of a plan fitted from whole-frame statistics) and
+:mod:`.first_pass` (the first pass that samples the numeric columns). A new learner
 joins by implementing ``distributed_plan()`` (see :mod:`.protocol` and docs/architecture.md); a
 learner without it is refused with a ``TypeError``, and a learner whose state cannot be combined
 (one that forgets) refuses in ``distributed_plan()``, before any partition is learned, rather
@@ -79,6 +85,15 @@ __all__ = ["MergePlan", "Partitions", "Plan", "fit", "plan_of", "predict_proba"]
 def plan_of(model) -> Plan:
     """``model.distributed_plan()``, or a ``TypeError`` for a learner without one."""
     make = getattr(model, "distributed_plan", None)
+    if not callable(make) and hasattr(model, "steps"):  # a River pipeline
+        raise TypeError(
+            f"{type(model).__name__} cannot be trained on Dask: a pipeline has no "
+            "distributed_plan() (a transformer fitted on every value, such as a discretiser's "
+            "cut points, does not add up over partitions). Either let the learner read the "
+            "numbers itself (the tree-augmented learners' numeric='MDL' agree their cut "
+            "points from the whole frame in a first pass), or fit the transformer first "
+            "(learn_many on the frame, or a sample of it), transform each partition "
+            "(ddf.map_partitions(transformer.transform_many)) and fit the learner alone")
     if not callable(make):
         raise TypeError(
             f"{type(model).__name__} cannot be trained on Dask: it has no distributed_plan() "

@@ -42,11 +42,11 @@ def split_partition(part, target: str, index: int) -> tuple:
 
 
 def _learn(plan, part, target: str, index: int):
-    """``plan.learn_partition`` of partition ``index``; a refused partition raises the
+    """``plan.learn_numbered`` of partition ``index``; a refused partition raises the
     learner's error with the partition's number in front."""
     X, y = split_partition(part, target, index)
     try:
-        return plan.learn_partition(X, y)
+        return plan.learn_numbered(index, X, y)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"partition {index}: {exc}") from exc
 

@@ -78,6 +78,12 @@ class Plan:
         their labels (a Series of the same length, possibly empty)."""
         raise NotImplementedError
 
+    def learn_numbered(self, number: int, X, y):
+        """The partial result of partition ``number`` (counted from 0 in the frame's order):
+        :meth:`learn_partition` by default; a plan whose partial result depends on where the
+        partition lies in the frame (its rows' positions) overrides this instead."""
+        return self.learn_partition(X, y)
+
     def combine(self, partials: list):
         """One partial result from several, given in partition order."""
         raise NotImplementedError
@@ -93,20 +99,31 @@ class Plan:
 
 
 class MergePlan(Plan):
-    """The plan of a learner with an exact ``merge``: learn each partition with a fresh clone,
-    merge the partial learners in order, and merge the result into a copy of the learner the
-    plan started from (so what it had learned already comes first)."""
+    """The plan of a learner with an exact ``merge``: learn each partition with a copy of the
+    template (by default a fresh clone of the learner), merge the partial learners in order,
+    and merge the result into a copy of the learner the plan started from (so what it had
+    learned already comes first).
 
-    def __init__(self, model):
+    Parameters
+    ----------
+    model
+        The learner to start from (not modified).
+    template : optional
+        The learner each partition's copy starts from, ``None`` for ``model.clone()``: a
+        learner given what the partitions must agree on (cut points fixed from a first pass
+        over the frame, :mod:`.first_pass`).
+    """
+
+    def __init__(self, model, template=None):
         self.model = model
-        self.template = model.clone()
+        self.template = model.clone() if template is None else template
 
     def __getstate__(self):
         # The workers need the template only: the learner itself stays on the client.
         return {**self.__dict__, "model": None}
 
     def learn_partition(self, X, y):
-        learner = self.template.clone()
+        learner = copy.deepcopy(self.template)
         if len(X):
             learner.learn_many(X, y)
         return learner

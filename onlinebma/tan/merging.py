@@ -2,10 +2,11 @@
 
 :class:`Merging` gives the tree-augmented learners their ``merge`` (two learners into one
 equal to a learner trained on both streams) and their ``distributed_plan`` (how
-:func:`onlinebma.distributed.fit` trains them on Dask: partitions learned by clones and merged
-in order). Learners that forget are refused: their counts weigh records by age on two
-unrelated clocks. :func:`merge_codings` adds one coded state to another (feature kinds,
-numeric intervals, counts): :class:`~onlinebma.tan.base.BaseTAN` and
+:func:`onlinebma.distributed.fit` trains them on Dask: a first pass agrees the numeric
+features' cut points from the whole frame, :func:`agree_numbers`, then partitions are counted
+by copies of the agreed learner and merged in order). Learners that forget are refused: their
+counts weigh records by age on two unrelated clocks. :func:`merge_codings` adds one coded state
+to another (feature kinds, numeric intervals, counts): :class:`~onlinebma.tan.base.BaseTAN` and
 :class:`~onlinebma.tan.members.TreeMemberStack` merge through it.
 """
 
@@ -13,10 +14,13 @@ from __future__ import annotations
 
 import copy
 
-from ..distributed.protocol import MergePlan
+from ..distributed.first_pass import SampledMergePlan
+from ..records import FeatureKinds
 from ..validation import check_mergeable_with
+from .gaussian import GAUSSIAN
+from .numbers import REPRESENTATIONS, TABLE_SAMPLE_SIZE
 
-__all__ = ["Merging", "merge_codings"]
+__all__ = ["Merging", "agree_numbers", "merge_codings"]
 
 
 def merge_codings(out, other) -> None:
@@ -63,12 +67,17 @@ class Merging:
                 f"train one learner on the interleaved stream instead"
             )
 
-    def distributed_plan(self) -> MergePlan:
-        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: partitions
-        learned by clones where they lie and merged in order (exact: the counts add). A
-        learner that forgets is refused here, before any partition is learned."""
+    def distributed_plan(self) -> SampledMergePlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: a first pass
+        samples every numeric column of the whole frame as ``learn_many`` on it would
+        (:mod:`onlinebma.distributed.first_pass`), :func:`agree_numbers` fixes the cut points
+        from those samples, and the partitions are counted where they lie by copies of the
+        agreed learner and merged in order (exact: the counts and the Gaussian statistics
+        add). A learner that forgets is refused here, before any partition is learned."""
         self._refuse_forgetting("train on Dask")
-        return MergePlan(self)
+        return SampledMergePlan(self, FeatureKinds(self.nominal_attributes,
+                                                   self.numeric_attributes),
+                                TABLE_SAMPLE_SIZE, agree_numbers)
 
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.
@@ -85,3 +94,57 @@ class Merging:
         out = copy.deepcopy(self)  # a failure below leaves self and other as they were
         out._merge_from(other)
         return out
+
+
+def agree_numbers(learner, samples: dict):
+    """Fix ``learner``'s numeric features from the samples of a whole frame's columns (the
+    first pass of :func:`onlinebma.distributed.fit`) as ``learn_many`` on that frame would,
+    and return the template whose copies count the partitions.
+
+    Interval representations (``"8 intervals"``, ``"MDL"``, ...) get every column's cut
+    points (:meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric` of its
+    :class:`~onlinebma.numeric.sample.ColumnSample`: the values ``learner`` kept come first),
+    and the template gets the same cut points. ``numeric="Gaussian"`` models the numeric
+    features observed in the frame's first record with a numeric value (those
+    ``learn_many`` row by row would choose), and the template knows the frame's classes in
+    order (the statistics are laid out by class).
+
+    Parameters
+    ----------
+    learner : BaseTAN or ModelAveragedTAN
+        A copy of the learner :func:`~onlinebma.distributed.fit` started from, changed in place.
+    samples : dict
+        ``{column: ColumnSample}`` of the frame's numeric columns, in column order.
+
+    Returns
+    -------
+    A learner of ``learner``'s class that has learned nothing.
+
+    Raises
+    ------
+    ValueError
+        Where no agreement gives the learner of the whole frame: ``numeric="auto"`` (its
+        representations' weights follow the order of the records), or a Gaussian learner that
+        has learned already (the features and classes it chose are its own).
+    """
+    numeric = learner.numeric
+    if numeric == GAUSSIAN:
+        if learner.counts.n_classes:
+            raise ValueError(
+                "distributed.fit of ModelAveragedTAN(numeric='Gaussian') on a frame with "
+                "numeric columns starts from a learner that has learned nothing: fit a fresh "
+                "one on the whole frame (the Gaussian statistics are laid out by the features "
+                "and classes of its first records)")
+        first = min(sample.first for sample in samples.values())
+        samples = {f: sample for f, sample in samples.items() if sample.first == first}
+    elif numeric not in REPRESENTATIONS:
+        raise ValueError(
+            f"distributed.fit cannot train {type(learner).__name__}(numeric={numeric!r}) "
+            f"exactly on a frame with numeric columns ({', '.join(map(repr, samples))}): its "
+            f"representations are weighted by a recursion over the records in order, which "
+            f"partitions cannot reproduce; name one representation (numeric='MDL', "
+            f"'8 intervals' or 'Gaussian'), whose statistics add exactly")
+    learner.fix_numeric(samples)
+    template = learner.clone()
+    template.fix_numeric({**samples, **learner.numeric_readings})
+    return template
