@@ -24,6 +24,32 @@ points. :class:`SampledMergePlan` makes them agree before any partition is count
 The frame is read three times (sizes, samples, counts). This module knows no learner family: it
 validates and reads a partition through :func:`onlinebma.reading.prepare_frame` with the
 learner's :class:`~onlinebma.records.FeatureKinds`, and leaves the rest to ``agree``.
+
+Examples
+--------
+Two partitions held in memory (:func:`onlinebma.distributed.fit` gives Dask's): the merged
+sample of ``x`` is the sample of the whole column.
+
+>>> import pandas as pd
+>>> from onlinebma.numeric.sample import ColumnSample
+>>> from onlinebma.records import FeatureKinds
+>>> from onlinebma.distributed.protocol import Partitions
+>>> class InMemory(Partitions):
+...     def __init__(self, parts):
+...         self.parts = parts
+...     def reduce(self, plan):
+...         return plan.combine([plan.learn_numbered(i, X, y)
+...                              for i, (X, y) in enumerate(self.parts)])
+>>> X = pd.DataFrame({"x": [None, 0.5, 2.0, 3.5, 1.0, 0.5], "colour": list("rgbrgb")})
+>>> y = pd.Series(list("ppqpqq"))
+>>> samples = column_samples(InMemory([(X[:2], y[:2]), (X[2:], y[2:])]), FeatureKinds(),
+...                          size=3)
+>>> list(samples), samples["x"].classes, samples["x"].first
+(['x'], ('p', 'q'), 1)
+>>> whole = ColumnSample.of_column(X["x"].to_numpy(float), pd.factorize(y)[0], ("p", "q"),
+...                                size=3)
+>>> samples["x"].sample.rows.tolist() == whole.sample.rows.tolist()
+True
 """
 
 from __future__ import annotations
