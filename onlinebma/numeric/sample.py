@@ -46,13 +46,18 @@ import numpy as np
 
 from ..validation import check_bool, check_int
 
-__all__ = ["ColumnSample", "Sample"]
+__all__ = ["ColumnSample", "Sample", "priorities"]
 
 _EMPTY_ROWS = np.zeros(0, dtype=np.int64)
 
 
-def _priority(rows: np.ndarray, spread: bool) -> np.ndarray:
-    """The rows' priorities: the rows, or SplitMix64's finaliser of them (as uint64)."""
+def priorities(rows: np.ndarray, spread: bool) -> np.ndarray:
+    """The rows' priorities: the rows, or SplitMix64's finaliser of them (as uint64), a fixed
+    scramble of the row positions (also what order-free folds of a table are cut by).
+
+    >>> priorities(np.arange(3), spread=False).tolist()
+    [0, 1, 2]
+    """
     if not spread:
         return rows.astype(np.uint64)
     z = rows.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
@@ -147,7 +152,7 @@ class Sample:
         if rows.size > 1 and (rows[1:] == rows[:-1]).any():
             raise ValueError("a row was offered twice: samples of overlapping rows do not merge")
         if rows.size > self.size:
-            keep = np.sort(np.argsort(_priority(rows, self.spread), kind="stable")[:self.size])
+            keep = np.sort(np.argsort(priorities(rows, self.spread), kind="stable")[:self.size])
             rows, values, labels = rows[keep], values[keep], labels[keep]
         self.rows, self.values, self.labels = rows, values, labels
 
