@@ -188,3 +188,20 @@ def test_a_discretiser_pipeline_is_refused_naming_a_fix_that_works():
     one = ModelAveragedTAN()
     one.learn_many(disc.transform_many(X), y)
     assert_same_predictions(got, one, disc.transform_many(X))
+
+
+@pytest.mark.parametrize("name", ["TAN", "Gaussian"])
+def test_empty_partitions_and_partitions_without_a_column(name):
+    """An empty partition and one without the column w (missing there): the offsets and the
+    samples still follow the rows of the whole frame."""
+    X, y = table(seed=4)
+    frame = X.assign(label=y)
+    parts = [frame[:40], frame[:0], frame[40:100].drop(columns=["w"]), frame[100:]]
+    ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=frame.iloc[:0],
+                          verify_meta=False)
+    with dask.config.set(scheduler="synchronous"):
+        got = distributed.fit(LEARNERS[name](), ddf, target="label")
+    whole = pd.concat(parts).reset_index(drop=True)
+    one = LEARNERS[name]()
+    one.learn_many(whole.drop(columns="label"), whole["label"])
+    assert_same_predictions(got, one, X)

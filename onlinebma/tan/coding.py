@@ -3,8 +3,9 @@
 :class:`RecordCoding` validates a record (:mod:`onlinebma.records`), codes its features and
 values as ints in order of first appearance in a :class:`~onlinebma.stats.pairs.PairCounts`,
 cuts numeric features into intervals (:mod:`onlinebma.tan.numbers`: cut points from each
-feature's first values, the records before them kept and replayed, so that no value is
-dropped), and codes a DataFrame for the batch paths. It is shared by
+feature's first values in a stream, from a sample of the whole column in a table, the records
+before them kept and replayed, so that no value is dropped), and codes a DataFrame for the
+batch paths. It is shared by
 :class:`~onlinebma.tan.base.BaseTAN` and by :class:`~onlinebma.tan.members.TreeMemberStack`
 (the state of :class:`~onlinebma.tan.ModelAveragedTAN`), each on its own counts, cut points
 and feature kinds.
