@@ -298,3 +298,16 @@ def test_missing_numeric_values_are_skipped():
         a.learn_one(x, y)
         b.learn_one({f: v for f, v in x.items() if v is not None and v == v}, y)
     assert_same_tables(tables(a), tables(b))
+
+
+def test_a_sample_without_values_is_refused_and_changes_nothing():
+    from onlinebma.numeric.sample import ColumnSample, Sample
+
+    model = TAN()
+    for x, y in stream(30, seed=11):
+        model.learn_one(x, y)
+    before = pickle.dumps(model)
+    empty = ColumnSample(Sample(10, spread=True), ("y0", "y9"), 0)  # a new class y9
+    with pytest.raises(ValueError, match="no observed value"):
+        model.fix_numeric({"q": empty})
+    assert pickle.dumps(model) == before

@@ -98,45 +98,42 @@ class RecordCoding:
 
     def _fix_checked(self, todo: dict) -> None:
         """:meth:`fix_numeric` of validated ``{feature: Grids or ColumnSample}``, none of
-        whose features has cut points."""
-        self._kinds.commit({f: NUMERIC for f in todo if f not in self._kinds.kind})
+        whose features has cut points: the cut points are computed before anything changes."""
         samples = {f: g for f, g in todo.items() if isinstance(g, ColumnSample)}
-        width = self._counts.n_pairs
-        grew = self._add_classes(samples)
+        counts = self._counts
+        classes = [c for c in dict.fromkeys(c for s in samples.values() for c in s.classes)
+                   if counts.class_code(c) < 0]  # to add, as learning the table would
         fixed = {**{f: g for f, g in todo.items() if isinstance(g, Grids)},
-                 **self._grids_of_samples(samples)}
+                 **self._grids_of_samples(samples, classes)}
+        self._kinds.commit({f: NUMERIC for f in todo if f not in self._kinds.kind})
+        width = counts.n_pairs
+        for label in classes:
+            counts.add_class(label)
         if fixed:
             self._fix_and_replay(fixed)
-        elif grew:
+        elif classes:
             self._numbers_fixed(width)
 
-    def _add_classes(self, samples: dict) -> bool:
-        """Add the classes the samples' labels index that are not known yet, in order, with
-        no record (as learning their table would code them); whether any was added."""
-        counts = self._counts
-        k = counts.n_classes
-        for sample in samples.values():
-            for label in sample.classes:
-                counts.add_class(label)
-        return counts.n_classes > k
-
-    def _grids_of_samples(self, samples: dict) -> dict:
-        """``{feature: Grids}`` from whole-table samples (:class:`ColumnSample`, classes
-        added): each from the values kept for the feature, then its sample."""
+    def _grids_of_samples(self, samples: dict, new_classes: list) -> dict:
+        """``{feature: Grids}`` from whole-table samples (:class:`ColumnSample`), the labels
+        coded as after adding ``new_classes``: each from the values kept for the feature,
+        then its sample."""
         numbers, counts = self._numbers, self._counts
         if not numbers.cuts_numbers:
             return {}
+        code = {label: counts.n_classes + i for i, label in enumerate(new_classes)}
+        n_classes = counts.n_classes + len(new_classes)
         waiting = set(numbers.pending.pending)
         out = {}
         for f, sample in samples.items():
             values = sample.sample.values
-            classes = np.array([counts.class_code(c) for c in sample.classes],
-                               dtype=np.int64)[sample.sample.labels]
+            classes = np.array([code[c] if c in code else counts.class_code(c)
+                                for c in sample.classes], dtype=np.int64)[sample.sample.labels]
             if f in waiting:
                 kept, kept_classes = numbers.pending.sample(f)
                 values = np.concatenate([kept, values])
                 classes = np.concatenate([kept_classes, classes])
-            out[f] = numbers.grids_from_sample(values, classes, counts.n_classes)
+            out[f] = numbers.grids_from_sample(values, classes, n_classes)
         return out
 
     def _fix_and_replay(self, readings: dict) -> None:
