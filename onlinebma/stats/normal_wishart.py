@@ -305,6 +305,8 @@ def _check_record(x, d: int) -> np.ndarray:
 
 
 def _check_values(X) -> None:
+    if (np.abs(X) <= MAX_ABS_VALUE).all():  # the usual case (NaN compares false)
+        return
     with np.errstate(invalid="ignore"):
         bad = ~np.isnan(X) & ~(np.abs(X) <= MAX_ABS_VALUE)
     if np.any(bad):
@@ -840,6 +842,78 @@ def _pool_full(A, B):
     return n, mean, np.swapaxes(_qr_factor(M), -1, -2)
 
 
+# A record's Student t predictives of F complete factors of d features are computed in
+# plain Python floats (Givens rotations, about d^3 / 3 steps each, after a fixed cost of
+# about 125 d^3-units) when F (d^3 + 125) <= NARROW_PREDICTIVE_WORK, and its rows added to
+# F factors (a rank-one update, about d^2 / 2 steps each) when F d^2 <= NARROW_UPDATE_WORK;
+# beyond, numpy's batched QR: below them numpy's per-call overhead costs more than the
+# arithmetic (measured by ``python -m experiments.gaussian_paths``: docs/tan.md, *Speed*).
+NARROW_PREDICTIVE_WORK = 1600
+NARROW_UPDATE_WORK = 400
+
+
+def _rotate_in(U, w, start: int) -> None:
+    """Rotate the row ``w`` (a list of ``d`` floats, zero before ``start``; changed) into the
+    upper-triangular ``U`` (``d`` lists of ``d`` floats; changed) by Givens rotations: ``U``
+    becomes the factor of the QR of ``[U; w]``, with a non-negative diagonal (each pivot is
+    ``hypot(U_ii, w_i)``, a sum of squares)."""
+    hypot = math.hypot
+    d = len(U)
+    for i in range(start, d):
+        b = w[i]
+        if b == 0.0:
+            continue
+        row = U[i]
+        r = hypot(row[i], b)
+        c, s = row[i] / r, b / r
+        row[i] = r
+        for j in range(i + 1, d):
+            u, v = row[j], w[j]
+            row[j] = c * u + s * v
+            w[j] = c * v - s * u
+
+
+def _python_student(prior, root_t, nu, n: float, mean, L, x) -> float:
+    """``log t(x)`` of a complete record ``x`` (list) from one statistic's weight ``n``, mean
+    (list) and lower factor ``L`` (lists), ``root_t`` and ``nu`` the prior's ``T^(1/2)``
+    diagonal and mean as lists, in plain Python floats: the factor ``G`` of
+    ``R`` by rotating the rows of ``T^(1/2)`` and then the prior-mean term into ``L^T`` (the
+    order of :meth:`FullStatistics._log_det_r`), then a forward substitution with ``G^T``;
+    the quadratic form kept in log space as :meth:`FullStatistics.log_predictive` keeps it."""
+    d = len(x)
+    log = math.log
+    k0 = prior.k0
+    kappa = k0 + n
+    U = [[0.0] * i + [L[j][i] for j in range(i, d)] for i in range(d)]
+    for i, t in enumerate(root_t):
+        w = [0.0] * d
+        w[i] = t
+        _rotate_in(U, w, i)
+    f = math.sqrt(k0 * n / kappa)
+    _rotate_in(U, [f * (m - v) for m, v in zip(mean, nu)], 0)
+    delta = [a - (k0 * v + n * m) / kappa for a, v, m in zip(x, nu, mean)]
+    scale = max(max(map(abs, delta)), 1.0)
+    y = []
+    quad = 0.0
+    for i in range(d):
+        s = delta[i] / scale
+        for j in range(i):
+            s -= U[j][i] * y[j]
+        s /= U[i][i]
+        y.append(s)
+        quad += s * s
+    log_det_r = 2.0 * sum([log(U[i][i]) for i in range(d)])
+    df = prior.df(n)
+    ratio = kappa / (kappa + 1.0)
+    if quad == 0.0:
+        log_tail = 0.0
+    else:  # log(1 + ratio q) = logaddexp(0, log ratio + log q), as numpy's
+        a = log(ratio) + 2.0 * log(scale) + log(quad)
+        log_tail = a + math.log1p(math.exp(-a)) if a > 0 else math.log1p(math.exp(a))
+    return (math.lgamma(0.5 * (df + d)) - math.lgamma(0.5 * df) - 0.5 * d * LOG_PI
+            - 0.5 * (log_det_r - d * log(ratio)) - 0.5 * (df + d) * log_tail)
+
+
 class FullStatistics(_Statistics):
     """Weight, mean and Cholesky factor of the scatter of ``d`` numeric features over the
     complete records: the statistics of a full-covariance Gaussian.
@@ -883,6 +957,47 @@ class FullStatistics(_Statistics):
         complete = not np.isnan(x).any()
         return w * complete, np.broadcast_to(x if complete else 0.0, self.shape + x.shape)
 
+    def add(self, x, weight=1.0) -> None:
+        """Forget by ``decay``, then learn one record (:meth:`_Statistics.add`): the
+        factors of the statistics the record reaches get its row ``z`` (Chan et al.'s
+        between term, as :func:`_pool_full`) by a QR of ``[L^T; z]``, in plain Python
+        rotations when the factors are few and small (:data:`NARROW_UPDATE_WORK`); the
+        others are only scaled (the QR of ``[L^T; 0]`` is ``L^T``).
+
+        Parameters
+        ----------
+        x : array-like of shape (d,)
+            The record; NaN marks a missing value.
+        weight : float or array-like broadcastable to ``shape``, default=1.0
+            The record's weight in each statistic (0 leaves it out: e.g. the other classes).
+        """
+        x = _check_record(x, self.n_features)
+        w = _check_weights(weight, self.shape)
+        state = self._state if np.all(self.decay == 1) else self._scaled(self._state,
+                                                                          self.decay)
+        if np.isnan(x).any() or not w.any():  # nothing learned: only the forgetting
+            self._state = state
+            return
+        nA, mA, LA = state
+        n = nA + w
+        frac = w / np.where(n > 0, n, 1.0)  # 0 where n = 0 (then w = 0)
+        diff = x - mA
+        root = np.sqrt(nA * frac)
+        d = self.n_features
+        todo = np.flatnonzero(root.ravel() > 0)  # the factors a nonzero row can reach
+        L = LA.reshape(-1, d, d).copy()
+        if len(todo):
+            rows = (root[..., None] * diff).reshape(-1, d)[todo]
+            if len(todo) * d * d <= NARROW_UPDATE_WORK:
+                for i, row in zip(todo.tolist(), rows.tolist()):
+                    U = L[i].T.tolist()
+                    _rotate_in(U, row, 0)
+                    L[i] = np.array(U).T
+            else:
+                M = np.concatenate([np.swapaxes(L[todo], -1, -2), rows[:, None, :]], axis=-2)
+                L[todo] = np.swapaxes(_qr_factor(M), -1, -2)
+        self._state = (n, mA + frac[..., None] * diff, L.reshape(LA.shape))
+
     def _block(self, X, w):
         """One block's weight, mean (one weighted pass) and factor (QR of the centred,
         weighted rows)."""
@@ -911,17 +1026,21 @@ class FullStatistics(_Statistics):
     def _log_det_r(self, prior, subset):
         """``log|R_SS|`` and the upper factor ``G`` (``G^T G = R_SS``), from the QR of the
         stacked factors: the scatter's rows ``S`` of ``L``, then ``T_SS^(1/2)``, then the
-        prior-mean term. The order matters: with the scatter's factor on top, each
-        Householder pivot is a large entry of ``L`` and ``T``'s share of a near-singular
-        scatter enters as products, not as a difference of large numbers (``T`` on top lost
-        about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4 near-duplicate records)."""
+        prior-mean term (``subset`` ``None``: every feature). The order matters: with the
+        scatter's factor on top, each Householder pivot is a large entry of ``L`` and
+        ``T``'s share of a near-singular scatter enters as products, not as a difference of
+        large numbers (``T`` on top lost about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4
+        near-duplicate records)."""
         n, mean, L = self._state
-        p = len(subset)
-        b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * (mean[..., subset]
-                                                                  - prior.nu[subset])
-        root_t = np.broadcast_to(np.diag(np.sqrt(prior.t[subset])), self.shape + (p, p))
-        M = np.concatenate([np.swapaxes(L[..., subset, :], -1, -2), root_t, b[..., None, :]],
-                           axis=-2)
+        if subset is None:
+            t, nu, rows = prior.t, prior.nu, L
+        else:
+            t, nu, rows = prior.t[subset], prior.nu[subset], L[..., subset, :]
+        p = len(t)
+        centred = (mean if subset is None else mean[..., subset]) - nu
+        b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * centred
+        root_t = np.broadcast_to(np.diag(np.sqrt(t)), self.shape + (p, p))
+        M = np.concatenate([np.swapaxes(rows, -1, -2), root_t, b[..., None, :]], axis=-2)
         G = _qr_factor(M)
         return 2.0 * np.log(np.diagonal(G, 0, -2, -1)).sum(axis=-1), G
 
@@ -980,14 +1099,24 @@ class FullStatistics(_Statistics):
             raise ValueError(f"a record must have shape ({self.n_features},), got {x.shape}")
         if np.isinf(x).any():
             raise ValueError(f"values must be finite (NaN = missing), got {x.tolist()}")
-        idx = np.flatnonzero(~np.isnan(x))
-        if len(idx) == 0:
-            return np.zeros(self.shape)
-        n, mean, _ = self._state
+        n, mean, L = self._state
+        d = self.n_features
+        missing = np.isnan(x)
+        if not missing.any():  # complete: every feature, no fancy indexing
+            if n.size * (d ** 3 + 125) <= NARROW_PREDICTIVE_WORK:  # a few small factors
+                root_t, nu, values = np.sqrt(prior.t).tolist(), prior.nu.tolist(), x.tolist()
+                return np.array([_python_student(prior, root_t, nu, *s, values) for s in
+                                 zip(n.ravel().tolist(), mean.reshape(-1, d).tolist(),
+                                     L.reshape(-1, d, d).tolist())]).reshape(self.shape)
+            idx, p, nu = None, d, prior.nu
+        else:
+            idx = np.flatnonzero(~missing)
+            if len(idx) == 0:
+                return np.zeros(self.shape)
+            p, nu, x, mean = len(idx), prior.nu[idx], x[idx], mean[..., idx]
         log_det_r, G = self._log_det_r(prior, idx)
-        loc = (prior.k0 * prior.nu[idx] + n[..., None] * mean[..., idx]) / (prior.k0
-                                                                            + n[..., None])
-        delta = x[idx] - loc
+        loc = (prior.k0 * nu + n[..., None] * mean) / (prior.k0 + n[..., None])
+        delta = x - loc
         # any finite value may be predicted: delta is scaled by its largest entry s before
         # the solve and the quadratic form kept as log(s^2) + log|y|^2, so a value near the
         # largest float gives a finite (very small) density instead of inf - inf
@@ -995,7 +1124,7 @@ class FullStatistics(_Statistics):
         y = np.linalg.solve(np.swapaxes(G, -1, -2), (delta / scale)[..., None])[..., 0]
         with np.errstate(divide="ignore"):  # y = 0: log 0 = -inf, and log1p(0) = 0 below
             log_quad = 2.0 * np.log(scale[..., 0]) + np.log((y * y).sum(axis=-1))
-        return _log_student(prior, len(idx), n, log_det_r, log_quad=log_quad)
+        return _log_student(prior, p, n, log_det_r, log_quad=log_quad)
 
 
 def _check_prior_for(prior, d):
