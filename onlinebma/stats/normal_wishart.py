@@ -848,49 +848,53 @@ def _pool_full(A, B):
 # F factors (a rank-one update, about d^2 / 2 steps each) when F d^2 <= NARROW_UPDATE_WORK;
 # beyond, numpy's batched QR: below them numpy's per-call overhead costs more than the
 # arithmetic (measured by ``python -m experiments.gaussian_paths``: docs/tan.md, *Speed*).
-NARROW_PREDICTIVE_WORK = 1600
-NARROW_UPDATE_WORK = 400
+NARROW_PREDICTIVE_WORK = 700
+NARROW_UPDATE_WORK = 100
 
 
-def _rotate_in(U, w, start: int) -> None:
-    """Rotate the row ``w`` (a list of ``d`` floats, zero before ``start``; changed) into the
-    upper-triangular ``U`` (``d`` lists of ``d`` floats; changed) by Givens rotations: ``U``
-    becomes the factor of the QR of ``[U; w]``, with a non-negative diagonal (each pivot is
-    ``hypot(U_ii, w_i)``, a sum of squares)."""
+def _rotate_in(U, w) -> None:
+    """Rotate the row ``w`` (a list of floats, the columns ``d - len(w)`` on of a row that
+    is zero before them) into the upper-triangular ``U`` (``d`` lists, ``U[i]`` holding
+    columns ``i..d-1`` of row ``i``; changed) by Givens rotations: ``U`` becomes the factor
+    of the QR of ``[U; w]``, with a non-negative diagonal (each pivot is ``hypot(U_ii,
+    w_i)``, a sum of squares)."""
     hypot = math.hypot
-    d = len(U)
-    for i in range(start, d):
-        b = w[i]
+    for i in range(len(U) - len(w), len(U)):
+        b = w[0]
         if b == 0.0:
+            w = w[1:]
             continue
         row = U[i]
-        r = hypot(row[i], b)
-        c, s = row[i] / r, b / r
-        row[i] = r
-        for j in range(i + 1, d):
-            u, v = row[j], w[j]
-            row[j] = c * u + s * v
-            w[j] = c * v - s * u
+        a = row[0]
+        r = hypot(a, b)
+        c, s = a / r, b / r
+        rest = row[1:]
+        U[i] = [r] + [c * u + s * v for u, v in zip(rest, w[1:])]
+        w = [c * v - s * u for u, v in zip(rest, w[1:])]
+
+
+def _upper_rows(L) -> list:
+    """``L^T`` of a lower factor given as lists, as the rows of :func:`_rotate_in`."""
+    d = len(L)
+    return [[L[j][i] for j in range(i, d)] for i in range(d)]
 
 
 def _python_student(prior, root_t, nu, n: float, mean, L, x) -> float:
     """``log t(x)`` of a complete record ``x`` (list) from one statistic's weight ``n``, mean
     (list) and lower factor ``L`` (lists), ``root_t`` and ``nu`` the prior's ``T^(1/2)``
-    diagonal and mean as lists, in plain Python floats: the factor ``G`` of
-    ``R`` by rotating the rows of ``T^(1/2)`` and then the prior-mean term into ``L^T`` (the
-    order of :meth:`FullStatistics._log_det_r`), then a forward substitution with ``G^T``;
-    the quadratic form kept in log space as :meth:`FullStatistics.log_predictive` keeps it."""
+    diagonal and mean as lists, in plain Python floats: the factor ``G`` of ``R`` by
+    rotating the rows of ``T^(1/2)`` and then the prior-mean term into ``L^T`` (the order
+    of :meth:`FullStatistics._log_det_r`), then a forward substitution with ``G^T``; the
+    quadratic form kept in log space as :meth:`FullStatistics.log_predictive` keeps it."""
     d = len(x)
     log = math.log
     k0 = prior.k0
     kappa = k0 + n
-    U = [[0.0] * i + [L[j][i] for j in range(i, d)] for i in range(d)]
+    U = _upper_rows(L)
     for i, t in enumerate(root_t):
-        w = [0.0] * d
-        w[i] = t
-        _rotate_in(U, w, i)
+        _rotate_in(U, [t] + [0.0] * (d - 1 - i))
     f = math.sqrt(k0 * n / kappa)
-    _rotate_in(U, [f * (m - v) for m, v in zip(mean, nu)], 0)
+    _rotate_in(U, [f * (m - v) for m, v in zip(mean, nu)])
     delta = [a - (k0 * v + n * m) / kappa for a, v, m in zip(x, nu, mean)]
     scale = max(max(map(abs, delta)), 1.0)
     y = []
@@ -898,11 +902,11 @@ def _python_student(prior, root_t, nu, n: float, mean, L, x) -> float:
     for i in range(d):
         s = delta[i] / scale
         for j in range(i):
-            s -= U[j][i] * y[j]
-        s /= U[i][i]
+            s -= U[j][i - j] * y[j]
+        s /= U[i][0]
         y.append(s)
         quad += s * s
-    log_det_r = 2.0 * sum([log(U[i][i]) for i in range(d)])
+    log_det_r = 2.0 * sum([log(row[0]) for row in U])
     df = prior.df(n)
     ratio = kappa / (kappa + 1.0)
     if quad == 0.0:
@@ -912,7 +916,6 @@ def _python_student(prior, root_t, nu, n: float, mean, L, x) -> float:
         log_tail = a + math.log1p(math.exp(-a)) if a > 0 else math.log1p(math.exp(a))
     return (math.lgamma(0.5 * (df + d)) - math.lgamma(0.5 * df) - 0.5 * d * LOG_PI
             - 0.5 * (log_det_r - d * log(ratio)) - 0.5 * (df + d) * log_tail)
-
 
 class FullStatistics(_Statistics):
     """Weight, mean and Cholesky factor of the scatter of ``d`` numeric features over the
@@ -990,9 +993,9 @@ class FullStatistics(_Statistics):
             rows = (root[..., None] * diff).reshape(-1, d)[todo]
             if len(todo) * d * d <= NARROW_UPDATE_WORK:
                 for i, row in zip(todo.tolist(), rows.tolist()):
-                    U = L[i].T.tolist()
-                    _rotate_in(U, row, 0)
-                    L[i] = np.array(U).T
+                    U = _upper_rows(L[i].tolist())
+                    _rotate_in(U, row)
+                    L[i] = np.array([[0.0] * j + u for j, u in enumerate(U)]).T
             else:
                 M = np.concatenate([np.swapaxes(L[todo], -1, -2), rows[:, None, :]], axis=-2)
                 L[todo] = np.swapaxes(_qr_factor(M), -1, -2)
