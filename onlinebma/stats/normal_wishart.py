@@ -127,6 +127,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -827,6 +828,12 @@ def _qr_factor(M):
     return G * sign[..., :, None]
 
 
+@functools.lru_cache(maxsize=64)
+def _lower_mask(p: int) -> np.ndarray:
+    """``p x p`` ones on and below the diagonal, zeros above."""
+    return np.tri(p)
+
+
 def _pool_full(A, B):
     """Pool two ``(n, mean, L)`` (Chan et al.; ``L`` lower Cholesky factor of the scatter;
     ``B`` may be single records ``(n, mean)``): the new factor is the QR of the stacked
@@ -848,7 +855,7 @@ def _pool_full(A, B):
 # F factors (a rank-one update, about d^2 / 2 steps each) when F d^2 <= NARROW_UPDATE_WORK;
 # beyond, numpy's batched QR: below them numpy's per-call overhead costs more than the
 # arithmetic (measured by ``python -m experiments.gaussian_paths``: docs/tan.md, *Speed*).
-NARROW_PREDICTIVE_WORK = 700
+NARROW_PREDICTIVE_WORK = 400
 NARROW_UPDATE_WORK = 100
 
 
@@ -956,6 +963,11 @@ class FullStatistics(_Statistics):
     _layout = (0, 1, 2)  # n, mean, L
     _pool = staticmethod(_pool_full)
 
+    def __getstate__(self):  # the prior's kept root is derived, not state
+        state = dict(self.__dict__)
+        state.pop("_root_t_kept", None)
+        return state
+
     def _records(self, x, w):
         complete = not np.isnan(x).any()
         return w * complete, np.broadcast_to(x if complete else 0.0, self.shape + x.shape)
@@ -1027,13 +1039,13 @@ class FullStatistics(_Statistics):
         return L @ np.swapaxes(L, -1, -2)
 
     def _log_det_r(self, prior, subset):
-        """``log|R_SS|`` and the upper factor ``G`` (``G^T G = R_SS``), from the QR of the
-        stacked factors: the scatter's rows ``S`` of ``L``, then ``T_SS^(1/2)``, then the
-        prior-mean term (``subset`` ``None``: every feature). The order matters: with the
-        scatter's factor on top, each Householder pivot is a large entry of ``L`` and
-        ``T``'s share of a near-singular scatter enters as products, not as a difference of
-        large numbers (``T`` on top lost about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4
-        near-duplicate records)."""
+        """``log|R_SS|`` and the lower factor ``G^T`` (``G^T G = R_SS``, the signs of its
+        columns as the QR leaves them), from the QR of the stacked factors: the scatter's
+        rows ``S`` of ``L``, then ``T_SS^(1/2)``, then the prior-mean term (``subset``
+        ``None``: every feature). The order matters: with the scatter's factor on top, each
+        Householder pivot is a large entry of ``L`` and ``T``'s share of a near-singular
+        scatter enters as products, not as a difference of large numbers (``T`` on top lost
+        about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4 near-duplicate records)."""
         n, mean, L = self._state
         if subset is None:
             t, nu, rows = prior.t, prior.nu, L
@@ -1042,10 +1054,22 @@ class FullStatistics(_Statistics):
         p = len(t)
         centred = (mean if subset is None else mean[..., subset]) - nu
         b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * centred
-        root_t = np.broadcast_to(np.diag(np.sqrt(t)), self.shape + (p, p))
-        M = np.concatenate([np.swapaxes(rows, -1, -2), root_t, b[..., None, :]], axis=-2)
-        G = _qr_factor(M)
-        return 2.0 * np.log(np.diagonal(G, 0, -2, -1)).sum(axis=-1), G
+        M = np.concatenate([np.swapaxes(rows, -1, -2), self._root_t(prior, subset, t),
+                            b[..., None, :]], axis=-2)
+        # the raw QR holds G^T in its leading lower triangle (Householder vectors above)
+        G_t = np.linalg.qr(M, mode="raw")[0][..., :p] * _lower_mask(p)
+        return 2.0 * np.log(np.abs(np.diagonal(G_t, 0, -2, -1))).sum(axis=-1), G_t
+
+    def _root_t(self, prior, subset, t):
+        """``T_SS^(1/2)`` broadcast to the batch axes (kept for the last prior of every
+        feature)."""
+        if subset is not None:
+            return np.broadcast_to(np.diag(np.sqrt(t)), self.shape + (len(t),) * 2)
+        kept = self.__dict__.get("_root_t_kept")
+        if kept is None or kept[0] is not prior or kept[1] != self.shape:
+            kept = self._root_t_kept = (prior, self.shape, np.broadcast_to(
+                np.diag(np.sqrt(t)), self.shape + (len(t),) * 2))
+        return kept[2]
 
     def _subset(self, subset):
         d = self.n_features
@@ -1117,14 +1141,15 @@ class FullStatistics(_Statistics):
             if len(idx) == 0:
                 return np.zeros(self.shape)
             p, nu, x, mean = len(idx), prior.nu[idx], x[idx], mean[..., idx]
-        log_det_r, G = self._log_det_r(prior, idx)
+        log_det_r, G_t = self._log_det_r(prior, idx)
         loc = (prior.k0 * nu + n[..., None] * mean) / (prior.k0 + n[..., None])
         delta = x - loc
         # any finite value may be predicted: delta is scaled by its largest entry s before
         # the solve and the quadratic form kept as log(s^2) + log|y|^2, so a value near the
         # largest float gives a finite (very small) density instead of inf - inf
         scale = np.maximum(np.abs(delta).max(axis=-1, keepdims=True), 1.0)
-        y = np.linalg.solve(np.swapaxes(G, -1, -2), (delta / scale)[..., None])[..., 0]
+        # |y| is the same whatever the signs of G's rows (y's entries change sign with them)
+        y = np.linalg.solve(G_t, (delta / scale)[..., None])[..., 0]
         with np.errstate(divide="ignore"):  # y = 0: log 0 = -inf, and log1p(0) = 0 below
             log_quad = 2.0 * np.log(scale[..., 0]) + np.log((y * y).sum(axis=-1))
         return _log_student(prior, p, n, log_det_r, log_quad=log_quad)
