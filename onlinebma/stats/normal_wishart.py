@@ -319,12 +319,13 @@ def _check_weights(weight, shape, lead=()) -> np.ndarray:
     w = np.asarray(weight, dtype=float)
     if lead and w.shape == lead:
         w = w.reshape(lead + (1,) * len(shape))
-    try:
-        w = np.broadcast_to(w, lead + shape)
-    except ValueError:
-        raise ValueError(f"weights of shape {np.shape(weight)} do not broadcast to "
-                         f"{lead + shape}") from None
-    if not np.all((w >= 0) & np.isfinite(w)):
+    if w.shape != lead + shape:
+        try:
+            w = np.broadcast_to(w, lead + shape)
+        except ValueError:
+            raise ValueError(f"weights of shape {np.shape(weight)} do not broadcast to "
+                             f"{lead + shape}") from None
+    if not (w >= 0).all() or not np.isfinite(w).all():
         raise ValueError("weights must be finite and non-negative")
     return w
 
@@ -963,9 +964,10 @@ class FullStatistics(_Statistics):
     _layout = (0, 1, 2)  # n, mean, L
     _pool = staticmethod(_pool_full)
 
-    def __getstate__(self):  # the prior's kept root is derived, not state
+    def __getstate__(self):  # the kept roots of the prior and the decay are derived
         state = dict(self.__dict__)
         state.pop("_root_t_kept", None)
+        state.pop("_decay_kept", None)
         return state
 
     def _records(self, x, w):
@@ -988,19 +990,23 @@ class FullStatistics(_Statistics):
         """
         x = _check_record(x, self.n_features)
         w = _check_weights(weight, self.shape)
-        state = self._state if np.all(self.decay == 1) else self._scaled(self._state,
-                                                                          self.decay)
+        nA, mA, LA = self._state
+        kept = self.__dict__.get("_decay_kept")
+        if kept is None or kept[0] is not self.decay:  # (decay, its root, whether < 1)
+            kept = self._decay_kept = (self.decay, np.sqrt(self.decay),
+                                       bool((self.decay != 1).any()))
+        if kept[2]:  # as _scaled: every weight times decay, every factor times its root
+            nA, LA = nA * kept[0], LA * kept[1][..., None, None]
         if np.isnan(x).any() or not w.any():  # nothing learned: only the forgetting
-            self._state = state
+            self._state = (nA, mA, LA)
             return
-        nA, mA, LA = state
         n = nA + w
         frac = w / np.where(n > 0, n, 1.0)  # 0 where n = 0 (then w = 0)
         diff = x - mA
         root = np.sqrt(nA * frac)
         d = self.n_features
         todo = np.flatnonzero(root.ravel() > 0)  # the factors a nonzero row can reach
-        L = LA.reshape(-1, d, d).copy()
+        L = LA.reshape(-1, d, d) if kept[2] else LA.reshape(-1, d, d).copy()
         if len(todo):
             rows = (root[..., None] * diff).reshape(-1, d)[todo]
             if len(todo) * d * d <= NARROW_UPDATE_WORK:
