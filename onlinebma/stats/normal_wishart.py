@@ -76,9 +76,11 @@ factor of each ordered pair, ``[[a, 0], [c, e]]`` (``a^2 = S_uu``, ``ac = S_uv``
 records and shards are pooled by Chan et al.'s formula written as a sum of positive terms
 (Lagrange's identity); ``|R_uv|`` is the Cauchy–Binet sum of squared 2 x 2 minors of the
 factors of ``T``, ``S`` and the prior-mean term. The full scatter is a Cholesky factor pooled
-by QR (Householder), and ``log|R_SS|`` comes from a QR of the stacked factors, never from
-``R`` itself. Near-duplicate features (``x_v = x_u + 1e-9`` noise) therefore keep the prior's
-share of ``|R|`` to full relative precision.
+by QR (Householder; a single record's row, and a record's Student t of a few small factors,
+by Givens rotations in plain floats: :data:`NARROW_UPDATE_WORK`), and ``log|R_SS|`` comes
+from a QR of the stacked factors, never from ``R`` itself. Near-duplicate features
+(``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
+precision.
 
 Interface (stable; ``x`` is one record, shape ``(d,)``, NaN = missing)
 -----------------------------------------------------------------------
