@@ -972,10 +972,6 @@ class FullStatistics(_Statistics):
         state.pop("_decay_kept", None)
         return state
 
-    def _records(self, x, w):
-        complete = not np.isnan(x).any()
-        return w * complete, np.broadcast_to(x if complete else 0.0, self.shape + x.shape)
-
     def add(self, x, weight=1.0) -> None:
         """Forget by ``decay``, then learn one record (:meth:`_Statistics.add`): the
         factors of the statistics the record reaches get its row ``z`` (Chan et al.'s
