@@ -58,6 +58,8 @@ __all__ = ["Member", "TreeMemberStack"]
 # this many (a stream whose records each miss another set of features would grow them
 # without bound).
 _FLAT_CELLS = 1 << 16
+# The column of the class counts in every record's columns (``PairCounts.record_columns``).
+_CLASS_COLUMN = np.zeros(1, dtype=np.int64)
 
 
 class Member(NamedTuple):
@@ -205,9 +207,17 @@ class TreeMemberStack(RecordCoding, RateWeights):
             columns = counts.record_columns(codes, values)
             jll = None
         if jll is None:
-            jll = self._member_terms(codes, columns)[0]
+            jll = self._member_terms(codes, columns)[0] if len(codes) else self._class_terms()
         return jll + self._gaussian.log_densities(self._gaussian.vector(numeric),
                                                   counts.n_classes)
+
+    def _class_terms(self) -> np.ndarray:
+        """Every count row's class terms ``log(a_c + N_c)`` ``(R, K)`` in its unit: the
+        joint log likelihoods of a record without nominal features (up to a constant per
+        row), one gather of the class counts."""
+        counts = self._counts
+        n = counts.gather(_CLASS_COLUMN)[..., 0]
+        return np.log(self._tree.ess / counts.n_classes * self._units[:, None] + n)
 
     def _member_terms(self, codes, columns):
         """Every count row's joint log likelihoods ``(R, K)`` of a coded record (up to a
