@@ -187,6 +187,25 @@ def test_learn_many_takes_cut_points_from_the_whole_table():
     assert model.numeric_readings["z"] == want
 
 
+@pytest.mark.parametrize("params", [{}, {"decay": 0.99}, {"decay": "auto"}],
+                         ids=["auto at decay 1", "forgetting", "decay auto"])
+def test_learn_many_row_by_row_takes_cut_points_from_the_whole_table_too(params):
+    """The learners whose learn_many goes row by row (several members, or forgetting) cut a
+    table's numbers as the vectorised path does: from the whole column, not from its first
+    sample_size values (which a stream of the same rows takes)."""
+    data = stream(300, seed=5)
+    frame = pd.DataFrame([x for x, _ in data])
+    labels = pd.Series([y for _, y in data])
+    model = ModelAveragedTAN(sample_size=50, **params)
+    model.learn_many(frame, labels)
+    z = frame["z"].to_numpy(dtype=float)
+    codes = pd.factorize(labels)[0]
+    for representation in set(model.representation_posterior()) - {"Gaussian"}:
+        want = NumericReading(representation, 50).grids_from_sample(z, codes, 3)
+        assert model.numeric_readings["z"].members == want.members
+        assert model.numeric_readings["z"] == want
+
+
 def test_learn_many_samples_a_long_column_uniformly(monkeypatch):
     """A column longer than the bound: the cut points of the values in the bound's rows of
     smallest SplitMix64 priority (written out here), a draw from the whole column."""

@@ -450,14 +450,16 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def learn_many(self, X, y) -> None:
         """Learn a DataFrame and its labels: vectorised (one ``bincount`` per block of rows)
         when no member forgets and there is one member, else row by row in order, as
-        ``learn_one`` on each row (the weights move with every record); then every numeric
-        feature still without cut points gets them from its values so far
-        (:meth:`~onlinebma.tan.coding.RecordCoding._fix_pending`; the vectorised path fixes
-        them first, to the same counts). The whole batch is validated before anything
-        changes."""
+        ``learn_one`` on each row (the weights move with every record). Either way the
+        table's numeric columns without cut points get them from the table first
+        (:meth:`~onlinebma.tan.coding.RecordCoding._fix_from_table`: a sample of the whole
+        column), so a table learned in parts after the same cut points were agreed equals it
+        learned at once (:func:`onlinebma.distributed.fit`). The whole batch is validated
+        before anything changes."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self.forgets or len(self.members) > 1 or self._gaussian is not None:
+                self._fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
                 self._fix_pending()  # the end of the table ends its numeric samples
