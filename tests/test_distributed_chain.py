@@ -88,6 +88,23 @@ def test_a_class_comes_first_in_a_later_partition():
     assert np.isnan(X["w"][0]) and not np.isnan(X["z"][0])  # the first record has z alone
 
 
+@pytest.mark.parametrize("decay", [0.9, "auto"])
+def test_learn_many_that_forgets_takes_the_cut_points_from_the_whole_table(decay):
+    """What the chain relies on: learn_many row by row fixes every numeric column's cut
+    points from the whole table's sample before its first row (as the vectorised path
+    does), so a table learned in parts, given those cut points first, is learned at once."""
+    X, y = table()
+    one, parts = TAN(decay=decay), TAN(decay=decay)
+    one.learn_many(X, y)
+    written_out = TAN(numeric=one.numeric)
+    written_out.fix_numeric(whole_column_samples(X, y, ["z", "w"]))
+    assert one.numeric_readings == written_out.numeric_readings
+    parts.fix_numeric(whole_column_samples(X, y, ["z", "w"]))
+    for rows in (slice(0, 50), slice(50, 170), slice(170, 240)):
+        parts.learn_many(X[rows], y[rows])
+    assert_same_learners(parts, one, X)
+
+
 @pytest.mark.parametrize("name", PLUGIN)
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
 def test_plugin_learners_that_forget_equal_learn_many_on_the_whole_frame(name, npartitions):
