@@ -22,7 +22,7 @@ import pandas as pd
 import pytest
 
 from onlinebma import distributed
-from onlinebma.distributed.chain import ChainPlan
+from onlinebma.distributed.chain import ChainPlan, ChainWithNumbersPlan
 from onlinebma.distributed.first_pass import SampledMergePlan
 from onlinebma.numeric.sample import ColumnSample
 from onlinebma.tan import AODE, TAN, ModelAveragedTAN
@@ -164,7 +164,7 @@ def test_a_gaussian_learner_that_forgets_chains_without_a_first_pass():
     (lambda: ModelAveragedTAN(numeric="Gaussian"), SampledMergePlan),
     (lambda: TAN(decay=0.9), ChainPlan),
     (lambda: AODE(decay="auto"), ChainPlan),
-    (ModelAveragedTAN, ChainPlan),
+    (ModelAveragedTAN, ChainWithNumbersPlan),
     (lambda: ModelAveragedTAN(numeric="MDL", structure_decay=0.9), ChainPlan),
 ], ids=["TAN", "AODE", "MDL", "Gaussian", "TAN decay", "AODE auto", "numeric auto",
         "structure_decay"])

@@ -20,7 +20,7 @@ A learner chooses its plan:
   numeric column's sample from the whole frame as ``learn_many`` draws it, the cut points
   fixed from it, then the merge plan;
 - the tree-augmented learners whose state depends on the order of the records (those that
-  forget, and ModelAveragedTAN's default ``numeric="auto"``):
+  forget, and ModelAveragedTAN's default ``numeric="auto"`` on numeric columns):
   :class:`~onlinebma.distributed.chain.ChainPlan`, the same first pass, then the partitions
   learned one after the other by one learner, a chain of Dask tasks (exact, but one
   partition at a time: for frames larger than memory, not for speed);

@@ -53,10 +53,10 @@ from __future__ import annotations
 
 import copy
 
-from .first_pass import column_samples
+from .first_pass import SampledMergePlan, column_samples
 from .protocol import Plan
 
-__all__ = ["ChainPlan"]
+__all__ = ["ChainPlan", "ChainWithNumbersPlan"]
 
 
 class ChainPlan(Plan):
@@ -114,3 +114,18 @@ class ChainPlan(Plan):
             if samples:
                 learner = self.agree(learner, samples)
         return partitions.chain(self, learner)
+
+
+class ChainWithNumbersPlan(SampledMergePlan):
+    """The plan of a learner whose state depends on the order of the records only through its
+    numbers (several representations of them, weighted record by record, which predict alike
+    where no number is observed): on a frame without numeric values, the parallel merge of
+    :class:`~onlinebma.distributed.first_pass.SampledMergePlan`; on one with numeric values,
+    after the same first pass and ``agree``, the chain of :class:`ChainPlan`. The parameters
+    are :class:`~onlinebma.distributed.first_pass.SampledMergePlan`'s, with ``agree`` as in
+    :class:`ChainPlan` (it returns the learner the chain starts from).
+    """
+
+    def run_agreed(self, partitions, samples: dict):
+        learner = self.agree(copy.deepcopy(self.model), samples)
+        return partitions.chain(ChainPlan(self.model), learner)

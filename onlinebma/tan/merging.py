@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 
-from ..distributed.chain import ChainPlan
+from ..distributed.chain import ChainPlan, ChainWithNumbersPlan
 from ..distributed.first_pass import SampledMergePlan
 from ..records import FeatureKinds
 from ..validation import check_mergeable_with
@@ -86,13 +86,17 @@ class Merging:
           then learns the partitions one after the other
           (:class:`~onlinebma.distributed.chain.ChainPlan`: exact, but one partition at a
           time). A learner that cuts no numbers (``numeric="Gaussian"``) has nothing to
-          agree and skips the first pass."""
+          agree and skips the first pass. ``numeric="auto"`` that forgets nothing is chained
+          only on a frame with numeric values
+          (:class:`~onlinebma.distributed.chain.ChainWithNumbersPlan`): without them its
+          members predict alike, and the partitions are merged in parallel."""
         kinds = FeatureKinds(self.nominal_attributes, self.numeric_attributes)
-        if not (self._forgets or self.numeric == "auto"):
-            return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
-        if self.numeric == GAUSSIAN:
-            return ChainPlan(self)
-        return ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
+        if self._forgets:
+            return ChainPlan(self) if self.numeric == GAUSSIAN else \
+                ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
+        if self.numeric == "auto":  # its members predict alike without numbers: merged then
+            return ChainWithNumbersPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
+        return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
 
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.
