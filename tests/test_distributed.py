@@ -275,10 +275,7 @@ def _watched_frame(X, y, npartitions, learned):
     (lambda: NaiveBayes(decay="auto"), ValueError, "forget"),
     (lambda: ModelAveragedNB(structure_decay=0.9), ValueError, "forget"),
     (lambda: BMANB(decay=0.99), ValueError, "forget"),
-    (lambda: ModelAveragedTAN(structure_decay=0.9), ValueError, "forget"),
-    (lambda: AODE(decay="auto"), ValueError, "forget"),
-], ids=["no plan", "decay", "auto", "structure_decay", "BMANB decay", "MATAN structure_decay",
-        "AODE auto"])
+], ids=["no plan", "decay", "auto", "structure_decay", "BMANB decay"])
 def test_a_learner_that_cannot_join_is_refused_before_any_partition_is_learned(
         crx, make, error, match):
     X, y = crx

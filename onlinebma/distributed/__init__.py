@@ -1,22 +1,29 @@
 """Train on Dask, exactly: the learner one machine would build from the whole frame.
 
-Every learner here is built on sufficient statistics that add up, or on stored records that
+Most learners here are built on sufficient statistics that add up, or on stored records that
 concatenate, so training can be split over a Dask DataFrame's partitions and combined without
-approximation. :func:`fit` is the one entry point. It asks the learner how to train through
-the learner's public ``distributed_plan()`` (the protocol of :mod:`.protocol`) and drives the
-:class:`~onlinebma.distributed.protocol.Plan` it gets: each partition learned where it lies,
-the partial results combined in a tree in partition order, the result finished on the client.
+approximation; a learner whose state depends on the order of the records is trained exactly by
+learning the partitions one after the other. :func:`fit` is the one entry point. It asks
+the learner how to train through the learner's public ``distributed_plan()`` (the protocol of
+:mod:`.protocol`) and drives the :class:`~onlinebma.distributed.protocol.Plan` it gets: each
+partition learned where it lies, the partial results combined in a tree in partition order,
+the result finished on the client.
 A learner chooses its plan:
 
 - every learner with an exact ``merge`` (the naive Bayes family, whose count tables and
   moments add up, and every batch learner — ISA, FixedOrderBMA, OrderMCMC, FAN, FiniteMixture
   — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`):
   :class:`~onlinebma.distributed.protocol.MergePlan`, the partial learners merged in order;
-- the tree-augmented learners (TAN, AODE, ModelAveragedTAN of one numeric representation),
-  whose cut points must agree before partitions merge:
+- the tree-augmented learners (TAN, AODE, ModelAveragedTAN of one numeric representation)
+  that forget nothing, whose cut points must agree before partitions merge:
   :class:`~onlinebma.distributed.first_pass.SampledMergePlan`, a first pass drawing each
   numeric column's sample from the whole frame as ``learn_many`` draws it, the cut points
   fixed from it, then the merge plan;
+- the tree-augmented learners whose state depends on the order of the records (those that
+  forget, and ModelAveragedTAN's default ``numeric="auto"`` on numeric columns):
+  :class:`~onlinebma.distributed.chain.ChainPlan`, the same first pass, then the partitions
+  learned one after the other by one learner, a chain of Dask tasks (exact, but one
+  partition at a time: for frames larger than memory, not for speed);
 - FAN and FiniteMixture with a criterion computed from sums (``"bic"``, ``"aic"``, ``"cs"``,
   ``"icl"``): distributed EM, the records staying where they lie
   (:mod:`onlinebma.mixture.distributed_em`);
@@ -33,12 +40,13 @@ A learner chooses its plan:
 
 This package imports no learner family: each family implements its plan in its own package (the
 two above in ``mixture/`` and ``order_mcmc/``), from :mod:`.protocol`, :mod:`.partitions`,
-:mod:`.coding_pass` (the first pass of a plan fitted from whole-frame statistics) and
-:mod:`.first_pass` (the first pass that samples the numeric columns). A new learner
+:mod:`.coding_pass` (the first pass of a plan fitted from whole-frame statistics),
+:mod:`.first_pass` (the first pass that samples the numeric columns) and :mod:`.chain` (the
+partitions learned in order by one learner). A new learner
 joins by implementing ``distributed_plan()`` (see :mod:`.protocol` and docs/architecture.md); a
-learner without it is refused with a ``TypeError``, and a learner whose state cannot be combined
-(one that forgets) refuses in ``distributed_plan()``, before any partition is learned, rather
-than being trained in some approximate way.
+learner without it is refused with a ``TypeError``, and a learner that cannot be trained
+exactly (a naive Bayes learner that forgets) refuses in ``distributed_plan()``, before any
+partition is learned, rather than being trained in some approximate way.
 
 Files in: a frame need not come from memory. ``dask.dataframe.read_parquet`` of Parquet files
 written beforehand (one file per partition, nominal columns read back as Arrow strings) is
@@ -135,8 +143,8 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
     TypeError
         ``model`` has no ``distributed_plan()``, before any partition is learned.
     ValueError
-        ``model`` cannot be combined over partitions (it forgets), before any partition is
-        learned; or a partition is refused (naming it).
+        ``model`` cannot be trained exactly on Dask (a naive Bayes learner that forgets),
+        before any partition is learned; or a partition is refused (naming it).
     """
     require_dask()
     check_frame(ddf)

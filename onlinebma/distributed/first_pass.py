@@ -165,6 +165,11 @@ class SampledMergePlan(MergePlan):
         samples = column_samples(partitions, self.kinds, self.size)
         if not samples:
             return MergePlan(self.model).run(partitions)
+        return self.run_agreed(partitions, samples)
+
+    def run_agreed(self, partitions, samples: dict):
+        """Steps 3 and 4, once the first pass found numeric values (``samples``): a plan
+        that learns the partitions otherwise overrides this."""
         model = copy.deepcopy(self.model)
         template = self.agree(model, samples)
         return MergePlan(model, template).run(partitions)

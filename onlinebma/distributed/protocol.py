@@ -7,8 +7,8 @@ the combined result becomes the learner. :func:`onlinebma.distributed.fit` drive
 never looks inside a learner, so a new learner joins Dask by implementing
 ``distributed_plan`` in its own module, without editing this package.
 
-``distributed_plan()`` is where a learner refuses what it cannot do on Dask (a learner that
-forgets has no exact merge): it raises before any partition is learned.
+``distributed_plan()`` is where a learner refuses what it cannot do on Dask exactly: it raises
+before any partition is learned.
 
 This module imports neither Dask nor any learner: learners import :class:`MergePlan` from it.
 
@@ -18,6 +18,9 @@ This module imports neither Dask nor any learner: learners import :class:`MergeP
   tables after a pass that finds the coding: :mod:`onlinebma.mixture.distributed_em`,
   :mod:`onlinebma.order_mcmc.distributed_counts`) overrides :meth:`Plan.run`, which receives the
   frame's :class:`Partitions`, and reduces them with other plans as often as it needs.
+- A learner whose state depends on the order of its records (it forgets) has no exact merge:
+  :class:`~onlinebma.distributed.chain.ChainPlan` learns the partitions one after the other
+  with one learner (:meth:`Partitions.chain`), exactly but without parallelism.
 
 Examples
 --------
@@ -60,6 +63,13 @@ class Partitions:
         """``plan.learn_partition`` on every partition where it lies (empty ones included;
         an error names the partition), the partial results combined with ``plan.combine``
         in a tree, neighbours left to right: the partial result of the whole frame."""
+        raise NotImplementedError
+
+    def chain(self, plan, start):
+        """``plan.continue_learning(learner, X, y)`` on every partition in order, one after
+        the other where each lies (empty ones included; an error names the partition),
+        starting from ``start``: the learner after the last partition
+        (:class:`~onlinebma.distributed.chain.ChainPlan`)."""
         raise NotImplementedError
 
 
