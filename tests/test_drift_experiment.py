@@ -139,6 +139,11 @@ def test_river_peers_are_the_models_named():
         drift.make_learner("ModelAveragedNB sometimes", stream)
 
 
+#: The tests sharing :func:`quick` run in one pytest-xdist worker (``--dist loadgroup``), so
+#: that the quick run is made once, not once in each worker.
+QUICK_RUN = pytest.mark.xdist_group("drift-quick-run")
+
+
 @pytest.fixture(scope="module")
 def quick(tmp_path_factory):
     out = tmp_path_factory.mktemp("docs")
@@ -147,6 +152,7 @@ def quick(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.experiments
+@QUICK_RUN
 def test_quick_run_tables_are_complete_and_finite(quick):
     _, result = quick
     df = result["tables"]["results"]
@@ -173,6 +179,7 @@ def test_quick_run_tables_are_complete_and_finite(quick):
 
 @pytest.mark.slow
 @pytest.mark.experiments
+@QUICK_RUN
 def test_quick_run_writes_results_and_figures(quick):
     out, result = quick
     text = (out / "results" / "drift.md").read_text()

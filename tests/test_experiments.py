@@ -182,6 +182,11 @@ def _finite_numbers(df: pd.DataFrame):
     assert np.isfinite(num.to_numpy(dtype=float)).all(), num
 
 
+#: The tests sharing :func:`quick_runs` run in one pytest-xdist worker (``--dist loadgroup``),
+#: so that the four runs are made once, not once in each worker.
+QUICK_RUNS = pytest.mark.xdist_group("experiments-quick-runs")
+
+
 @pytest.fixture(scope="module")
 def quick_runs(tmp_path_factory):
     out = tmp_path_factory.mktemp("docs")
@@ -190,6 +195,7 @@ def quick_runs(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.experiments
+@QUICK_RUNS
 @pytest.mark.parametrize("name", MINE)
 def test_quick_run_writes_results_and_figures(quick_runs, name):
     out, results = quick_runs
@@ -203,6 +209,7 @@ def test_quick_run_writes_results_and_figures(quick_runs, name):
 
 @pytest.mark.slow
 @pytest.mark.experiments
+@QUICK_RUNS
 def test_quick_dash_cooper_random(quick_runs):
     from experiments.dash_cooper_random import QUICK_TESTS
 
@@ -217,6 +224,7 @@ def test_quick_dash_cooper_random(quick_runs):
 
 @pytest.mark.slow
 @pytest.mark.experiments
+@QUICK_RUNS
 def test_quick_dash_cooper_networks(quick_runs):
     from experiments.dash_cooper_networks import PAPER_TARGETS, QUICK_RECORDS
 
@@ -229,6 +237,7 @@ def test_quick_dash_cooper_networks(quick_runs):
 
 @pytest.mark.slow
 @pytest.mark.experiments
+@QUICK_RUNS
 def test_quick_bma_nb_uci(quick_runs):
     from experiments.bma_nb_uci import METHODS, PAPER_TABLE2, QUICK
 
@@ -251,6 +260,7 @@ def test_bma_nb_uci_finds_the_bundled_table2_datasets():
 
 @pytest.mark.slow
 @pytest.mark.experiments
+@QUICK_RUNS
 def test_quick_streams(quick_runs):
     from experiments.streams import OURS, PEERS, POSTERIOR_MODELS, streams
 
