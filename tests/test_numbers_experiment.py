@@ -27,3 +27,22 @@ def test_quick_numbers_run(tmp_path):
     assert set(speed["model"]) == {"river ARF", "ModelAveragedTAN auto",
                                    "ModelAveragedTAN λ=0.99"}
     assert (speed[speed["model"] == "river ARF"]["× ARF"] == 1.0).all()
+
+
+@pytest.mark.slow
+@pytest.mark.experiments
+def test_quick_numbers_speed_run_times_what_the_numbers_run_times(tmp_path):
+    """``python -m experiments numbers-speed --quick``: the numbers run's speed part alone, on
+    the same streams, with its three targets."""
+    from experiments import numbers_speed
+
+    result = numbers_speed.run(quick=True, out=tmp_path, show=False)
+    text = (tmp_path / "results" / "numbers-speed.md").read_text()
+    assert text.startswith("# numbers-speed") and "Quick smoke-test run" in text
+    tables = result["tables"]
+    assert [t.split(":")[0] for t in tables["targets"]["target"]] == ["speed"] * 3
+    speed = tables["speed"]
+    assert set(speed["stream"]) == set(numbers.speed_data(quick=True))
+    assert (speed[speed["model"] == "river ARF"]["× ARF"] == 1.0).all()
+    values = speed[["records/s alone", "× ARF"]].to_numpy(dtype=float)
+    assert np.isfinite(values).all() and (values > 0).all()
