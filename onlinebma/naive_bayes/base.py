@@ -39,8 +39,9 @@ from river import base
 
 from ..forgetting import MIN_WEIGHT, Forgetting, ScaledClock
 from ..labels import ordered_labels
-from ..reading import read_record
-from ..records import NOMINAL, FeatureKinds, check_label
+from ..numeric import Sample
+from ..reading import read_record, uninterrupted
+from ..records import NOMINAL, NUMERIC, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
@@ -229,6 +230,110 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         if self._auto:  # one learner per rate (RateMixture), all reading numbers alike
             return self._rate_mixture().members[0].cut_points()
         return self._reader.cut_points()
+
+    @property
+    def numeric_readings(self) -> dict:
+        """``{feature: Grids or ValueCodes}``: how every numeric feature with fixed cut points
+        is read, in the order they were fixed (a :class:`~onlinebma.numeric.Grids` read by
+        its member ``numeric``, a :class:`~onlinebma.numeric.ValueCodes` per value); ``{}``
+        when numbers are read by their moments. Give them to another learner's
+        :meth:`fix_numeric` to cut the same intervals (and merge with it)."""
+        if not self._reads:
+            return {}
+        if self._auto:
+            return {} if self._rates is None else self._rate_mixture().members[0].numeric_readings
+        return dict(self._reader.readings)
+
+    def numeric_readings_from(self, samples: dict) -> dict:
+        """How this learner would read each feature from a sample of it, without changing
+        anything: the readings :meth:`fix_numeric` takes (a first pass over data cut into
+        parts, so that the learners of the parts cut numbers alike and merge).
+
+        Parameters
+        ----------
+        samples : dict
+            ``{feature: sample}``, each sample a :class:`~onlinebma.numeric.Sample` (its
+            values and class codes) or a pair ``(values, labels)``: float values (NaN where
+            missing) and the class label of each (any labels, or class codes).
+
+        Returns
+        -------
+        dict
+            ``{feature: Grids or ValueCodes}`` (:func:`~onlinebma.numeric.read_sample` with
+            this learner's settings) for the samples with an observed value; ``{}`` when
+            numbers are read by their moments (``numeric="gaussian"`` or ``absent="zero"``).
+        """
+        if not isinstance(samples, dict):
+            raise TypeError(f"samples must be a dict {{feature: Sample or (values, labels)}}, "
+                            f"got {type(samples).__name__}")
+        if not self._reads:
+            return {}
+        reader = NumberReader(self.numeric, self.sample_size)  # settings only: nothing fixed
+        out = {}
+        for f, sample in samples.items():
+            if isinstance(sample, Sample):
+                values, labels = sample.values, sample.labels
+            else:
+                values, labels = sample
+            reading = reader.reading_from_sample(values, labels)
+            if reading is not None:
+                out[f] = reading
+        return out
+
+    def fix_numeric(self, readings: dict) -> None:
+        """Fix numeric features' cut points now, from outside (as the tree learners'
+        :meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric`).
+
+        The records kept for those features are replayed exactly (the learner then equals
+        one given these cut points from its first record); later records are cut with them.
+        Learners given the same readings before learning merge exactly (:meth:`merge`).
+
+        Parameters
+        ----------
+        readings : dict
+            ``{feature: Grids or ValueCodes}``: from :meth:`numeric_readings_from` on a
+            sample of all the data, from :func:`onlinebma.numeric.read_table`, or another
+            learner's :attr:`numeric_readings`. A Grids must hold this learner's
+            representation ``numeric``; a ValueCodes reads the feature per value.
+
+        Raises
+        ------
+        TypeError
+            If a reading is neither a Grids nor a ValueCodes.
+        ValueError
+            If the learner reads numbers by their moments, a feature is nominal, a Grids
+            lacks the representation or a feature already has other cut points; nothing is
+            changed then.
+        """
+        if not isinstance(readings, dict):
+            raise TypeError(f"readings must be a dict {{feature: Grids or ValueCodes}}, got "
+                            f"{type(readings).__name__}")
+        if not readings:
+            return
+        if not self._reads:
+            raise ValueError(f"this learner reads numbers by their moments "
+                             f"(numeric={self.numeric!r}, absent={self.absent!r}): it has no "
+                             f"cut points to fix; choose an interval representation, such as "
+                             f"numeric='8 intervals'")
+        kinds = self.feature_kinds
+        for f in readings:
+            if f in kinds.nominal_attributes or kinds.kind.get(f, NUMERIC) != NUMERIC:
+                raise ValueError(f"feature {f!r} is nominal: it has no cut points")
+        hosts = self._rate_mixture().members if self._auto else [self]
+        todo = [host._reader.checked(readings) for host in hosts]  # all checked first
+        with uninterrupted():
+            for host, mine in zip(hosts, todo):
+                host._fix_readings(mine)
+
+    def _fix_readings(self, readings: dict) -> None:
+        """Fix checked readings and count the kept values of the features they fix."""
+        reader = self._reader
+        self._kinds.commit({f: NUMERIC for f in readings if f not in self._kinds.kind})
+        waiting = [f for f in readings if f in reader.pending.pending]
+        reader.fix_readings(readings)
+        if waiting:
+            self._predicted = None
+            self._replay(*reader.replay_stream(waiting, self._t))
 
     def _tick(self) -> None:
         """Multiply every statistic by ``decay`` (step 3 of the forgetting recursion) in O(1)

@@ -44,8 +44,15 @@ from bisect import bisect_left
 
 import numpy as np
 
-from ..numeric import DEFAULT_RESOLUTIONS, NumericSettings, PendingRecords, read_sample
-from ..numeric.grids import Grids
+from ..numeric import (
+    DEFAULT_RESOLUTIONS,
+    Grids,
+    NumericSettings,
+    PendingRecords,
+    ValueCodes,
+    read_sample,
+)
+from ..reading import factorize
 from ..validation import check_choice
 
 __all__ = ["DEFAULT_NUMERIC", "GAUSSIAN", "REPRESENTATIONS", "NumberReader", "check_numeric"]
@@ -118,6 +125,13 @@ class _Values:
     __hash__ = None
 
 
+def _describe(read) -> str:
+    """A reading in words, for error messages."""
+    if isinstance(read, _Values):
+        return "per value"
+    return f"cut points {read.cuts}"
+
+
 class NumberReader:
     """The reading of a learner's numeric features by one representation (module docstring).
 
@@ -131,7 +145,9 @@ class NumberReader:
     Attributes
     ----------
     readings : dict
-        ``{feature: how it is read}`` for the features whose cut points are fixed.
+        ``{feature: Grids or ValueCodes}``: how each feature whose cut points are fixed is
+        read (:func:`~onlinebma.numeric.read_sample`'s answer; a :class:`Grids` is read by its
+        member ``numeric``, a :class:`ValueCodes` per value), in the order they were fixed.
 
     Examples
     --------
@@ -157,6 +173,7 @@ class NumberReader:
                                             class_aware=False, sample_size=sample_size)
         self.pending = PendingRecords(sample_size)
         self.readings: dict = {}
+        self._read: dict = {}  # feature -> _Intervals or _Values, from its reading
         self._codes: dict = {}  # label -> class code, in order of first appearance
         self._first: dict = {}  # label -> index of its first record (forgetting's replay)
 
@@ -175,7 +192,7 @@ class NumberReader:
         -------
         tuple of list
         """
-        readings = self.readings
+        readings = self._read
         coded, waiting = [], []
         for f, x in pairs:
             r = readings.get(f)
@@ -243,13 +260,92 @@ class NumberReader:
                 more, more_codes = extra[f]
                 values = np.concatenate([values, more])
                 codes = np.concatenate([codes, more_codes])
-            if np.isnan(values).all():
-                continue
-            reading = read_sample(values, codes, n_classes, self.settings)
-            if isinstance(reading, Grids):
-                self.readings[f] = _Intervals(reading.cuts[reading.members.index(self.numeric)])
-            else:
-                self.readings[f] = _Values()
+            if not np.isnan(values).all():
+                self._adopt(f, read_sample(values, codes, n_classes, self.settings))
+
+    def checked(self, readings: dict) -> dict:
+        """``{feature: how it is read}`` of readings given from outside, checked against the
+        fixed ones without changing anything; the features already fixed alike are left out.
+
+        Parameters
+        ----------
+        readings : dict
+            ``{feature: Grids or ValueCodes}``; a :class:`Grids` must hold the member
+            ``numeric``.
+
+        Returns
+        -------
+        dict
+            The readings of the features not fixed yet.
+
+        Raises
+        ------
+        TypeError
+            If a reading is neither a Grids nor a ValueCodes.
+        ValueError
+            If a Grids lacks the member, or a feature is fixed already and read otherwise.
+        """
+        if not isinstance(readings, dict):
+            raise TypeError(f"readings must be a dict {{feature: Grids or ValueCodes}}, got "
+                            f"{type(readings).__name__}")
+        todo = {}
+        for f, reading in readings.items():
+            read = self._reading(f, reading)
+            mine = self._read.get(f)
+            if mine is None:
+                todo[f] = reading
+            elif mine != read:
+                raise ValueError(f"numeric feature {f!r} has other cut points already: "
+                                 f"{_describe(mine)}, not {_describe(read)}")
+        return todo
+
+    def fix_readings(self, readings: dict) -> None:
+        """Fix features with the readings :meth:`checked` returned (for those still pending,
+        :meth:`replay_stream` is due next)."""
+        for f, reading in readings.items():
+            self._adopt(f, reading)
+
+    def _reading(self, f, reading):
+        """The ``_Intervals`` or ``_Values`` of a Grids or ValueCodes (checked)."""
+        if isinstance(reading, ValueCodes):
+            return _Values()
+        if not isinstance(reading, Grids):
+            raise TypeError(f"the reading of feature {f!r} must be a Grids or a ValueCodes "
+                            f"(onlinebma.numeric.read_sample), got {type(reading).__name__}")
+        if self.numeric not in reading.members:
+            raise ValueError(f"the cut points of feature {f!r} hold {reading.members}, not "
+                             f"the representation {self.numeric!r} this learner reads "
+                             f"numbers with")
+        return _Intervals(reading.cuts[reading.members.index(self.numeric)])
+
+    def _adopt(self, f, reading) -> None:
+        self._read[f] = self._reading(f, reading)
+        self.readings[f] = reading
+
+    def reading_from_sample(self, values, labels):
+        """How a feature would be read from a sample, without fixing it.
+
+        Parameters
+        ----------
+        values : array-like of float
+            The sample's values, NaN where missing.
+        labels : array-like
+            The class label of each value (any hashable labels, or class codes).
+
+        Returns
+        -------
+        Grids or ValueCodes or None
+            ``None`` when the sample has no observed value.
+        """
+        values = np.asarray(values, dtype=float)
+        labels = np.asarray(labels)
+        if values.ndim != 1 or labels.shape != values.shape:
+            raise ValueError(f"a sample needs one label per value: got values of shape "
+                             f"{values.shape} and labels of shape {labels.shape}")
+        if np.isnan(values).all():
+            return None
+        classes, codes = factorize(labels)
+        return read_sample(values, codes, len(classes), self.settings)
 
     def replay_stream(self, features, learned: int) -> tuple[int, list]:
         """What the learner must count for newly fixed features, in stream order.
@@ -276,7 +372,7 @@ class NumberReader:
     def cut_points(self) -> dict:
         """``{feature: sorted cut points, or None when read per value}`` of the fixed features."""
         return {f: np.array(r.cuts) if isinstance(r, _Intervals) else None
-                for f, r in self.readings.items()}
+                for f, r in self._read.items()}
 
     def labels_before(self, index: int) -> list:
         """The labels whose first record came before ``index``, in order of appearance."""
@@ -292,20 +388,28 @@ class NumberReader:
         if self.numeric != other.numeric or self.settings != other.settings:
             raise ValueError(f"cannot merge learners reading numbers differently: "
                              f"numeric={self.numeric!r} and {other.numeric!r}")
-        if len(self.pending) or len(other.pending):
-            raise ValueError("cannot merge learners still keeping records of numeric features "
-                             "whose cut points are not fixed (their intervals are not yet "
-                             "known); learn_many fixes them from its table")
-        for f, r in other.readings.items():
-            mine = self.readings.get(f)
+        for reader in (self, other):
+            if len(reader.pending):
+                raise ValueError(
+                    f"cannot merge learners still keeping records of numeric features whose "
+                    f"cut points are not fixed ({reader.pending.pending!r}: their intervals "
+                    f"are not known yet); give both learners the same cut points before "
+                    f"learning, learner.fix_numeric(readings) (readings from one sample of "
+                    f"all the data, learner.numeric_readings_from(samples), or another "
+                    f"learner's numeric_readings)")
+        for f, r in other._read.items():
+            mine = self._read.get(f)
             if mine is not None and mine != r:
-                raise ValueError(f"cannot merge: numeric feature {f!r} was cut into different "
-                                 f"intervals by the two learners")
+                raise ValueError(
+                    f"cannot merge: numeric feature {f!r} was cut into different intervals by "
+                    f"the two learners ({_describe(mine)} and {_describe(r)}); give both the "
+                    f"same cut points before learning: learner.fix_numeric(readings)")
 
     def merge(self, other: NumberReader) -> None:
         """Take ``other``'s readings of features this reader has not fixed, and its labels."""
         for f, r in other.readings.items():
-            self.readings.setdefault(f, r)
+            if f not in self.readings:
+                self._adopt(f, r)
         for label, t in other._first.items():
             if label not in self._codes:
                 self._codes[label] = len(self._codes)
