@@ -498,7 +498,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         statistics are taken from it (replacing the Gaussian that read the feature until
         then), rescaled to this learner's clock."""
         reader = self._reader
-        scratch = self.clone({"numeric": GAUSSIAN})
+        # fed interval names: a feature declared numeric must not refuse them as text
+        scratch = self.clone({"numeric": GAUSSIAN, "numeric_attributes": None})
         scratch._seed_classes(reader.labels_before(first))
         if self._forgets:
             arrivals = {t: lab for lab, t in reader.first_records().items() if t >= first}
