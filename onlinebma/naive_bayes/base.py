@@ -34,14 +34,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from river import base
 
 from ..forgetting import MIN_WEIGHT, Forgetting, ScaledClock
 from ..labels import ordered_labels
 from ..numeric import Sample
 from ..reading import read_record, uninterrupted
-from ..records import NOMINAL, NUMERIC, FeatureKinds, check_label
+from ..records import NUMERIC, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
@@ -327,13 +326,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
 
     def _fix_readings(self, readings: dict) -> None:
         """Fix checked readings and count the kept values of the features they fix."""
-        reader = self._reader
-        self._kinds.commit({f: NUMERIC for f in readings if f not in self._kinds.kind})
-        waiting = [f for f in readings if f in reader.pending.pending]
-        reader.fix_readings(readings)
-        if waiting:
-            self._predicted = None
-            self._replay(*reader.replay_stream(waiting, self._t))
+        self._predicted = None
+        self._reader.fix_given(readings, self._kinds, self._t, self._replay)
 
     def _tick(self) -> None:
         """Multiply every statistic by ``decay`` (step 3 of the forgetting recursion) in O(1)
@@ -467,23 +461,12 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             reader.fix(complete, list(self._class_counts))
             self._replay(*reader.replay_stream(complete, self._t))
 
-    def _fix_from_table(self, columns: dict, labels) -> None:
-        """``learn_many``, before the table's rows are learned: fix the cut points of every
-        numeric column whose sample the table leaves incomplete from its kept values followed
-        by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
-        count), and count the kept values. A sample the table completes is fixed by the rows
-        as in a stream (from its first ``sample_size`` values), so that then ``learn_many``
-        equals ``learn_one`` on the rows."""
+    def _fix_from_table(self, columns: dict, labels: list) -> None:
+        """``learn_many``, before the table's rows are learned: fix the numeric columns whose
+        sample the table leaves incomplete from the table and count their kept values
+        (:meth:`~onlinebma.naive_bayes.numbers.NumberReader.fix_from_table`)."""
         reader = self._reader
-        codes = np.array([reader.note_label(lab, self._t + i) for i, lab in enumerate(labels)],
-                         dtype=np.int64)
-        kept = reader.pending.pending
-        extra = {f: (values, codes) for f, (kind, values, present) in columns.items()
-                 if kind != NOMINAL and f not in reader.readings
-                 and (len(reader.pending.sample(f)[0]) if f in kept else 0)
-                 + int(present.sum()) < self.sample_size}
-        reader.fix(list(extra), list(self._class_counts), extra)
-        kept = [f for f in extra if f in reader.pending.pending and f in reader.readings]
+        kept = reader.fix_from_table(columns, labels, self._t, list(self._class_counts))
         if kept:
             self._replay(*reader.replay_stream(kept, self._t))
 
@@ -501,21 +484,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         # fed interval names: a feature declared numeric must not refuse them as text
         scratch = self.clone({"numeric": GAUSSIAN, "numeric_attributes": None})
         scratch._seed_classes(reader.labels_before(first))
-        if self._forgets:
-            arrivals = {t: lab for lab, t in reader.first_records().items() if t >= first}
-            by_index = {index: (label, pairs) for index, label, pairs in rows}
-            last = None
-            for t in range(first, self._t):
-                kept = by_index.get(t)
-                if kept is None:  # a record without the features: the clock, a new class
-                    last = arrivals.get(t, last)
-                    scratch.learn_one({}, last)
-                else:
-                    last = kept[0]
-                    scratch.learn_one(dict(kept[1]), last)
-        else:
-            for _, label, pairs in rows:
-                scratch.learn_one(dict(pairs), label)
+        for record, label in reader.replay_records(first, self._t, rows, self._forgets):
+            scratch.learn_one(record, label)
         features = list(dict.fromkeys(f for _, _, pairs in rows for f, _ in pairs))
         c = scratch._clock.scale / self._clock.scale
         for f in features:

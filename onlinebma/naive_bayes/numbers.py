@@ -53,6 +53,7 @@ from ..numeric import (
     read_sample,
 )
 from ..reading import factorize
+from ..records import NOMINAL, NUMERIC
 from ..validation import check_choice
 
 __all__ = ["DEFAULT_NUMERIC", "GAUSSIAN", "REPRESENTATIONS", "NumberReader", "check_numeric"]
@@ -369,6 +370,90 @@ class NumberReader:
                 for r in self.pending.replay(features, learned)]
         return (rows[0][0] if rows else learned), rows
 
+    def fix_from_table(self, columns: dict, labels: list, learned: int,
+                       known_labels: list) -> list:
+        """``learn_many``, before a table's rows are learned: fix the cut points of every
+        numeric column whose sample the table leaves incomplete from its kept values followed
+        by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
+        count). A sample the table completes is fixed by the rows as in a stream (from its
+        first ``sample_size`` values), so that then ``learn_many`` equals ``learn_one`` on
+        the rows.
+
+        Parameters
+        ----------
+        columns : dict
+            The validated table's columns, ``{feature: (kind, values, present)}``
+            (:func:`~onlinebma.reading.prepare_frame`).
+        labels : list
+            Its labels, row by row.
+        learned : int
+            The number of records the learner has learned (the table's first row's index).
+        known_labels : list
+            Every label the learner knows.
+
+        Returns
+        -------
+        list
+            The fixed features with kept records: the learner counts them next
+            (:meth:`replay_stream`).
+        """
+        for i, label in enumerate(labels):
+            self.note_label(label, learned + i)
+        codes = np.array([self._codes[label] for label in labels], dtype=np.int64)
+        kept = self.pending.pending
+        extra = {f: (values, codes) for f, (kind, values, present) in columns.items()
+                 if kind != NOMINAL and f not in self.readings
+                 and (len(self.pending.sample(f)[0]) if f in kept else 0)
+                 + int(present.sum()) < self.settings.sample_size}
+        self.fix(list(extra), known_labels, extra)
+        return [f for f in extra if f in self.pending.pending and f in self.readings]
+
+    def replay_records(self, first: int, learned: int, rows: list, clock: bool) -> list:
+        """What a fresh learner (knowing the classes of :meth:`labels_before` ``first``) must
+        learn to hold the kept values of newly fixed features as if their cut points had been
+        fixed from the first record: ``[(record, label)]``.
+
+        Parameters
+        ----------
+        first, rows
+            :meth:`replay_stream`'s answer.
+        learned : int
+            The number of records the learner has learned.
+        clock : bool
+            ``True`` for a learner that forgets: an empty record for each record between the
+            kept ones (the clock's ticks), with a new class at the record where it first
+            came; ``False``: the kept records alone.
+
+        Returns
+        -------
+        list
+        """
+        if not clock:
+            return [(dict(pairs), label) for _, label, pairs in rows]
+        arrivals = {t: label for label, t in self._first.items() if t >= first}
+        by_index = {index: (label, pairs) for index, label, pairs in rows}
+        out = []
+        last = None
+        for t in range(first, learned):
+            kept = by_index.get(t)
+            if kept is None:  # a record without the features: the clock, a new class
+                last = arrivals.get(t, last)
+                out.append(({}, last))
+            else:
+                last = kept[0]
+                out.append((dict(kept[1]), last))
+        return out
+
+    def fix_given(self, readings: dict, kinds, learned: int, replay) -> None:
+        """Fix readings :meth:`checked` returned, committing new features as numeric in
+        ``kinds``, and hand ``replay`` (the learner's) the kept records of those that were
+        pending, as ``replay(first, rows)``."""
+        kinds.commit({f: NUMERIC for f in readings if f not in kinds.kind})
+        waiting = [f for f in readings if f in self.pending.pending]
+        self.fix_readings(readings)
+        if waiting:
+            replay(*self.replay_stream(waiting, learned))
+
     def cut_points(self) -> dict:
         """``{feature: sorted cut points, or None when read per value}`` of the fixed features."""
         return {f: np.array(r.cuts) if isinstance(r, _Intervals) else None
@@ -377,10 +462,6 @@ class NumberReader:
     def labels_before(self, index: int) -> list:
         """The labels whose first record came before ``index``, in order of appearance."""
         return [label for label, t in self._first.items() if t < index]
-
-    def first_records(self) -> dict:
-        """``{label: index of its first record}``."""
-        return dict(self._first)
 
     def check_mergeable(self, other: NumberReader) -> None:
         """Refuse to merge readers with kept records or different cut points (naming the
