@@ -36,7 +36,7 @@ import math
 
 from river import base
 
-from ..forgetting import MIN_WEIGHT, Forgetting, ScaledClock
+from ..forgetting import MIN_WEIGHT, Forgetting, RateMixture, ScaledClock
 from ..labels import ordered_labels
 from ..numeric import Sample
 from ..reading import read_record, uninterrupted
@@ -224,11 +224,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         read per value, for the features whose reading is fixed; ``{}`` with
         ``numeric="gaussian"``. A numeric feature not listed is still read by its Gaussian
         (its sample is not complete)."""
-        if not self._reads:
+        if not self._reads or (self._auto and self._rates is None):
             return {}
-        if self._auto:  # one learner per rate (RateMixture), all reading numbers alike
-            return self._rate_mixture().members[0].cut_points()
-        return self._reader.cut_points()
+        return self._number_hosts()[0][0].cut_points()  # with decay="auto", all read alike
 
     @property
     def numeric_readings(self) -> dict:
@@ -237,11 +235,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         its member ``numeric``, a :class:`~onlinebma.numeric.ValueCodes` per value); ``{}``
         when numbers are read by their moments. Give them to another learner's
         :meth:`fix_numeric` to cut the same intervals (and merge with it)."""
-        if not self._reads:
+        if not self._reads or (self._auto and self._rates is None):
             return {}
-        if self._auto:
-            return {} if self._rates is None else self._rate_mixture().members[0].numeric_readings
-        return dict(self._reader.readings)
+        return dict(self._number_hosts()[0][0].readings)
 
     def numeric_readings_from(self, samples: dict) -> dict:
         """How this learner would read each feature from a sample of it, without changing
@@ -318,11 +314,11 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         for f in readings:
             if f in kinds.nominal_attributes or kinds.kind.get(f, NUMERIC) != NUMERIC:
                 raise ValueError(f"feature {f!r} is nominal: it has no cut points")
-        hosts = self._rate_mixture().members if self._auto else [self]
-        todo = [host._reader.checked(readings) for host in hosts]  # all checked first
+        hosts = self._number_hosts()
+        todo = [reader.checked(readings) for reader, _, _ in hosts]  # all checked first
         with uninterrupted():
-            for host, mine in zip(hosts, todo):
-                host._fix_readings(mine)
+            for (_, fix, _), mine in zip(hosts, todo):
+                fix(mine)
 
     def _fix_readings(self, readings: dict) -> None:
         """Fix checked readings and count the kept values of the features they fix."""
@@ -348,13 +344,28 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         self._n *= c
 
     def _shared_rates(self):
-        terms = None if self._reads else self._rate_terms()
+        terms = self._rate_terms()
         if terms is None:
             return None
         from .rates import SharedRates  # when asked: the member-axis state is a large module
 
         return SharedRates(terms, self.nominal_attributes,
-                           numeric_attributes=self.numeric_attributes)
+                           numeric_attributes=self.numeric_attributes,
+                           reader=NumberReader(self.numeric, self.sample_size) if self._reads
+                           else None)
+
+    def _number_hosts(self) -> list:
+        """``(reader, fix_readings, fix_from_table)`` of each state that reads numbers as
+        intervals: this learner, or with ``decay="auto"`` the shared rate state or each rate's
+        learner (made now if need be); ``[]`` when numbers are read by their moments."""
+        if not self._reads:
+            return []
+        if not self._auto:
+            return [(self._reader, self._fix_readings, self._fix_from_table)]
+        mixture = self._rate_mixture()
+        if isinstance(mixture, RateMixture):
+            return [(m._reader, m._fix_readings, m._fix_from_table) for m in mixture.members]
+        return [(mixture.reader, mixture.fix_readings, mixture.fix_from_table)]
 
     def _rate_terms(self):
         """The learner's terms (:mod:`~onlinebma.naive_bayes.rate_terms`) for computing

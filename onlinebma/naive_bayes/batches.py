@@ -90,9 +90,8 @@ class BatchPaths(WideNumerics):
             # rows validate as their columns did: none fails; one block with the cut points
             # fixed from the table (a Ctrl-C waits for the batch whole, .interrupts)
             with uninterrupted():
-                if self._reads:
-                    for learner in (self._rate_mixture().members if self._auto else (self,)):
-                        learner._fix_from_table(columns, labels.tolist())
+                for _, _, fix_from_table in self._number_hosts():
+                    fix_from_table(columns, labels.tolist())
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
             return
