@@ -26,6 +26,19 @@ cut points from the first record (:meth:`NumberReader.replay_stream`, tested exa
 without forgetting), and goes on. ``learn_many`` fixes every feature it sees from the table
 itself (the kept values first, then the table's column) before counting it.
 
+**Cut points agreed beforehand.** Learners that count parts of one data set (a Dask frame's
+partitions) must cut each feature alike to merge: a first pass samples every numeric feature
+over the whole data (:class:`~onlinebma.numeric.Sample`, mergeable),
+:meth:`~onlinebma.naive_bayes.base.BaseNB.numeric_readings_from` reads the samples with the
+learner's settings, and :meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric` gives each
+learner those readings before it counts (kept records replayed, as at a sample's completion).
+``merge`` refuses learners whose cut points differ or that still keep records, naming this fix.
+
+**``decay="auto"``** reads numbers on the shared rate state
+(:class:`~onlinebma.naive_bayes.rates.SharedRates`) with one reader for every rate: a fixed
+feature's intervals are nominal values there too, and at a fix the feature's Gaussian column
+gives way to the interval counts of a fresh shared state fed the kept records.
+
 **Missing values** (absent key, ``None``, NaN) are skipped, as everywhere in the family: never
 counted, never sampled, no term in a prediction.
 
@@ -65,13 +78,16 @@ GAUSSIAN = "gaussian"
 #: intervals at one resolution, or the class-aware MDL cut points (:mod:`onlinebma.numeric`).
 REPRESENTATIONS = (GAUSSIAN, *(f"{b} intervals" for b in DEFAULT_RESOLUTIONS), "MDL")
 
-#: The family's default: still the Gaussian. ``python -m experiments numbers`` measured
-#: 8 intervals far better (docs/naive_bayes.md, "Numbers": on adult 0.422-0.426 log loss
-#: against the Gaussian's 0.686-0.688 and the class prior's 0.553), but with intervals two
-#: learners trained on separate partitions cut numbers differently and cannot merge (Dask),
-#: and ``decay="auto"`` runs one learner per rate instead of the shared state: the default
-#: moves once cut points are agreed across partitions.
-DEFAULT_NUMERIC = GAUSSIAN
+#: The family's default, chosen by the benchmark of docs/naive_bayes.md ("Numbers": adult
+#: shuffled with seed 0, 20,000 rows learned, 12,561 scored; ten small numeric tables, 5
+#: stratified folds): 8 intervals scored 0.430-0.434 log loss on adult against the class
+#: prior's 0.553 and the Gaussian's 0.686-0.688 (16 intervals 0.422-0.426, MDL 0.440-0.444),
+#: and the best mean over the tables for all three learners (0.685-0.691; 16 intervals
+#: 0.741-0.765, MDL 0.709-0.721, the Gaussian 0.965-1.300). Learners that will be merged
+#: (a Dask frame's partitions) take cut points agreed in a first pass
+#: (:meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric`), and ``decay="auto"`` reads
+#: intervals on the shared rate state (:class:`~onlinebma.naive_bayes.rates.SharedRates`).
+DEFAULT_NUMERIC = "8 intervals"
 
 
 def check_numeric(numeric) -> None:
@@ -265,8 +281,8 @@ class NumberReader:
                 self._adopt(f, read_sample(values, codes, n_classes, self.settings))
 
     def checked(self, readings: dict) -> dict:
-        """``{feature: how it is read}`` of readings given from outside, checked against the
-        fixed ones without changing anything; the features already fixed alike are left out.
+        """Readings given from outside, checked against the fixed ones without changing
+        anything; the features already fixed alike are left out.
 
         Parameters
         ----------
@@ -408,10 +424,11 @@ class NumberReader:
         self.fix(list(extra), known_labels, extra)
         return [f for f in extra if f in self.pending.pending and f in self.readings]
 
-    def replay_records(self, first: int, learned: int, rows: list, clock: bool) -> list:
+    def replay_records(self, first: int, learned: int, rows: list, clock: bool):
         """What a fresh learner (knowing the classes of :meth:`labels_before` ``first``) must
         learn to hold the kept values of newly fixed features as if their cut points had been
-        fixed from the first record: ``[(record, label)]``.
+        fixed from the first record: ``(record, label)`` pairs, in order (generated: with the
+        clock, one per record since ``first``).
 
         Parameters
         ----------
@@ -424,25 +441,25 @@ class NumberReader:
             kept ones (the clock's ticks), with a new class at the record where it first
             came; ``False``: the kept records alone.
 
-        Returns
-        -------
-        list
+        Yields
+        ------
+        tuple
         """
         if not clock:
-            return [(dict(pairs), label) for _, label, pairs in rows]
+            for _, label, pairs in rows:
+                yield dict(pairs), label
+            return
         arrivals = {t: label for label, t in self._first.items() if t >= first}
         by_index = {index: (label, pairs) for index, label, pairs in rows}
-        out = []
         last = None
         for t in range(first, learned):
             kept = by_index.get(t)
             if kept is None:  # a record without the features: the clock, a new class
                 last = arrivals.get(t, last)
-                out.append(({}, last))
+                yield {}, last
             else:
                 last = kept[0]
-                out.append((dict(kept[1]), last))
-        return out
+                yield dict(kept[1]), last
 
     def fix_given(self, readings: dict, kinds, learned: int, replay) -> None:
         """Fix readings :meth:`checked` returned, committing new features as numeric in
