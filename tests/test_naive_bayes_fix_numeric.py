@@ -22,10 +22,11 @@ NUMERIC = ["8 intervals", "MDL"]
 FEATURES = ("g", "spike", "code", "late")
 
 
-def first_pass(data, size=500, spread=True) -> dict:
+def first_pass(data, size=500, spread=True, labels=None) -> dict:
     """One mergeable Sample per numeric feature over the whole stream, built from two parts
-    (as a Dask first pass would), labels as class codes in order of first appearance."""
-    labels = list(dict.fromkeys(y for _, y in data))
+    (as a Dask first pass would), labels as class codes: indices into ``labels`` (default:
+    the labels in order of first appearance)."""
+    labels = labels or list(dict.fromkeys(y for _, y in data))
     codes = np.array([labels.index(y) for _, y in data])
     X = pd.DataFrame([x for x, _ in data])
     rows = np.arange(len(data))
@@ -100,7 +101,9 @@ def test_fix_numeric_replays_the_kept_records(cls, params):
     for x, label in data[:120]:
         learner.learn_one(x, label)
     assert learner.numeric_readings == {}
-    readings = learner.numeric_readings_from(first_pass(data))
+    with pytest.raises(ValueError, match="classes="):  # kept values, codes of unknown labels
+        learner.numeric_readings_from(first_pass(data))
+    readings = learner.numeric_readings_from(first_pass(data), classes=[0, 1, 2])
     learner.fix_numeric(readings)
     for x, label in data[120:]:
         learner.learn_one(x, label)
@@ -186,3 +189,35 @@ def test_refusals_name_the_fix_and_change_nothing():
     assert [left.predict_proba_one(x) for x in tests] == \
         [before.predict_proba_one(x) for x in tests]
     assert left.numeric_readings.keys() == before.numeric_readings.keys()
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, ModelAveragedNB, BMANB])
+@pytest.mark.parametrize("numeric", NUMERIC)
+def test_readings_of_the_first_values_are_those_of_learn_many(cls, numeric):
+    """Samples of the data's first sample_size values (spread=False) give the readings
+    learn_many on the whole data gives: for a fresh learner, and for one keeping values
+    from learn_one (they come first); counting with them then equals learn_many."""
+    data = records(900, seed=29, third_class_at=300, late_at=200)
+    X, y = frame(data)
+    fresh = cls(numeric=numeric)
+    whole = cls(numeric=numeric)
+    whole.learn_many(X, y)
+    readings = fresh.numeric_readings_from(first_pass(data, spread=False))
+    assert readings == whole.numeric_readings
+    streamed, copied = cls(numeric=numeric), cls(numeric=numeric)
+    for x, label in data[:150]:
+        streamed.learn_one(x, label)
+        copied.learn_one(x, label)
+    rest = data[150:]
+    samples = first_pass(rest, spread=False, labels=["b", 0, 1, 2])  # codes of these labels
+    readings = copied.numeric_readings_from(samples, classes=["b", 0, 1, 2])
+    copied.fix_numeric(readings)
+    copied.learn_many(X.iloc[150:], y.iloc[150:])
+    streamed.learn_many(X.iloc[150:], y.iloc[150:])
+    assert copied.numeric_readings == streamed.numeric_readings
+    tests = [x for x, _ in records(20, seed=30)]
+    for x in tests:
+        p, q = copied.predict_proba_one(x), streamed.predict_proba_one(x)
+        assert p.keys() == q.keys()
+        for label in p:
+            assert p[label] == pytest.approx(q[label], abs=1e-12)

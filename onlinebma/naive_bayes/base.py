@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from river import base
 
 from ..forgetting import MIN_WEIGHT, Forgetting, RateMixture, ScaledClock
@@ -239,17 +240,28 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             return {}
         return dict(self._number_hosts()[0][0].readings)
 
-    def numeric_readings_from(self, samples: dict) -> dict:
+    def numeric_readings_from(self, samples: dict, classes=None) -> dict:
         """How this learner would read each feature from a sample of it, without changing
         anything: the readings :meth:`fix_numeric` takes (a first pass over data cut into
         parts, so that the learners of the parts cut numbers alike and merge).
 
+        A sample is read whole, except that a feature whose values this learner keeps (its
+        own sample incomplete) is read, as ``learn_many`` on the data would read it, from the
+        kept values followed by the sample's, the first ``sample_size`` observed of them. So
+        for samples of the data's first ``sample_size`` observed values
+        (``Sample(size=sample_size, spread=False)``) the readings are those ``learn_many`` on
+        the whole data gives.
+
         Parameters
         ----------
         samples : dict
-            ``{feature: sample}``, each sample a :class:`~onlinebma.numeric.Sample` (its
-            values and class codes) or a pair ``(values, labels)``: float values (NaN where
-            missing) and the class label of each (any labels, or class codes).
+            ``{feature: sample}``, each sample a :class:`~onlinebma.numeric.Sample` (values
+            and class codes) or a pair ``(values, labels)`` (float values, NaN where missing,
+            and the class label of each).
+        classes : list or None, default None
+            The labels that the samples' class codes stand for (code ``i`` is ``classes[i]``);
+            ``None``: a pair's labels are the labels themselves, and a Sample's codes stand
+            for classes of their own (then it must not meet kept values).
 
         Returns
         -------
@@ -257,20 +269,33 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             ``{feature: Grids or ValueCodes}`` (:func:`~onlinebma.numeric.read_sample` with
             this learner's settings) for the samples with an observed value; ``{}`` when
             numbers are read by their moments (``numeric="gaussian"`` or ``absent="zero"``).
+
+        Raises
+        ------
+        ValueError
+            If a sample's values and labels differ in length, or a Sample's codes without
+            ``classes`` meet values this learner keeps (their classes would not be known).
         """
         if not isinstance(samples, dict):
             raise TypeError(f"samples must be a dict {{feature: Sample or (values, labels)}}, "
                             f"got {type(samples).__name__}")
         if not self._reads:
             return {}
-        reader = NumberReader(self.numeric, self.sample_size)  # settings only: nothing fixed
+        if not self._auto or self._rates is not None:
+            reader = self._number_hosts()[0][0]  # with decay="auto", every rate keeps alike
+        else:
+            reader = NumberReader(self.numeric, self.sample_size)  # nothing learned, nothing kept
         out = {}
         for f, sample in samples.items():
-            if isinstance(sample, Sample):
-                values, labels = sample.values, sample.labels
-            else:
-                values, labels = sample
-            reading = reader.reading_from_sample(values, labels)
+            coded = isinstance(sample, Sample)
+            values, labels = (sample.values, sample.labels) if coded else sample
+            if classes is not None:
+                labels = np.asarray(classes, dtype=object)[np.asarray(labels, dtype=np.int64)]
+            elif coded and f in reader.pending.pending:
+                raise ValueError(f"feature {f!r} has values kept by this learner, which come "
+                                 f"first in its sample: name the labels the Sample's class "
+                                 f"codes stand for, numeric_readings_from(samples, classes=...)")
+            reading = reader.reading_from_sample(values, labels, f)
             if reading is not None:
                 out[f] = reading
         return out

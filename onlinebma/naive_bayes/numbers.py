@@ -339,7 +339,7 @@ class NumberReader:
         self._read[f] = self._reading(f, reading)
         self.readings[f] = reading
 
-    def reading_from_sample(self, values, labels):
+    def reading_from_sample(self, values, labels, feature=None):
         """How a feature would be read from a sample, without fixing it.
 
         Parameters
@@ -347,7 +347,11 @@ class NumberReader:
         values : array-like of float
             The sample's values, NaN where missing.
         labels : array-like
-            The class label of each value (any hashable labels, or class codes).
+            The class label of each value.
+        feature : hashable or None, default None
+            The feature: when its values are kept (pending), they come first, and the first
+            ``sample_size`` observed values of the two are read (``learn_many``'s sample);
+            otherwise the sample is read whole.
 
         Returns
         -------
@@ -355,14 +359,21 @@ class NumberReader:
             ``None`` when the sample has no observed value.
         """
         values = np.asarray(values, dtype=float)
-        labels = np.asarray(labels)
+        labels = np.asarray(labels, dtype=object)
         if values.ndim != 1 or labels.shape != values.shape:
             raise ValueError(f"a sample needs one label per value: got values of shape "
                              f"{values.shape} and labels of shape {labels.shape}")
-        if np.isnan(values).all():
+        observed = np.flatnonzero(~np.isnan(values))
+        if feature is not None and feature in self.pending.pending:
+            kept, codes = self.pending.sample(feature)
+            values = np.concatenate([kept, values])
+            labels = np.concatenate([np.asarray(list(self._codes), dtype=object)[codes],
+                                     labels])
+            observed = np.flatnonzero(~np.isnan(values))[:self.settings.sample_size]
+        if observed.size == 0:
             return None
-        classes, codes = factorize(labels)
-        return read_sample(values, codes, len(classes), self.settings)
+        classes, codes = factorize(labels[observed])
+        return read_sample(values[observed], codes, len(classes), self.settings)
 
     def replay_stream(self, features, learned: int) -> tuple[int, list]:
         """What the learner must count for newly fixed features, in stream order.
