@@ -212,6 +212,7 @@ def test_readings_of_the_first_values_are_those_of_learn_many(cls, numeric):
     samples = first_pass(rest, spread=False, labels=["b", 0, 1, 2])  # codes of these labels
     readings = copied.numeric_readings_from(samples, classes=["b", 0, 1, 2])
     copied.fix_numeric(readings)
+    assert copied.numeric_readings_from(samples, classes=["b", 0, 1, 2]) == readings  # kept
     copied.learn_many(X.iloc[150:], y.iloc[150:])
     streamed.learn_many(X.iloc[150:], y.iloc[150:])
     assert copied.numeric_readings == streamed.numeric_readings

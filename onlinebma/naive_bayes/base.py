@@ -245,7 +245,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         anything: the readings :meth:`fix_numeric` takes (a first pass over data cut into
         parts, so that the learners of the parts cut numbers alike and merge).
 
-        A sample is read whole, except that a feature whose values this learner keeps (its
+        A feature with fixed cut points keeps them (its reading is returned as it is). A
+        sample is read whole, except that a feature whose values this learner keeps (its
         own sample incomplete) is read, as ``learn_many`` on the data would read it, from the
         kept values followed by the sample's, the first ``sample_size`` observed of them. So
         for samples of the data's first ``sample_size`` observed values
@@ -287,6 +288,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             reader = NumberReader(self.numeric, self.sample_size)  # nothing learned, nothing kept
         out = {}
         for f, sample in samples.items():
+            if f in reader.readings:  # fixed already: read as it is
+                out[f] = reader.readings[f]
+                continue
             coded = isinstance(sample, Sample)
             values, labels = (sample.values, sample.labels) if coded else sample
             if classes is not None:
