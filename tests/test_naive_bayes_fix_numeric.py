@@ -7,11 +7,13 @@ The reference of the exactness tests is independent of the reader: a learner wit
 """
 
 import copy
+import pickle
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from onlinebma.distributed.protocol import Partitions
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.numeric import Grids, NumericSettings, Sample, ValueCodes, read_sample
 from tests.test_nb_numbers import assert_same, coded, frame, records
@@ -222,3 +224,45 @@ def test_readings_of_the_first_values_are_those_of_learn_many(cls, numeric):
         assert p.keys() == q.keys()
         for label in p:
             assert p[label] == pytest.approx(q[label], abs=1e-12)
+
+
+class InMemory(Partitions):
+    """Partitions held in memory, combined in a tree of pairs, left to right."""
+
+    def __init__(self, parts):
+        self.parts = parts
+
+    def reduce(self, plan):
+        partials = [plan.learn_partition(X, y) for X, y in self.parts]
+        while len(partials) > 1:
+            partials = [plan.combine(partials[i:i + 2]) for i in range(0, len(partials), 2)]
+        return partials[0]
+
+
+@pytest.mark.parametrize("cls", [NaiveBayes, ModelAveragedNB, BMANB])
+@pytest.mark.parametrize("numeric", NUMERIC)
+def test_the_distributed_plan_agrees_cut_points_first(cls, numeric):
+    """distributed_plan's first pass gives each partition the cut points learn_many on the
+    whole frame takes (a learner's kept values first): the partitions' learners merge into
+    the learner that continued serially, and the given learner is not changed."""
+    data = records(1100, seed=37, third_class_at=600, late_at=400)
+    X, y = frame(data)
+    start = cls(numeric=numeric)
+    for x, label in data[:150]:  # kept: every sample incomplete
+        start.learn_one(x, label)
+    before = pickle.dumps(start)
+    cuts = [150, 300, 310, 700, 1100]  # partitions of unequal sizes, "late" from the third
+    parts = [(X.iloc[a:b], y.iloc[a:b]) for a, b in zip(cuts[:-1], cuts[1:])]
+    model = start.distributed_plan().run(InMemory(parts))
+    assert pickle.dumps(start) == before
+    serial = pickle.loads(before)
+    serial.learn_many(X.iloc[150:], y.iloc[150:])
+    mine, theirs = model.cut_points(), serial.cut_points()
+    assert set(mine) == set(theirs)
+    for f, c in theirs.items():  # a ValueCodes' class coding may differ: compare the cuts
+        assert (c is None and mine[f] is None) or np.array_equal(mine[f], c)
+    for x, _ in records(30, seed=38):
+        p, q = model.predict_proba_one(x), serial.predict_proba_one(x)
+        assert p.keys() == q.keys()
+        for label in p:
+            assert p[label] == pytest.approx(q[label], abs=1e-9, rel=1e-9)
