@@ -673,3 +673,51 @@ def test_bad_input_is_refused_and_changes_nothing():
         FullStatistics(2).log_marginal(NormalWishartPrior(3))
     with pytest.raises(ValueError):
         FullStatistics(2).log_marginal(NormalWishartPrior(2), [0, 0])
+
+
+# ------------------------------------------------------------------ plain-float record paths
+
+
+@pytest.mark.parametrize("d, shape, decay", [(1, (), 1.0), (3, (2,), 0.97), (5, (3, 2), 0.9),
+                                             (6, (1, 2), 0.99)])
+def test_plain_float_record_paths_equal_the_array_paths(monkeypatch, d, shape, decay):
+    """The same records learned and predicted by the plain-float rotations (every record,
+    thresholds above any work) and by numpy's QR (thresholds below any): the same
+    statistics and Student t's to rounding, each equal to scipy's density of the weighted
+    records; records with a missing value, far values and a class slot never learned."""
+    rng = np.random.default_rng(d)
+    X = data(60, d, seed=d, missing=0.02)
+    X[7] *= 1e3  # a far record: the factors must take it as a sum of squares
+    k = int(np.prod(shape, dtype=int))
+    labels = rng.integers(max(k - 1, 1), size=len(X))  # the last slot never learned (k > 1)
+    prior = NormalWishartPrior(d)
+    paths = {}
+    for name, bound in (("python", 10**12), ("numpy", -1)):
+        monkeypatch.setattr(nw, "NARROW_PREDICTIVE_WORK", bound)
+        monkeypatch.setattr(nw, "NARROW_UPDATE_WORK", bound)
+        s, preds = FullStatistics(d, shape, decay), []
+        for x, c in zip(X, labels):
+            preds.append(s.log_predictive(prior, np.nan_to_num(x, nan=0.5)))
+            preds.append(s.log_predictive(prior, x))
+            s.add(x, np.eye(k)[c].reshape(shape) if k > 1 else 1.0)
+        preds.append(s.log_predictive(prior, np.full(d, 1e250)))  # any finite value
+        paths[name] = (s, np.array(preds))
+    (a, pa), (b, pb) = paths["python"], paths["numpy"]
+    for got, want in zip(public_state(a), public_state(b)):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+    assert np.all(np.isfinite(pa))
+    np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-10)
+    # each slot's density is scipy's of its own records, weighted by decay^age
+    x = X[-1].copy()
+    x[np.isnan(x)] = 0.1
+    complete = ~np.isnan(X).any(axis=1)
+    ages = decay ** np.arange(len(X) - 1, -1, -1.0)
+    got = a.log_predictive(prior, x).reshape(-1)
+    for slot in range(k):
+        mine = complete & ((labels == slot) if k > 1 else True)
+        idx = list(range(d))
+        n, loc, R, df = posterior(prior, X[mine], idx, ages[mine])
+        kappa = prior.k0 + n
+        want = (stats.multivariate_t(loc=loc, shape=R * (kappa + 1) / (kappa * df), df=df)
+                .logpdf(x) if n > 0 else scipy_log_t(prior, X[:0], idx, x))
+        assert abs(got[slot] - want) < 1e-8 * max(1.0, abs(want))

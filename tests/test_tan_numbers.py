@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from onlinebma.numeric import read_table
-from onlinebma.tan import AODE, TAN, ModelAveragedTAN
+from onlinebma.tan import AODE, TAN, ModelAveragedTAN, coding
 from onlinebma.tan.numbers import NumericReading
 
 
@@ -173,17 +173,85 @@ def test_learn_many_on_a_small_table_equals_learning_its_rows_then_fixing():
     assert list(slow.numeric_readings) == ["z", "w"]
 
 
-def test_learn_many_takes_cut_points_from_the_table():
+def test_learn_many_takes_cut_points_from_the_whole_table():
+    """A table shorter than the bound: every observed value of the column is the sample (not
+    its first sample_size values, as a stream takes)."""
     data = stream(300, seed=5)
     frame = pd.DataFrame([x for x, _ in data])
     labels = pd.Series([y for _, y in data])
     model = TAN(sample_size=50)
     model.learn_many(frame, labels)
     z = frame["z"].to_numpy(dtype=float)
-    first = z[~np.isnan(z)][:50]  # as a stream would: the first 50 observed values
-    codes = pd.factorize(labels)[0][~np.isnan(z)][:50]  # class codes: first appearance
-    want = NumericReading("5 intervals", 50).grids_from_sample(first, codes, 3)
+    codes = pd.factorize(labels)[0]  # class codes: first appearance
+    want = NumericReading("5 intervals", 50).grids_from_sample(z, codes, 3)
     assert model.numeric_readings["z"] == want
+
+
+@pytest.mark.parametrize("params", [{}, {"decay": 0.99}, {"decay": "auto"}],
+                         ids=["auto at decay 1", "forgetting", "decay auto"])
+def test_learn_many_row_by_row_takes_cut_points_from_the_whole_table_too(params):
+    """The learners whose learn_many goes row by row (several members, or forgetting) cut a
+    table's numbers as the vectorised path does: from the whole column, not from its first
+    sample_size values (which a stream of the same rows takes)."""
+    data = stream(300, seed=5)
+    frame = pd.DataFrame([x for x, _ in data])
+    labels = pd.Series([y for _, y in data])
+    model = ModelAveragedTAN(sample_size=50, **params)
+    model.learn_many(frame, labels)
+    z = frame["z"].to_numpy(dtype=float)
+    codes = pd.factorize(labels)[0]
+    for representation in set(model.representation_posterior()) - {"Gaussian"}:
+        want = NumericReading(representation, 50).grids_from_sample(z, codes, 3)
+        assert model.numeric_readings["z"].members == want.members
+        assert model.numeric_readings["z"] == want
+
+
+def test_learn_many_samples_a_long_column_uniformly(monkeypatch):
+    """A column longer than the bound: the cut points of the values in the bound's rows of
+    smallest SplitMix64 priority (written out here), a draw from the whole column."""
+    monkeypatch.setattr(coding, "TABLE_SAMPLE_SIZE", 40)
+    data = stream(300, seed=9)
+    frame = pd.DataFrame([x for x, _ in data])
+    labels = pd.Series([y for _, y in data])
+    model = TAN()
+    model.learn_many(frame, labels)
+    z = frame["z"].to_numpy(dtype=float)
+    rows = np.flatnonzero(~np.isnan(z))
+    mask = (1 << 64) - 1
+
+    def priority(i):  # SplitMix64's finaliser of the row index
+        v = (i + 0x9E3779B97F4A7C15) & mask
+        v = ((v ^ (v >> 30)) * 0xBF58476D1CE4E5B9) & mask
+        v = ((v ^ (v >> 27)) * 0x94D049BB133111EB) & mask
+        return v ^ (v >> 31)
+
+    chosen = sorted(sorted(rows.tolist(), key=priority)[:40])
+    assert rows[-1] > 250 and max(chosen) > 150  # drawn from the whole column
+    codes = pd.factorize(labels)[0]
+    want = NumericReading("5 intervals", 200).grids_from_sample(z[chosen], codes[chosen], 3)
+    assert model.numeric_readings["z"] == want
+
+
+def test_learn_many_after_learn_one_keeps_the_kept_values_first():
+    """Records kept by learn_one count: the sample is their values, then the table's."""
+    data = stream(200, seed=10)
+    model = TAN(sample_size=100)
+    for x, y in data[:30]:
+        model.learn_one(x, y)
+    assert model.numeric_readings == {}
+    frame = pd.DataFrame([x for x, _ in data[30:]])
+    labels = pd.Series([y for _, y in data[30:]])
+    model.learn_many(frame, labels)
+    everything = pd.DataFrame([x for x, _ in data])
+    z = everything["z"].to_numpy(dtype=float)
+    codes = pd.factorize(pd.Series([y for _, y in data]))[0]
+    want = NumericReading("5 intervals", 100).grids_from_sample(z, codes, 3)
+    assert model.numeric_readings["z"] == want
+    fixed = TAN()
+    fixed.fix_numeric(model.numeric_readings)
+    for x, y in data:
+        fixed.learn_one(x, y)
+    assert_same_tables(tables(fixed), tables(model))
 
 
 def test_merge_needs_the_same_cut_points():
@@ -249,3 +317,16 @@ def test_missing_numeric_values_are_skipped():
         a.learn_one(x, y)
         b.learn_one({f: v for f, v in x.items() if v is not None and v == v}, y)
     assert_same_tables(tables(a), tables(b))
+
+
+def test_a_sample_without_values_is_refused_and_changes_nothing():
+    from onlinebma.numeric.sample import ColumnSample, Sample
+
+    model = TAN()
+    for x, y in stream(30, seed=11):
+        model.learn_one(x, y)
+    before = pickle.dumps(model)
+    empty = ColumnSample(Sample(10, spread=True), ("y0", "y9"), 0)  # a new class y9
+    with pytest.raises(ValueError, match="no observed value"):
+        model.fix_numeric({"q": empty})
+    assert pickle.dumps(model) == before

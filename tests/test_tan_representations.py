@@ -243,3 +243,34 @@ def test_fifty_thousand_records_are_finite():
     # ten passes of the drift's sine; a million records (the numbers issue's figure) take
     # about forty minutes at decay="auto", too long for the suite
     long_stream_is_finite(50_000)
+
+
+@pytest.mark.parametrize("decay", [1.0, 0.95])
+def test_a_record_without_nominal_features_is_the_class_prior_times_a_student_t(decay):
+    """numeric="Gaussian" on numbers alone: P(c | x) ∝ (ess/K + N_c) t_c(x), the counts N_c
+    decayed after each record (the last one weighs λ), the statistics of every class before
+    each (the last one weighs 1), written out with one FullStatistics per class."""
+    rng = np.random.default_rng(7)
+    model = ModelAveragedTAN(numeric="Gaussian", decay=decay, ess=3.0)
+    prior = NormalWishartPrior(2)
+    counts, stats, labels = {}, {}, []
+    for t in range(80):
+        y = ["p", "q", "r"][t % 2 if t < 40 else t % 3]
+        x = {"z": float(rng.normal(labels.index(y) if y in labels else 0.0)),
+             "w": float(rng.normal())}
+        vector = np.array([x["z"], x["w"]])
+        if labels:
+            got = model.predict_proba_one(x)
+            jll = {c: math.log(3.0 / len(labels) + counts[c])
+                   + float(stats[c].log_predictive(prior, vector)) for c in labels}
+            top = max(jll.values())
+            want = {c: math.exp(s - top) for c, s in jll.items()}
+            total = sum(want.values())
+            close(got, {c: want[c] / total for c in sorted(labels)}, 1e-12)
+        model.learn_one(x, y)
+        if y not in labels:
+            labels.append(y)
+            counts[y], stats[y] = 0.0, FullStatistics(2, decay=decay)
+        for c in labels:
+            counts[c] = decay * (counts[c] + (c == y))
+            stats[c].add(vector, float(c == y))

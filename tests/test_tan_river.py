@@ -41,12 +41,14 @@ def test_river_estimator_checks(params):
 @pytest.mark.parametrize("make, params", [
     (ModelAveragedTAN, {"sample_size": 10}),
     (ModelAveragedTAN, {"sample_size": 10, "decay": 0.9}),
-    (TAN, {"sample_size": 10}),
+    (TAN, {"sample_size": 10, "decay": 0.9}),
     (AODE, {"sample_size": 10, "decay": "auto"}),
 ], ids=repr)
 def test_learn_many_matches_learn_one_where_every_sample_completes(make, params):
     """River's check (skipped in check_estimator: onlinebma.tan.numbers.LEARN_MANY_CHECK) on
-    learners whose numeric samples complete within its 12-row batches."""
+    learners whose numeric samples complete within its 12-row batches and whose
+    ``learn_many`` runs the rows (TAN and AODE that forget nothing take a table's cut points
+    from the whole table instead: tests/test_tan_numbers.py)."""
     from river.checks.common import check_learn_many_matches_learn_one
 
     check_learn_many_matches_learn_one(make(**params), datasets.Phishing())

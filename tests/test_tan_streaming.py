@@ -7,8 +7,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from onlinebma.numeric.sample import ColumnSample
 from onlinebma.stats.pairs import PairCounts, pair_id, pairs_of
 from onlinebma.tan import ModelAveragedTAN
+from onlinebma.tan.numbers import TABLE_SAMPLE_SIZE
 
 
 def raw(seed, rows=150, n=5, missing=0.2):
@@ -136,20 +138,34 @@ def test_pair_ids_and_scaling():
 
 
 def test_cut_points_batch_equals_stream_and_stay_fixed():
-    """learn_many in chunks and learn_one on the rows fix the same cut points (the first 25
-    observed values) and count the same intervals; later values far beyond the sample fall in
-    the end interval and never move the cut points."""
+    """learn_one fixes the cut points at the 25th observed value; learn_many in chunks fixes
+    them from its first chunk's whole column (its sample: onlinebma.tan.numbers) and keeps
+    them; a stream given those cut points counts the same intervals as the chunks; later
+    values far beyond the sample fall in the end interval and never move the cut points."""
     from onlinebma.tan import TAN
+    from onlinebma.tan.numbers import NumericReading
 
     rng = np.random.default_rng(3)
     x = rng.normal(size=200)
     x[rng.random(200) < 0.1] = np.nan
     y = rng.integers(0, 2, 200)
-    one, many = TAN(sample_size=25), TAN(sample_size=25)
+    streamed, many = TAN(sample_size=25), TAN(sample_size=25)
     for v, c in zip(x, y):
-        one.learn_one({"x": v}, int(c))
+        streamed.learn_one({"x": v}, int(c))
     for rows in (slice(0, 40), slice(40, 200)):
         many.learn_many(pd.DataFrame({"x": x[rows]}), pd.Series(y[rows]))
+    reading = NumericReading("5 intervals", 25)
+    observed = x[~np.isnan(x)]
+    assert streamed.numeric_readings["x"] == reading.grids_from_sample(
+        observed[:25], y[~np.isnan(x)][:25], 2)
+    assert many.numeric_readings["x"] == reading.grids_from_sample(x[:40], y[:40], 2)
+    one = TAN(sample_size=25)
+    codes, classes = pd.factorize(labels[:30])
+    one.fix_numeric({"z": ColumnSample.of_column(frame["z"][:30].to_numpy(), codes,
+                                                 tuple(classes), TABLE_SAMPLE_SIZE)})
+    assert one.numeric_readings == many.numeric_readings
+    for v, c in zip(x, y):
+        one.learn_one({"x": v}, int(c))
     assert one.numeric_readings == many.numeric_readings
     first = one.numeric_readings["x"]
     assert first.n_intervals == (5,)
@@ -208,12 +224,19 @@ def test_scaled_unit_equals_decaying_every_count(monkeypatch):
 @pytest.mark.parametrize("params", [{"decay": 0.9, "sample_size": 20},
                                     {"structure_decay": 0.95, "sample_size": 5}])
 def test_learn_many_with_forgetting_is_learn_one_row_by_row(params):
+    """Row by row in order, once the first table's numbers are read from the table itself
+    (learn_many fixes a table's cut points, and its classes in order, from a sample of the
+    whole table before its rows: fix_numeric of the same ColumnSample, then the rows)."""
     rng = np.random.default_rng(6)
     frame = pd.DataFrame({"a": rng.choice(["p", "q", None], 80), "z": rng.normal(size=80)})
     labels = pd.Series(rng.choice(["s", "t"], 80))
     many, one = ModelAveragedTAN(**params), ModelAveragedTAN(**params)
     many.learn_many(frame[:30], labels[:30])
     many.learn_many(frame[30:], labels[30:])
+    codes, classes = pd.factorize(labels[:30])
+    one.fix_numeric({"z": ColumnSample.of_column(frame["z"][:30].to_numpy(), codes,
+                                                 tuple(classes), TABLE_SAMPLE_SIZE)})
+    assert one.numeric_readings == many.numeric_readings
     for x, y in zip(frame.to_dict("records"), labels):
         one.learn_one(x, y)
     np.testing.assert_allclose(many.edge_log_weights, one.edge_log_weights, rtol=1e-12)

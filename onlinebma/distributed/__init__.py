@@ -1,17 +1,29 @@
 """Train on Dask, exactly: the learner one machine would build from the whole frame.
 
-Every learner here is built on sufficient statistics that add up, or on stored records that
+Most learners here are built on sufficient statistics that add up, or on stored records that
 concatenate, so training can be split over a Dask DataFrame's partitions and combined without
-approximation. :func:`fit` is the one entry point. It asks the learner how to train through
-the learner's public ``distributed_plan()`` (the protocol of :mod:`.protocol`) and drives the
-:class:`~onlinebma.distributed.protocol.Plan` it gets: each partition learned where it lies,
-the partial results combined in a tree in partition order, the result finished on the client.
+approximation; a learner whose state depends on the order of the records is trained exactly by
+learning the partitions one after the other. :func:`fit` is the one entry point. It asks
+the learner how to train through the learner's public ``distributed_plan()`` (the protocol of
+:mod:`.protocol`) and drives the :class:`~onlinebma.distributed.protocol.Plan` it gets: each
+partition learned where it lies, the partial results combined in a tree in partition order,
+the result finished on the client.
 A learner chooses its plan:
 
 - every learner with an exact ``merge`` (the naive Bayes family, whose count tables and
   moments add up, and every batch learner — ISA, FixedOrderBMA, OrderMCMC, FAN, FiniteMixture
   — whose stores concatenate, see :meth:`onlinebma.batch.BufferRefitClassifier.merge`):
   :class:`~onlinebma.distributed.protocol.MergePlan`, the partial learners merged in order;
+- the tree-augmented learners (TAN, AODE, ModelAveragedTAN of one numeric representation)
+  that forget nothing, whose cut points must agree before partitions merge:
+  :class:`~onlinebma.distributed.first_pass.SampledMergePlan`, a first pass drawing each
+  numeric column's sample from the whole frame as ``learn_many`` draws it, the cut points
+  fixed from it, then the merge plan;
+- the tree-augmented learners whose state depends on the order of the records (those that
+  forget, and ModelAveragedTAN's default ``numeric="auto"`` on numeric columns):
+  :class:`~onlinebma.distributed.chain.ChainPlan`, the same first pass, then the partitions
+  learned one after the other by one learner, a chain of Dask tasks (exact, but one
+  partition at a time: for frames larger than memory, not for speed);
 - FAN and FiniteMixture with a criterion computed from sums (``"bic"``, ``"aic"``, ``"cs"``,
   ``"icl"``): distributed EM, the records staying where they lie
   (:mod:`onlinebma.mixture.distributed_em`);
@@ -27,12 +39,14 @@ A learner chooses its plan:
   its stored records) sent to each worker once (:mod:`.predict`).
 
 This package imports no learner family: each family implements its plan in its own package (the
-two above in ``mixture/`` and ``order_mcmc/``), from :mod:`.protocol`, :mod:`.partitions` and
-:mod:`.coding_pass` (the first pass of a plan fitted from whole-frame statistics). A new learner
+two above in ``mixture/`` and ``order_mcmc/``), from :mod:`.protocol`, :mod:`.partitions`,
+:mod:`.coding_pass` (the first pass of a plan fitted from whole-frame statistics),
+:mod:`.first_pass` (the first pass that samples the numeric columns) and :mod:`.chain` (the
+partitions learned in order by one learner). A new learner
 joins by implementing ``distributed_plan()`` (see :mod:`.protocol` and docs/architecture.md); a
-learner without it is refused with a ``TypeError``, and a learner whose state cannot be combined
-(one that forgets) refuses in ``distributed_plan()``, before any partition is learned, rather
-than being trained in some approximate way.
+learner without it is refused with a ``TypeError``, and a learner that cannot be trained
+exactly (a naive Bayes learner that forgets) refuses in ``distributed_plan()``, before any
+partition is learned, rather than being trained in some approximate way.
 
 Files in: a frame need not come from memory. ``dask.dataframe.read_parquet`` of Parquet files
 written beforehand (one file per partition, nominal columns read back as Arrow strings) is
@@ -79,6 +93,15 @@ __all__ = ["MergePlan", "Partitions", "Plan", "fit", "plan_of", "predict_proba"]
 def plan_of(model) -> Plan:
     """``model.distributed_plan()``, or a ``TypeError`` for a learner without one."""
     make = getattr(model, "distributed_plan", None)
+    if not callable(make) and hasattr(model, "steps"):  # a River pipeline
+        raise TypeError(
+            f"{type(model).__name__} cannot be trained on Dask: a pipeline has no "
+            "distributed_plan() (a transformer fitted on every value, such as a discretiser's "
+            "cut points, does not add up over partitions). Either let the learner read the "
+            "numbers itself (the tree-augmented learners' numeric='MDL' agree their cut "
+            "points from the whole frame in a first pass), or fit the transformer first "
+            "(learn_many on the frame, or a sample of it), transform each partition "
+            "(ddf.map_partitions(transformer.transform_many)) and fit the learner alone")
     if not callable(make):
         raise TypeError(
             f"{type(model).__name__} cannot be trained on Dask: it has no distributed_plan() "
@@ -120,8 +143,8 @@ def fit(model, ddf, target: str = "class", split_every: int = 8):
     TypeError
         ``model`` has no ``distributed_plan()``, before any partition is learned.
     ValueError
-        ``model`` cannot be combined over partitions (it forgets), before any partition is
-        learned; or a partition is refused (naming it).
+        ``model`` cannot be trained exactly on Dask (a naive Bayes learner that forgets),
+        before any partition is learned; or a partition is refused (naming it).
     """
     require_dask()
     check_frame(ddf)

@@ -8,6 +8,8 @@ takes neighbours left to right), so for :class:`~onlinebma.distributed.protocol.
 the result has the labels, in the same order, and the predictions of ``learn_many`` on the
 whole frame in partition order. Only partial results travel (for the naive Bayes family,
 count tables and moments; for a batch learner, its stored records), and the plan, sent once.
+:meth:`DaskPartitions.chain` instead learns the partitions one after the other, each task
+taking the learner of the one before (:class:`~onlinebma.distributed.chain.ChainPlan`).
 """
 
 from __future__ import annotations
@@ -41,14 +43,26 @@ def split_partition(part, target: str, index: int) -> tuple:
     return part, pd.Series(index=part.index, dtype=object)
 
 
-def _learn(plan, part, target: str, index: int):
-    """``plan.learn_partition`` of partition ``index``; a refused partition raises the
-    learner's error with the partition's number in front."""
-    X, y = split_partition(part, target, index)
+def _naming(index: int, learn, *args):
+    """``learn(*args)`` on partition ``index``: a refused partition raises the learner's
+    error with the partition's number in front."""
     try:
-        return plan.learn_partition(X, y)
+        return learn(*args)
     except (TypeError, ValueError) as exc:
         raise type(exc)(f"partition {index}: {exc}") from exc
+
+
+def _learn(plan, part, target: str, index: int):
+    """``plan.learn_numbered`` of partition ``index``."""
+    X, y = split_partition(part, target, index)
+    return _naming(index, plan.learn_numbered, index, X, y)
+
+
+def _continue(plan, learner, part, target: str, index: int):
+    """``plan.continue_learning`` of ``learner`` (the previous partitions') on partition
+    ``index``."""
+    X, y = split_partition(part, target, index)
+    return _naming(index, plan.continue_learning, learner, X, y)
 
 
 def _combine(plan, *partials):
@@ -76,4 +90,13 @@ class DaskPartitions(Partitions):
             level = [dask.delayed(_combine)(shared, *level[i:i + self.split_every])
                      for i in range(0, len(level), self.split_every)]
         (out,) = dask.compute(level[0])
+        return out
+
+    def chain(self, plan, start):
+        dask, _ = require_dask()
+        shared = dask.delayed(plan, traverse=False)  # one node of the graph, sent once
+        learner = dask.delayed(start, traverse=False)
+        for i, part in enumerate(self.parts):  # task i waits for task i - 1's learner
+            learner = dask.delayed(_continue)(shared, learner, part, self.target, i)
+        (out,) = dask.compute(learner)
         return out

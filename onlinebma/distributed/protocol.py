@@ -7,8 +7,8 @@ the combined result becomes the learner. :func:`onlinebma.distributed.fit` drive
 never looks inside a learner, so a new learner joins Dask by implementing
 ``distributed_plan`` in its own module, without editing this package.
 
-``distributed_plan()`` is where a learner refuses what it cannot do on Dask (a learner that
-forgets has no exact merge): it raises before any partition is learned.
+``distributed_plan()`` is where a learner refuses what it cannot do on Dask exactly: it raises
+before any partition is learned.
 
 This module imports neither Dask nor any learner: learners import :class:`MergePlan` from it.
 
@@ -18,6 +18,9 @@ This module imports neither Dask nor any learner: learners import :class:`MergeP
   tables after a pass that finds the coding: :mod:`onlinebma.mixture.distributed_em`,
   :mod:`onlinebma.order_mcmc.distributed_counts`) overrides :meth:`Plan.run`, which receives the
   frame's :class:`Partitions`, and reduces them with other plans as often as it needs.
+- A learner whose state depends on the order of its records (it forgets) has no exact merge:
+  :class:`~onlinebma.distributed.chain.ChainPlan` learns the partitions one after the other
+  with one learner (:meth:`Partitions.chain`), exactly but without parallelism.
 
 Examples
 --------
@@ -62,6 +65,13 @@ class Partitions:
         in a tree, neighbours left to right: the partial result of the whole frame."""
         raise NotImplementedError
 
+    def chain(self, plan, start):
+        """``plan.continue_learning(learner, X, y)`` on every partition in order, one after
+        the other where each lies (empty ones included; an error names the partition),
+        starting from ``start``: the learner after the last partition
+        (:class:`~onlinebma.distributed.chain.ChainPlan`)."""
+        raise NotImplementedError
+
 
 class Plan:
     """How one learner trains on the partitions of a frame.
@@ -78,6 +88,12 @@ class Plan:
         their labels (a Series of the same length, possibly empty)."""
         raise NotImplementedError
 
+    def learn_numbered(self, number: int, X, y):
+        """The partial result of partition ``number`` (counted from 0 in the frame's order):
+        :meth:`learn_partition` by default; a plan whose partial result depends on where the
+        partition lies in the frame (its rows' positions) overrides this instead."""
+        return self.learn_partition(X, y)
+
     def combine(self, partials: list):
         """One partial result from several, given in partition order."""
         raise NotImplementedError
@@ -93,20 +109,31 @@ class Plan:
 
 
 class MergePlan(Plan):
-    """The plan of a learner with an exact ``merge``: learn each partition with a fresh clone,
-    merge the partial learners in order, and merge the result into a copy of the learner the
-    plan started from (so what it had learned already comes first)."""
+    """The plan of a learner with an exact ``merge``: learn each partition with a copy of the
+    template (by default a fresh clone of the learner), merge the partial learners in order,
+    and merge the result into a copy of the learner the plan started from (so what it had
+    learned already comes first).
 
-    def __init__(self, model):
+    Parameters
+    ----------
+    model
+        The learner to start from (not modified).
+    template : optional
+        The learner each partition's copy starts from, ``None`` for ``model.clone()``: a
+        learner given what the partitions must agree on (cut points fixed from a first pass
+        over the frame, :mod:`.first_pass`).
+    """
+
+    def __init__(self, model, template=None):
         self.model = model
-        self.template = model.clone()
+        self.template = model.clone() if template is None else template
 
     def __getstate__(self):
         # The workers need the template only: the learner itself stays on the client.
         return {**self.__dict__, "model": None}
 
     def learn_partition(self, X, y):
-        learner = self.template.clone()
+        learner = copy.deepcopy(self.template)
         if len(X):
             learner.learn_many(X, y)
         return learner

@@ -40,17 +40,24 @@ True
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ..validation import check_bool, check_int
 
-__all__ = ["Sample"]
+__all__ = ["ColumnSample", "Sample", "priorities"]
 
 _EMPTY_ROWS = np.zeros(0, dtype=np.int64)
 
 
-def _priority(rows: np.ndarray, spread: bool) -> np.ndarray:
-    """The rows' priorities: the rows, or SplitMix64's finaliser of them (as uint64)."""
+def priorities(rows: np.ndarray, spread: bool) -> np.ndarray:
+    """The rows' priorities: the rows, or SplitMix64's finaliser of them (as uint64), a fixed
+    scramble of the row positions (also what order-free folds of a table are cut by).
+
+    >>> priorities(np.arange(3), spread=False).tolist()
+    [0, 1, 2]
+    """
     if not spread:
         return rows.astype(np.uint64)
     z = rows.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
@@ -145,6 +152,89 @@ class Sample:
         if rows.size > 1 and (rows[1:] == rows[:-1]).any():
             raise ValueError("a row was offered twice: samples of overlapping rows do not merge")
         if rows.size > self.size:
-            keep = np.sort(np.argsort(_priority(rows, self.spread), kind="stable")[:self.size])
+            keep = np.sort(np.argsort(priorities(rows, self.spread), kind="stable")[:self.size])
             rows, values, labels = rows[keep], values[keep], labels[keep]
         self.rows, self.values, self.labels = rows, values, labels
+
+
+class ColumnSample(NamedTuple):
+    """One numeric column's :class:`Sample` from a whole table, with what reading it needs.
+
+    ``learn_many`` on a table and the first pass of :func:`onlinebma.distributed.fit` over a
+    frame's partitions build the same one (:meth:`of_column` on the whole column, or on each
+    partition at its offset and :meth:`merge` in partition order), so a learner fixing its
+    cut points from it gets the same ones either way.
+
+    Attributes
+    ----------
+    sample : Sample
+        The column's values in the rows of smallest priority; its labels index ``classes``.
+    classes : tuple
+        The table's labels in order of first appearance.
+    first : int
+        The row of the column's first observed value.
+
+    Examples
+    --------
+    >>> values = np.array([np.nan, 2.0, 0.5, 1.0, 3.0])
+    >>> whole = ColumnSample.of_column(values, np.array([0, 1, 0, 1, 0]), ("a", "b"), size=3)
+    >>> left = ColumnSample.of_column(values[:2], np.array([0, 1]), ("a", "b"), size=3)
+    >>> right = ColumnSample.of_column(values[2:], np.array([0, 1, 0]), ("a", "b"), size=3,
+    ...                                offset=2)
+    >>> merged = left.merge(right)
+    >>> merged.first, np.array_equal(merged.sample.values, whole.sample.values)
+    (1, True)
+    """
+
+    sample: Sample
+    classes: tuple
+    first: int
+
+    @classmethod
+    def of_column(cls, values, codes, classes: tuple, size: int,
+                  offset: int = 0) -> ColumnSample | None:
+        """The uniform sample (``spread=True``) of a column, or ``None`` if no value is
+        observed.
+
+        Parameters
+        ----------
+        values : np.ndarray
+            The column's values, NaN where missing.
+        codes : np.ndarray
+            Each row's label as an index into ``classes``.
+        classes : tuple
+            The labels in order of first appearance in the whole table.
+        size : int
+            The number of values kept.
+        offset : int, default 0
+            The table row of the column's first row (a partition's place in its frame).
+
+        Returns
+        -------
+        ColumnSample or None
+        """
+        observed = np.flatnonzero(~np.isnan(values))
+        if not observed.size:
+            return None
+        sample = Sample(size, spread=True)
+        sample.add_many(offset + np.arange(len(values)), values, codes)
+        return cls(sample, tuple(classes), int(offset + observed[0]))
+
+    def merge(self, other: ColumnSample) -> ColumnSample:
+        """The sample of both tables' rows (of one frame, coded with the same ``classes``).
+
+        Parameters
+        ----------
+        other : ColumnSample
+            The sample of other rows of the same column.
+
+        Returns
+        -------
+        ColumnSample
+        """
+        if other.classes != self.classes:
+            raise ValueError("only samples whose labels index the same classes merge")
+        sample = Sample(self.sample.size, self.sample.spread)
+        sample.merge(self.sample)
+        sample.merge(other.sample)
+        return ColumnSample(sample, self.classes, min(self.first, other.first))

@@ -76,9 +76,11 @@ factor of each ordered pair, ``[[a, 0], [c, e]]`` (``a^2 = S_uu``, ``ac = S_uv``
 records and shards are pooled by Chan et al.'s formula written as a sum of positive terms
 (Lagrange's identity); ``|R_uv|`` is the Cauchy–Binet sum of squared 2 x 2 minors of the
 factors of ``T``, ``S`` and the prior-mean term. The full scatter is a Cholesky factor pooled
-by QR (Householder), and ``log|R_SS|`` comes from a QR of the stacked factors, never from
-``R`` itself. Near-duplicate features (``x_v = x_u + 1e-9`` noise) therefore keep the prior's
-share of ``|R|`` to full relative precision.
+by QR (Householder; a single record's row, and a record's Student t of a few small factors,
+by Givens rotations in plain floats: :data:`NARROW_UPDATE_WORK`), and ``log|R_SS|`` comes
+from a QR of the stacked factors, never from ``R`` itself. Near-duplicate features
+(``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
+precision.
 
 Interface (stable; ``x`` is one record, shape ``(d,)``, NaN = missing)
 -----------------------------------------------------------------------
@@ -127,6 +129,7 @@ True
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -305,6 +308,8 @@ def _check_record(x, d: int) -> np.ndarray:
 
 
 def _check_values(X) -> None:
+    if (np.abs(X) <= MAX_ABS_VALUE).all():  # the usual case (NaN compares false)
+        return
     with np.errstate(invalid="ignore"):
         bad = ~np.isnan(X) & ~(np.abs(X) <= MAX_ABS_VALUE)
     if np.any(bad):
@@ -316,12 +321,13 @@ def _check_weights(weight, shape, lead=()) -> np.ndarray:
     w = np.asarray(weight, dtype=float)
     if lead and w.shape == lead:
         w = w.reshape(lead + (1,) * len(shape))
-    try:
-        w = np.broadcast_to(w, lead + shape)
-    except ValueError:
-        raise ValueError(f"weights of shape {np.shape(weight)} do not broadcast to "
-                         f"{lead + shape}") from None
-    if not np.all((w >= 0) & np.isfinite(w)):
+    if w.shape != lead + shape:
+        try:
+            w = np.broadcast_to(w, lead + shape)
+        except ValueError:
+            raise ValueError(f"weights of shape {np.shape(weight)} do not broadcast to "
+                             f"{lead + shape}") from None
+    if not (w >= 0).all() or not np.isfinite(w).all():
         raise ValueError("weights must be finite and non-negative")
     return w
 
@@ -825,6 +831,12 @@ def _qr_factor(M):
     return G * sign[..., :, None]
 
 
+@functools.lru_cache(maxsize=64)
+def _lower_mask(p: int) -> np.ndarray:
+    """``p x p`` ones on and below the diagonal, zeros above."""
+    return np.tri(p)
+
+
 def _pool_full(A, B):
     """Pool two ``(n, mean, L)`` (Chan et al.; ``L`` lower Cholesky factor of the scatter;
     ``B`` may be single records ``(n, mean)``): the new factor is the QR of the stacked
@@ -839,6 +851,81 @@ def _pool_full(A, B):
     M = np.concatenate([np.swapaxes(L, -1, -2) for L in [LA, *scatter_B]] + [z], axis=-2)
     return n, mean, np.swapaxes(_qr_factor(M), -1, -2)
 
+
+# A record's Student t predictives of F complete factors of d features are computed in
+# plain Python floats (Givens rotations, about d^3 / 3 steps each, after a fixed cost of
+# about 125 d^3-units) when F (d^3 + 125) <= NARROW_PREDICTIVE_WORK, and its rows added to
+# F factors (a rank-one update, about d^2 / 2 steps each) when F d^2 <= NARROW_UPDATE_WORK;
+# beyond, numpy's batched QR: below them numpy's per-call overhead costs more than the
+# arithmetic (measured by ``python -m experiments.gaussian_paths``: docs/tan.md, *Speed*).
+NARROW_PREDICTIVE_WORK = 400
+NARROW_UPDATE_WORK = 100
+
+
+def _rotate_in(U, w) -> None:
+    """Rotate the row ``w`` (a list of floats, the columns ``d - len(w)`` on of a row that
+    is zero before them) into the upper-triangular ``U`` (``d`` lists, ``U[i]`` holding
+    columns ``i..d-1`` of row ``i``; changed) by Givens rotations: ``U`` becomes the factor
+    of the QR of ``[U; w]``, with a non-negative diagonal (each pivot is ``hypot(U_ii,
+    w_i)``, a sum of squares)."""
+    hypot = math.hypot
+    for i in range(len(U) - len(w), len(U)):
+        b = w[0]
+        if b == 0.0:
+            w = w[1:]
+            continue
+        row = U[i]
+        a = row[0]
+        r = hypot(a, b)
+        c, s = a / r, b / r
+        rest = row[1:]
+        U[i] = [r] + [c * u + s * v for u, v in zip(rest, w[1:])]
+        w = [c * v - s * u for u, v in zip(rest, w[1:])]
+
+
+def _upper_rows(L) -> list:
+    """``L^T`` of a lower factor given as lists, as the rows of :func:`_rotate_in`."""
+    d = len(L)
+    return [[L[j][i] for j in range(i, d)] for i in range(d)]
+
+
+def _python_student(prior, root_t, nu, n: float, mean, L, x) -> float:
+    """``log t(x)`` of a complete record ``x`` (list) from one statistic's weight ``n``, mean
+    (list) and lower factor ``L`` (lists), ``root_t`` and ``nu`` the prior's ``T^(1/2)``
+    diagonal and mean as lists, in plain Python floats: the factor ``G`` of ``R`` by
+    rotating the rows of ``T^(1/2)`` and then the prior-mean term into ``L^T`` (the order
+    of :meth:`FullStatistics._log_det_r`), then a forward substitution with ``G^T``; the
+    quadratic form kept in log space as :meth:`FullStatistics.log_predictive` keeps it."""
+    d = len(x)
+    log = math.log
+    k0 = prior.k0
+    kappa = k0 + n
+    U = _upper_rows(L)
+    for i, t in enumerate(root_t):
+        _rotate_in(U, [t] + [0.0] * (d - 1 - i))
+    f = math.sqrt(k0 * n / kappa)
+    _rotate_in(U, [f * (m - v) for m, v in zip(mean, nu)])
+    delta = [a - (k0 * v + n * m) / kappa for a, v, m in zip(x, nu, mean)]
+    scale = max(max(map(abs, delta)), 1.0)
+    y = []
+    quad = 0.0
+    for i in range(d):
+        s = delta[i] / scale
+        for j in range(i):
+            s -= U[j][i - j] * y[j]
+        s /= U[i][0]
+        y.append(s)
+        quad += s * s
+    log_det_r = 2.0 * sum([log(row[0]) for row in U])
+    df = prior.df(n)
+    ratio = kappa / (kappa + 1.0)
+    if quad == 0.0:
+        log_tail = 0.0
+    else:  # log(1 + ratio q) = logaddexp(0, log ratio + log q), as numpy's
+        a = log(ratio) + 2.0 * log(scale) + log(quad)
+        log_tail = a + math.log1p(math.exp(-a)) if a > 0 else math.log1p(math.exp(a))
+    return (math.lgamma(0.5 * (df + d)) - math.lgamma(0.5 * df) - 0.5 * d * LOG_PI
+            - 0.5 * (log_det_r - d * log(ratio)) - 0.5 * (df + d) * log_tail)
 
 class FullStatistics(_Statistics):
     """Weight, mean and Cholesky factor of the scatter of ``d`` numeric features over the
@@ -879,9 +966,56 @@ class FullStatistics(_Statistics):
     _layout = (0, 1, 2)  # n, mean, L
     _pool = staticmethod(_pool_full)
 
-    def _records(self, x, w):
-        complete = not np.isnan(x).any()
-        return w * complete, np.broadcast_to(x if complete else 0.0, self.shape + x.shape)
+    def __getstate__(self):  # the kept roots of the prior and the decay are derived
+        state = dict(self.__dict__)
+        state.pop("_root_t_kept", None)
+        state.pop("_decay_kept", None)
+        return state
+
+    def add(self, x, weight=1.0) -> None:
+        """Forget by ``decay``, then learn one record (:meth:`_Statistics.add`): the
+        factors of the statistics the record reaches get its row ``z`` (Chan et al.'s
+        between term, as :func:`_pool_full`) by a QR of ``[L^T; z]``, in plain Python
+        rotations when the factors are few and small (:data:`NARROW_UPDATE_WORK`); the
+        others are only scaled (the QR of ``[L^T; 0]`` is ``L^T``).
+
+        Parameters
+        ----------
+        x : array-like of shape (d,)
+            The record; NaN marks a missing value.
+        weight : float or array-like broadcastable to ``shape``, default=1.0
+            The record's weight in each statistic (0 leaves it out: e.g. the other classes).
+        """
+        x = _check_record(x, self.n_features)
+        w = _check_weights(weight, self.shape)
+        nA, mA, LA = self._state
+        kept = self.__dict__.get("_decay_kept")
+        if kept is None or kept[0] is not self.decay:  # (decay, its root, whether < 1)
+            kept = self._decay_kept = (self.decay, np.sqrt(self.decay),
+                                       bool((self.decay != 1).any()))
+        if kept[2]:  # as _scaled: every weight times decay, every factor times its root
+            nA, LA = nA * kept[0], LA * kept[1][..., None, None]
+        if np.isnan(x).any() or not w.any():  # nothing learned: only the forgetting
+            self._state = (nA, mA, LA)
+            return
+        n = nA + w
+        frac = w / np.where(n > 0, n, 1.0)  # 0 where n = 0 (then w = 0)
+        diff = x - mA
+        root = np.sqrt(nA * frac)
+        d = self.n_features
+        todo = np.flatnonzero(root.ravel() > 0)  # the factors a nonzero row can reach
+        L = LA.reshape(-1, d, d) if kept[2] else LA.reshape(-1, d, d).copy()
+        if len(todo):
+            rows = (root[..., None] * diff).reshape(-1, d)[todo]
+            if len(todo) * d * d <= NARROW_UPDATE_WORK:
+                for i, row in zip(todo.tolist(), rows.tolist()):
+                    U = _upper_rows(L[i].tolist())
+                    _rotate_in(U, row)
+                    L[i] = np.array([[0.0] * j + u for j, u in enumerate(U)]).T
+            else:
+                M = np.concatenate([np.swapaxes(L[todo], -1, -2), rows[:, None, :]], axis=-2)
+                L[todo] = np.swapaxes(_qr_factor(M), -1, -2)
+        self._state = (n, mA + frac[..., None] * diff, L.reshape(LA.shape))
 
     def _block(self, X, w):
         """One block's weight, mean (one weighted pass) and factor (QR of the centred,
@@ -909,21 +1043,37 @@ class FullStatistics(_Statistics):
         return L @ np.swapaxes(L, -1, -2)
 
     def _log_det_r(self, prior, subset):
-        """``log|R_SS|`` and the upper factor ``G`` (``G^T G = R_SS``), from the QR of the
-        stacked factors: the scatter's rows ``S`` of ``L``, then ``T_SS^(1/2)``, then the
-        prior-mean term. The order matters: with the scatter's factor on top, each
+        """``log|R_SS|`` and the lower factor ``G^T`` (``G^T G = R_SS``, the signs of its
+        columns as the QR leaves them), from the QR of the stacked factors: the scatter's
+        rows ``S`` of ``L``, then ``T_SS^(1/2)``, then the prior-mean term (``subset``
+        ``None``: every feature). The order matters: with the scatter's factor on top, each
         Householder pivot is a large entry of ``L`` and ``T``'s share of a near-singular
         scatter enters as products, not as a difference of large numbers (``T`` on top lost
         about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4 near-duplicate records)."""
         n, mean, L = self._state
-        p = len(subset)
-        b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * (mean[..., subset]
-                                                                  - prior.nu[subset])
-        root_t = np.broadcast_to(np.diag(np.sqrt(prior.t[subset])), self.shape + (p, p))
-        M = np.concatenate([np.swapaxes(L[..., subset, :], -1, -2), root_t, b[..., None, :]],
-                           axis=-2)
-        G = _qr_factor(M)
-        return 2.0 * np.log(np.diagonal(G, 0, -2, -1)).sum(axis=-1), G
+        if subset is None:
+            t, nu, rows = prior.t, prior.nu, L
+        else:
+            t, nu, rows = prior.t[subset], prior.nu[subset], L[..., subset, :]
+        p = len(t)
+        centred = (mean if subset is None else mean[..., subset]) - nu
+        b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * centred
+        M = np.concatenate([np.swapaxes(rows, -1, -2), self._root_t(prior, subset, t),
+                            b[..., None, :]], axis=-2)
+        # the raw QR holds G^T in its leading lower triangle (Householder vectors above)
+        G_t = np.linalg.qr(M, mode="raw")[0][..., :p] * _lower_mask(p)
+        return 2.0 * np.log(np.abs(np.diagonal(G_t, 0, -2, -1))).sum(axis=-1), G_t
+
+    def _root_t(self, prior, subset, t):
+        """``T_SS^(1/2)`` broadcast to the batch axes (kept for the last prior of every
+        feature)."""
+        if subset is not None:
+            return np.broadcast_to(np.diag(np.sqrt(t)), self.shape + (len(t),) * 2)
+        kept = self.__dict__.get("_root_t_kept")
+        if kept is None or kept[0] is not prior or kept[1] != self.shape:
+            kept = self._root_t_kept = (prior, self.shape, np.broadcast_to(
+                np.diag(np.sqrt(t)), self.shape + (len(t),) * 2))
+        return kept[2]
 
     def _subset(self, subset):
         d = self.n_features
@@ -980,22 +1130,33 @@ class FullStatistics(_Statistics):
             raise ValueError(f"a record must have shape ({self.n_features},), got {x.shape}")
         if np.isinf(x).any():
             raise ValueError(f"values must be finite (NaN = missing), got {x.tolist()}")
-        idx = np.flatnonzero(~np.isnan(x))
-        if len(idx) == 0:
-            return np.zeros(self.shape)
-        n, mean, _ = self._state
-        log_det_r, G = self._log_det_r(prior, idx)
-        loc = (prior.k0 * prior.nu[idx] + n[..., None] * mean[..., idx]) / (prior.k0
-                                                                            + n[..., None])
-        delta = x[idx] - loc
+        n, mean, L = self._state
+        d = self.n_features
+        missing = np.isnan(x)
+        if not missing.any():  # complete: every feature, no fancy indexing
+            if n.size * (d ** 3 + 125) <= NARROW_PREDICTIVE_WORK:  # a few small factors
+                root_t, nu, values = np.sqrt(prior.t).tolist(), prior.nu.tolist(), x.tolist()
+                return np.array([_python_student(prior, root_t, nu, *s, values) for s in
+                                 zip(n.ravel().tolist(), mean.reshape(-1, d).tolist(),
+                                     L.reshape(-1, d, d).tolist())]).reshape(self.shape)
+            idx, p, nu = None, d, prior.nu
+        else:
+            idx = np.flatnonzero(~missing)
+            if len(idx) == 0:
+                return np.zeros(self.shape)
+            p, nu, x, mean = len(idx), prior.nu[idx], x[idx], mean[..., idx]
+        log_det_r, G_t = self._log_det_r(prior, idx)
+        loc = (prior.k0 * nu + n[..., None] * mean) / (prior.k0 + n[..., None])
+        delta = x - loc
         # any finite value may be predicted: delta is scaled by its largest entry s before
         # the solve and the quadratic form kept as log(s^2) + log|y|^2, so a value near the
         # largest float gives a finite (very small) density instead of inf - inf
         scale = np.maximum(np.abs(delta).max(axis=-1, keepdims=True), 1.0)
-        y = np.linalg.solve(np.swapaxes(G, -1, -2), (delta / scale)[..., None])[..., 0]
+        # |y| is the same whatever the signs of G's rows (y's entries change sign with them)
+        y = np.linalg.solve(G_t, (delta / scale)[..., None])[..., 0]
         with np.errstate(divide="ignore"):  # y = 0: log 0 = -inf, and log1p(0) = 0 below
             log_quad = 2.0 * np.log(scale[..., 0]) + np.log((y * y).sum(axis=-1))
-        return _log_student(prior, len(idx), n, log_det_r, log_quad=log_quad)
+        return _log_student(prior, p, n, log_det_r, log_quad=log_quad)
 
 
 def _check_prior_for(prior, d):

@@ -232,21 +232,24 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
     def learn_many(self, X, y) -> None:
         """Learn a pandas DataFrame (NaN/None = missing) and its labels.
 
-        Without forgetting, vectorised (one ``bincount`` per block of rows); with it, row by
-        row in order, equal to ``learn_one`` on each row. Either way the counts are those of
-        ``learn_one`` on each row followed by fixing the cut points of every numeric feature
-        still without them from its values so far: a table's numbers count even when it has
-        fewer than ``sample_size`` rows. The whole batch is validated before anything
-        changes.
+        Every numeric column without cut points first gets those of its sample in the whole
+        table (:meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric` of its
+        :class:`~onlinebma.numeric.sample.ColumnSample`, after the values kept for it; its
+        classes not yet learned added in the table's order). Then, without forgetting, every
+        row is counted at once (one ``bincount`` per block of rows); with it, row by row in
+        order, equal to ``learn_one`` on each row. Either way the counts are those of
+        ``learn_one`` on each row with those cut points from the start, so learning a table
+        in consecutive parts, each given the whole table's cut points first, equals learning
+        it at once (:mod:`onlinebma.distributed.chain`). The whole batch is validated before
+        anything changes.
         """
         columns, new, labels = prepare_frame(self.feature_kinds, X, y)
-        hosts = self._rate_mixture().members if self._auto else [self]
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self._forgets:
+                for host in self._rate_mixture().members if self._auto else [self]:
+                    host._fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
-                for host in hosts:  # the end of the table ends its numeric samples
-                    host._fix_pending()
                 return
             self._predicted = None
             self._count_table(columns, new, labels)

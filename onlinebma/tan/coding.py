@@ -3,8 +3,9 @@
 :class:`RecordCoding` validates a record (:mod:`onlinebma.records`), codes its features and
 values as ints in order of first appearance in a :class:`~onlinebma.stats.pairs.PairCounts`,
 cuts numeric features into intervals (:mod:`onlinebma.tan.numbers`: cut points from each
-feature's first values, the records before them kept and replayed, so that no value is
-dropped), and codes a DataFrame for the batch paths. It is shared by
+feature's first values in a stream, from a sample of the whole column in a table, the records
+before them kept and replayed, so that no value is dropped), and codes a DataFrame for the
+batch paths. It is shared by
 :class:`~onlinebma.tan.base.BaseTAN` and by :class:`~onlinebma.tan.members.TreeMemberStack`
 (the state of :class:`~onlinebma.tan.ModelAveragedTAN`), each on its own counts, cut points
 and feature kinds.
@@ -17,8 +18,10 @@ from bisect import bisect_left
 import numpy as np
 
 from ..numeric import Grids
+from ..numeric.sample import ColumnSample
 from ..reading import factorize
 from ..records import NOMINAL, NUMERIC, numeric_values
+from .numbers import TABLE_SAMPLE_SIZE
 
 __all__ = ["RecordCoding"]
 
@@ -52,13 +55,21 @@ class RecordCoding:
 
         The records kept for those features are replayed (:mod:`onlinebma.tan.numbers`);
         later records are cut with these points. Use it to give learners that will be merged
-        the same cut points (a first pass over the data: :func:`onlinebma.numeric.read_table`
-        on a sample of it, or another learner's :attr:`numeric_readings`).
+        the same cut points: another learner's :attr:`numeric_readings`, or a first pass over
+        the data (:func:`onlinebma.numeric.read_table` on a sample of it, or the samples of a
+        whole frame's columns that :func:`onlinebma.distributed.fit` gathers).
 
         Parameters
         ----------
         readings : dict
-            ``{feature: Grids}`` holding this learner's representation (``numeric``).
+            ``{feature: Grids or ColumnSample}``: a :class:`~onlinebma.numeric.Grids` holding
+            this learner's representation (``numeric``), or the
+            :class:`~onlinebma.numeric.sample.ColumnSample` of the feature's column in a
+            whole table, read as ``learn_many`` on that table would read it (its classes not
+            yet learned are added, in the table's order, with no record; the values kept for
+            the feature come first; a learner that does not cut numbers only takes the
+            features as numeric). A feature that has cut points already keeps them when given
+            a sample.
 
         Raises
         ------
@@ -69,19 +80,61 @@ class RecordCoding:
         numbers = self._numbers
         todo = {}
         for f, grids in readings.items():
-            if not isinstance(grids, Grids):
-                raise TypeError(f"the cut points of feature {f!r} must be a Grids, got "
-                                f"{type(grids).__name__}")
-            numbers.member(grids)
+            if isinstance(grids, ColumnSample):
+                pass
+            elif not isinstance(grids, Grids):
+                raise TypeError(f"the cut points of feature {f!r} must be a Grids or a "
+                                f"ColumnSample, got {type(grids).__name__}")
+            else:
+                numbers.member(grids)
             if self._kinds.kind.get(f, NUMERIC) != NUMERIC:
                 raise ValueError(f"feature {f!r} is nominal: it has no cut points")
             mine = numbers.readings.get(f)
             if mine is None:
                 todo[f] = grids
-            elif mine != grids:
+            elif isinstance(grids, Grids) and mine != grids:
                 raise ValueError(f"numeric feature {f!r} has other cut points already")
+        self._fix_checked(todo)
+
+    def _fix_checked(self, todo: dict) -> None:
+        """:meth:`fix_numeric` of validated ``{feature: Grids or ColumnSample}``, none of
+        whose features has cut points: the cut points are computed before anything changes."""
+        samples = {f: g for f, g in todo.items() if isinstance(g, ColumnSample)}
+        counts = self._counts
+        classes = [c for c in dict.fromkeys(c for s in samples.values() for c in s.classes)
+                   if counts.class_code(c) < 0]  # to add, as learning the table would
+        fixed = {**{f: g for f, g in todo.items() if isinstance(g, Grids)},
+                 **self._grids_of_samples(samples, classes)}
         self._kinds.commit({f: NUMERIC for f in todo if f not in self._kinds.kind})
-        self._fix_and_replay(todo)
+        width = counts.n_pairs
+        for label in classes:
+            counts.add_class(label)
+        if fixed:
+            self._fix_and_replay(fixed)
+        elif classes:
+            self._numbers_fixed(width)
+
+    def _grids_of_samples(self, samples: dict, new_classes: list) -> dict:
+        """``{feature: Grids}`` from whole-table samples (:class:`ColumnSample`), the labels
+        coded as after adding ``new_classes``: each from the values kept for the feature,
+        then its sample."""
+        numbers, counts = self._numbers, self._counts
+        if not numbers.cuts_numbers:
+            return {}
+        code = {label: counts.n_classes + i for i, label in enumerate(new_classes)}
+        n_classes = counts.n_classes + len(new_classes)
+        waiting = set(numbers.pending.pending)
+        out = {}
+        for f, sample in samples.items():
+            values = sample.sample.values
+            classes = np.array([code[c] if c in code else counts.class_code(c)
+                                for c in sample.classes], dtype=np.int64)[sample.sample.labels]
+            if f in waiting:
+                kept, kept_classes = numbers.pending.sample(f)
+                values = np.concatenate([kept, values])
+                classes = np.concatenate([kept_classes, classes])
+            out[f] = numbers.grids_from_sample(values, classes, n_classes)
+        return out
 
     def _fix_and_replay(self, readings: dict) -> None:
         """Give ``readings``' features their intervals as values and add the kept records'
@@ -211,36 +264,19 @@ class RecordCoding:
 
     def _fix_from_table(self, columns, labels) -> None:
         """Before a validated batch is counted at once: give each of its numeric columns
-        without cut points the cut points that learning its rows in order and then
-        :meth:`_fix_pending` would give (the sample: the values kept for it, then the
-        column's, up to ``sample_size`` observed values), and replay what was kept; the
-        counts are then those of the rows learned one by one."""
-        numbers, counts = self._numbers, self._counts
+        without cut points the cut points of its whole-table sample
+        (:class:`~onlinebma.numeric.sample.ColumnSample` of at most
+        :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values, after the values kept for
+        it: :meth:`fix_numeric`), and replay what was kept; the counts are then those of the
+        rows learned one by one with those cut points from the first record."""
+        numbers = self._numbers
         todo = [f for f, (kind, _, _) in columns.items()
                 if kind != NOMINAL and f not in numbers.readings]
         if not todo or not numbers.cuts_numbers:
             return
-        # the labels' class codes as learning them would give them, without adding any
-        known = {label: counts.class_code(label) for label in dict.fromkeys(labels)}
-        n_classes = counts.n_classes
-        for label, code in known.items():
-            if code < 0:
-                known[label] = n_classes
-                n_classes += 1
-        codes = np.array([known[label] for label in labels], dtype=np.int64)
-        waiting = set(numbers.pending.pending)
-        readings = {}
-        for f in todo:
-            values, classes = columns[f][1], codes
-            if f in waiting:
-                kept, kept_classes = numbers.pending.sample(f)
-                values = np.concatenate([kept, values])
-                classes = np.concatenate([kept_classes, codes])
-            observed = np.flatnonzero(~np.isnan(values))[:numbers.sample_size]
-            if len(observed):
-                readings[f] = numbers.grids_from_sample(values[observed], classes[observed],
-                                                        n_classes)
-        self._fix_and_replay(readings)
+        names, codes = factorize(labels)
+        self._fix_checked({f: ColumnSample.of_column(columns[f][1], codes, tuple(names),
+                                                     TABLE_SAMPLE_SIZE) for f in todo})
 
     def _count_table(self, columns, new, labels) -> None:
         """``learn_many``'s vectorised path, for a host that forgets nothing: cut points of

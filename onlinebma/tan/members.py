@@ -58,6 +58,8 @@ __all__ = ["Member", "TreeMemberStack"]
 # this many (a stream whose records each miss another set of features would grow them
 # without bound).
 _FLAT_CELLS = 1 << 16
+# The column of the class counts in every record's columns (``PairCounts.record_columns``).
+_CLASS_COLUMN = np.zeros(1, dtype=np.int64)
 
 
 class Member(NamedTuple):
@@ -205,9 +207,17 @@ class TreeMemberStack(RecordCoding, RateWeights):
             columns = counts.record_columns(codes, values)
             jll = None
         if jll is None:
-            jll = self._member_terms(codes, columns)[0]
+            jll = self._member_terms(codes, columns)[0] if len(codes) else self._class_terms()
         return jll + self._gaussian.log_densities(self._gaussian.vector(numeric),
                                                   counts.n_classes)
+
+    def _class_terms(self) -> np.ndarray:
+        """Every count row's class terms ``log(a_c + N_c)`` ``(R, K)`` in its unit: the
+        joint log likelihoods of a record without nominal features (up to a constant per
+        row), one gather of the class counts."""
+        counts = self._counts
+        n = counts.gather(_CLASS_COLUMN)[..., 0]
+        return np.log(self._tree.ess / counts.n_classes * self._units[:, None] + n)
 
     def _member_terms(self, codes, columns):
         """Every count row's joint log likelihoods ``(R, K)`` of a coded record (up to a
@@ -440,14 +450,16 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def learn_many(self, X, y) -> None:
         """Learn a DataFrame and its labels: vectorised (one ``bincount`` per block of rows)
         when no member forgets and there is one member, else row by row in order, as
-        ``learn_one`` on each row (the weights move with every record); then every numeric
-        feature still without cut points gets them from its values so far
-        (:meth:`~onlinebma.tan.coding.RecordCoding._fix_pending`; the vectorised path fixes
-        them first, to the same counts). The whole batch is validated before anything
-        changes."""
+        ``learn_one`` on each row (the weights move with every record). Either way the
+        table's numeric columns without cut points get them from the table first
+        (:meth:`~onlinebma.tan.coding.RecordCoding._fix_from_table`: a sample of the whole
+        column), so a table learned in parts after the same cut points were agreed equals it
+        learned at once (:func:`onlinebma.distributed.fit`). The whole batch is validated
+        before anything changes."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self.forgets or len(self.members) > 1 or self._gaussian is not None:
+                self._fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
                 self._fix_pending()  # the end of the table ends its numeric samples

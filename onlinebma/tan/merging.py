@@ -2,10 +2,14 @@
 
 :class:`Merging` gives the tree-augmented learners their ``merge`` (two learners into one
 equal to a learner trained on both streams) and their ``distributed_plan`` (how
-:func:`onlinebma.distributed.fit` trains them on Dask: partitions learned by clones and merged
-in order). Learners that forget are refused: their counts weigh records by age on two
-unrelated clocks. :func:`merge_codings` adds one coded state to another (feature kinds,
-numeric intervals, counts): :class:`~onlinebma.tan.base.BaseTAN` and
+:func:`onlinebma.distributed.fit` trains them on Dask, exactly: a first pass agrees the numeric
+features' cut points from the whole frame; then a learner whose counts add has its partitions
+counted by copies of the agreed learner and merged in order, :func:`agree_numbers`, and a
+learner whose state depends on the order of the records, one that forgets or averages several
+representations of the numbers, learns the partitions one after the other,
+:func:`agree_before_chain`). ``merge`` refuses learners that forget: their counts weigh records
+by age on two unrelated clocks. :func:`merge_codings` adds one coded state
+to another (feature kinds, numeric intervals, counts): :class:`~onlinebma.tan.base.BaseTAN` and
 :class:`~onlinebma.tan.members.TreeMemberStack` merge through it.
 """
 
@@ -13,10 +17,14 @@ from __future__ import annotations
 
 import copy
 
-from ..distributed.protocol import MergePlan
+from ..distributed.chain import ChainPlan, ChainWithNumbersPlan
+from ..distributed.first_pass import SampledMergePlan
+from ..records import FeatureKinds
 from ..validation import check_mergeable_with
+from .gaussian import GAUSSIAN
+from .numbers import TABLE_SAMPLE_SIZE
 
-__all__ = ["Merging", "merge_codings"]
+__all__ = ["Merging", "agree_before_chain", "agree_numbers", "merge_codings"]
 
 
 def merge_codings(out, other) -> None:
@@ -63,12 +71,32 @@ class Merging:
                 f"train one learner on the interleaved stream instead"
             )
 
-    def distributed_plan(self) -> MergePlan:
-        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: partitions
-        learned by clones where they lie and merged in order (exact: the counts add). A
-        learner that forgets is refused here, before any partition is learned."""
-        self._refuse_forgetting("train on Dask")
-        return MergePlan(self)
+    def distributed_plan(self) -> SampledMergePlan | ChainPlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask, exactly: a first
+        pass samples every numeric column of the whole frame as ``learn_many`` on it would
+        (:mod:`onlinebma.distributed.first_pass`), then
+
+        - a learner that forgets nothing and has one representation of the numbers:
+          :func:`agree_numbers` fixes the cut points from those samples, and the partitions
+          are counted where they lie, in parallel, by copies of the agreed learner and merged
+          in order (the counts and the Gaussian statistics add);
+        - a learner that forgets (``decay`` or ``structure_decay`` other than 1) or weighs
+          several representations (``numeric="auto"``), whose state depends on the order of
+          the records: :func:`agree_before_chain` fixes the cut points on the learner, which
+          then learns the partitions one after the other
+          (:class:`~onlinebma.distributed.chain.ChainPlan`: exact, but one partition at a
+          time). A learner that cuts no numbers (``numeric="Gaussian"``) has nothing to
+          agree and skips the first pass. ``numeric="auto"`` that forgets nothing is chained
+          only on a frame with numeric values
+          (:class:`~onlinebma.distributed.chain.ChainWithNumbersPlan`): without them its
+          members predict alike, and the partitions are merged in parallel."""
+        kinds = FeatureKinds(self.nominal_attributes, self.numeric_attributes)
+        if self._forgets:
+            return ChainPlan(self) if self.numeric == GAUSSIAN else \
+                ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
+        if self.numeric == "auto":  # its members predict alike without numbers: merged then
+            return ChainWithNumbersPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
+        return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
 
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.
@@ -85,3 +113,88 @@ class Merging:
         out = copy.deepcopy(self)  # a failure below leaves self and other as they were
         out._merge_from(other)
         return out
+
+
+def agree_numbers(learner, samples: dict):
+    """Fix ``learner``'s numeric features from the samples of a whole frame's columns (the
+    first pass of :func:`onlinebma.distributed.fit`) as ``learn_many`` on that frame would,
+    and return the template whose copies count the partitions.
+
+    Interval representations (``"8 intervals"``, ``"MDL"``, ...) get every column's cut
+    points (:meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric` of its
+    :class:`~onlinebma.numeric.sample.ColumnSample`: the values ``learner`` kept come first),
+    and the template gets the same cut points. ``numeric="Gaussian"`` models the numeric
+    features observed in the frame's first record with a numeric value (those
+    ``learn_many`` row by row would choose), and the template knows the frame's classes in
+    order (the statistics are laid out by class). Learners whose state depends on the order
+    of the records agree through :func:`agree_before_chain` instead.
+
+    Parameters
+    ----------
+    learner : BaseTAN or ModelAveragedTAN
+        A copy of the learner :func:`~onlinebma.distributed.fit` started from, changed in place.
+    samples : dict
+        ``{column: ColumnSample}`` of the frame's numeric columns, in column order.
+
+    Returns
+    -------
+    A learner of ``learner``'s class that has learned nothing.
+
+    Raises
+    ------
+    ValueError
+        Where no agreement gives the learner of the whole frame: a Gaussian learner that has
+        learned already (the features and classes it chose are its own).
+    """
+    numeric = learner.numeric
+    if numeric == GAUSSIAN:
+        if learner.counts.n_classes:
+            raise ValueError(
+                "distributed.fit of ModelAveragedTAN(numeric='Gaussian') on a frame with "
+                "numeric columns starts from a learner that has learned nothing: fit a fresh "
+                "one on the whole frame (the Gaussian statistics are laid out by the features "
+                "and classes of its first records)")
+        samples = first_record_samples(samples)
+    learner.fix_numeric(samples)
+    template = learner.clone()
+    template.fix_numeric({**samples, **learner.numeric_readings})
+    return template
+
+
+def first_record_samples(samples: dict) -> dict:
+    """The samples of the numeric features observed in the frame's first record with a
+    numeric value: those a Gaussian model of the numbers chooses, learning row by row."""
+    first = min(sample.first for sample in samples.values())
+    return {f: sample for f, sample in samples.items() if sample.first == first}
+
+
+def agree_before_chain(learner, samples: dict):
+    """Fix on ``learner`` what ``learn_many`` on the whole frame fixes before its first
+    record, and return it: the learner a chain of partitions starts from
+    (:class:`~onlinebma.distributed.chain.ChainPlan`, the plan of the learners whose state
+    depends on the order of the records).
+
+    ``learn_many`` on a table first gives every numeric column without cut points those of
+    its :class:`~onlinebma.numeric.sample.ColumnSample` (the values ``learner`` kept come
+    first, its classes not yet learned are added in the frame's order): so does
+    :meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric` of the whole frame's samples. With
+    ``numeric="auto"`` the Gaussian member models the features it will meet first, learning
+    row by row (those of the frame's first record with a numeric value): they are fixed
+    first, which makes the Gaussian member choose them, then the others.
+
+    Parameters
+    ----------
+    learner : BaseTAN or ModelAveragedTAN
+        A copy of the learner :func:`~onlinebma.distributed.fit` started from, changed in
+        place: one that cuts numbers into intervals.
+    samples : dict
+        ``{column: ColumnSample}`` of the frame's numeric columns, in column order.
+
+    Returns
+    -------
+    ``learner``.
+    """
+    if learner.numeric == "auto":
+        learner.fix_numeric(first_record_samples(samples))
+    learner.fix_numeric(samples)  # features with cut points keep them
+    return learner

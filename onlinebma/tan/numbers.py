@@ -18,9 +18,16 @@ with and the records that arrived before (:class:`~onlinebma.numeric.PendingReco
   record (``tests/test_tan_numbers.py``). At most ``sample_size`` records are kept per pending
   feature (``sample_size ×`` the number of numeric features in all, fewer when the features
   are observed together), each with its numeric values and its nominal codes.
-- **A table** (``learn_many``) gives every feature without cut points its cut points from the
-  table's column itself (with the values still kept from a stream before it), then the
-  kept records are replayed and the table is learned.
+- **A table** (``learn_many`` of a learner that forgets nothing) gives every feature without
+  cut points its cut points from a sample of the table's whole column: the values kept from a
+  stream before it, then at most :data:`TABLE_SAMPLE_SIZE` of the column's observed values, a
+  uniform draw fixed by the rows' positions
+  (:class:`~onlinebma.numeric.sample.ColumnSample`; the whole column when it is shorter);
+  then the kept records are replayed and the table is learned. The draw does not depend on
+  how the table is cut, so :func:`onlinebma.distributed.fit` draws the same one from a Dask
+  frame's partitions in a first pass (:mod:`onlinebma.distributed.first_pass`) and gives the
+  learner of ``learn_many`` on the whole frame. A learner that forgets learns a table row by
+  row, as a stream.
 - :meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric` fixes cut points given from outside
   (a first pass over a Dask frame: :func:`onlinebma.numeric.read_table`, or another learner's
   :attr:`~onlinebma.tan.coding.RecordCoding.numeric_readings`), replaying what was kept.
@@ -53,8 +60,8 @@ from ..numeric import Grids, PendingRecords
 from ..numeric.cuts import distinct_counts, observed_sample
 from ..validation import check_choice, check_int
 
-__all__ = ["LEARN_MANY_CHECK", "MDL_GRID", "REPRESENTATIONS", "NumericReading",
-           "check_numeric"]
+__all__ = ["LEARN_MANY_CHECK", "MDL_GRID", "REPRESENTATIONS", "TABLE_SAMPLE_SIZE",
+           "NumericReading", "check_numeric"]
 
 #: The interval representations a learner can name in ``numeric``.
 REPRESENTATIONS = ("3 intervals", "5 intervals", "8 intervals", "16 intervals", "32 intervals",
@@ -63,6 +70,17 @@ REPRESENTATIONS = ("3 intervals", "5 intervals", "8 intervals", "16 intervals", 
 #: The equal-frequency grid whose point masses (values holding more than 1/16 of the sample)
 #: the MDL cut points keep as intervals of their own.
 MDL_GRID = 16
+
+
+#: The values of a table's numeric column that ``learn_many`` fixes its cut points from: a
+#: uniform sample of the whole column (:class:`~onlinebma.numeric.sample.ColumnSample`, the
+#: same rows whether the table is read whole or in Dask partitions), the whole column when it
+#: has fewer observed values. Measured on adult (docs/tan.md, *Numbers*: 20,000 training
+#: rows): ``numeric="MDL"`` scores 0.3538 log loss from 200 values, 0.3436 from 1,000, 0.3184
+#: from 5,000, 0.3151 from 10,000 and 0.3140 from the whole column (MDL finds more cut points
+#: in more values); 8 equal-frequency intervals stay within 0.317–0.329 at every size. 10,000
+#: values cost a Dask first pass 240 KB per numeric column per partition.
+TABLE_SAMPLE_SIZE = 10_000
 
 
 #: River's check that ``learn_many`` on batches equals ``learn_one`` on their rows, skipped by

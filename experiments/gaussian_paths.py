@@ -1,0 +1,101 @@
+"""What a record costs the Gaussian members: plain-Python rotations against numpy's QR.
+
+Not an experiment of ``python -m experiments`` (no ``run``): a benchmark script, run as
+``python -m experiments.gaussian_paths`` (about a minute), printing two markdown tables of
+microseconds per call of :class:`onlinebma.stats.normal_wishart.FullStatistics`, the two
+paths of each timed in turn in one process (the best of :data:`ROUNDS` interleaved rounds):
+
+- ``log_predictive`` of a complete record with ``F`` factors of ``d`` features (the
+  Student t of every class and rate), plain floats against the array path, by the work
+  ``F (d^3 + 125)`` that ``NARROW_PREDICTIVE_WORK`` bounds;
+- ``add`` of a record reaching ``F`` factors (one class per rate), plain-float rank-one
+  rotations against numpy's QR of those factors, by the work ``F d^2`` that
+  ``NARROW_UPDATE_WORK`` bounds.
+
+The thresholds are where the columns cross (docs/tan.md, *Speed*).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+
+import numpy as np
+
+from onlinebma.stats import normal_wishart
+from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
+
+#: Interleaved rounds of each path; the best mean is kept.
+ROUNDS = 15
+CALLS = 50
+PREDICTIVE_SHAPES = [(2, 2), (2, 3), (4, 3), (10, 3), (2, 6), (5, 6), (10, 6), (2, 10),
+                     (3, 20)]
+UPDATE_SHAPES = [(1, 3), (1, 6), (5, 6), (1, 10), (5, 10), (1, 20), (5, 20)]
+
+
+def _best_of(paths: dict) -> dict:
+    """``{label: µs per call}`` of ``{label: (threshold name, value, call)}``, each timed
+    with its threshold set, the labels taking turns."""
+    best = dict.fromkeys(paths, np.inf)
+    for _ in range(ROUNDS):
+        for label, (name, value, call) in paths.items():
+            saved = getattr(normal_wishart, name)
+            setattr(normal_wishart, name, value)
+            try:
+                start = time.perf_counter()
+                for _ in range(CALLS):
+                    call()
+                best[label] = min(best[label], (time.perf_counter() - start) / CALLS * 1e6)
+            finally:
+                setattr(normal_wishart, name, saved)
+    return best
+
+
+def _statistics(rng, factors: int, d: int) -> FullStatistics:
+    """Two classes per rate, ``factors // 2`` rates (or one class of ``factors`` rates),
+    after 100 records."""
+    shape = (factors, 1) if factors % 2 else (factors // 2, 2)
+    stats = FullStatistics(d, shape, np.linspace(0.9, 0.999, shape[0])[:, None])
+    for x in rng.normal(size=(100, d)):
+        w = np.zeros(shape)
+        w[:, rng.integers(shape[1])] = 1.0
+        stats.add(x, w)
+    return stats
+
+
+def predictive_table(rng) -> list:
+    rows = ["| F | d | F (d³ + 125) | plain floats µs | numpy µs |", "|---:|---:|---:|---:|---:|"]
+    for factors, d in PREDICTIVE_SHAPES:
+        stats, prior, x = _statistics(rng, factors, d), NormalWishartPrior(d), rng.normal(size=d)
+        call = functools.partial(stats.log_predictive, prior, x)
+        t = _best_of({p: ("NARROW_PREDICTIVE_WORK", v, call)
+                      for p, v in (("python", 10**12), ("numpy", -1))})
+        rows.append(f"| {factors} | {d} | {factors * (d ** 3 + 125)} | {t['python']:.0f} | "
+                    f"{t['numpy']:.0f} |")
+    return rows
+
+
+def update_table(rng) -> list:
+    rows = ["| F | d | F d² | plain floats µs | numpy µs |", "|---:|---:|---:|---:|---:|"]
+    for factors, d in UPDATE_SHAPES:
+        stats = _statistics(rng, 2 * factors, d)  # two classes per rate
+        w = np.zeros(stats.shape)
+        w[:, 0] = 1.0  # the record reaches one class of every rate
+        record = rng.normal(size=d)
+        t = _best_of({p: ("NARROW_UPDATE_WORK", v, functools.partial(stats.copy().add, record, w))
+                      for p, v in (("python", 10**12), ("numpy", -1))})
+        rows.append(f"| {factors} | {d} | {factors * d * d} | {t['python']:.0f} | "
+                    f"{t['numpy']:.0f} |")
+    return rows
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    print("log_predictive of a complete record (µs per call):\n")
+    print("\n".join(predictive_table(rng)))
+    print("\nadd of a record reaching F factors (µs per call):\n")
+    print("\n".join(update_table(rng)))
+
+
+if __name__ == "__main__":
+    main()
