@@ -263,11 +263,5 @@ class AgreedCutsPlan(MergePlan):
         model.fix_numeric(model.numeric_readings_from(values))
         template = model.clone()
         template.fix_numeric(model.numeric_readings)
-        self.model, self.template = model, template
+        self.model, self.template = model, template  # copied per partition (MergePlan)
         return super().run(partitions)
-
-    def learn_partition(self, X, y):
-        learner = copy.deepcopy(self.template)  # a clone would forget the cut points
-        if len(X):
-            learner.learn_many(X, y)
-        return learner
