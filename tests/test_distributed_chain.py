@@ -134,9 +134,6 @@ def test_averaged_learners_equal_the_whole_frame_learned_with_its_cut_points(
     assert_same_learners(got, cut_then_learned(AVERAGED[name], X, y), X)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason=(
-    "needs TreeMemberStack.learn_many (onlinebma/tan/members.py) to fix a table's cut points "
-    "from the table before its row loop, as BaseTAN.learn_many does; remove this mark then"))
 @pytest.mark.parametrize("name", list(AVERAGED)[:3])
 def test_averaged_learners_equal_learn_many_on_the_whole_frame(name):
     X, y = table()

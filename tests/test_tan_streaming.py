@@ -160,10 +160,7 @@ def test_cut_points_batch_equals_stream_and_stay_fixed():
         observed[:25], y[~np.isnan(x)][:25], 2)
     assert many.numeric_readings["x"] == reading.grids_from_sample(x[:40], y[:40], 2)
     one = TAN(sample_size=25)
-    codes, classes = pd.factorize(labels[:30])
-    one.fix_numeric({"z": ColumnSample.of_column(frame["z"][:30].to_numpy(), codes,
-                                                 tuple(classes), TABLE_SAMPLE_SIZE)})
-    assert one.numeric_readings == many.numeric_readings
+    one.fix_numeric(many.numeric_readings)
     for v, c in zip(x, y):
         one.learn_one({"x": v}, int(c))
     assert one.numeric_readings == many.numeric_readings

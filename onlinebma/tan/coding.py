@@ -263,8 +263,8 @@ class RecordCoding:
                               for f in numbers.pending.pending})
 
     def _fix_from_table(self, columns, labels) -> None:
-        """Before a validated batch is counted at once: give each of its numeric columns
-        without cut points the cut points of its whole-table sample
+        """Before a validated batch is counted at once, or learned row by row: give each of
+        its numeric columns without cut points the cut points of its whole-table sample
         (:class:`~onlinebma.numeric.sample.ColumnSample` of at most
         :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values, after the values kept for
         it: :meth:`fix_numeric`), and replay what was kept; the counts are then those of the

@@ -84,10 +84,11 @@ TABLE_SAMPLE_SIZE = 10_000
 
 
 #: River's check that ``learn_many`` on batches equals ``learn_one`` on their rows, skipped by
-#: the learners' ``_unit_test_skips``: ``learn_many`` fixes the cut points of every feature whose
-#: sample a batch leaves incomplete (a small table's numbers count), ``learn_one`` waits for the
-#: ``sample_size``-th value, so they differ by design while a sample is incomplete
-#: (``tests/test_tan_river.py`` runs the check where every sample completes within a batch).
+#: the learners' ``_unit_test_skips``: ``learn_many`` takes a table's cut points from a sample
+#: of the whole table (:data:`TABLE_SAMPLE_SIZE`), ``learn_one`` from a stream's first
+#: ``sample_size`` values, so they differ by design until the cut points are agreed
+#: (``tests/test_tan_river.py`` runs the check's comparison on learners given the same cut
+#: points first).
 LEARN_MANY_CHECK = "check_learn_many_matches_learn_one"
 
 
