@@ -83,8 +83,8 @@ def test_fit_continues_from_what_the_model_learned(crx):
     with dask.config.set(scheduler="synchronous"):
         model = distributed.fit(start, _frame(X[100:], y[100:], 4), target="label")
     assert pickle.dumps(start) == before  # the given learner is not modified
-    one = ModelAveragedNB()
-    one.learn_many(X, y)
+    one = pickle.loads(before)  # the learner continued serially (its cut points: its own)
+    one.learn_many(X[100:], y[100:])
     _assert_same(model, one, X)
 
 
@@ -180,10 +180,9 @@ def test_empty_partitions_and_partitions_with_other_columns(crx):
     ddf = dd.concat([dd.from_pandas(p, npartitions=1) for p in parts])
     with dask.config.set(scheduler="synchronous"):
         model = distributed.fit(ModelAveragedNB(), ddf, target="label")
-    one = ModelAveragedNB()
-    for p in parts:
-        if len(p):
-            one.learn_many(p.drop(columns="label"), p["label"])
+    one = ModelAveragedNB()  # the whole frame at once (a missing column: missing values)
+    whole = pd.concat(parts)
+    one.learn_many(whole.drop(columns="label"), whole["label"])
     _assert_same(model, one, X)
 
 
@@ -286,7 +285,9 @@ def test_a_learner_that_cannot_join_is_refused_before_any_partition_is_learned(
     assert learned == []  # refused up front: no partition was even loaded
     with dask.config.set(scheduler="synchronous"):
         distributed.fit(NaiveBayes(), ddf, target="label")
-    assert sorted(learned) == [0, 1, 2]  # the frame is read when a learner can join
+    # the frame is read when a learner can join (twice: numbers read as intervals agree
+    # their cut points in a first pass)
+    assert sorted(set(learned)) == [0, 1, 2]
 
 
 @pytest.mark.parametrize("name", ["ISA", "FAN", "OrderMCMC"])

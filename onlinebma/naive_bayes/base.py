@@ -37,10 +37,11 @@ import math
 import numpy as np
 from river import base
 
-from ..forgetting import MIN_WEIGHT, Forgetting, ScaledClock
+from ..forgetting import MIN_WEIGHT, Forgetting, RateMixture, ScaledClock
 from ..labels import ordered_labels
-from ..reading import read_record
-from ..records import NOMINAL, FeatureKinds, check_label
+from ..numeric import Sample
+from ..reading import read_record, uninterrupted
+from ..records import NUMERIC, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
@@ -224,11 +225,134 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         read per value, for the features whose reading is fixed; ``{}`` with
         ``numeric="gaussian"``. A numeric feature not listed is still read by its Gaussian
         (its sample is not complete)."""
+        if not self._reads or (self._auto and self._rates is None):
+            return {}
+        return self._number_hosts()[0][0].cut_points()  # with decay="auto", all read alike
+
+    @property
+    def numeric_readings(self) -> dict:
+        """``{feature: Grids or ValueCodes}``: how every numeric feature with fixed cut points
+        is read, in the order they were fixed (a :class:`~onlinebma.numeric.Grids` read by
+        its member ``numeric``, a :class:`~onlinebma.numeric.ValueCodes` per value); ``{}``
+        when numbers are read by their moments. Give them to another learner's
+        :meth:`fix_numeric` to cut the same intervals (and merge with it)."""
+        if not self._reads or (self._auto and self._rates is None):
+            return {}
+        return dict(self._number_hosts()[0][0].readings)
+
+    def numeric_readings_from(self, samples: dict, classes=None) -> dict:
+        """How this learner would read each feature from a sample of it, without changing
+        anything: the readings :meth:`fix_numeric` takes (a first pass over data cut into
+        parts, so that the learners of the parts cut numbers alike and merge).
+
+        A feature with fixed cut points keeps them (its reading is returned as it is). A
+        sample is read whole, except that a feature whose values this learner keeps (its
+        own sample incomplete) is read, as ``learn_many`` on the data would read it, from the
+        kept values followed by the sample's, the first ``sample_size`` observed of them. So
+        for samples of the data's first ``sample_size`` observed values
+        (``Sample(size=sample_size, spread=False)``) the readings are those ``learn_many`` on
+        the whole data gives.
+
+        Parameters
+        ----------
+        samples : dict
+            ``{feature: sample}``, each sample a :class:`~onlinebma.numeric.Sample` (values
+            and class codes) or a pair ``(values, labels)`` (float values, NaN where missing,
+            and the class label of each).
+        classes : list or None, default None
+            The labels that the samples' class codes stand for (code ``i`` is ``classes[i]``);
+            ``None``: a pair's labels are the labels themselves, and a Sample's codes stand
+            for classes of their own (then it must not meet kept values).
+
+        Returns
+        -------
+        dict
+            ``{feature: Grids or ValueCodes}`` (:func:`~onlinebma.numeric.read_sample` with
+            this learner's settings) for the samples with an observed value; ``{}`` when
+            numbers are read by their moments (``numeric="gaussian"`` or ``absent="zero"``).
+
+        Raises
+        ------
+        ValueError
+            If a sample's values and labels differ in length, or a Sample's codes without
+            ``classes`` meet values this learner keeps (their classes would not be known).
+        """
+        if not isinstance(samples, dict):
+            raise TypeError(f"samples must be a dict {{feature: Sample or (values, labels)}}, "
+                            f"got {type(samples).__name__}")
         if not self._reads:
             return {}
-        if self._auto:  # one learner per rate (RateMixture), all reading numbers alike
-            return self._rate_mixture().members[0].cut_points()
-        return self._reader.cut_points()
+        if not self._auto or self._rates is not None:
+            reader = self._number_hosts()[0][0]  # with decay="auto", every rate keeps alike
+        else:
+            reader = NumberReader(self.numeric, self.sample_size)  # nothing learned, nothing kept
+        out = {}
+        for f, sample in samples.items():
+            if f in reader.readings:  # fixed already: read as it is
+                out[f] = reader.readings[f]
+                continue
+            coded = isinstance(sample, Sample)
+            values, labels = (sample.values, sample.labels) if coded else sample
+            if classes is not None:
+                labels = np.asarray(classes, dtype=object)[np.asarray(labels, dtype=np.int64)]
+            elif coded and f in reader.pending.pending:
+                raise ValueError(f"feature {f!r} has values kept by this learner, which come "
+                                 f"first in its sample: name the labels the Sample's class "
+                                 f"codes stand for, numeric_readings_from(samples, classes=...)")
+            reading = reader.reading_from_sample(values, labels, f)
+            if reading is not None:
+                out[f] = reading
+        return out
+
+    def fix_numeric(self, readings: dict) -> None:
+        """Fix numeric features' cut points now, from outside (as the tree learners'
+        :meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric`).
+
+        The records kept for those features are replayed exactly (the learner then equals
+        one given these cut points from its first record); later records are cut with them.
+        Learners given the same readings before learning merge exactly (:meth:`merge`).
+
+        Parameters
+        ----------
+        readings : dict
+            ``{feature: Grids or ValueCodes}``: from :meth:`numeric_readings_from` on a
+            sample of all the data, from :func:`onlinebma.numeric.read_table`, or another
+            learner's :attr:`numeric_readings`. A Grids must hold this learner's
+            representation ``numeric``; a ValueCodes reads the feature per value.
+
+        Raises
+        ------
+        TypeError
+            If a reading is neither a Grids nor a ValueCodes.
+        ValueError
+            If the learner reads numbers by their moments, a feature is nominal, a Grids
+            lacks the representation or a feature already has other cut points; nothing is
+            changed then.
+        """
+        if not isinstance(readings, dict):
+            raise TypeError(f"readings must be a dict {{feature: Grids or ValueCodes}}, got "
+                            f"{type(readings).__name__}")
+        if not readings:
+            return
+        if not self._reads:
+            raise ValueError(f"this learner reads numbers by their moments "
+                             f"(numeric={self.numeric!r}, absent={self.absent!r}): it has no "
+                             f"cut points to fix; choose an interval representation, such as "
+                             f"numeric='8 intervals'")
+        kinds = self.feature_kinds
+        for f in readings:
+            if f in kinds.nominal_attributes or kinds.kind.get(f, NUMERIC) != NUMERIC:
+                raise ValueError(f"feature {f!r} is nominal: it has no cut points")
+        hosts = self._number_hosts()
+        todo = [reader.checked(readings) for reader, _, _ in hosts]  # all checked first
+        with uninterrupted():
+            for (_, fix, _), mine in zip(hosts, todo):
+                fix(mine)
+
+    def _fix_readings(self, readings: dict) -> None:
+        """Fix checked readings and count the kept values of the features they fix."""
+        self._predicted = None
+        self._reader.fix_given(readings, self._kinds, self._t, self._replay)
 
     def _tick(self) -> None:
         """Multiply every statistic by ``decay`` (step 3 of the forgetting recursion) in O(1)
@@ -249,13 +373,28 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         self._n *= c
 
     def _shared_rates(self):
-        terms = None if self._reads else self._rate_terms()
+        terms = self._rate_terms()
         if terms is None:
             return None
         from .rates import SharedRates  # when asked: the member-axis state is a large module
 
         return SharedRates(terms, self.nominal_attributes,
-                           numeric_attributes=self.numeric_attributes)
+                           numeric_attributes=self.numeric_attributes,
+                           reader=NumberReader(self.numeric, self.sample_size) if self._reads
+                           else None)
+
+    def _number_hosts(self) -> list:
+        """``(reader, fix_readings, fix_from_table)`` of each state that reads numbers as
+        intervals: this learner, or with ``decay="auto"`` the shared rate state or each rate's
+        learner (made now if need be); ``[]`` when numbers are read by their moments."""
+        if not self._reads:
+            return []
+        if not self._auto:
+            return [(self._reader, self._fix_readings, self._fix_from_table)]
+        mixture = self._rate_mixture()
+        if isinstance(mixture, RateMixture):
+            return [(m._reader, m._fix_readings, m._fix_from_table) for m in mixture.members]
+        return [(mixture.reader, mixture.fix_readings, mixture.fix_from_table)]
 
     def _rate_terms(self):
         """The learner's terms (:mod:`~onlinebma.naive_bayes.rate_terms`) for computing
@@ -362,23 +501,12 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             reader.fix(complete, list(self._class_counts))
             self._replay(*reader.replay_stream(complete, self._t))
 
-    def _fix_from_table(self, columns: dict, labels) -> None:
-        """``learn_many``, before the table's rows are learned: fix the cut points of every
-        numeric column whose sample the table leaves incomplete from its kept values followed
-        by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
-        count), and count the kept values. A sample the table completes is fixed by the rows
-        as in a stream (from its first ``sample_size`` values), so that then ``learn_many``
-        equals ``learn_one`` on the rows."""
+    def _fix_from_table(self, columns: dict, labels: list) -> None:
+        """``learn_many``, before the table's rows are learned: fix the numeric columns whose
+        sample the table leaves incomplete from the table and count their kept values
+        (:meth:`~onlinebma.naive_bayes.numbers.NumberReader.fix_from_table`)."""
         reader = self._reader
-        codes = np.array([reader.note_label(lab, self._t + i) for i, lab in enumerate(labels)],
-                         dtype=np.int64)
-        kept = reader.pending.pending
-        extra = {f: (values, codes) for f, (kind, values, present) in columns.items()
-                 if kind != NOMINAL and f not in reader.readings
-                 and (len(reader.pending.sample(f)[0]) if f in kept else 0)
-                 + int(present.sum()) < self.sample_size}
-        reader.fix(list(extra), list(self._class_counts), extra)
-        kept = [f for f in extra if f in reader.pending.pending and f in reader.readings]
+        kept = reader.fix_from_table(columns, labels, self._t, list(self._class_counts))
         if kept:
             self._replay(*reader.replay_stream(kept, self._t))
 
@@ -393,23 +521,11 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         statistics are taken from it (replacing the Gaussian that read the feature until
         then), rescaled to this learner's clock."""
         reader = self._reader
-        scratch = self.clone({"numeric": GAUSSIAN})
+        # fed interval names: a feature declared numeric must not refuse them as text
+        scratch = self.clone({"numeric": GAUSSIAN, "numeric_attributes": None})
         scratch._seed_classes(reader.labels_before(first))
-        if self._forgets:
-            arrivals = {t: lab for lab, t in reader.first_records().items() if t >= first}
-            by_index = {index: (label, pairs) for index, label, pairs in rows}
-            last = None
-            for t in range(first, self._t):
-                kept = by_index.get(t)
-                if kept is None:  # a record without the features: the clock, a new class
-                    last = arrivals.get(t, last)
-                    scratch.learn_one({}, last)
-                else:
-                    last = kept[0]
-                    scratch.learn_one(dict(kept[1]), last)
-        else:
-            for _, label, pairs in rows:
-                scratch.learn_one(dict(pairs), label)
+        for record, label in reader.replay_records(first, self._t, rows, self._forgets):
+            scratch.learn_one(record, label)
         features = list(dict.fromkeys(f for _, _, pairs in rows for f, _ in pairs))
         c = scratch._clock.scale / self._clock.scale
         for f in features:

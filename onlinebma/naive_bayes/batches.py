@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..distributed.protocol import MergePlan
+from ..distributed.protocol import MergePlan, Plan
 from ..labels import in_class_order
 from ..reading import (
     coded_labels,
@@ -34,7 +34,7 @@ from .column_counts import nominal_counts, numeric_moments
 from .counts import check_bag, check_name
 from .wide import WideNumerics
 
-__all__ = ["BatchPaths"]
+__all__ = ["AgreedCutsPlan", "BatchPaths", "FirstValues"]
 
 
 class BatchPaths(WideNumerics):
@@ -90,9 +90,8 @@ class BatchPaths(WideNumerics):
             # rows validate as their columns did: none fails; one block with the cut points
             # fixed from the table (a Ctrl-C waits for the batch whole, .interrupts)
             with uninterrupted():
-                if self._reads:
-                    for learner in (self._rate_mixture().members if self._auto else (self,)):
-                        learner._fix_from_table(columns, labels.tolist())
+                for _, _, fix_from_table in self._number_hosts():
+                    fix_from_table(columns, labels.tolist())
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
             return
@@ -148,10 +147,12 @@ class BatchPaths(WideNumerics):
     def distributed_plan(self) -> MergePlan:
         """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
         counted where it lies and the learners merged in order (:meth:`merge`; only count
-        tables and moments travel). A learner that forgets is refused here, before any
-        partition is learned."""
+        tables and moments travel). With numbers read as intervals, a first pass agrees the
+        cut points first (:class:`AgreedCutsPlan`), so that the learners of the partitions
+        merge and the result equals ``learn_many`` on the whole frame. A learner that forgets
+        is refused here, before any partition is learned."""
         self._refuse_forgetting("train on Dask learners")
-        return MergePlan(self)
+        return AgreedCutsPlan(self) if self._reads else MergePlan(self)
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows, vectorised per column."""
@@ -202,3 +203,65 @@ class BatchPaths(WideNumerics):
             arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
         out[present] = arc
         return out
+
+
+class FirstValues(Plan):
+    """The first pass of :class:`AgreedCutsPlan`: ``{column: (values, labels)}``, each
+    numeric column's first ``size`` observed values in frame order and their labels (what
+    ``learn_many`` on the whole frame fixes its cut points from). A partition is validated as
+    ``learn_many`` validates it, and gives at most ``size`` values per numeric column.
+
+    Parameters
+    ----------
+    kinds : FeatureKinds
+        The learner's feature kinds (not changed): which columns are numbers.
+    size : int
+        The learner's ``sample_size``.
+    """
+
+    def __init__(self, kinds, size: int):
+        self.kinds = kinds
+        self.size = size
+
+    def learn_partition(self, X, y):
+        columns, _, labels = prepare_frame(self.kinds, X, y)
+        labels = np.asarray(labels, dtype=object)
+        out = {}
+        for f, (kind, values, present) in columns.items():
+            if kind != NOMINAL:
+                rows = np.flatnonzero(present)[:self.size]
+                out[f] = (values[rows], labels[rows])
+        return out
+
+    def combine(self, partials: list):
+        out: dict = {}
+        for partial in partials:  # in frame order: the earlier values first
+            for f, (values, labels) in partial.items():
+                if f in out:
+                    kept, kept_labels = out[f]
+                    values = np.concatenate([kept, values])[:self.size]
+                    labels = np.concatenate([kept_labels, labels])[:self.size]
+                out[f] = (values, labels)
+        return out
+
+    def finish(self, partial):
+        return partial
+
+
+class AgreedCutsPlan(MergePlan):
+    """:class:`~onlinebma.distributed.protocol.MergePlan` after a first pass that agrees the
+    cut points of the numeric columns (:class:`FirstValues`): the learner the plan started
+    from is copied and given them (:meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric` of
+    :meth:`~onlinebma.naive_bayes.base.BaseNB.numeric_readings_from`: its kept values first,
+    its fixed features as they are), and each partition is counted by a copy of a fresh
+    learner given the same cut points; the partial learners then merge exactly into the copy.
+    The frame is read twice."""
+
+    def run(self, partitions):
+        values = partitions.reduce(FirstValues(self.model.feature_kinds, self.model.sample_size))
+        model = copy.deepcopy(self.model)
+        model.fix_numeric(model.numeric_readings_from(values))
+        template = model.clone()
+        template.fix_numeric(model.numeric_readings)
+        self.model, self.template = model, template  # copied per partition (MergePlan)
+        return super().run(partitions)

@@ -79,9 +79,10 @@ class BMANB(NaiveBayes):
         over the vocabulary, an absent key a zero count (see
         :mod:`onlinebma.naive_bayes.counts`); its plug-in likelihood is eq. 14 over the tokens,
         and β = Γ^(tokens + 1).
-    numeric : str, default 'gaussian'
-        How numeric features are read: ``"gaussian"`` or one of the interval representations
-        of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS`, as in
+    numeric : str, default '8 intervals'
+        How numeric features are read: one of the interval representations of
+        :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS` (the default, chosen by the
+        benchmark of docs/naive_bayes.md, "Numbers") or ``"gaussian"``, as in
         :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the
         structures as nominal features are.
     sample_size : int, default 500

@@ -69,9 +69,10 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         features are counts (a bag of words) and an absent key is a zero count; the counts
         are one multinomial over the vocabulary, with its own arc, and a bag is scored by its
         Dirichlet-multinomial predictive (see :mod:`onlinebma.naive_bayes.counts`). K2 only.
-    numeric : str, default 'gaussian'
-        How numeric features are read: ``"gaussian"`` or one of the interval representations
-        of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS`, as in
+    numeric : str, default '8 intervals'
+        How numeric features are read: one of the interval representations of
+        :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS` (the default, chosen by the
+        benchmark of docs/naive_bayes.md, "Numbers") or ``"gaussian"``, as in
         :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the
         structures as nominal features are.
     sample_size : int, default 500

@@ -26,6 +26,19 @@ cut points from the first record (:meth:`NumberReader.replay_stream`, tested exa
 without forgetting), and goes on. ``learn_many`` fixes every feature it sees from the table
 itself (the kept values first, then the table's column) before counting it.
 
+**Cut points agreed beforehand.** Learners that count parts of one data set (a Dask frame's
+partitions) must cut each feature alike to merge: a first pass samples every numeric feature
+over the whole data (:class:`~onlinebma.numeric.Sample`, mergeable),
+:meth:`~onlinebma.naive_bayes.base.BaseNB.numeric_readings_from` reads the samples with the
+learner's settings, and :meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric` gives each
+learner those readings before it counts (kept records replayed, as at a sample's completion).
+``merge`` refuses learners whose cut points differ or that still keep records, naming this fix.
+
+**``decay="auto"``** reads numbers on the shared rate state
+(:class:`~onlinebma.naive_bayes.rates.SharedRates`) with one reader for every rate: a fixed
+feature's intervals are nominal values there too, and at a fix the feature's Gaussian column
+gives way to the interval counts of a fresh shared state fed the kept records.
+
 **Missing values** (absent key, ``None``, NaN) are skipped, as everywhere in the family: never
 counted, never sampled, no term in a prediction.
 
@@ -44,8 +57,16 @@ from bisect import bisect_left
 
 import numpy as np
 
-from ..numeric import DEFAULT_RESOLUTIONS, NumericSettings, PendingRecords, read_sample
-from ..numeric.grids import Grids
+from ..numeric import (
+    DEFAULT_RESOLUTIONS,
+    Grids,
+    NumericSettings,
+    PendingRecords,
+    ValueCodes,
+    read_sample,
+)
+from ..reading import factorize
+from ..records import NOMINAL, NUMERIC
 from ..validation import check_choice
 
 __all__ = ["DEFAULT_NUMERIC", "GAUSSIAN", "REPRESENTATIONS", "NumberReader", "check_numeric"]
@@ -57,13 +78,16 @@ GAUSSIAN = "gaussian"
 #: intervals at one resolution, or the class-aware MDL cut points (:mod:`onlinebma.numeric`).
 REPRESENTATIONS = (GAUSSIAN, *(f"{b} intervals" for b in DEFAULT_RESOLUTIONS), "MDL")
 
-#: The family's default: still the Gaussian. ``python -m experiments numbers`` measured
-#: 8 intervals far better (docs/naive_bayes.md, "Numbers": on adult 0.422-0.426 log loss
-#: against the Gaussian's 0.686-0.688 and the class prior's 0.553), but with intervals two
-#: learners trained on separate partitions cut numbers differently and cannot merge (Dask),
-#: and ``decay="auto"`` runs one learner per rate instead of the shared state: the default
-#: moves once cut points are agreed across partitions.
-DEFAULT_NUMERIC = GAUSSIAN
+#: The family's default, chosen by the benchmark of docs/naive_bayes.md ("Numbers": adult
+#: shuffled with seed 0, 20,000 rows learned, 12,561 scored; ten small numeric tables, 5
+#: stratified folds): 8 intervals scored 0.430-0.434 log loss on adult against the class
+#: prior's 0.553 and the Gaussian's 0.686-0.688 (16 intervals 0.422-0.426, MDL 0.440-0.444),
+#: and the best mean over the tables for all three learners (0.685-0.691; 16 intervals
+#: 0.741-0.765, MDL 0.709-0.721, the Gaussian 0.965-1.300). Learners that will be merged
+#: (a Dask frame's partitions) take cut points agreed in a first pass
+#: (:meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric`), and ``decay="auto"`` reads
+#: intervals on the shared rate state (:class:`~onlinebma.naive_bayes.rates.SharedRates`).
+DEFAULT_NUMERIC = "8 intervals"
 
 
 def check_numeric(numeric) -> None:
@@ -118,6 +142,13 @@ class _Values:
     __hash__ = None
 
 
+def _describe(read) -> str:
+    """A reading in words, for error messages."""
+    if isinstance(read, _Values):
+        return "per value"
+    return f"cut points {read.cuts}"
+
+
 class NumberReader:
     """The reading of a learner's numeric features by one representation (module docstring).
 
@@ -131,7 +162,9 @@ class NumberReader:
     Attributes
     ----------
     readings : dict
-        ``{feature: how it is read}`` for the features whose cut points are fixed.
+        ``{feature: Grids or ValueCodes}``: how each feature whose cut points are fixed is
+        read (:func:`~onlinebma.numeric.read_sample`'s answer; a :class:`Grids` is read by its
+        member ``numeric``, a :class:`ValueCodes` per value), in the order they were fixed.
 
     Examples
     --------
@@ -157,6 +190,7 @@ class NumberReader:
                                             class_aware=False, sample_size=sample_size)
         self.pending = PendingRecords(sample_size)
         self.readings: dict = {}
+        self._read: dict = {}  # feature -> _Intervals or _Values, from its reading
         self._codes: dict = {}  # label -> class code, in order of first appearance
         self._first: dict = {}  # label -> index of its first record (forgetting's replay)
 
@@ -175,7 +209,7 @@ class NumberReader:
         -------
         tuple of list
         """
-        readings = self.readings
+        readings = self._read
         coded, waiting = [], []
         for f, x in pairs:
             r = readings.get(f)
@@ -243,13 +277,103 @@ class NumberReader:
                 more, more_codes = extra[f]
                 values = np.concatenate([values, more])
                 codes = np.concatenate([codes, more_codes])
-            if np.isnan(values).all():
-                continue
-            reading = read_sample(values, codes, n_classes, self.settings)
-            if isinstance(reading, Grids):
-                self.readings[f] = _Intervals(reading.cuts[reading.members.index(self.numeric)])
-            else:
-                self.readings[f] = _Values()
+            if not np.isnan(values).all():
+                self._adopt(f, read_sample(values, codes, n_classes, self.settings))
+
+    def checked(self, readings: dict) -> dict:
+        """Readings given from outside, checked against the fixed ones without changing
+        anything; the features already fixed alike are left out.
+
+        Parameters
+        ----------
+        readings : dict
+            ``{feature: Grids or ValueCodes}``; a :class:`Grids` must hold the member
+            ``numeric``.
+
+        Returns
+        -------
+        dict
+            The readings of the features not fixed yet.
+
+        Raises
+        ------
+        TypeError
+            If a reading is neither a Grids nor a ValueCodes.
+        ValueError
+            If a Grids lacks the member, or a feature is fixed already and read otherwise.
+        """
+        if not isinstance(readings, dict):
+            raise TypeError(f"readings must be a dict {{feature: Grids or ValueCodes}}, got "
+                            f"{type(readings).__name__}")
+        todo = {}
+        for f, reading in readings.items():
+            read = self._reading(f, reading)
+            mine = self._read.get(f)
+            if mine is None:
+                todo[f] = reading
+            elif mine != read:
+                raise ValueError(f"numeric feature {f!r} has other cut points already: "
+                                 f"{_describe(mine)}, not {_describe(read)}")
+        return todo
+
+    def fix_readings(self, readings: dict) -> None:
+        """Fix features with the readings :meth:`checked` returned (for those still pending,
+        :meth:`replay_stream` is due next)."""
+        for f, reading in readings.items():
+            self._adopt(f, reading)
+
+    def _reading(self, f, reading):
+        """The ``_Intervals`` or ``_Values`` of a Grids or ValueCodes (checked)."""
+        if isinstance(reading, ValueCodes):
+            return _Values()
+        if not isinstance(reading, Grids):
+            raise TypeError(f"the reading of feature {f!r} must be a Grids or a ValueCodes "
+                            f"(onlinebma.numeric.read_sample), got {type(reading).__name__}")
+        if self.numeric not in reading.members:
+            raise ValueError(f"the cut points of feature {f!r} hold {reading.members}, not "
+                             f"the representation {self.numeric!r} this learner reads "
+                             f"numbers with")
+        return _Intervals(reading.cuts[reading.members.index(self.numeric)])
+
+    def _adopt(self, f, reading) -> None:
+        self._read[f] = self._reading(f, reading)
+        self.readings[f] = reading
+
+    def reading_from_sample(self, values, labels, feature=None):
+        """How a feature would be read from a sample, without fixing it.
+
+        Parameters
+        ----------
+        values : array-like of float
+            The sample's values, NaN where missing.
+        labels : array-like
+            The class label of each value.
+        feature : hashable or None, default None
+            The feature: when its values are kept (pending), they come first, and the first
+            ``sample_size`` observed values of the two are read (``learn_many``'s sample);
+            otherwise the sample is read whole.
+
+        Returns
+        -------
+        Grids or ValueCodes or None
+            ``None`` when the sample has no observed value.
+        """
+        values = np.asarray(values, dtype=float)
+        labels = np.asarray(labels, dtype=object)
+        if values.ndim != 1 or labels.shape != values.shape:
+            raise ValueError(f"a sample needs one label per value: got values of shape "
+                             f"{values.shape} and labels of shape {labels.shape}")
+        observed = np.flatnonzero(~np.isnan(values))
+        if feature is not None and feature in self.pending.pending:
+            kept, codes = self.pending.sample(feature)
+            values = np.concatenate([kept, values])
+            labels = np.concatenate([np.asarray(list(self._codes), dtype=object)[codes],
+                                     labels])
+            observed = np.flatnonzero(~np.isnan(values))[:self.settings.sample_size]
+        if observed.size == 0:
+            return None
+        classes, codes = factorize(labels[observed])
+        return read_sample(values[observed], codes, len(classes), self.settings)
 
     def replay_stream(self, features, learned: int) -> tuple[int, list]:
         """What the learner must count for newly fixed features, in stream order.
@@ -273,18 +397,99 @@ class NumberReader:
                 for r in self.pending.replay(features, learned)]
         return (rows[0][0] if rows else learned), rows
 
+    def fix_from_table(self, columns: dict, labels: list, learned: int,
+                       known_labels: list) -> list:
+        """``learn_many``, before a table's rows are learned: fix the cut points of every
+        numeric column whose sample the table leaves incomplete from its kept values followed
+        by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
+        count). A sample the table completes is fixed by the rows as in a stream (from its
+        first ``sample_size`` values), so that then ``learn_many`` equals ``learn_one`` on
+        the rows.
+
+        Parameters
+        ----------
+        columns : dict
+            The validated table's columns, ``{feature: (kind, values, present)}``
+            (:func:`~onlinebma.reading.prepare_frame`).
+        labels : list
+            Its labels, row by row.
+        learned : int
+            The number of records the learner has learned (the table's first row's index).
+        known_labels : list
+            Every label the learner knows.
+
+        Returns
+        -------
+        list
+            The fixed features with kept records: the learner counts them next
+            (:meth:`replay_stream`).
+        """
+        for i, label in enumerate(labels):
+            self.note_label(label, learned + i)
+        codes = np.array([self._codes[label] for label in labels], dtype=np.int64)
+        kept = self.pending.pending
+        extra = {f: (values, codes) for f, (kind, values, present) in columns.items()
+                 if kind != NOMINAL and f not in self.readings
+                 and (len(self.pending.sample(f)[0]) if f in kept else 0)
+                 + int(present.sum()) < self.settings.sample_size}
+        self.fix(list(extra), known_labels, extra)
+        return [f for f in extra if f in self.pending.pending and f in self.readings]
+
+    def replay_records(self, first: int, learned: int, rows: list, clock: bool):
+        """What a fresh learner (knowing the classes of :meth:`labels_before` ``first``) must
+        learn to hold the kept values of newly fixed features as if their cut points had been
+        fixed from the first record: ``(record, label)`` pairs, in order (generated: with the
+        clock, one per record since ``first``).
+
+        Parameters
+        ----------
+        first, rows
+            :meth:`replay_stream`'s answer.
+        learned : int
+            The number of records the learner has learned.
+        clock : bool
+            ``True`` for a learner that forgets: an empty record for each record between the
+            kept ones (the clock's ticks), with a new class at the record where it first
+            came; ``False``: the kept records alone.
+
+        Yields
+        ------
+        tuple
+        """
+        if not clock:
+            for _, label, pairs in rows:
+                yield dict(pairs), label
+            return
+        arrivals = {t: label for label, t in self._first.items() if t >= first}
+        by_index = {index: (label, pairs) for index, label, pairs in rows}
+        last = None
+        for t in range(first, learned):
+            kept = by_index.get(t)
+            if kept is None:  # a record without the features: the clock, a new class
+                last = arrivals.get(t, last)
+                yield {}, last
+            else:
+                last = kept[0]
+                yield dict(kept[1]), last
+
+    def fix_given(self, readings: dict, kinds, learned: int, replay) -> None:
+        """Fix readings :meth:`checked` returned, committing new features as numeric in
+        ``kinds``, and hand ``replay`` (the learner's) the kept records of those that were
+        pending, as ``replay(first, rows)``."""
+        kinds.commit({f: NUMERIC for f in readings if f not in kinds.kind})
+        waiting = [f for f in readings if f in self.pending.pending]
+        self.fix_readings(readings)
+        if waiting:
+            replay(*self.replay_stream(waiting, learned))
+
     def cut_points(self) -> dict:
         """``{feature: sorted cut points, or None when read per value}`` of the fixed features."""
         return {f: np.array(r.cuts) if isinstance(r, _Intervals) else None
-                for f, r in self.readings.items()}
+                for f, r in self._read.items()}
 
     def labels_before(self, index: int) -> list:
         """The labels whose first record came before ``index``, in order of appearance."""
         return [label for label, t in self._first.items() if t < index]
-
-    def first_records(self) -> dict:
-        """``{label: index of its first record}``."""
-        return dict(self._first)
 
     def check_mergeable(self, other: NumberReader) -> None:
         """Refuse to merge readers with kept records or different cut points (naming the
@@ -292,20 +497,28 @@ class NumberReader:
         if self.numeric != other.numeric or self.settings != other.settings:
             raise ValueError(f"cannot merge learners reading numbers differently: "
                              f"numeric={self.numeric!r} and {other.numeric!r}")
-        if len(self.pending) or len(other.pending):
-            raise ValueError("cannot merge learners still keeping records of numeric features "
-                             "whose cut points are not fixed (their intervals are not yet "
-                             "known); learn_many fixes them from its table")
-        for f, r in other.readings.items():
-            mine = self.readings.get(f)
+        for reader in (self, other):
+            if len(reader.pending):
+                raise ValueError(
+                    f"cannot merge learners still keeping records of numeric features whose "
+                    f"cut points are not fixed ({reader.pending.pending!r}: their intervals "
+                    f"are not known yet); give both learners the same cut points before "
+                    f"learning, learner.fix_numeric(readings) (readings from one sample of "
+                    f"all the data, learner.numeric_readings_from(samples), or another "
+                    f"learner's numeric_readings)")
+        for f, r in other._read.items():
+            mine = self._read.get(f)
             if mine is not None and mine != r:
-                raise ValueError(f"cannot merge: numeric feature {f!r} was cut into different "
-                                 f"intervals by the two learners")
+                raise ValueError(
+                    f"cannot merge: numeric feature {f!r} was cut into different intervals by "
+                    f"the two learners ({_describe(mine)} and {_describe(r)}); give both the "
+                    f"same cut points before learning: learner.fix_numeric(readings)")
 
     def merge(self, other: NumberReader) -> None:
         """Take ``other``'s readings of features this reader has not fixed, and its labels."""
         for f, r in other.readings.items():
-            self.readings.setdefault(f, r)
+            if f not in self.readings:
+                self._adopt(f, r)
         for label, t in other._first.items():
             if label not in self._codes:
                 self._codes[label] = len(self._codes)

@@ -87,10 +87,20 @@ class SharedRates(RateWeights):
 
     ``terms`` is the learner's :mod:`~onlinebma.naive_bayes.rate_terms` object. The public
     interface is :class:`~onlinebma.forgetting.RateMixture`'s.
+
+    ``reader`` (a :class:`~onlinebma.naive_bayes.numbers.NumberReader`, or ``None`` for the
+    Gaussian) reads numeric features as intervals, as each member would: a fixed feature's
+    value is the nominal value "its interval", a pending one is read by its Gaussian and its
+    records kept, and when its cut points are fixed its Gaussian column gives way to the
+    interval counts of a fresh state fed the kept records (:meth:`replay`), as the members'
+    :meth:`~onlinebma.naive_bayes.base.BaseNB._replay` does.
     """
 
-    def __init__(self, terms, nominal_attributes=None, rates=AUTO_GRID, numeric_attributes=None):
+    def __init__(self, terms, nominal_attributes=None, rates=AUTO_GRID, numeric_attributes=None,
+                 reader=None):
         self.terms = terms
+        self.reader = reader
+        self.learned = 0  # records learned (the reader's record indices)
         self.rates = tuple(rates)
         self.lam = np.array(self.rates, dtype=float)
         r = len(self.rates)
@@ -129,14 +139,19 @@ class SharedRates(RateWeights):
         # pickle alike, also after a round trip: arrays travel as bytes (an unpickled array's
         # dtype is another object than a computed one's), and no attribute name is written
         # (pickle would share it with an equal string among the features' values).
+        # The reader and the count of records learned come last (pickles before them
+        # read numbers by their Gaussian).
         ml = self.log_ml
         return [_Packed(a) if isinstance(a, np.ndarray) else a for a in
-                [getattr(self, name) for name in _STATE] + [ml["numeric"], ml["nominal"]]]
+                [getattr(self, name) for name in _STATE] + [ml["numeric"], ml["nominal"],
+                                                             self.reader, self.learned]]
 
     def __setstate__(self, state):
         state = [a.array() if isinstance(a, _Packed) else a for a in state]
         self.__dict__.update(zip(_STATE, state))
-        self.log_ml = {"numeric": state[-2], "nominal": state[-1]}
+        n = len(_STATE)
+        self.log_ml = {"numeric": state[n], "nominal": state[n + 1]}
+        self.reader, self.learned = state[n + 2:] or (None, 0)
         self.grouped, self._coded, self._last = None, [([], None), ([], None)], None
         self.pseudo = self.terms.alpha * self.clock.unit
 
@@ -175,21 +190,25 @@ class SharedRates(RateWeights):
                 (np.array(rs), self._selection(gs, 1)) if rs else None)
 
     def _predict(self, x: dict):
-        """``(member probabilities [classes, R] or None, reading, terms' cache, coded numeric
-        part, coded nominal part)``, reused for the same unchanged ``x`` until something is
-        learned."""
+        """``(member probabilities [classes, R] or None, (reading, reading with the fixed
+        numeric features as intervals), terms' cache, coded numeric part, coded nominal
+        part)``, reused for the same unchanged ``x`` until something is learned."""
         last = self._last
         if last is not None and last[0] is x and last[1] == x:
             return last[2:]
         split = read_record(self.kinds, x)
+        read = split
+        if self.reader is not None and split[0]:  # fixed features' values: their intervals
+            coded, waiting = self.reader.split(split[0])
+            read = (waiting, split[1] + coded, split[2])
         probas, cache, numeric, nominal = None, (None, None), None, None
         if self.classes:
-            numeric, nominal = self._code(split)
+            numeric, nominal = self._code(read)
             scores, cache = self._scores(numeric, nominal)
             p = np.exp(scores - np.maximum.reduce(scores, axis=0))
             probas = p / np.add.reduce(p, axis=0)
-        self._last = (x, dict(x), probas, split, cache, numeric, nominal)
-        return probas, split, cache, numeric, nominal
+        self._last = (x, dict(x), probas, (split, read), cache, numeric, nominal)
+        return probas, (split, read), cache, numeric, nominal
 
     def _scores(self, numeric, nominal):
         """Per class and member, ``log P(y) + sum_f log(mixed term)`` (base.py's
@@ -242,14 +261,16 @@ class SharedRates(RateWeights):
 
     def learn_one(self, x: dict, y) -> None:
         check_label(y)
-        probas, split, cache, coded, coded_nominal = self._predict(x)
-        numeric, nominal, new = split
-        for f, v in numeric:
+        probas, (split, read), cache, coded, coded_nominal = self._predict(x)
+        for f, v in split[0]:
             if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
                 check_magnitude(f, v)
         # Validated: from here on nothing can fail, so a refused record changes nothing.
+        numeric, nominal, new = read
         self._last = None
         self.kinds.commit(new)
+        reader = self.reader
+        complete = None if reader is None else reader.keep(self.learned, y, split[0])
         iy = self.class_index.get(y)
         # a label seen before: every member has a prediction for it
         self._reweigh(None if iy is None else probas[iy].tolist())
@@ -264,6 +285,79 @@ class SharedRates(RateWeights):
         self.class_counts[iy] += w
         self.total += w
         self._tick()
+        self.learned += 1
+        if complete:
+            reader.fix(complete, self.classes)
+            self.replay(*reader.replay_stream(complete, self.learned))
+
+    # ------------------------------------------------------- numbers as intervals
+
+    def fix_from_table(self, columns: dict, labels: list) -> None:
+        """``learn_many``, before a table's rows are learned: the members' rule for cut points
+        from a table (:meth:`~onlinebma.naive_bayes.numbers.NumberReader.fix_from_table`)."""
+        kept = self.reader.fix_from_table(columns, labels, self.learned, self.classes)
+        if kept:
+            self.replay(*self.reader.replay_stream(kept, self.learned))
+
+    def fix_readings(self, readings: dict) -> None:
+        """Fix readings the reader checked (given from outside) and count the kept values
+        of the features they fix."""
+        self._last = None
+        self.reader.fix_given(readings, self.kinds, self.learned, self.replay)
+
+    def replay(self, first: int, rows: list) -> None:
+        """Count the kept values of newly fixed features as if their cut points had been
+        fixed from the first record (``first, rows`` from
+        :meth:`~onlinebma.naive_bayes.numbers.NumberReader.replay_stream`): a fresh state
+        (without reader) knowing the classes of that time is fed, from record ``first`` on,
+        the kept records' intervals and an empty record for each record between them, and
+        each feature's nominal statistics are taken from it, rescaled to this clock, in place
+        of its Gaussian column. Each feature's statistics depend on its own values, the labels
+        and the clock alone, so this is exact for every member (the members' replay)."""
+        reader = self.reader
+        scratch = SharedRates(self.terms, rates=self.rates)
+        for label in reader.labels_before(first):
+            scratch._new_class(label)
+        for record, label in reader.replay_records(first, self.learned, rows, clock=True):
+            scratch.learn_one(record, label)
+        c = scratch.clock.scale / self.clock.scale
+        for f in dict.fromkeys(f for _, _, pairs in rows for f, _ in pairs):
+            self._adopt_feature(f, scratch, c)
+        self.grouped, self._coded, self._last = None, [([], None), ([], None)], None
+
+    def _adopt_feature(self, f, scratch: SharedRates, c: np.ndarray) -> None:
+        """Feature ``f``'s nominal statistics from ``scratch`` (its classes this state's
+        first ones), times ``c`` per member into this clock's unit, in place of its Gaussian
+        column (dropped; ``f`` keeps its place in :attr:`order`)."""
+        j = self.columns.pop(f, None)
+        if j is not None:
+            self._drop_column(j)
+        k = len(scratch.classes)
+        src = scratch.features[f]
+        g = self._new_feature(f)
+        for (_, v), r_src in scratch.rows.items():
+            if scratch.row_feature[r_src] != src:
+                continue
+            r = len(self.rows)
+            self.rows[(self.names[g], v)] = r
+            self.row_feature = _grown(self.row_feature, 0, r + 1)
+            self.row_feature[r] = g
+            self.counts = _grown(self.counts, 0, r + 1)
+            self.counts[r, :k + 1] = scratch.counts[r_src, :k + 1] * c
+        self.n_values[g] = scratch.n_values[src]
+        self.totals[g, :k + 1] = scratch.totals[src, :k + 1] * c
+        self.nominal_seen[g, :k + 1] = scratch.nominal_seen[src, :k + 1]
+        self.log_ml["nominal"][g] = scratch.log_ml["nominal"][src]
+
+    def _drop_column(self, j: int) -> None:
+        """Remove numeric column ``j`` (a feature now read as intervals): the later columns
+        move down one."""
+        k = len(self.classes)
+        self.unseen -= int(np.count_nonzero(~self.numeric_seen[j, 1:k + 1]))
+        self.numeric = np.delete(self.numeric, j, axis=0)
+        self.numeric_seen = np.delete(self.numeric_seen, j, axis=0)
+        self.log_ml["numeric"] = np.delete(self.log_ml["numeric"], j, axis=0)
+        self.columns = {f: i - (i > j) for f, i in self.columns.items()}
 
     def _new_class(self, y) -> int:
         i = len(self.classes)
