@@ -32,6 +32,16 @@ _NO_CODES = np.zeros(0, dtype=np.int64)
 _READING_CELLS = 1 << 18
 
 
+def _new_cells(new: np.ndarray) -> np.ndarray:
+    """Which of a record's columns (in the order of
+    :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`: the class count, ``m`` value
+    cells, ``m`` feature margins, then four cells per pair ``i < j`` in ``np.triu_indices``
+    order, one block of each) involve a feature flagged in ``new`` (``m`` booleans)."""
+    first, second = np.triu_indices(new.size, 1)
+    pair = new[first] | new[second]
+    return np.concatenate([[False], new, new, pair, pair, pair, pair])
+
+
 class RecordCoding:
     """Validating and coding records (a mixin): works on the host's ``_kinds``
     (:class:`~onlinebma.records.FeatureKinds`), ``_counts``
@@ -151,23 +161,36 @@ class RecordCoding:
                 counts.add_value(u, i)
         replay = [f for f in readings if f in waiting]
         if replay:
-            code = counts.feature_code
             # record i weighs unit λ^(_t - i) now: _t is the record being learned (counted,
             # before the clock moves on) or, between records, the next one
-            for r in numbers.pending.replay(replay, learned=self._t + 1):
-                known = list(r.payload) + [(code(f), numbers.interval(f, v))
-                                           for f, v in r.known.items()]
-                new = [(code(f), numbers.interval(f, v)) for f, v in r.new.items()]
-                cells = np.setdiff1d(self._columns_of(known + new), self._columns_of(known))
+            records = numbers.pending.replay(replay, learned=self._t + 1)
+            for r, cells in zip(records, self._replayed_cells(records)):
                 counts.add(r.label, cells, self._replay_weight(r.age))
         self._numbers_fixed(width)
 
-    def _columns_of(self, pairs) -> np.ndarray:
-        """The count columns of a record given as ``(feature code, value code)`` pairs."""
-        if not pairs:
-            return self._counts.record_columns(_NO_CODES, _NO_CODES)
-        a = np.array(sorted(pairs), dtype=np.int64)
-        return self._counts.record_columns(a[:, 0].copy(), a[:, 1].copy())
+    def _replayed_cells(self, records) -> list:
+        """The count columns each replayed record (:class:`~onlinebma.numeric.pending.Replayed`)
+        adds: those of its cells that involve a replayed feature (its ``new``), the rest
+        counted already. The records observing the same features, the same of them new, are
+        coded at once (:meth:`~onlinebma.stats.pairs.PairCounts.record_columns` of a matrix),
+        and the new cells picked by their place in its documented order."""
+        counts, numbers = self._counts, self._numbers
+        code, interval = counts.feature_code, numbers.interval
+        groups = {}  # (codes, which are new) -> [(position in records, value codes)]
+        for i, r in enumerate(records):
+            pairs = sorted([(u, c, False) for u, c in r.payload]
+                           + [(code(f), interval(f, v), False) for f, v in r.known.items()]
+                           + [(code(f), interval(f, v), True) for f, v in r.new.items()])
+            codes, values, new = zip(*pairs)
+            groups.setdefault((codes, new), []).append((i, values))
+        out = [None] * len(records)
+        for (codes, new), rows in groups.items():
+            columns = counts.record_columns(np.array(codes, dtype=np.int64),
+                                            np.array([v for _, v in rows], dtype=np.int64))
+            cells = columns[:, _new_cells(np.array(new))]
+            for (i, _), row in zip(rows, cells):
+                out[i] = row
+        return out
 
     def _read_record(self, x: dict):
         """Validate ``x`` and code its known features and values, without changing anything:

@@ -16,8 +16,10 @@ keeps
   or value lays out every member's counts at once;
 - each member's scaled unit (λ_r^-k_r, renormalised on its own clock) and its edge weights
   ``l`` as the rows of one array ``(R, pairs)``;
-- the record's terms and tree sums of all ``R x K`` graphs (and the ``R`` denominators
-  ``LT(l)``) in one stack (:class:`~onlinebma.tan.tree_terms.TreeTerms`).
+- the record's terms and tree sums of all ``R x K`` graphs in one stack
+  (:class:`~onlinebma.tan.tree_terms.TreeTerms`); the ``R`` denominators ``LT(l)``, one
+  per member and the same for every class, cancel in its class probabilities and are not
+  computed.
 
 Each member follows exactly the recursion of docs/tan.md at its rate: ``l <- α (l + log
 Q_y(x))`` before counting a record (prequential, ``α`` = ``structure_decay``), counts times
@@ -127,7 +129,6 @@ class TreeMemberStack(RecordCoding, RateWeights):
         # counts after a new class or value)
         self._forgetting = [rate != 1 or structure_decay != 1 for rate in self.rates]
         self._t = 0
-        self._denominator = None  # (observed features, each member's LT(l) over them)
         self._last = None  # the last prediction (see _predict)
         self._readings: dict = {}
         self._readings_version = -1
@@ -135,7 +136,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self._flat_pairs = -1
 
     def __getstate__(self):  # the caches are derived, not state
-        return {**self.__dict__, "_denominator": None, "_last": None, "_readings": {},
+        return {**self.__dict__, "_last": None, "_readings": {},
                 "_readings_version": -1, "_flat": {}, "_flat_pairs": -1,
                 "_numeric_codes": (-1, frozenset())}
 
@@ -160,7 +161,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def _predict(self, x: dict):
         """``(probabilities, memo, reading, split)`` of ``x`` (all ``None`` before the
         first label): every member's class probabilities (R lists of K), what learning
-        ``x`` next reuses (``memo`` = ``(log_q (R, K, P), LT (R, K) or None)``; the coding
+        ``x`` next reuses (``memo`` = ``log_q (R, K, P)``; the coding
         if every value was known) and the validated record. Kept for the same unchanged
         dict until something is learned."""
         last = self._last
@@ -220,41 +221,27 @@ class TreeMemberStack(RecordCoding, RateWeights):
         return np.log(self._tree.ess / counts.n_classes * self._units[:, None] + n)
 
     def _member_terms(self, codes, columns):
-        """Every count row's joint log likelihoods ``(R, K)`` of a coded record (up to a
-        constant per row) and the memo: one gather of the rows' counts, one stack of
-        terms and tree sums."""
+        """Every count row's joint log likelihoods ``(R, K)`` of a coded record, up to a
+        constant per row, and the memo (``log_q``): one gather of the rows' counts, one stack
+        of terms and tree sums. Each row's class probabilities are normalised over the
+        classes, so the constants are left out: ``log(ess + N)``, and the tree sums'
+        denominator ``LT(l)`` over the record's features (the same for every class, it is not
+        computed: one tree sum per class, not one more)."""
         counts = self._counts
         r, k = len(self.rates), counts.n_classes
         ids, prior = self._tree.plan(counts, codes, k)
         m = len(codes)
-        key = codes.tobytes()
-        d = self._denominator
-        current = d is not None and d[0] == key
         gathered = counts.gather(columns)
         if r * k * len(columns) <= NARROW_CELLS:
-            jll, memo, den = narrow_predictions(
+            jll, memo, _ = narrow_predictions(
                 self._tree, self._t, codes, ids, prior, gathered.tolist(),
-                self._units.tolist(), self._l.take(ids, axis=1).tolist(),
-                d[1].tolist() if current else None)
-            if m >= 2 and not current:
-                self._denominator = (key, np.array(den))
-            return np.array(jll), (np.array([q for q, _ in memo]),
-                                   None if m < 2 else np.array([t for _, t in memo]))
-        # each member's probabilities are normalised over the classes: log(ess + N) left out
+                self._units.tolist(), self._l.take(ids, axis=1).tolist(), [0.0] * r)
+            return np.array(jll), np.array([q for q, _ in memo])
         base, log_q = self._tree.record(m, gathered, prior, self._units[:, None], False)
         if m < 2:
-            return base, (log_q, None)
+            return base, log_q
         l_pairs = self._l.take(ids, axis=1)[:, None, :]
-        sums = self._tree.sums
-        if current:
-            lt = sums(key, m, l_pairs, log_q, self._t)
-            den = d[1]
-        else:
-            zeros = np.zeros((r, 1, len(ids)))
-            lt = sums(key, m, l_pairs, np.concatenate([log_q, zeros], 1), self._t)
-            lt, den = lt[:, :-1], lt[:, -1]
-            self._denominator = (key, den)
-        return base + lt - den[:, None], (log_q, lt)
+        return base + self._tree.sums(codes.tobytes(), m, l_pairs, log_q, self._t), log_q
 
     def predict_proba_one(self, x: dict) -> dict:
         probas = self._predict(x)[0]
@@ -367,12 +354,11 @@ class TreeMemberStack(RecordCoding, RateWeights):
         r = len(self.rates)
         self._widen()
         ids, prior = self._tree.plan(counts, codes, counts.n_classes)
-        self._denominator = None
         if memo is None:
             rows = counts.gather(columns)[:, c:c + 1]
             log_q = self._tree.record(len(codes), rows, prior, self._units[:, None])[1][:, 0]
         else:
-            log_q = memo[0][:, c]
+            log_q = memo[:, c]
         # self._l[:, ids] += log_q, as a take and a put of the flat positions (cheaper)
         width = self._l.shape[1]
         flat = self._flat.get(ids.tobytes()) if self._flat_pairs == width else None
@@ -383,8 +369,6 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self._l.put(flat, self._l.take(flat) + log_q.ravel())
         if self.structure_decay != 1:
             self._l *= self.structure_decay
-        elif memo is not None and memo[1] is not None:  # LT(l + log Q_c): computed already
-            self._denominator = (codes.tobytes(), memo[1][:, c])
 
     def _widen(self) -> None:
         """Give the pairs of new features their ``l``, 0 (no counts yet)."""
@@ -417,7 +401,6 @@ class TreeMemberStack(RecordCoding, RateWeights):
         ``log W`` of its decayed counts for the new pairs only (:mod:`onlinebma.tan.numbers`:
         its recursion over the records before cannot be replayed)."""
         counts = self._counts
-        self._denominator = None
         self._last = None
         self._widen()
         for i, forgets in enumerate(self._forgetting):
@@ -439,7 +422,6 @@ class TreeMemberStack(RecordCoding, RateWeights):
         """``l = log W`` from the counts for every member (``only_remembering``: for the
         members that do not forget, whose ``l`` is that by definition)."""
         counts = self._counts
-        self._denominator = None
         self._last = None
         self._widen()
         for i, forgets in enumerate(self._forgetting):

@@ -54,7 +54,9 @@ def narrow_predictions(terms, t: int, codes, ids, prior, tables, units, l_pairs,
     ``t`` the record count; per learner: ``tables`` its gathered counts (K lists of the
     ``L`` columns of ``record_columns``), ``units`` its scaled unit, ``l_pairs`` the list of
     its ``l`` over the record's pairs, and ``denominators`` its ``LT(l)`` over them if every
-    learner has it current, else ``None`` (then they are computed and returned). ``jll`` is
+    learner has it current, else ``None`` (then they are computed and returned); any other
+    constant per learner shifts its ``jll`` alike in every class (zeros: a caller that only
+    normalises over the classes skips the denominators). ``jll`` is
     an array ``(K,)`` per learner, ``memo`` ``(log_q, lt)`` (lists by class)."""
     m = len(codes)
     prior = prior.tolist()
