@@ -24,11 +24,14 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from pandas.api.types import is_numeric_dtype
 from river import checks
 
 import onlinebma.tan.members as members
 from onlinebma.forgetting import RateMixture
+from onlinebma.numeric.sample import ColumnSample
 from onlinebma.tan import ModelAveragedTAN
+from onlinebma.tan.numbers import TABLE_SAMPLE_SIZE
 
 # the rate axis over one interval representation (the representation axis:
 # tests/test_tan_representations.py)
@@ -123,8 +126,8 @@ def test_pickles_copies_and_batches_continue_alike():
     deep = copy.deepcopy(model)
     for x, y in data[200:]:
         p = model.predict_proba_one(x)
-        # the denominators cached for the next record are not pickled: recomputed, they
-        # may be summed on another path (equal to rounding)
+        # what is cached for the next record is not pickled: recomputed, it may be summed
+        # on another path (equal to rounding)
         close(restored.predict_proba_one(x), p, 1e-12)
         close(deep.predict_proba_one(x), p, 1e-12)
         for m in (model, restored, deep):
@@ -132,11 +135,18 @@ def test_pickles_copies_and_batches_continue_alike():
     close(restored.decay_posterior(), model.decay_posterior(), 1e-12)
     close(restored.edge_posteriors(), model.edge_posteriors(), 1e-12)
     assert model.clone().predict_proba_one(data[0][0]) == {}
-    # learn_many learns the rows in order, as learn_one (120 rows complete the samples)
+    # learn_many learns the rows in order, as learn_one, after reading the table's numbers
+    # from the table (fix_numeric of each numeric column's sample, the classes in order)
     frame = pd.DataFrame([x for x, _ in data[:120]])
+    labels = pd.Series([y for _, y in data[:120]])
     batch = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
-    batch.learn_many(frame, pd.Series([y for _, y in data[:120]]))
+    batch.learn_many(frame, labels)
     one = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
+    codes, classes = pd.factorize(labels)
+    one.fix_numeric({f: ColumnSample.of_column(frame[f].to_numpy(dtype=float), codes,
+                                               tuple(classes), TABLE_SAMPLE_SIZE)
+                     for f in frame.columns if is_numeric_dtype(frame[f])})
+    assert one.numeric_readings == batch.numeric_readings
     for x, y in data[:120]:
         one.learn_one(x, y)
     close(batch.decay_posterior(), one.decay_posterior(), 1e-12)
