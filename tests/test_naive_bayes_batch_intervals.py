@@ -116,3 +116,13 @@ def test_learn_many_gaussian_columns_unchanged_by_a_nominal_only_table():
     for x, label in zip(X.to_dict("records"), [0, 1, 1, 0]):
         reference.learn_one({f: v for f, v in x.items() if v is not None}, label)
     assert_equal_counts(learner, reference)
+
+
+def test_learn_many_with_tuple_labels():
+    """Tuple labels stay labels (not rows of an array) when the table's columns are cut."""
+    X, _ = frame(records(30, seed=9))
+    labels = [("a", i % 2) for i in range(30)]
+    learner = NaiveBayes()
+    learner.learn_many(X, pd.Series(labels, dtype=object))
+    assert learner.classes_ == (("a", 0), ("a", 1))
+    assert list(learner.predict_proba_many(X).columns) == [("a", 0), ("a", 1)]

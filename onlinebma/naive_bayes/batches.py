@@ -65,7 +65,7 @@ class BatchPaths(WideNumerics):
             self._kinds.commit(new)
             read = columns
             if self._reads:  # every numeric column's cut points fixed, then read at once
-                read = self._read_columns(columns, np.asarray(names, dtype=object)[ycodes])
+                read = self._read_columns(columns, [names[c] for c in ycodes.tolist()])
             # new tables in learn_one's order: by first observed row, then a record's nominal
             # values, its numbers read as intervals, its numbers read by their moments
             tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
@@ -84,7 +84,7 @@ class BatchPaths(WideNumerics):
             self._t += len(ycodes)
             self._refresh(list(read) if not new_classes else list(self._tables))
 
-    def _read_columns(self, columns: dict, labels: np.ndarray) -> dict:
+    def _read_columns(self, columns: dict, labels: list) -> dict:
         """``learn_many`` without forgetting, numbers read as intervals: fix the cut points
         of every numeric column of the table as its rows would (those of a sample the table
         completes from its first ``sample_size`` values), count the kept values of the
@@ -92,7 +92,7 @@ class BatchPaths(WideNumerics):
         one as the nominal column of its intervals. Counted, they add to the counts what
         ``learn_one`` on each row adds (the kept values are counted as intervals by the
         replay, the table's by the batch)."""
-        self._fix_from_table(columns, labels.tolist(), whole=True)
+        self._fix_from_table(columns, labels, whole=True)
         reader = self._reader
         return {f: (NOMINAL, reader.code_column(f, values), present)
                 if kind != NOMINAL and f in reader.readings else (kind, values, present)
