@@ -501,12 +501,13 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             reader.fix(complete, list(self._class_counts))
             self._replay(*reader.replay_stream(complete, self._t))
 
-    def _fix_from_table(self, columns: dict, labels: list) -> None:
+    def _fix_from_table(self, columns: dict, labels: list, whole: bool = False) -> None:
         """``learn_many``, before the table's rows are learned: fix the numeric columns whose
-        sample the table leaves incomplete from the table and count their kept values
+        sample the table leaves incomplete from the table (``whole``: every numeric column)
+        and count their kept values
         (:meth:`~onlinebma.naive_bayes.numbers.NumberReader.fix_from_table`)."""
         reader = self._reader
-        kept = reader.fix_from_table(columns, labels, self._t, list(self._class_counts))
+        kept = reader.fix_from_table(columns, labels, self._t, list(self._class_counts), whole)
         if kept:
             self._replay(*reader.replay_stream(kept, self._t))
 

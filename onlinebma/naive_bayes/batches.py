@@ -54,18 +54,25 @@ class BatchPaths(WideNumerics):
         updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
         by row, where it waits for the batch's last row.
         """
-        if self._auto or self._zero or self._forgets or self._reads:
+        if self._auto or self._zero or self._forgets:
             self._learn_rows(X, y)
             return
         names, ycodes = coded_labels(X, y)
         columns, new = prepare_columns(self._kinds, X)
-        tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
-                      else numeric_moments(values, present, ycodes, names))
-                  for f, (kind, values, present) in columns.items()}
         counts = np.bincount(ycodes, minlength=len(names))
         new_classes = [lab for lab in names if lab not in self._class_counts]
         with uninterrupted():  # Ctrl-C waits for the whole batch (.interrupts)
             self._kinds.commit(new)
+            read = columns
+            if self._reads:  # every numeric column's cut points fixed, then read at once
+                read = self._read_columns(columns, [names[c] for c in ycodes.tolist()])
+            # new tables in learn_one's order: by first observed row, then a record's nominal
+            # values, its numbers read as intervals, its numbers read by their moments
+            tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
+                          else numeric_moments(values, present, ycodes, names))
+                      for f, (kind, values, present) in sorted(read.items(), key=lambda c: (
+                          int(np.argmax(c[1][2])), columns[c[0]][0] != NOMINAL,
+                          c[1][0] != NOMINAL))}
             for f, batch in tables.items():
                 t = self._tables.get(f)
                 if t is None:
@@ -75,11 +82,25 @@ class BatchPaths(WideNumerics):
                 self._class_counts[label] = self._class_counts.get(label, 0) + int(c)
             self._n += len(ycodes)
             self._t += len(ycodes)
-            self._refresh(list(columns) if not new_classes else list(self._tables))
+            self._refresh(list(read) if not new_classes else list(self._tables))
+
+    def _read_columns(self, columns: dict, labels: list) -> dict:
+        """``learn_many`` without forgetting, numbers read as intervals: fix the cut points
+        of every numeric column of the table as its rows would (those of a sample the table
+        completes from its first ``sample_size`` values), count the kept values of the
+        features fixed (:meth:`_fix_from_table`), and give the columns with each numeric
+        one as the nominal column of its intervals. Counted, they add to the counts what
+        ``learn_one`` on each row adds (the kept values are counted as intervals by the
+        replay, the table's by the batch)."""
+        self._fix_from_table(columns, labels, whole=True)
+        reader = self._reader
+        return {f: (NOMINAL, reader.code_column(f, values), present)
+                if kind != NOMINAL and f in reader.readings else (kind, values, present)
+                for f, (kind, values, present) in columns.items()}
 
     def _learn_rows(self, X, y) -> None:
-        """``learn_many`` row by row, for learners that forget, for ``absent="zero"`` and for
-        numbers read as intervals (after their cut points are fixed from the table)."""
+        """``learn_many`` row by row, for learners that forget and for ``absent="zero"``
+        (numbers read as intervals after their cut points are fixed from the table)."""
         columns, new, labels = prepare_frame(self.feature_kinds, X, y)
         if self._zero:
             check_name(new)
@@ -155,26 +176,31 @@ class BatchPaths(WideNumerics):
         return AgreedCutsPlan(self) if self._reads else MergePlan(self)
 
     def predict_proba_many(self, X):
-        """Class probabilities of a DataFrame's rows, vectorised per column."""
+        """Class probabilities of a DataFrame's rows, vectorised per column (numbers read as
+        intervals: each column coded at once, then predicted as a nominal column; a feature
+        whose cut points are not fixed yet by its Gaussian, as ``predict_proba_one`` does)."""
         kinds, _ = read_frame(self._kinds, X, learning=False)
         if self._auto:
             return self._rate_mixture().predict_proba_many(X)
         if not self._class_counts:
             return pd.DataFrame(index=X.index)
-        if self._zero or self._reader is not None:  # row by row (documented): a bag's terms
-            # do not split per column; numbers read as intervals are coded per record
+        if self._zero:  # row by row (documented): a bag's terms do not split per column
             rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
             return in_class_order(pd.DataFrame(rows, columns=list(self._class_counts),
                                                index=X.index))
         prior = self._log_prior()
         classes = list(prior)
         jll = np.tile(np.array(list(prior.values())), (len(X), 1))
+        readings = self._reader.readings if self._reader is not None else {}
         for f, kind in kinds.items():
             t = self._tables.get(f)
             if t is None:
                 continue
-            if kind == NOMINAL:  # factorised: one term per distinct value, -1 where missing
-                codes, uniques = pd.factorize(X[f])
+            read = kind != NOMINAL and f in readings  # numbers read as their intervals
+            if kind == NOMINAL or read:  # factorised: one term per distinct value (for
+                # numbers, interval), -1 where missing
+                codes, uniques = (self._reader.code_column(f, numeric_values(X[f])) if read
+                                  else pd.factorize(X[f]))
                 terms = np.zeros((len(uniques) + 1, len(classes)))  # last row: unseen/missing
                 zeros = [0.0] * len(classes)
                 for i, v in enumerate(np.asarray(uniques)):

@@ -56,6 +56,7 @@ from __future__ import annotations
 from bisect import bisect_left
 
 import numpy as np
+import pandas as pd
 
 from ..numeric import (
     DEFAULT_RESOLUTIONS,
@@ -121,6 +122,14 @@ class _Intervals:
     def name(self, x: float) -> str:
         return self.names[bisect_left(self.cuts, x)]
 
+    def code_many(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`name` of each value as ``(codes, names)``, code -1 where ``x`` is NaN:
+        ``np.searchsorted(side="left")`` is ``bisect_left``, value by value."""
+        missing = np.isnan(x)
+        codes = np.searchsorted(np.array(self.cuts), np.where(missing, 0.0, x), side="left")
+        codes[missing] = -1
+        return codes, np.array(self.names, dtype=object)
+
     def __eq__(self, other):
         return isinstance(other, _Intervals) and self.cuts == other.cuts
 
@@ -135,6 +144,14 @@ class _Values:
     @staticmethod
     def name(x: float) -> str:
         return repr(x + 0.0)  # -0.0 + 0.0 is 0.0: one value, one name
+
+    @classmethod
+    def code_many(cls, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`name` of each value as ``(codes, names)``, code -1 where ``x`` is NaN (a
+        value not seen in learning is named too: it joins the domain, or is skipped by a
+        prediction, as a new nominal value is)."""
+        codes, distinct = pd.factorize(x)
+        return codes, np.array([cls.name(v) for v in distinct.tolist()], dtype=object)
 
     def __eq__(self, other):
         return isinstance(other, _Values)
@@ -218,6 +235,25 @@ class NumberReader:
             else:
                 coded.append((f, r.name(x)))
         return coded, waiting
+
+    def code_column(self, feature, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """A fixed feature's column read as :meth:`split` reads each value, at once:
+        ``(codes, names)``, the interval (or value) name of row ``i`` being
+        ``names[codes[i]]``, code -1 where the value is missing (the factorised nominal
+        column of :func:`~onlinebma.reading.prepare_columns`).
+
+        Parameters
+        ----------
+        feature : hashable
+            A feature whose cut points are fixed.
+        values : np.ndarray
+            Its float values, NaN where missing.
+
+        Returns
+        -------
+        tuple of np.ndarray
+        """
+        return self._read[feature].code_many(values)
 
     def keep(self, index: int, label, pairs) -> list:
         """Note a learned record: keep it if one of its numeric features is pending.
@@ -398,7 +434,7 @@ class NumberReader:
         return (rows[0][0] if rows else learned), rows
 
     def fix_from_table(self, columns: dict, labels: list, learned: int,
-                       known_labels: list) -> list:
+                       known_labels: list, whole: bool = False) -> list:
         """``learn_many``, before a table's rows are learned: fix the cut points of every
         numeric column whose sample the table leaves incomplete from its kept values followed
         by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
@@ -417,6 +453,13 @@ class NumberReader:
             The number of records the learner has learned (the table's first row's index).
         known_labels : list
             Every label the learner knows.
+        whole : bool, default False
+            ``True``: fix the samples the table completes too, now, from their first
+            ``sample_size`` values (kept ones first), as the rows would at their completion:
+            every numeric column with an observed value is then fixed, and a learner that
+            does not forget counts the table's columns at once (the counts of its kept records
+            replayed, :meth:`replay_stream`, plus those of the table's intervals are what the
+            rows would count).
 
         Returns
         -------
@@ -428,10 +471,17 @@ class NumberReader:
             self.note_label(label, learned + i)
         codes = np.array([self._codes[label] for label in labels], dtype=np.int64)
         kept = self.pending.pending
-        extra = {f: (values, codes) for f, (kind, values, present) in columns.items()
-                 if kind != NOMINAL and f not in self.readings
-                 and (len(self.pending.sample(f)[0]) if f in kept else 0)
-                 + int(present.sum()) < self.settings.sample_size}
+        size = self.settings.sample_size
+        extra = {}
+        for f, (kind, values, present) in columns.items():
+            if kind == NOMINAL or f in self.readings:
+                continue
+            n_kept = len(self.pending.sample(f)[0]) if f in kept else 0
+            if n_kept + int(present.sum()) < size:
+                extra[f] = (values, codes)
+            elif whole:  # the sample the rows would complete: its first size values
+                rows = np.flatnonzero(present)[:size - n_kept]
+                extra[f] = (values[rows], codes[rows])
         self.fix(list(extra), known_labels, extra)
         return [f for f in extra if f in self.pending.pending and f in self.readings]
 
