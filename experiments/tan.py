@@ -449,9 +449,9 @@ def rolling_figure(runs: dict, out, window: int, name: str = NAME) -> pathlib.Pa
                              layout="constrained", squeeze=False)
     for ax, run in zip(axes[:, 0], runs.values()):
         x = np.arange(window, run.correct.shape[1] + 1)
-        for k, (name, corr) in enumerate(zip(run.names, run.correct)):
-            ax.plot(x, drift.rolling(corr, window), lw=1.4 if TARGET in name else 0.9,
-                    color=f"C{k}", label=name)
+        for k, (label, corr) in enumerate(zip(run.names, run.correct)):
+            ax.plot(x, drift.rolling(corr, window), lw=1.4 if TARGET in label else 0.9,
+                    color=f"C{k}", label=label)
         drift._mark_drifts(ax, run.stream)
         ax.set_ylabel(run.stream.name, fontsize=9)
     axes[0, 0].set_title(f"rolling accuracy over the last {window} records "

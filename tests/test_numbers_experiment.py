@@ -15,6 +15,7 @@ def test_quick_numbers_run(tmp_path):
     assert text.startswith("# numbers") and "Quick smoke-test run" in text
     (figure,) = result["figures"]
     assert figure.exists() and figure.name in text
+    assert figure.stem == "numbers-rolling"  # not the last learner's name (a shadowed name)
     tables = result["tables"]
     assert len(tables["targets"]) == 12
     scores = tables["tables log loss"].iloc[:, 4:].to_numpy(dtype=float)  # learners' columns
