@@ -977,14 +977,8 @@ class FullStatistics(_Statistics):
         factors of the statistics the record reaches get its row ``z`` (Chan et al.'s
         between term, as :func:`_pool_full`) by a QR of ``[L^T; z]``, in plain Python
         rotations when the factors are few and small (:data:`NARROW_UPDATE_WORK`); the
-        others are only scaled (the QR of ``[L^T; 0]`` is ``L^T``).
-
-        Parameters
-        ----------
-        x : array-like of shape (d,)
-            The record; NaN marks a missing value.
-        weight : float or array-like broadcastable to ``shape``, default=1.0
-            The record's weight in each statistic (0 leaves it out: e.g. the other classes).
+        others are only scaled (the QR of ``[L^T; 0]`` is ``L^T``). The parameters are
+        :meth:`_Statistics.add`'s.
         """
         x = _check_record(x, self.n_features)
         w = _check_weights(weight, self.shape)
