@@ -34,15 +34,16 @@ one against the recursion written out).
 
 from __future__ import annotations
 
+import copy
 import math
 from typing import NamedTuple
 
 import numpy as np
 
-from ..forgetting import RateWeights
+from ..forgetting import MIN_PROBABILITY, RateWeights
 from ..labels import ordered_labels, proba_frame
-from ..reading import prepare_frame, records_of, uninterrupted
-from ..records import FeatureKinds, check_label
+from ..reading import factorize, prepare_frame, records_of, uninterrupted
+from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
@@ -52,9 +53,10 @@ from .gaussian import GAUSSIAN, GaussianStatistics
 from .merging import merge_codings
 from .narrow import NARROW_CELLS, narrow_predictions
 from .numbers import NumericReading
+from .stacking import FOLDS, folds_of, stacking_weights
 from .tree_terms import TreeTerms
 
-__all__ = ["Member", "TreeMemberStack"]
+__all__ = ["Member", "StackComplements", "TreeMemberStack"]
 
 # The flat positions kept per set of observed pairs are dropped once they would hold about
 # this many (a stream whose records each miss another set of features would grow them
@@ -106,6 +108,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
                  structure_decay: float, nominal_attributes: list | None, sample_size: int,
                  members, numeric_attributes: list | None = None):
         self.members = tuple(members)
+        self._arguments = (structures, ess, edge_prior, structure_decay, nominal_attributes,
+                           sample_size, self.members, numeric_attributes)
         grids = {m.representation for m in self.members} - {GAUSSIAN}
         if len(grids) > 1:
             raise ValueError(f"one interval representation per stack, got {sorted(grids)}")
@@ -144,6 +148,12 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def forgets(self) -> bool:
         """Whether any member forgets (a rate or ``structure_decay`` below 1)."""
         return any(self._forgetting)
+
+    @property
+    def gaussian_statistics(self):
+        """The Gaussian members' :class:`~onlinebma.tan.gaussian.GaussianStatistics`, or
+        ``None`` without a Gaussian member (read only)."""
+        return self._gaussian
 
     @property
     def counts(self) -> PairCounts:
@@ -255,13 +265,31 @@ class TreeMemberStack(RecordCoding, RateWeights):
         return {label: q / total for label, q in zip(self._counts.classes_, mixed)}
 
     def predict_proba_many(self, X):
-        """Every member's batch predictions (:meth:`TreeTerms.batch`), averaged; a Gaussian
-        member's from the nominal columns and its Student t of each row."""
+        """Every member's batch predictions (:meth:`member_probabilities`), averaged."""
         import pandas as pd
 
         counts = self._counts
         if not counts.n_classes:
             return pd.DataFrame(index=X.index)
+        p = self.member_probabilities(X)
+        out = np.einsum("nrk,r->nk", p, np.exp(self.log_weights))
+        return proba_frame(out / out.sum(axis=1, keepdims=True), counts.classes_, X.index)
+
+    def member_probabilities(self, X) -> np.ndarray:
+        """Every member's class probabilities of a DataFrame's rows, ``(rows, members,
+        classes)``, the classes in the counts' order (:meth:`TreeTerms.batch`; a Gaussian
+        member's from the nominal columns and its Student t of each row). Needs a class.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The rows (NaN/None = missing).
+
+        Returns
+        -------
+        np.ndarray
+        """
+        counts = self._counts
         coded = self._code_frame(X)
         # identical coded rows (frequent after discretisation) are computed once
         distinct, back, _ = unique_rows(coded)
@@ -270,8 +298,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
             nominal[:, [counts.feature_code(f) for f in self._numbers.readings]] = -1
             nominal_rows, nominal_back, _ = unique_rows(nominal)
             log_t = self._gaussian_batch(X, counts.n_classes)
-        out = 0.0
-        for lw, m, i in zip(self.log_weights, self.members, self._rows):
+        out = np.empty((len(X), len(self.members), counts.n_classes))
+        for j, (m, i) in enumerate(zip(self.members, self._rows)):
             table = counts.member_table(i)
             if m.representation == GAUSSIAN:
                 jll = self._tree.batch(counts, table, self._units[i], self._l[i],
@@ -280,8 +308,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 jll = self._tree.batch(counts, table, self._units[i], self._l[i], distinct,
                                        self._t)[back]
             p = np.exp(jll - jll.max(axis=1, keepdims=True))
-            out = out + math.exp(lw) * (p / p.sum(axis=1, keepdims=True))
-        return proba_frame(out / out.sum(axis=1, keepdims=True), counts.classes_, X.index)
+            out[:, j] = p / p.sum(axis=1, keepdims=True)
+        return out
 
     @property
     def classes_(self) -> tuple:
@@ -430,24 +458,201 @@ class TreeMemberStack(RecordCoding, RateWeights):
                                                     self._units[i])
 
     def learn_many(self, X, y) -> None:
-        """Learn a DataFrame and its labels: vectorised (one ``bincount`` per block of rows)
-        when no member forgets and there is one member, else row by row in order, as
-        ``learn_one`` on each row (the weights move with every record). Either way the
-        table's numeric columns without cut points get them from the table first
-        (:meth:`~onlinebma.tan.coding.RecordCoding._fix_from_table`: a sample of the whole
-        column), so a table learned in parts after the same cut points were agreed equals it
-        learned at once (:func:`onlinebma.distributed.fit`). The whole batch is validated
-        before anything changes."""
+        """Learn a DataFrame and its labels. The whole batch is validated before anything
+        changes, and the table's numeric columns without cut points get them from the table
+        first (:meth:`~onlinebma.tan.coding.RecordCoding._fix_from_table`: a sample of the
+        whole column). Then
+
+        - one member that forgets nothing: every row counted at once (one ``bincount`` per
+          block of rows);
+        - several members (or a Gaussian one) that forget nothing: :meth:`_learn_stacked`,
+          the counts and Gaussian statistics of the whole table added at once and the
+          members' weights set to the table's stacking weights (:mod:`.stacking`), which do
+          not depend on the order of the rows;
+        - a member that forgets: row by row in order, as ``learn_one`` on each row (the
+          weights and the counts move with every record).
+
+        Either way a table learned in parts after the same cut points were agreed equals it
+        learned at once (:func:`onlinebma.distributed.fit`)."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
-            if self.forgets or len(self.members) > 1 or self._gaussian is not None:
+            if self.forgets:
                 self._fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
                 self._fix_pending()  # the end of the table ends its numeric samples
                 return
             self._last = None
-            self._count_table(columns, new, labels)
+            if len(self.members) > 1:
+                self._learn_stacked(X, columns, new, labels)
+            elif self._gaussian is not None:  # one member: its weight is 1
+                self.agree_on_table(columns, new, labels)
+                self._count_rows(columns, new, labels)
+                self._refresh()
+            else:
+                self._count_table(columns, new, labels)
+
+    # ------------------------------------------------------ stacking (no forgetting)
+
+    def _learn_stacked(self, X, columns, new, labels) -> None:
+        """``learn_many`` of a validated table by members that forget nothing
+        (:mod:`onlinebma.tan.stacking`).
+
+        1. What every fold agrees on is fixed here first (:meth:`agree_on_table`): cut points
+           from the table, the table's classes, the Gaussian's features.
+        2. Row ``i`` is in fold :func:`~onlinebma.tan.stacking.folds_of` ``(i)``; each fold's
+           rows are counted at once by an empty stack that agrees (:meth:`fold_states`).
+        3. Member ``r``'s probability ``P[i, r]`` of row ``i``'s label is read from this stack
+           (the records it learned before the table) merged with every fold but row ``i``'s
+           (:meth:`complements`, :meth:`cross_validated_probabilities`): merges are exact.
+        4. Every fold is merged into this stack and the members' weights become
+           :func:`~onlinebma.tan.stacking.stacking_weights` of ``P`` (:meth:`finish_stacked`).
+        """
+        self.agree_on_table(columns, new, labels)
+        folds = self.fold_states(X, labels)
+        P = self.complements(folds).cross_validated_probabilities(X, labels)
+        self.finish_stacked(folds, P)
+
+    def agree_on_table(self, columns, new, labels) -> None:
+        """Fix, before the folds of a validated table are counted, what every fold state
+        must share (nothing fails after the table's validation): the table's new feature
+        kinds; the cut points of its numeric columns from the table (and of the features
+        whose kept records the table ends, :meth:`_fix_pending`); its classes, in order of
+        first appearance (a member trained on the other folds knows every class of the
+        table, as the cut points' samples make it know them); and, if the Gaussian models
+        no feature yet, the features observed in the table's first row with a numeric value
+        (those ``learn_one`` on its rows in order would model).
+
+        Parameters
+        ----------
+        columns : dict
+            :func:`~onlinebma.reading.prepare_frame`'s ``columns`` of the table.
+        new : dict
+            Its ``new_kinds``.
+        labels : pandas.Series
+            Its labels.
+        """
+        self._fix_from_table(columns, labels)
+        self._fix_pending()
+        self._kinds.commit(new)
+        counts = self._counts
+        known = counts.n_classes
+        for label in factorize(labels)[0]:
+            counts.add_class(label)
+        if self._gaussian is not None and self._gaussian.features is None:
+            numeric = {f: values for f, (kind, values, _) in columns.items()
+                       if kind != NOMINAL}
+            if numeric:
+                observed = ~np.isnan(np.column_stack(list(numeric.values())))
+                first = observed.any(axis=1).argmax()
+                self._gaussian.choose([f for f, seen in zip(numeric, observed[first])
+                                       if seen])
+        if counts.n_classes > known:
+            self._refresh(only_remembering=True)
+
+    def _empty_copy(self) -> TreeMemberStack:
+        """A stack of the same members that has learned nothing but agrees with this one:
+        its feature kinds, cut points, classes (in this order) and Gaussian features."""
+        out = TreeMemberStack(*self._arguments)
+        out._kinds.commit(self._kinds.kind)
+        if self._gaussian is not None and self._gaussian.features is not None:
+            out._gaussian.choose(self._gaussian.features)
+        out._fix_checked(self.numeric_readings)
+        for label in self._counts.classes_:
+            out._counts.add_class(label)
+        return out
+
+    def fold_states(self, X, labels, offset: int = 0) -> list:
+        """One empty copy of this stack (:meth:`_empty_copy`) per fold, each having counted
+        the rows of ``X`` in its fold at once (``offset + i`` the position of row ``i`` in
+        the whole table).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Rows validated by ``learn_many`` (after :meth:`agree_on_table`).
+        labels : pandas.Series
+            Their labels.
+        offset : int, default 0
+            The position of ``X``'s first row in the table.
+
+        Returns
+        -------
+        list of TreeMemberStack
+            :data:`~onlinebma.tan.stacking.FOLDS` stacks, by fold.
+        """
+        folds = folds_of(offset + np.arange(len(labels)))
+        out = []
+        for k in range(FOLDS):
+            state = self._empty_copy()
+            rows = np.flatnonzero(folds == k)
+            if rows.size:
+                state._count_rows(*prepare_frame(state._kinds, X.iloc[rows],
+                                                 labels.iloc[rows]))
+            out.append(state)
+        return out
+
+    def _count_rows(self, columns, new, labels) -> None:
+        """Count a validated table at once, every numeric column cut already (or not cut by
+        this stack): its counts and its Gaussian statistics; no ``l`` refreshed."""
+        matrix, classes = self._code_batch(columns, new, labels)
+        self._counts.learn_many(matrix, classes)
+        if self._gaussian is not None and self._gaussian.features is not None:
+            numeric = np.full((len(labels), len(self._gaussian.features)), np.nan)
+            for j, f in enumerate(self._gaussian.features):
+                if f in columns and columns[f][0] != NOMINAL:
+                    numeric[:, j] = columns[f][1]
+            self._gaussian.learn_many(numeric, classes, self._counts.n_classes)
+        self._t += len(labels)
+
+    def complements(self, folds: list) -> StackComplements:
+        """Each fold's complement: this stack merged with every other fold's state.
+
+        Parameters
+        ----------
+        folds : list of TreeMemberStack
+            :meth:`fold_states` of a table (merged across its parts), by fold.
+
+        Returns
+        -------
+        StackComplements
+        """
+        out = []
+        for k in range(len(folds)):
+            state = copy.deepcopy(self)
+            for j, other in enumerate(folds):
+                if j != k:
+                    state._add_records(other)
+            state._refresh()
+            out.append(state)
+        return StackComplements(out)
+
+    def finish_stacked(self, folds: list, probabilities) -> None:
+        """Add every fold's records and set the members' weights to the stacking weights of
+        ``probabilities`` (unchanged without rows).
+
+        Parameters
+        ----------
+        folds : list of TreeMemberStack
+            :meth:`fold_states` of the table, by fold.
+        probabilities : np.ndarray
+            ``(rows, members)``: :meth:`StackComplements.cross_validated_probabilities` of
+            the table's rows.
+        """
+        for state in folds:
+            self._add_records(state)
+        self._refresh()
+        if len(probabilities):
+            weights = np.maximum(stacking_weights(probabilities), MIN_PROBABILITY)
+            self.log_weights = np.log(weights / weights.sum()).tolist()
+
+    def _add_records(self, other: TreeMemberStack) -> None:
+        """Add ``other``'s records (counts and Gaussian statistics), ``l`` not refreshed."""
+        merge_codings(self, other)
+        if self._gaussian is not None:
+            counts = self._counts
+            self._gaussian.merge(other.gaussian_statistics,
+                                 [counts.class_code(c) for c in other.counts.classes_])
 
     def merge(self, other: TreeMemberStack) -> None:
         """Add ``other``'s records (a stack of the same members that forgets nothing): the
@@ -460,11 +665,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
                     "cannot merge: the weights of the members (numeric representations or "
                     "rates) depend on the order of the records; merge learners of one "
                     "representation (numeric='8 intervals', 'MDL' or 'Gaussian')")
-        merge_codings(self, other)
-        if self._gaussian is not None:
-            counts = self._counts
-            self._gaussian.merge(other._gaussian,
-                                 [counts.class_code(c) for c in other._counts.classes_])
+        self._add_records(other)
         self._refresh()
 
     # ------------------------------------------------------------------ reading
@@ -500,4 +701,48 @@ class TreeMemberStack(RecordCoding, RateWeights):
         out: dict = {}
         for m, lw in zip(self.members, self.log_weights):
             out[m.representation] = out.get(m.representation, 0.0) + math.exp(lw)
+        return out
+
+
+class StackComplements:
+    """The complement of every fold of a table (:meth:`TreeMemberStack.complements`): fold
+    ``k``'s is the stack that learned every row of the table outside fold ``k``, after what
+    the stack had learned before the table.
+
+    Parameters
+    ----------
+    states : list of TreeMemberStack
+        By fold, each with ``l`` refreshed from its counts.
+    """
+
+    def __init__(self, states):
+        self.states = list(states)
+
+    def cross_validated_probabilities(self, X, labels, offset: int = 0) -> np.ndarray:
+        """Each row's probability of its label under each member of its fold's complement.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            Rows of the table (validated).
+        labels : pandas.Series
+            Their labels, every one a class of the complements (:meth:`TreeMemberStack.
+            agree_on_table` gives them every class of the table).
+        offset : int, default 0
+            The position of ``X``'s first row in the table (its rows' folds).
+
+        Returns
+        -------
+        np.ndarray
+            ``(rows, members)``.
+        """
+        folds = folds_of(offset + np.arange(len(labels)))
+        out = np.zeros((len(labels), len(self.states[0].members)))
+        for k, state in enumerate(self.states):
+            rows = np.flatnonzero(folds == k)
+            if not rows.size:
+                continue
+            p = state.member_probabilities(X.iloc[rows])
+            codes = np.array([state.counts.class_code(label) for label in labels.iloc[rows]])
+            out[rows] = p[np.arange(rows.size), :, codes]
         return out
