@@ -1,7 +1,6 @@
 """The tree-augmented learners whose state depends on record order, on Dask (issue 38 item 5).
 
-Learners that forget (``decay``, ``structure_decay``) and ``ModelAveragedTAN(numeric="auto")``
-(its representations weighted by a recursion over the records) have no exact merge:
+Learners that forget (``decay``, ``structure_decay``) have no exact merge:
 ``distributed.fit`` learns their partitions one after the other with one learner
 (onlinebma.distributed.chain), after the first pass has fixed the cut points from the whole
 frame's samples, and equals ``learn_many`` on the whole frame. The frame
@@ -22,10 +21,11 @@ import pandas as pd
 import pytest
 
 from onlinebma import distributed
-from onlinebma.distributed.chain import ChainPlan, ChainWithNumbersPlan
+from onlinebma.distributed.chain import ChainPlan
 from onlinebma.distributed.first_pass import SampledMergePlan
 from onlinebma.numeric.sample import ColumnSample
 from onlinebma.tan import AODE, TAN, ModelAveragedTAN
+from onlinebma.tan.merging import StackingPlan
 from tests.test_distributed_numbers import (
     BOUND,
     assert_same_predictions,
@@ -42,7 +42,6 @@ PLUGIN = {
 AVERAGED = {
     "MATAN decay=0.99": lambda: ModelAveragedTAN(decay=0.99),
     "MATAN decay=auto": lambda: ModelAveragedTAN(decay="auto"),
-    "MATAN numeric=auto": ModelAveragedTAN,
     "MATAN structure_decay=0.9 MDL": lambda: ModelAveragedTAN(structure_decay=0.9,
                                                               numeric="MDL"),
 }
@@ -161,7 +160,7 @@ def test_a_gaussian_learner_that_forgets_chains_without_a_first_pass():
     (lambda: ModelAveragedTAN(numeric="Gaussian"), SampledMergePlan),
     (lambda: TAN(decay=0.9), ChainPlan),
     (lambda: AODE(decay="auto"), ChainPlan),
-    (ModelAveragedTAN, ChainWithNumbersPlan),
+    (ModelAveragedTAN, StackingPlan),
     (lambda: ModelAveragedTAN(numeric="MDL", structure_decay=0.9), ChainPlan),
 ], ids=["TAN", "AODE", "MDL", "Gaussian", "TAN decay", "AODE auto", "numeric auto",
         "structure_decay"])

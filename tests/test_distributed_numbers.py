@@ -1,9 +1,12 @@
-"""The tree-augmented learners on Dask frames with numeric columns (issue 38 item 1).
+"""The tree-augmented learners on Dask frames with numeric columns (issue 38 items 1 and 5).
 
 A first pass over the partitions draws each numeric column's sample as ``learn_many`` on the
 whole frame draws it (onlinebma.distributed.first_pass), the cut points are fixed from it, and
 the partitions are counted with them: ``distributed.fit`` equals ``learn_many`` on the whole
-frame. The frame here has numbers with a point mass and missing values, a numeric column
+frame. The default ``ModelAveragedTAN()`` (two representations weighed by stacking) counts
+its partitions' fold states in parallel, then their cross-validated probabilities
+(onlinebma.tan.merging.StackingPlan): its predictions and weights equal ``learn_many``'s.
+The frame here has numbers with a point mass and missing values, a numeric column
 missing from the first records (so a Gaussian learner's features come from the first record
 alone), a nominal column with missing values, and a class first seen in a later partition;
 the bound on the sample is lowered so that the draw leaves values out.
@@ -31,6 +34,7 @@ LEARNERS = {
     "MDL": lambda: ModelAveragedTAN(numeric="MDL"),
     "8 intervals": lambda: ModelAveragedTAN(numeric="8 intervals"),
     "Gaussian": lambda: ModelAveragedTAN(numeric="Gaussian"),
+    "auto": ModelAveragedTAN,  # two representations weighed by stacking: StackingPlan
 }
 
 
@@ -62,10 +66,17 @@ def fit(make, X, y, npartitions, split_every=2):
 
 
 def assert_same_predictions(got, want, X):
+    """The same predictions of ``X`` (and, for ModelAveragedTAN, the same weights of the
+    representations)."""
     expected = want.predict_proba_many(X)
     proba = got.predict_proba_many(X)
     assert list(proba.columns) == list(expected.columns)
     np.testing.assert_allclose(proba.to_numpy(), expected.to_numpy(), rtol=0, atol=1e-9)
+    if isinstance(want, ModelAveragedTAN):
+        mine, theirs = got.representation_posterior(), want.representation_posterior()
+        assert list(mine) == list(theirs)
+        np.testing.assert_allclose(list(mine.values()), list(theirs.values()), rtol=0,
+                                   atol=1e-9)
 
 
 @pytest.mark.parametrize("name", LEARNERS)
@@ -101,7 +112,7 @@ def test_the_gaussian_features_are_those_of_the_first_record_with_a_number():
     assert_same_predictions(got, only_z, X)
 
 
-@pytest.mark.parametrize("name", ["TAN", "MDL"])
+@pytest.mark.parametrize("name", ["TAN", "MDL", "auto"])
 def test_fit_continues_from_a_learner_holding_kept_records(name):
     """A learner that kept records of learn_one (its numeric samples incomplete) continues on
     Dask as learn_many continues: the kept values first in the sample, then replayed."""
@@ -134,15 +145,16 @@ def test_merge_of_learners_given_the_same_cut_points():
     assert_same_predictions(parts[0].merge(parts[1]), whole, X)
 
 
-def test_on_a_local_cluster():
+@pytest.mark.parametrize("name", ["MDL", "auto"])
+def test_on_a_local_cluster(name):
     X, y = table(seed=3)
-    one = ModelAveragedTAN(numeric="MDL")
+    one = LEARNERS[name]()
     one.learn_many(X, y)
     with dask_distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
                                        dashboard_address=None) as cluster, \
             dask_distributed.Client(cluster):
         ddf = dd.from_pandas(X.assign(label=y), npartitions=5, sort=False)
-        got = distributed.fit(ModelAveragedTAN(numeric="MDL"), ddf, target="label")
+        got = distributed.fit(LEARNERS[name](), ddf, target="label")
     assert_same_predictions(got, one, X)
 
 
@@ -181,9 +193,9 @@ def test_a_discretiser_pipeline_is_refused_naming_a_fix_that_works():
     assert_same_predictions(got, one, disc.transform_many(X))
 
 
-@pytest.mark.parametrize("make", [LEARNERS["TAN"], LEARNERS["Gaussian"],
+@pytest.mark.parametrize("make", [LEARNERS["TAN"], LEARNERS["Gaussian"], LEARNERS["auto"],
                                   lambda: AODE(decay=0.9)],
-                         ids=["TAN", "Gaussian", "AODE decay=0.9"])
+                         ids=["TAN", "Gaussian", "auto", "AODE decay=0.9"])
 def test_empty_partitions_and_partitions_without_a_column(make):
     """An empty partition and one without the column w (missing there): the offsets and the
     samples still follow the rows of the whole frame (for a learner that forgets, the chain

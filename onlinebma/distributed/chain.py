@@ -1,7 +1,7 @@
 """A chain of partitions: one learner learns them one after the other, exactly, on Dask.
 
-A learner whose state depends on the order of its records (one that forgets, or one whose
-members are weighted by a recursion over the records) has no exact merge: two learners of two
+A learner whose state depends on the order of its records (one that forgets) has no exact
+merge: two learners of two
 halves of a frame cannot be combined into the learner of the whole. :class:`ChainPlan` trains
 such a learner exactly by giving up parallelism: the partitions are learned in partition order
 by one learner, a chain of Dask tasks in which task ``i`` takes the learner of partitions
@@ -18,8 +18,7 @@ and the learner's ``agree(learner, samples)`` fixes on the chain's first learner
 ``learn_many`` on the whole frame would fix before its first record.
 
 This module knows no learner family: a learner chooses the plan in its ``distributed_plan()``
-(the tree-augmented learners, :class:`onlinebma.tan.merging.Merging`, when they forget or
-average several representations of the numbers).
+(the tree-augmented learners, :class:`onlinebma.tan.merging.Merging`, when they forget).
 
 Examples
 --------
@@ -53,10 +52,10 @@ from __future__ import annotations
 
 import copy
 
-from .first_pass import SampledMergePlan, column_samples
+from .first_pass import column_samples
 from .protocol import Plan
 
-__all__ = ["ChainPlan", "ChainWithNumbersPlan"]
+__all__ = ["ChainPlan"]
 
 
 class ChainPlan(Plan):
@@ -114,18 +113,3 @@ class ChainPlan(Plan):
             if samples:
                 learner = self.agree(learner, samples)
         return partitions.chain(self, learner)
-
-
-class ChainWithNumbersPlan(SampledMergePlan):
-    """The plan of a learner whose state depends on the order of the records only through its
-    numbers (several representations of them, weighted record by record, which predict alike
-    where no number is observed): on a frame without numeric values, the parallel merge of
-    :class:`~onlinebma.distributed.first_pass.SampledMergePlan`; on one with numeric values,
-    after the same first pass and ``agree``, the chain of :class:`ChainPlan`. The parameters
-    are :class:`~onlinebma.distributed.first_pass.SampledMergePlan`'s, with ``agree`` as in
-    :class:`ChainPlan` (it returns the learner the chain starts from).
-    """
-
-    def run_agreed(self, partitions, samples: dict):
-        learner = self.agree(copy.deepcopy(self.model), samples)
-        return partitions.chain(ChainPlan(self.model), learner)

@@ -63,7 +63,8 @@ from ..reading import coded_labels, factorize, prepare_frame
 from ..records import NOMINAL
 from .protocol import MergePlan, Plan
 
-__all__ = ["ColumnSampling", "FrameLayout", "SampledMergePlan", "column_samples"]
+__all__ = ["ColumnSampling", "FrameLayout", "OffsetPass", "SampledMergePlan",
+           "column_samples", "frame_layout"]
 
 
 class FrameLayout(Plan):
@@ -126,12 +127,52 @@ class ColumnSampling(Plan):
         return {f: samples[f] for f in order if f in samples}
 
 
-def column_samples(partitions, kinds, size: int) -> dict:
-    """``{column: ColumnSample}`` of the frame's numeric columns (passes 1 and 2 over
-    ``partitions``, a :class:`~onlinebma.distributed.protocol.Partitions`)."""
+def frame_layout(partitions) -> tuple:
+    """``(offsets, classes)``: each partition's first row in the frame and the frame's labels
+    in order of first appearance (pass 1 over ``partitions``, a
+    :class:`~onlinebma.distributed.protocol.Partitions`)."""
     sizes, classes = FrameLayout().run(partitions)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist()
+    return offsets, classes
+
+
+def column_samples(partitions, kinds, size: int, layout: tuple | None = None) -> dict:
+    """``{column: ColumnSample}`` of the frame's numeric columns (passes 1 and 2 over
+    ``partitions``, a :class:`~onlinebma.distributed.protocol.Partitions`; pass 1 skipped
+    when its ``layout``, :func:`frame_layout`, is given)."""
+    offsets, classes = frame_layout(partitions) if layout is None else layout
     return ColumnSampling(kinds, size, offsets, classes).run(partitions)
+
+
+class OffsetPass(Plan):
+    """One pass whose partial result of a partition depends on where its rows lie in the
+    frame: ``learn(X, y, offset)`` per partition (``offset`` its first row's position),
+    ``combine(partials)`` in partition order, the combined result returned as it is.
+
+    Parameters
+    ----------
+    learn : callable
+        ``learn(X, y, offset)``: the partial result of one partition (picklable: it is sent
+        to the workers once).
+    combine : callable
+        ``combine(partials)``: one partial result from several, in partition order.
+    offsets : list of int
+        The first row of each partition in the frame (:func:`frame_layout`).
+    """
+
+    def __init__(self, learn, combine, offsets: list):
+        self.learn = learn
+        self.combine_partials = combine
+        self.offsets = offsets
+
+    def learn_numbered(self, number: int, X, y):
+        return self.learn(X, y, self.offsets[number])
+
+    def combine(self, partials: list):
+        return self.combine_partials(partials)
+
+    def finish(self, partial):
+        return partial
 
 
 class SampledMergePlan(MergePlan):
@@ -162,14 +203,16 @@ class SampledMergePlan(MergePlan):
         self.agree = agree
 
     def run(self, partitions):
-        samples = column_samples(partitions, self.kinds, self.size)
+        layout = frame_layout(partitions)
+        samples = column_samples(partitions, self.kinds, self.size, layout)
         if not samples:
             return MergePlan(self.model).run(partitions)
-        return self.run_agreed(partitions, samples)
+        return self.run_agreed(partitions, samples, layout[0])
 
-    def run_agreed(self, partitions, samples: dict):
-        """Steps 3 and 4, once the first pass found numeric values (``samples``): a plan
-        that learns the partitions otherwise overrides this."""
+    def run_agreed(self, partitions, samples: dict, offsets: list):
+        """Steps 3 and 4, once the first pass found numeric values (``samples``; ``offsets``
+        each partition's first row in the frame): a plan that learns the partitions
+        otherwise overrides this."""
         model = copy.deepcopy(self.model)
         template = self.agree(model, samples)
         return MergePlan(model, template).run(partitions)

@@ -5,26 +5,30 @@ equal to a learner trained on both streams) and their ``distributed_plan`` (how
 :func:`onlinebma.distributed.fit` trains them on Dask, exactly: a first pass agrees the numeric
 features' cut points from the whole frame; then a learner whose counts add has its partitions
 counted by copies of the agreed learner and merged in order, :func:`agree_numbers`, and a
-learner whose state depends on the order of the records, one that forgets or averages several
-representations of the numbers, learns the partitions one after the other,
-:func:`agree_before_chain`). ``merge`` refuses learners that forget: their counts weigh records
-by age on two unrelated clocks. :func:`merge_codings` adds one coded state
-to another (feature kinds, numeric intervals, counts): :class:`~onlinebma.tan.base.BaseTAN` and
-:class:`~onlinebma.tan.members.TreeMemberStack` merge through it.
+learner whose state depends on the order of the records, one that forgets, learns the
+partitions one after the other, :func:`agree_before_chain`; ``ModelAveragedTAN``'s
+``numeric="auto"``, whose ``learn_many`` weighs its representations by stacking, has its
+folds counted in parallel, :class:`StackingPlan`). ``merge`` refuses learners that forget:
+their counts weigh records by age on two unrelated clocks. :func:`merge_codings` adds one
+coded state to another (feature kinds, numeric intervals, counts):
+:class:`~onlinebma.tan.base.BaseTAN` and :class:`~onlinebma.tan.members.TreeMemberStack`
+merge through it.
 """
 
 from __future__ import annotations
 
 import copy
 
-from ..distributed.chain import ChainPlan, ChainWithNumbersPlan
-from ..distributed.first_pass import SampledMergePlan
+import numpy as np
+
+from ..distributed.chain import ChainPlan
+from ..distributed.first_pass import OffsetPass, SampledMergePlan
 from ..records import FeatureKinds
 from ..validation import check_mergeable_with
 from .gaussian import GAUSSIAN
 from .numbers import TABLE_SAMPLE_SIZE
 
-__all__ = ["Merging", "agree_before_chain", "agree_numbers", "merge_codings"]
+__all__ = ["Merging", "StackingPlan", "agree_before_chain", "agree_numbers", "merge_codings"]
 
 
 def merge_codings(out, other) -> None:
@@ -80,22 +84,24 @@ class Merging:
           :func:`agree_numbers` fixes the cut points from those samples, and the partitions
           are counted where they lie, in parallel, by copies of the agreed learner and merged
           in order (the counts and the Gaussian statistics add);
-        - a learner that forgets (``decay`` or ``structure_decay`` other than 1) or weighs
-          several representations (``numeric="auto"``), whose state depends on the order of
-          the records: :func:`agree_before_chain` fixes the cut points on the learner, which
-          then learns the partitions one after the other
+        - ``ModelAveragedTAN(numeric="auto")`` that forgets nothing (several representations
+          of the numbers, weighed by stacking in ``learn_many``): :class:`StackingPlan`, the
+          same first pass, then the partitions' fold states counted in parallel and merged
+          per fold, each partition's cross-validated probabilities under the merged
+          complements, and the stacking weights of all rows, on the client (a frame without
+          numeric values, whose members predict alike, is merged as above);
+        - a learner that forgets (``decay`` or ``structure_decay`` other than 1), whose state
+          depends on the order of the records: :func:`agree_before_chain` fixes the cut
+          points on the learner, which then learns the partitions one after the other
           (:class:`~onlinebma.distributed.chain.ChainPlan`: exact, but one partition at a
           time). A learner that cuts no numbers (``numeric="Gaussian"``) has nothing to
-          agree and skips the first pass. ``numeric="auto"`` that forgets nothing is chained
-          only on a frame with numeric values
-          (:class:`~onlinebma.distributed.chain.ChainWithNumbersPlan`): without them its
-          members predict alike, and the partitions are merged in parallel."""
+          agree and skips the first pass."""
         kinds = FeatureKinds(self.nominal_attributes, self.numeric_attributes)
         if self._forgets:
             return ChainPlan(self) if self.numeric == GAUSSIAN else \
                 ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
-        if self.numeric == "auto":  # its members predict alike without numbers: merged then
-            return ChainWithNumbersPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
+        if self.numeric == "auto":
+            return StackingPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
         return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
 
     def merge(self, other):
@@ -198,3 +204,53 @@ def agree_before_chain(learner, samples: dict):
         learner.fix_numeric(first_record_samples(samples))
     learner.fix_numeric(samples)  # features with cut points keep them
     return learner
+
+
+def _merge_folds(partials: list) -> list:
+    """The fold states of neighbouring partitions merged fold by fold (copies: the partial
+    results are left as they were)."""
+    out = copy.deepcopy(partials[0])
+    for other in partials[1:]:
+        for mine, theirs in zip(out, other):
+            mine.merge(theirs)
+    return out
+
+
+class StackingPlan(SampledMergePlan):
+    """The plan of ``ModelAveragedTAN(numeric="auto")`` at ``decay=1`` on a frame with
+    numeric values: ``learn_many`` on the whole frame, in parallel
+    (:meth:`~onlinebma.tan.members.TreeMemberStack.learn_many`, which weighs the members by
+    stacking, :mod:`onlinebma.tan.stacking`).
+
+    After the first pass (:mod:`onlinebma.distributed.first_pass`: the partitions' offsets,
+    the frame's classes, each numeric column's sample), ``agree`` fixes on a copy of the
+    learner what ``learn_many`` on the whole frame fixes before counting (cut points, the
+    frame's classes, the Gaussian's features: :func:`agree_before_chain`, then the kept
+    records of features the frame lacks), and two more passes follow:
+
+    1. **Fold states**: each partition's rows counted by fold (row ``offset + i`` in fold
+       :func:`~onlinebma.tan.stacking.folds_of`), one empty copy of the agreed stack per
+       fold, merged per fold across the partitions (counts and Gaussian statistics add).
+    2. **Cross-validated probabilities**: on the client, each fold's complement (the agreed
+       stack merged with the other folds), sent to the workers; each partition's rows'
+       probabilities of their labels under their fold's complement, concatenated in
+       partition order.
+
+    Then the client adds every fold to the agreed stack and sets the stacking weights of
+    all rows: the learner of ``learn_many`` on the whole frame (to rounding). The frame is
+    read four times; the fold states and the complements travel (2 x 5 copies of the
+    counts). The parameters are :class:`~onlinebma.distributed.first_pass.SampledMergePlan`'s,
+    ``agree`` returning the agreed learner.
+    """
+
+    def run_agreed(self, partitions, samples: dict, offsets: list):
+        learner = self.agree(copy.deepcopy(self.model), samples)
+        stack = learner.state
+        # an empty table: the kept records of features the frame lacks get their cut points
+        stack.agree_on_table({}, {}, np.zeros(0, dtype=object))
+        folds = partitions.reduce(OffsetPass(stack.fold_states, _merge_folds, offsets))
+        complements = stack.complements(folds)
+        probabilities = partitions.reduce(OffsetPass(
+            complements.cross_validated_probabilities, np.concatenate, offsets))
+        stack.finish_stacked(folds, probabilities)
+        return learner

@@ -232,6 +232,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     # ------------------------------------------------------------------ reading
 
     @property
+    def state(self) -> TreeMemberStack:
+        """The members as one :class:`~onlinebma.tan.members.TreeMemberStack` (the learner's
+        whole state: what the plans of :mod:`onlinebma.tan.merging` drive)."""
+        return self._state
+
+    @property
     def counts(self):
         """The counts of every member (class docstring, *Attributes*; read only)."""
         return self._state.counts
