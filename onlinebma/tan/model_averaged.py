@@ -102,7 +102,8 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     numeric : str, default "auto"
         How numeric features are read: ``"auto"`` averages two representations per record,
         exactly, with dynamic-model-averaging weights over (representation, rate)
-        (:meth:`representation_posterior`): a full-covariance Normal–Wishart Gaussian per
+        (:meth:`representation_posterior`; stacking weights after :meth:`learn_many` of a
+        learner that forgets nothing): a full-covariance Normal–Wishart Gaussian per
         class (:mod:`onlinebma.tan.gaussian`) and intervals, class-aware MDL cut points
         without forgetting (``decay=1``) or 8 equal-frequency intervals with it
         (:data:`AUTO_REPRESENTATIONS`; docs/tan.md: the measured choice); or one
@@ -191,9 +192,50 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         self._state.learn_one(x, y)
 
     def learn_many(self, X, y) -> None:
-        """Learn a pandas DataFrame (NaN/None = missing) and its labels: vectorised when
-        nothing forgets, else row by row in order, equal to ``learn_one`` on each row. The
-        whole batch is validated before anything changes."""
+        """Learn a pandas DataFrame (NaN/None = missing) and its labels.
+
+        The whole batch is validated before anything changes (a bad frame leaves the model
+        as it was), and its numeric columns without cut points get them from a sample of the
+        whole column first. Then:
+
+        - nothing forgets (``decay=1``, ``structure_decay=1``): the table is counted at once
+          (counts and Gaussian statistics add, as ``learn_one`` on each row would count
+          them), and with several representations (``numeric="auto"``) their weights are set
+          to the table's **stacking weights** (:mod:`onlinebma.tan.stacking`): row ``i`` is in
+          fold ``SplitMix64(i) mod 5``, each row's probability of its label under each member
+          trained on the other folds (and on what the learner learned before the table) is
+          computed, and the weights are those that maximise the mixture's log score of those
+          probabilities. They depend on which rows share a fold, not on the order of the rows
+          within a fold; what the learner had learned before is in every fold's training
+          state, and its weights are replaced by the table's. Folds without rows (a table of
+          fewer than 5 rows) are skipped. ``learn_one`` afterwards continues the
+          dynamic-model-averaging recursion from these weights;
+        - a learner that forgets: row by row in order, equal to ``learn_one`` on each row.
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The records, one per row.
+        y : pandas.Series or array-like
+            Their labels, one per row, none missing.
+
+        Examples
+        --------
+        A numeric feature that separates two classes, read as MDL intervals and as a
+        Gaussian per class: the weights are stacking's, whatever the order of the rows within
+        a fold.
+
+        >>> import numpy as np
+        >>> import pandas as pd
+        >>> rng = np.random.default_rng(0)
+        >>> y = pd.Series(rng.integers(0, 2, 200))
+        >>> X = pd.DataFrame({"a": rng.normal(2.0 * y, 1.0)})
+        >>> model = ModelAveragedTAN()
+        >>> model.learn_many(X, y)
+        >>> weights = model.representation_posterior()
+        >>> list(weights), round(sum(weights.values()), 12)
+        (['MDL', 'Gaussian'], 1.0)
+        """
         self._state.learn_many(X, y)
 
     def predict_proba_one(self, x: dict) -> dict:
@@ -297,10 +339,15 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         return self._state.posterior()
 
     def representation_posterior(self) -> dict:
-        """``{representation: posterior probability}`` of the members' numeric
-        representations (summed over the rates): with ``numeric="auto"``, how much the
-        numbers are read as intervals and how much as a Gaussian per class;
-        ``{numeric: 1.0}`` for one named representation.
+        """``{representation: weight}`` of the members' numeric representations (summed over
+        the rates): with ``numeric="auto"``, how much the numbers are read as intervals and
+        how much as a Gaussian per class; ``{numeric: 1.0}`` for one named representation.
+
+        The weights are those of the dynamic-model-averaging recursion over the records
+        learned one by one, or, after :meth:`learn_many` of a learner that forgets nothing,
+        the table's stacking weights (continued by the recursion for the records learned
+        after): weights that maximise a cross-validated log score, not posterior
+        probabilities.
 
         Examples
         --------
