@@ -59,8 +59,8 @@ from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..validation import check_decay
-from .coding import RecordCoding
-from .merging import Merging, merge_codings
+from .coding import RecordCoding, table_samples
+from .merging import Merging
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS, NumericReading, check_numeric
 
 __all__ = ["BaseTAN", "PLUGIN_PARAMETERS_DOC", "READING_PARAMETERS_DOC", "check_reading"]
@@ -172,7 +172,8 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
     def counts(self) -> PairCounts:
         """The learner's :class:`~onlinebma.stats.pairs.PairCounts` (read only): with
         ``decay="auto"``, those of the most probable rate's clone."""
-        return self._shown()._counts
+        shown = self._shown()
+        return self._counts if shown is self else shown.counts
 
     def _shown(self):
         """The learner whose state the readers show: this one, or with ``decay="auto"`` the
@@ -246,8 +247,12 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         columns, new, labels = prepare_frame(self.feature_kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self._forgets:
-                for host in self._rate_mixture().members if self._auto else [self]:
-                    host._fix_from_table(columns, labels)
+                if self._auto:  # each rate's clone fixes them as learn_many on it would
+                    samples = table_samples(columns, labels)
+                    for host in self._rate_mixture().members:
+                        host.fix_numeric(samples)
+                else:
+                    self._fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
                 return
@@ -270,7 +275,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         """``{feature: Grids}``: the cut points of every numeric feature that has them
         (:class:`~onlinebma.numeric.Grids`, in the order they were fixed; with
         ``decay="auto"``, every rate's clone has the same)."""
-        return dict(self._shown()._numbers.readings)
+        return dict(self._shown().numeric_reading.readings)
 
     def fix_numeric(self, readings: dict) -> None:
         """Fix numeric features' cut points now (:meth:`RecordCoding.fix_numeric
@@ -284,7 +289,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
 
     def _merge_from(self, other) -> None:
         """Add ``other``'s records (:class:`~onlinebma.tan.merging.Merging`)."""
-        merge_codings(self, other)
+        self.merge_coding(other)
         self._predicted = None
         self._refresh()
 

@@ -23,7 +23,7 @@ from ..reading import factorize
 from ..records import NOMINAL, NUMERIC, numeric_values
 from .numbers import TABLE_SAMPLE_SIZE
 
-__all__ = ["RecordCoding"]
+__all__ = ["RecordCoding", "table_samples"]
 
 _NO_CODES = np.zeros(0, dtype=np.int64)
 # Column indices kept by RecordCoding._read_record over all its codings (2 MB of int64):
@@ -42,6 +42,29 @@ def _new_cells(new: np.ndarray) -> np.ndarray:
     return np.concatenate([[False], new, new, pair, pair, pair, pair])
 
 
+def table_samples(columns, labels) -> dict:
+    """``{feature: ColumnSample}`` of a validated table's numeric columns
+    (:func:`~onlinebma.reading.prepare_frame`'s ``columns``, each with an observed value):
+    each column's sample of at most :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values,
+    as ``learn_many`` on the table fixes its cut points from (:meth:`RecordCoding.fix_numeric`
+    takes them).
+
+    Parameters
+    ----------
+    columns : dict
+        The table's prepared columns.
+    labels : pandas.Series
+        Its labels.
+
+    Returns
+    -------
+    dict
+    """
+    names, codes = factorize(labels)
+    return {f: ColumnSample.of_column(values, codes, tuple(names), TABLE_SAMPLE_SIZE)
+            for f, (kind, values, _) in columns.items() if kind != NOMINAL}
+
+
 class RecordCoding:
     """Validating and coding records (a mixin): works on the host's ``_kinds``
     (:class:`~onlinebma.records.FeatureKinds`), ``_counts``
@@ -52,6 +75,62 @@ class RecordCoding:
     points were fixed and kept records replayed, ``width`` the number of pairs before), and
     the derived ``_readings`` / ``_readings_version`` (not state: reset them when
     pickling)."""
+
+    @property
+    def numeric_reading(self):
+        """The :class:`~onlinebma.tan.numbers.NumericReading` of the numeric features: their
+        cut points and the records kept for those without (read only)."""
+        return self._numbers
+
+    @property
+    def coded_kinds(self):
+        """The :class:`~onlinebma.records.FeatureKinds` of the features coded so far (read
+        only)."""
+        return self._kinds
+
+    @property
+    def records_learned(self) -> int:
+        """The number of records learned."""
+        return self._t
+
+    def merge_coding(self, other) -> None:
+        """Add ``other``'s records (a host of the same kind): feature kinds, numeric cut
+        points, counts and the record count.
+
+        Numeric features must have equal cut points where both have them (a feature only
+        ``other`` has cut points for gets them here), and neither side may hold records kept
+        for a feature without cut points (they would need the cut points of the merged
+        learner, which neither has seen): both are refused, naming the feature, before
+        anything changes. To merge learners of numeric streams, give them the same cut points
+        first (:meth:`fix_numeric`, from a first pass over the data).
+
+        Parameters
+        ----------
+        other : RecordCoding
+            Read through its public views (:attr:`coded_kinds`, :attr:`numeric_reading`,
+            ``counts``, :attr:`records_learned`); left unchanged.
+        """
+        kinds = other.coded_kinds
+        self._kinds.check_mergeable(kinds)
+        mine, theirs = self._numbers, other.numeric_reading
+        for side in (mine, theirs):
+            if side.pending.pending:
+                f = side.pending.pending[0]
+                raise ValueError(
+                    f"cannot merge: numeric feature {f!r} has no cut points yet "
+                    f"({len(side.pending)} records kept for it); give both learners the same "
+                    f"cut points first (fix_numeric, e.g. from onlinebma.numeric.read_table on "
+                    f"a first pass)")
+        for f, grids in theirs.readings.items():
+            if f in mine.readings and mine.readings[f] != grids:
+                raise ValueError(
+                    f"cannot merge: numeric feature {f!r} was cut into different intervals; "
+                    f"give both learners the same cut points first (fix_numeric)")
+        self._kinds.commit(kinds.kind)
+        self._fix_and_replay({f: g for f, g in theirs.readings.items()
+                              if f not in mine.readings})
+        self._counts.merge(other.counts)
+        self._t += other.records_learned
 
     @property
     def numeric_readings(self) -> dict:
@@ -297,9 +376,8 @@ class RecordCoding:
                 if kind != NOMINAL and f not in numbers.readings]
         if not todo or not numbers.cuts_numbers:
             return
-        names, codes = factorize(labels)
-        self._fix_checked({f: ColumnSample.of_column(columns[f][1], codes, tuple(names),
-                                                     TABLE_SAMPLE_SIZE) for f in todo})
+        samples = table_samples(columns, labels)
+        self._fix_checked({f: samples[f] for f in todo})
 
     def _count_table(self, columns, new, labels) -> None:
         """``learn_many``'s vectorised path, for a host that forgets nothing: cut points of

@@ -50,7 +50,6 @@ from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
 from .coding import RecordCoding
 from .gaussian import GAUSSIAN, GaussianStatistics
-from .merging import merge_codings
 from .narrow import NARROW_CELLS, narrow_predictions
 from .numbers import NumericReading
 from .stacking import FOLDS, folds_of, stacking_weights
@@ -551,16 +550,29 @@ class TreeMemberStack(RecordCoding, RateWeights):
             self._refresh(only_remembering=True)
 
     def _empty_copy(self) -> TreeMemberStack:
-        """A stack of the same members that has learned nothing but agrees with this one:
-        its feature kinds, cut points, classes (in this order) and Gaussian features."""
+        """A stack of the same members that has learned nothing but agrees with this one
+        (:meth:`agree_with`)."""
         out = TreeMemberStack(*self._arguments)
-        out._kinds.commit(self._kinds.kind)
-        if self._gaussian is not None and self._gaussian.features is not None:
-            out._gaussian.choose(self._gaussian.features)
-        out._fix_checked(self.numeric_readings)
-        for label in self._counts.classes_:
-            out._counts.add_class(label)
+        out.agree_with(self)
         return out
+
+    def agree_with(self, other: TreeMemberStack) -> None:
+        """Take, before learning anything, what ``other`` (a stack of the same members)
+        agreed: its feature kinds, cut points, classes (in its order) and Gaussian
+        features, so that the two merge and their Gaussian statistics share a layout.
+
+        Parameters
+        ----------
+        other : TreeMemberStack
+            Read through its public views; left unchanged.
+        """
+        self._kinds.commit(other.coded_kinds.kind)
+        theirs = other.gaussian_statistics
+        if self._gaussian is not None and theirs.features is not None:
+            self._gaussian.choose(theirs.features)
+        self._fix_checked(other.numeric_readings)
+        for label in other.counts.classes_:
+            self._counts.add_class(label)
 
     def fold_states(self, X, labels, offset: int = 0) -> list:
         """One empty copy of this stack (:meth:`_empty_copy`) per fold, each having counted
@@ -587,10 +599,23 @@ class TreeMemberStack(RecordCoding, RateWeights):
             state = self._empty_copy()
             rows = np.flatnonzero(folds == k)
             if rows.size:
-                state._count_rows(*prepare_frame(state._kinds, X.iloc[rows],
-                                                 labels.iloc[rows]))
+                state.count_table(X.iloc[rows], labels.iloc[rows])
             out.append(state)
         return out
+
+    def count_table(self, X, y) -> None:
+        """Validate a table and count it at once (:meth:`_count_rows`): every numeric column
+        cut already (:meth:`agree_with`); ``l`` is not refreshed (:meth:`add_records` or
+        ``learn_many`` do).
+
+        Parameters
+        ----------
+        X : pandas.DataFrame
+            The rows.
+        y : pandas.Series
+            Their labels.
+        """
+        self._count_rows(*prepare_frame(self._kinds, X, y))
 
     def _count_rows(self, columns, new, labels) -> None:
         """Count a validated table at once, every numeric column cut already (or not cut by
@@ -620,10 +645,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         out = []
         for k in range(len(folds)):
             state = copy.deepcopy(self)
-            for j, other in enumerate(folds):
-                if j != k:
-                    state._add_records(other)
-            state._refresh()
+            state.add_records([other for j, other in enumerate(folds) if j != k])
             out.append(state)
         return StackComplements(out)
 
@@ -639,33 +661,27 @@ class TreeMemberStack(RecordCoding, RateWeights):
             ``(rows, members)``: :meth:`StackComplements.cross_validated_probabilities` of
             the table's rows.
         """
-        for state in folds:
-            self._add_records(state)
-        self._refresh()
+        self.add_records(folds)
         if len(probabilities):
             weights = np.maximum(stacking_weights(probabilities), MIN_PROBABILITY)
             self.log_weights = np.log(weights / weights.sum()).tolist()
 
-    def _add_records(self, other: TreeMemberStack) -> None:
-        """Add ``other``'s records (counts and Gaussian statistics), ``l`` not refreshed."""
-        merge_codings(self, other)
-        if self._gaussian is not None:
-            counts = self._counts
-            self._gaussian.merge(other.gaussian_statistics,
-                                 [counts.class_code(c) for c in other.counts.classes_])
+    def add_records(self, others) -> None:
+        """Add other stacks' records (counts and Gaussian statistics, exactly), then ``l``
+        from the counts; the weights are left as they are (:meth:`merge` checks them).
 
-    def merge(self, other: TreeMemberStack) -> None:
-        """Add ``other``'s records (a stack of the same members that forgets nothing): the
-        counts and the Gaussian statistics add exactly. The weights of several members are
-        not a function of the statistics (the dynamic-model-averaging recursion depends on
-        the order of the records), so stacks whose weights have moved are refused."""
-        for stack in (self, other):  # members that predicted alike keep equal weights
-            if max(stack.log_weights) - min(stack.log_weights) > 1e-9:
-                raise ValueError(
-                    "cannot merge: the weights of the members (numeric representations or "
-                    "rates) depend on the order of the records; merge learners of one "
-                    "representation (numeric='8 intervals', 'MDL' or 'Gaussian')")
-        self._add_records(other)
+        Parameters
+        ----------
+        others : iterable of TreeMemberStack
+            Stacks of the same members that forget nothing, with this stack's cut points
+            where both have them; left unchanged.
+        """
+        counts = self._counts
+        for other in others:
+            self.merge_coding(other)
+            if self._gaussian is not None:
+                self._gaussian.merge(other.gaussian_statistics,
+                                     [counts.class_code(c) for c in other.counts.classes_])
         self._refresh()
 
     # ------------------------------------------------------------------ reading

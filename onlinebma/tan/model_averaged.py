@@ -269,7 +269,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
 
     def _merge_from(self, other) -> None:
         """Add ``other``'s records (:class:`~onlinebma.tan.merging.Merging`)."""
-        self._state.merge(other._state)
+        self._state.merge(other.state)
 
     # ------------------------------------------------------------------ reading
 
