@@ -534,10 +534,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self._fix_from_table(columns, labels)
         self._fix_pending()
         self._kinds.commit(new)
-        counts = self._counts
-        known = counts.n_classes
-        for label in factorize(labels)[0]:
-            counts.add_class(label)
+        for label in factorize(labels)[0]:  # l is refreshed once the folds are added
+            self._counts.add_class(label)
         if self._gaussian is not None and self._gaussian.features is None:
             numeric = {f: values for f, (kind, values, _) in columns.items()
                        if kind != NOMINAL}
@@ -546,8 +544,6 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 first = observed.any(axis=1).argmax()
                 self._gaussian.choose([f for f, seen in zip(numeric, observed[first])
                                        if seen])
-        if counts.n_classes > known:
-            self._refresh(only_remembering=True)
 
     def _empty_copy(self) -> TreeMemberStack:
         """A stack of the same members that has learned nothing but agrees with this one

@@ -208,7 +208,8 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
           probabilities. They depend on which rows share a fold, not on the order of the rows
           within a fold; what the learner had learned before is in every fold's training
           state, and its weights are replaced by the table's. Folds without rows (a table of
-          fewer than 5 rows) are skipped. ``learn_one`` afterwards continues the
+          fewer than 5 rows) are skipped; an empty table changes nothing. The cut points
+          are the whole table's in every fold. ``learn_one`` afterwards continues the
           dynamic-model-averaging recursion from these weights;
         - a learner that forgets: row by row in order, equal to ``learn_one`` on each row.
 
