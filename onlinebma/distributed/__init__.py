@@ -19,11 +19,16 @@ A learner chooses its plan:
   :class:`~onlinebma.distributed.first_pass.SampledMergePlan`, a first pass drawing each
   numeric column's sample from the whole frame as ``learn_many`` draws it, the cut points
   fixed from it, then the merge plan;
+- ModelAveragedTAN's default ``numeric="auto"`` that forgets nothing, on numeric columns
+  (its representations weighed by stacking, :mod:`onlinebma.tan.stacking`):
+  :class:`~onlinebma.tan.merging.StackingPlan`, the same first pass, then each partition's
+  fold states counted in parallel and merged per fold, then each partition's
+  cross-validated probabilities (:class:`~onlinebma.distributed.first_pass.OffsetPass`,
+  passes whose partial results depend on where a partition's rows lie);
 - the tree-augmented learners whose state depends on the order of the records (those that
-  forget, and ModelAveragedTAN's default ``numeric="auto"`` on numeric columns):
-  :class:`~onlinebma.distributed.chain.ChainPlan`, the same first pass, then the partitions
-  learned one after the other by one learner, a chain of Dask tasks (exact, but one
-  partition at a time: for frames larger than memory, not for speed);
+  forget): :class:`~onlinebma.distributed.chain.ChainPlan`, the same first pass, then the
+  partitions learned one after the other by one learner, a chain of Dask tasks (exact, but
+  one partition at a time: for frames larger than memory, not for speed);
 - FAN and FiniteMixture with a criterion computed from sums (``"bic"``, ``"aic"``, ``"cs"``,
   ``"icl"``): distributed EM, the records staying where they lie
   (:mod:`onlinebma.mixture.distributed_em`);
