@@ -680,6 +680,22 @@ class TreeMemberStack(RecordCoding, RateWeights):
                                      [counts.class_code(c) for c in other.counts.classes_])
         self._refresh()
 
+    def merge(self, other: TreeMemberStack) -> None:
+        """Add ``other``'s records (a stack of the same members that forgets nothing): the
+        counts and the Gaussian statistics add exactly. The weights of several members are
+        not a function of the statistics (the recursion over a stream depends on the order
+        of its records, the stacking weights of a table on its cross-validated
+        probabilities), so stacks whose weights have moved are refused."""
+        for stack in (self, other):  # members that predicted alike keep equal weights
+            if max(stack.log_weights) - min(stack.log_weights) > 1e-9:
+                raise ValueError(
+                    "cannot merge: the weights of the members (numeric representations or "
+                    "rates) are not a function of the counts (the recursion over a stream, "
+                    "the stacking weights of a table); merge learners of one representation "
+                    "(numeric='8 intervals', 'MDL' or 'Gaussian'), or learn the union with "
+                    "learn_many (distributed.fit for a Dask frame)")
+        self.add_records([other])
+
     # ------------------------------------------------------------------ reading
 
     def edge_posteriors(self) -> dict:
