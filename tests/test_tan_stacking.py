@@ -318,3 +318,32 @@ def test_a_bad_table_changes_nothing(bad, match):
         model.learn_many(*bad(X[60:].reset_index(drop=True), y[60:].reset_index(drop=True)))
     assert snapshot(model, X) == before
 
+
+
+def test_gaussian_statistics_of_a_table_equal_learning_its_rows():
+    """GaussianStatistics.learn_many (the fold states' Gaussian counting) against learn on
+    each row: a row missing a value or every value, a class seen late."""
+    from onlinebma.tan.gaussian import GaussianStatistics
+
+    rng = np.random.default_rng(8)
+    values = rng.normal(size=(40, 2)) * [1.0, 3.0] + [0.0, 5.0]
+    values[3, 1] = values[7, 0] = np.nan
+    values[11] = np.nan
+    classes = rng.integers(0, 2, 40)
+    classes[30:33] = 2
+    rows, table = GaussianStatistics((1.0,)), GaussianStatistics((1.0,))
+    for stats in (rows, table):
+        stats.choose(["u", "v"])
+    for x, c in zip(values, classes):
+        rows.learn([(f, v) for f, v in zip(["u", "v"], x) if v == v], int(c), 3)
+    table.learn_many(values, classes, 3)
+    np.testing.assert_allclose(table.statistics.n, rows.statistics.n, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(table.statistics.mean, rows.statistics.mean, rtol=0,
+                               atol=1e-12)
+    for x in ([0.5, 4.0], [np.nan, 7.0], [-1.0, np.nan]):
+        np.testing.assert_allclose(table.log_densities(np.array(x), 3),
+                                   rows.log_densities(np.array(x), 3), rtol=0, atol=1e-10)
+    assert rows.statistics.n.tolist() == [[float((classes[:11] == k).sum()
+                                                 + (classes[12:] == k).sum())
+                                           - (k == classes[3]) - (k == classes[7])
+                                           for k in range(3)]]
