@@ -471,8 +471,11 @@ class TreeMemberStack(RecordCoding, RateWeights):
         - a member that forgets: row by row in order, as ``learn_one`` on each row (the
           weights and the counts move with every record).
 
-        Either way a table learned in parts after the same cut points were agreed equals it
-        learned at once (:func:`onlinebma.distributed.fit`)."""
+        The counts and statistics of a table learned in parts after the same cut points were
+        agreed equal those of it learned at once; the stacking weights are those of the last
+        table learned (the records before it are in every fold's training state), so a table
+        is learned at once, in memory or with :func:`onlinebma.distributed.fit` (whose plan,
+        :class:`~onlinebma.tan.merging.StackingPlan`, gives the weights of the whole frame)."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self.forgets:
