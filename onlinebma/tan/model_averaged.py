@@ -209,8 +209,10 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
           within a fold; what the learner had learned before is in every fold's training
           state, and its weights are replaced by the table's. Folds without rows (a table of
           fewer than 5 rows) are skipped; an empty table changes nothing. The cut points
-          are the whole table's in every fold. ``learn_one`` afterwards continues the
-          dynamic-model-averaging recursion from these weights;
+          are the whole table's in every fold. Learned in batches, the counts add up as
+          for the whole table, but the weights are the last batch's: give the whole table
+          at once (on Dask, :func:`onlinebma.distributed.fit` does). ``learn_one``
+          afterwards continues the dynamic-model-averaging recursion from these weights;
         - a learner that forgets: row by row in order, equal to ``learn_one`` on each row.
 
         Parameters
