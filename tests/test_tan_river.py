@@ -40,7 +40,7 @@ def test_river_estimator_checks_on_default_parameters():
 
 
 @pytest.mark.parametrize("make, params", [
-    (ModelAveragedTAN, {"sample_size": 10}),
+    (ModelAveragedTAN, {"sample_size": 10, "numeric": "MDL"}),  # the default: test_tan_stacking
     (ModelAveragedTAN, {"sample_size": 10, "decay": 0.9}),
     (ModelAveragedTAN, {"sample_size": 10, "decay": "auto"}),
     (TAN, {"sample_size": 10, "decay": 0.9}),
