@@ -54,6 +54,8 @@ TREE_BASES = 64
 #: Gather and scatter indices are kept per tree basis for stacks of up to this many graphs
 #: (a record's); a batch's are made for each call.
 CACHED_GRAPHS = 64
+#: Gather and scatter layouts kept per tree basis (entries: one per stack size and trees).
+BASIS_LAYOUTS = 64
 
 # ---------------------------------------------------------------- pair counts
 #: Rows x pairs of index arrays per bincount of PairCounts.learn_many (memory).

@@ -80,7 +80,7 @@ class PartitionedEngine(Engine):
         self.rounds = 0  # rounds over the chunks so far (for the benchmark)
 
     def __getattr__(self, name):
-        if name in PartitionedEngine._CONSTANTS:
+        if name in self._CONSTANTS:
             return getattr(self.__dict__["proto"], name)
         raise AttributeError(name)
 

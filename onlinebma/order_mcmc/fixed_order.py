@@ -334,13 +334,12 @@ class FixedOrderBMA(OrderAveragingClassifier):
         else:
             self._live = None  # rebuilt from the stored records at the next prediction
 
-    def _reset(self):
-        super()._reset()
+    def _reset_model(self):
         self._live = None
 
     def _refit(self):
         if not self._streaming:
-            return super()._refit()
+            return self._batch_refit()
         self._live = None
         self._live_state()
         self.n_fits_ += 1

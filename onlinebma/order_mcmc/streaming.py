@@ -190,7 +190,7 @@ class LiveState:
         self.n_at_cuts = self.n_at_candidates = coding.n_learned
         rows = coding.node_rows(self.cuts)
         self.mark = coding.mark()
-        self.candidates = self._choose(clf, rows)
+        self.candidates = self.candidates_on(clf, rows)
         self.scores = self._tables(clf, rows, self.candidates)
         self.scores.add_many(rows)
         self.model = StreamingOrderModel(self.scores, clf.prune_tol)
@@ -220,7 +220,7 @@ class LiveState:
         out.restrict = scores.order is not None
         # The records are not at hand: the candidates come from the one-parent families'
         # counts (the same numbers as from the records) and stay until the next rebuild.
-        out.candidates = out._choose(clf, np.zeros((0, scores.n), np.int64),
+        out.candidates = out.candidates_on(clf, np.zeros((0, scores.n), np.int64),
                                      scores.pair_tables())
         out.n_at_candidates = None
         if out.candidates is not None:
@@ -230,7 +230,7 @@ class LiveState:
         out.successor = None
         return out
 
-    def _choose(self, clf, rows, tables=None):
+    def candidates_on(self, clf, rows, tables=None):
         """Candidate parents of the nodes on ``rows`` (:func:`choose_candidates`)."""
         return choose_candidates(rows, clf.max_candidates, clf.alpha, len(self.names) - 1,
                                  self.order if self.restrict else None, tables)
@@ -251,7 +251,7 @@ class LiveState:
                 coding.n_learned - self.n_at_candidates >= \
                 max(1, math.ceil(_CANDIDATE_GROWTH * self.n_at_candidates)):
             rows = coding.node_rows(self.cuts)
-            chosen = self._choose(clf, rows)
+            chosen = self.candidates_on(clf, rows)
             if not _same_candidates(chosen, self.candidates):
                 tables = self._tables(clf, rows, chosen)
                 if len(rows) * tables.n_tables <= tuning.REBUILD_AT:

@@ -456,6 +456,12 @@ class _Statistics:
     # then the factors of the scatter), _pool(A, B) (Chan et al.'s pooling) and _nodes(X, w)
     # (the statistics of single records, for the tree reduction of a block).
 
+    @property
+    def state(self) -> tuple:
+        """The arrays of the statistics (weights, means, then the factors of the scatter;
+        batch axes first), to read, not to change."""
+        return self._state
+
     def _empty(self):
         return tuple(np.zeros(self.shape + (self.n_features,) * k) for k in self._layout)
 
@@ -542,7 +548,7 @@ class _Statistics:
         if type(other) is not type(self) or other.n_features != self.n_features \
                 or other.shape != self.shape:
             raise ValueError("can only merge statistics of the same kind, features and shape")
-        self._state = self._pool(self._state, other._state)
+        self._state = self._pool(self._state, other.state)
 
     def grow(self, axis: int, size: int) -> None:
         """Lengthen a batch axis to ``size`` with empty statistics (e.g. a class or a value of
@@ -574,8 +580,7 @@ class _Statistics:
     def copy(self):
         """An independent copy."""
         new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._state = tuple(x.copy() for x in self._state)
+        new.__dict__.update({**self.__dict__, "_state": tuple(x.copy() for x in self._state)})
         return new
 
 
@@ -1223,11 +1228,11 @@ class MomentStatistics(_Statistics):
         axis %= k
         nodes = tuple(np.moveaxis(v, axis, 0) for v in self._state)
         new = object.__new__(MomentStatistics)
-        new.n_features = self.n_features
-        new.shape = self.shape[:axis] + self.shape[axis + 1:]
-        new.decay = np.array(np.moveaxis(np.asarray(self.decay), axis, 0)[0]) \
-            if np.ndim(self.decay) else self.decay
-        new._state = _reduce(nodes, _pool_moments, self.shape[axis])
+        new.__dict__.update(
+            n_features=self.n_features, shape=self.shape[:axis] + self.shape[axis + 1:],
+            decay=np.array(np.moveaxis(np.asarray(self.decay), axis, 0)[0])
+            if np.ndim(self.decay) else self.decay,
+            _state=_reduce(nodes, _pool_moments, self.shape[axis]))
         return new
 
     def log_marginal(self, prior: NormalWishartPrior) -> np.ndarray:

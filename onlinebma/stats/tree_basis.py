@@ -61,6 +61,7 @@ import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
 
 from .. import tuning
+from ..caching import BoundedCache
 
 __all__ = ["DROP_NATS", "TOLERANCE", "TreeBases", "TreeBasis", "maximum_spanning_tree",
            "tree_basis_sums"]
@@ -156,7 +157,7 @@ class TreeBasis:
         self.dropped_ = (off[e[~keep]], tree[f[~keep]])
         self.n_ = n
         self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
-        self._layouts: dict = {}
+        self.layouts = BoundedCache("BASIS_LAYOUTS")  # see _layout
 
 
 class TreeBases:
@@ -172,7 +173,7 @@ class TreeBases:
 
     def __init__(self, bases):
         self.bases_ = list(bases)
-        self._layouts: dict = {}
+        self.layouts = BoundedCache("BASIS_LAYOUTS")  # see _layout
 
 
 def _layout(basis, tree, b: int, e: int):
@@ -184,7 +185,7 @@ def _layout(basis, tree, b: int, e: int):
     edges of each graph; for :class:`TreeBases` also the bound's terms of each graph's
     basis. Cached on ``basis`` per stack of a record's size (at most ``_CACHED_GRAPHS``)."""
     key = (b, e, None if tree is None else tree.tobytes())
-    layout = basis._layouts.get(key)
+    layout = basis.layouts.get(key)
     if layout is not None:
         return layout
     bases = getattr(basis, "bases_", [basis])
@@ -214,7 +215,7 @@ def _layout(basis, tree, b: int, e: int):
     layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
               np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
     if b <= tuning.CACHED_GRAPHS:
-        basis._layouts[key] = layout
+        basis.layouts.put(key, layout)
     return layout
 
 
