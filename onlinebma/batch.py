@@ -139,6 +139,7 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         self._n_learned_at_data = 0  # lazy models: records learned when _fitted_data was built
         self._size_at_fit = 0
         self._fitted_data: Table | None = None
+        self.n_fits_ = 0
         self._reset_model()
 
     def _stored_window(self) -> int | None:
@@ -148,7 +149,6 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
 
     def _reset_model(self) -> None:
         """Empty the subclass's fitted state (called by :meth:`_reset`, after the coding)."""
-        self.n_fits_ = 0
 
     @property
     def coding(self) -> Coding:
