@@ -2,7 +2,8 @@
 
 None of these numbers changes a prediction: a budget bounds the memory of a cache or of the
 temporaries of one vectorised step, and a crossover chooses between two exact paths (plain
-Python floats or numpy, one route or another) by which is faster. Each is given with what it
+Python floats or numpy, one route or another) by which is faster. Only ``MAX_FAMILIES`` and
+``MAX_FEATURES`` change what a learner accepts: a record beyond them is refused up front. Each is given with what it
 bounds and the command that measures it; the measurements themselves are in the documents
 those commands write (``docs/results/``, ``docs/tan.md`` *Speed*, ``docs/isa.md``), never in
 code comments, because they depend on the machine.
@@ -99,6 +100,10 @@ ORDER_PREDICTIVE_CELLS = 1 << 21
 SCORE_CHUNK_CELLS = 1 << 22
 #: Count entries read at once when families are rescored from the counts (memory).
 RESCORE_CHUNK = 1 << 20
+#: Cell keys of one block when records are counted into the streaming tables (memory).
+COUNT_BLOCK_KEYS = 1 << 20
+#: Rows x parent sets of one lookup step over the streaming tables (memory).
+LIVE_LOOKUP_CELLS = 1 << 20
 #: New candidate parents whose tables would count more record-set pairs than this are
 #: counted a slice at a time over the next records (latency of one record).
 REBUILD_AT = 1 << 19

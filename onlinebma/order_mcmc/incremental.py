@@ -286,7 +286,7 @@ class StreamingScores(CountReads):
         if not self.layout.fits(rows):
             raise ValueError("the records do not fit the layout of the count tables")
         found = [np.unique(keys.astype(np.int64), return_counts=True)  # bounded sorts
-                 for keys in self.layout.blocks(rows, 1 << 20)] if len(rows) else []
+                 for keys in self.layout.blocks(rows, tuning.COUNT_BLOCK_KEYS)] if len(rows) else []
         table = SparseCounts(*(np.concatenate([p[j] for p in found]) for j in (0, 1))) \
             if found else SparseCounts()  # blocks in set order: the keys come out sorted
         values = [np.bincount(rows[:, i][rows[:, i] >= 0], minlength=int(self.layout.room[i]))

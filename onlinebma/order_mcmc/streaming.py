@@ -76,7 +76,7 @@ class _LiveTables:
         return scores
 
     def chunks(self, i, parents, n_rows):
-        step = max(1, (1 << 20) // max(1, n_rows))
+        step = max(1, tuning.LIVE_LOOKUP_CELLS // max(1, n_rows))
         for lo in range(0, len(parents), step):
             yield slice(lo, min(lo + step, len(parents)))
 
