@@ -2,7 +2,7 @@
 
 A learner keeps results it can always recompute (the plan of a set of observed features, a
 per-node sum of the order chain, a tree basis, …) in a :class:`BoundedCache`: a dictionary
-whose entries each have a weight (by default 1; for arrays, the numbers they hold), whose
+whose entries each have a weight (1 each, or for arrays the numbers they hold), whose
 total weight stays within a budget (the oldest entries are dropped first), that can be tied
 to its owner's version (every entry is dropped when the version changes) and that is empty
 when pickled (a copy or a pickle keeps the learner, never its caches). Its
@@ -14,8 +14,8 @@ insertion, so a test that monkeypatches the budget there bounds the caches alrea
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
-from typing import Any, NamedTuple
+from collections.abc import Hashable
+from typing import NamedTuple
 
 from . import tuning
 
@@ -50,9 +50,10 @@ class BoundedCache:
     budget : int or str
         The largest total weight kept, or the name of a budget in :mod:`onlinebma.tuning`
         (read at every insertion, so that it can be changed at run time).
-    weigh : callable or None, default=None
-        The weight of a value (a function of the value, picklable: defined at module
-        level); ``None`` weighs every entry 1 (the budget counts entries).
+    weigh : {"entries", "cells"}, default="entries"
+        How an entry weighs: ``"entries"`` 1 each (the budget counts entries), ``"cells"``
+        the numbers of its arrays (:func:`array_cells`; the budget counts numbers). A name,
+        not a function, so that the cache's state is plain values.
 
     Notes
     -----
@@ -76,9 +77,11 @@ class BoundedCache:
     CacheSize(entries=0, weight=0)
     """
 
-    def __init__(self, budget: int | str, weigh: Callable[[Any], int] | None = None):
+    def __init__(self, budget: int | str, weigh: str = "entries"):
         if isinstance(budget, str) and not hasattr(tuning, budget):
             raise ValueError(f"budget {budget!r} is not a budget of onlinebma.tuning")
+        if weigh not in ("entries", "cells"):
+            raise ValueError(f"weigh must be 'entries' or 'cells', got {weigh!r}")
         self.budget = budget
         self.weigh = weigh
         self._clear()
@@ -123,7 +126,7 @@ class BoundedCache:
     def put(self, key: Hashable, value):
         """Keep ``value`` under ``key`` (dropping the oldest entries while the budget would be
         passed; not kept if it alone passes the budget) and return it."""
-        weight = 1 if self.weigh is None else int(self.weigh(value))
+        weight = 1 if self.weigh == "entries" else array_cells(value)
         if key in self._entries:
             self._weight -= self._weights.pop(key)
             del self._entries[key]

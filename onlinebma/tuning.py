@@ -3,10 +3,10 @@
 None of these numbers changes a prediction: a budget bounds the memory of a cache or of the
 temporaries of one vectorised step, and a crossover chooses between two exact paths (plain
 Python floats or numpy, one route or another) by which is faster. Only ``MAX_FAMILIES`` and
-``MAX_FEATURES`` change what a learner accepts: a record beyond them is refused up front. Each is given with what it
-bounds and the command that measures it; the measurements themselves are in the documents
-those commands write (``docs/results/``, ``docs/tan.md`` *Speed*, ``docs/isa.md``), never in
-code comments, because they depend on the machine.
+``MAX_FEATURES`` change what a learner accepts: a record beyond them is refused up front. Each is
+given with what it bounds and the command that measures it; the measurements themselves are in the
+documents those commands write (``docs/results/``, ``docs/tan.md`` *Speed*, ``docs/isa.md``), never
+in code comments, because they depend on the machine.
 
 The modules read these at the time of use (``tuning.NAME``), so a test or a benchmark sets
 one with ``monkeypatch.setattr(onlinebma.tuning, "NAME", value)`` and every learner, those

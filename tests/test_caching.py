@@ -12,7 +12,7 @@ from onlinebma.caching import BoundedCache, CacheSize, array_cells
 
 
 def test_the_oldest_entries_make_room_by_weight():
-    cache = BoundedCache(budget=10, weigh=array_cells)
+    cache = BoundedCache(budget=10, weigh="cells")
     cache.put("a", np.zeros(4))
     cache.put("b", np.zeros(5))
     assert cache.size == CacheSize(entries=2, weight=9)
@@ -24,7 +24,7 @@ def test_the_oldest_entries_make_room_by_weight():
 
 
 def test_an_entry_heavier_than_the_budget_is_returned_but_not_kept():
-    cache = BoundedCache(budget=3, weigh=array_cells)
+    cache = BoundedCache(budget=3, weigh="cells")
     cache.put("a", np.zeros(2))
     value = np.zeros(4)
     assert cache.put("big", value) is value
@@ -32,7 +32,7 @@ def test_an_entry_heavier_than_the_budget_is_returned_but_not_kept():
 
 
 def test_putting_a_key_again_replaces_its_weight():
-    cache = BoundedCache(budget=10, weigh=array_cells)
+    cache = BoundedCache(budget=10, weigh="cells")
     cache.put("a", np.zeros(6))
     cache.put("a", np.zeros(2))
     assert cache.size == CacheSize(1, 2)
@@ -57,12 +57,12 @@ def test_entries_follow_their_owners_version():
 @pytest.mark.parametrize("clone", [lambda c: pickle.loads(pickle.dumps(c)), copy.deepcopy,
                                    copy.copy])
 def test_a_pickle_or_a_copy_is_empty_and_keeps_the_budget(clone):
-    cache = BoundedCache(budget="PAIR_PLAN_CELLS", weigh=array_cells)
+    cache = BoundedCache(budget="PAIR_PLAN_CELLS", weigh="cells")
     cache.follow(3)
     cache.put("a", np.zeros(3))
     other = clone(cache)
     assert other.size == CacheSize(0, 0) and other.version is None
-    assert other.budget == "PAIR_PLAN_CELLS" and other.weigh is array_cells
+    assert other.budget == "PAIR_PLAN_CELLS" and other.weigh == "cells"
     assert cache.size == CacheSize(1, 3)  # the original keeps its entries
     other.put("b", np.zeros(2))
     assert "b" not in cache
@@ -80,3 +80,8 @@ def test_a_named_budget_is_read_at_every_insertion(monkeypatch):
 def test_an_unknown_budget_name_is_refused():
     with pytest.raises(ValueError, match="NO_SUCH_BUDGET"):
         BoundedCache(budget="NO_SUCH_BUDGET")
+
+
+def test_an_unknown_weighing_is_refused():
+    with pytest.raises(ValueError, match="weigh"):
+        BoundedCache(budget=3, weigh=len)

@@ -69,7 +69,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import tuning
-from ..caching import BoundedCache, array_cells
+from ..caching import BoundedCache
 from ..validation import check_int
 from .pair_ids import pair_cells, pair_id, pairs_of
 
@@ -108,7 +108,7 @@ class PairCounts:
         self._value_codes: list = []
         self._laid_out = np.zeros(0, dtype=np.int64)  # capacities of the current layout
         # observed feature codes -> their columns' plan (see _plan)
-        self._plans = BoundedCache("PAIR_PLAN_CELLS", weigh=array_cells)
+        self._plans = BoundedCache("PAIR_PLAN_CELLS", weigh="cells")
         self._starts: dict = {}  # (class code, width) -> flat starts of its rows (see add)
         self._version = 0
         self._dirty = False  # capacities or features changed since the last layout

@@ -19,7 +19,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .. import tuning
-from ..caching import BoundedCache, array_cells
+from ..caching import BoundedCache
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
 from ..stats.spanning import edge_probabilities
 from .record_sums import RecordTreeSums
@@ -52,7 +52,7 @@ class TreeTerms:
 
     def _fresh(self) -> None:
         self.sums = RecordTreeSums(self.forests, math.log(self.edge_prior))
-        self.plans = BoundedCache("TREE_PLAN_CELLS", weigh=array_cells)
+        self.plans = BoundedCache("TREE_PLAN_CELLS", weigh="cells")
 
     def __getstate__(self):
         return {"ess": self.ess, "forests": self.forests, "edge_prior": self.edge_prior}
