@@ -10,12 +10,15 @@ in code comments, because they depend on the machine.
 
 The modules read these at the time of use (``tuning.NAME``), so a test or a benchmark sets
 one with ``monkeypatch.setattr(onlinebma.tuning, "NAME", value)`` and every learner, those
-already built included, follows it. The bounded caches (:class:`onlinebma.caching.
-BoundedCache`) take the name of their budget here.
+already built included, follows it. The bounded caches
+(:class:`~onlinebma.caching.BoundedCache`) take the name of their budget here.
 
 Constants that other modules still hold (to be moved here): ``tan/members.py``
-``_FLAT_CELLS`` and ``RENORMALISE_ABOVE``, ``tan/coding.py`` ``_READING_CELLS``, the wide
-paths of ``naive_bayes/wide.py`` and ``naive_bayes/wide_nominal.py``.
+``_FLAT_CELLS``, ``tan/coding.py`` ``_READING_CELLS``, ``naive_bayes/bma.py`` ``_STEP_CAP``,
+``naive_bayes/wide.py`` ``WIDE_FEATURES`` and ``WIDE_CELLS``, ``naive_bayes/wide_nominal.py``
+``NOMINAL_FEATURES``, ``NOMINAL_CELLS`` and ``BMANB_NOMINAL_CELLS``. Numerical safety limits
+(``stats.numerics.RENORMALISE_ABOVE``, ``stats.elimination.SAFE_NATS``, …) are not tuning
+and stay with their arithmetic.
 """
 
 from __future__ import annotations
