@@ -133,12 +133,22 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
     # ------------------------------------------------------------------ state
 
     def _reset(self):
-        self._coding = Coding(self.nominal_attributes, self.window, self.numeric_attributes)
+        self._coding = Coding(self.nominal_attributes, self._stored_window(),
+                              self.numeric_attributes)
         self._n_learned_at_fit = 0
         self._n_learned_at_data = 0  # lazy models: records learned when _fitted_data was built
         self._size_at_fit = 0
         self._fitted_data: Table | None = None
         self.n_fits_ = 0
+        self._reset_model()
+
+    def _stored_window(self) -> int | None:
+        """Records the coding stores (``None``: all): the window, unless a subclass keeps
+        more (the contexts of the window's records)."""
+        return self.window
+
+    def _reset_model(self) -> None:
+        """Empty the subclass's fitted state (called by :meth:`_reset`, after the coding)."""
 
     @property
     def coding(self) -> Coding:
@@ -245,10 +255,10 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             )
         X, y = other.coding.stored_frame()
         out = copy.deepcopy(self)
-        out._coding.register(other.coding)
+        out.coding.register(other.coding)
         if len(y):
             out.learn_many(X, y)
-        out._coding.count_dropped(dropped)
+        out.coding.count_dropped(dropped)
         return out
 
     def distributed_plan(self) -> MergePlan:
@@ -275,7 +285,9 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             self._n_learned_at_data = self._n_learned
         return self._fitted_data
 
-    def _refit_due(self) -> bool:
+    def _batch_refit_due(self) -> bool:
+        """Whether the table is refit before the next prediction (the batch rule; a
+        subclass that learns as a stream overrides :meth:`_refit_due` when streaming)."""
         if self._fitted_data is None:
             return True
         coding = self._coding
@@ -288,7 +300,10 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
             return new >= self.refit_every
         return growth_due(new, self._size_at_fit)
 
-    def _refit(self):
+    _refit_due = _batch_refit_due
+
+    def _batch_refit(self):
+        """Fit the model to the stored records (the batch refit; see :meth:`_refit_due`)."""
         coding = self._coding
         saved = coding.cuts
         if self._discrete:
@@ -304,6 +319,8 @@ class BufferRefitClassifier(base.MiniBatchClassifier):
         self._n_learned_at_fit = self._n_learned_at_data = self._n_learned
         self._size_at_fit = table.n
         self.n_fits_ += 1
+
+    _refit = _batch_refit
 
     def _expand_classes(self, table: Table, proba: np.ndarray) -> np.ndarray:
         """Probabilities over ``table.classes`` → over ``classes_`` (the coding's rule)."""

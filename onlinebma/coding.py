@@ -116,6 +116,13 @@ class Coding:
         return tuple(self._numeric)
 
     @property
+    def arrival_order(self) -> tuple:
+        """The nominal features and the numeric features, each in their order of first
+        arrival (two tuples)."""
+        return (tuple(sorted(self._nominal, key=self._nominal.__getitem__)),
+                tuple(sorted(self._numeric, key=self._numeric.__getitem__)))
+
+    @property
     def classes(self) -> tuple:
         """Every label learned, by class code."""
         return tuple(self._classes)
@@ -257,16 +264,15 @@ class Coding:
         """Features, values and labels ``other`` holds, added in its order of first arrival
         (what learning its stream would add, records dropped by its window included; with a
         window, values whose codes it let go are not among them)."""
-        nominal = sorted(other._nominal.items(), key=lambda t: t[1])  # arrival order
-        numeric = sorted(other._numeric.items(), key=lambda t: t[1])
-        new = {f: other.kinds.kind[f] for f, _ in nominal + numeric if f not in self.kinds.kind}
+        nominal, numeric = other.arrival_order
+        new = {f: other.kinds.kind[f] for f in nominal + numeric if f not in self.kinds.kind}
         self.kinds.commit(new)
         self._add_features(new)
-        for f, j in other._nominal.items():
+        for f in nominal:
             mapping = self._values[self._nominal[f]]
-            for v in other._values[j]:
+            for v in other.values_of(f):
                 mapping.setdefault(v, len(mapping))
-        for label in other._classes:
+        for label in other.classes:
             self._classes.setdefault(label, len(self._classes))
 
     def count_dropped(self, k: int) -> None:

@@ -70,8 +70,8 @@ def check_mergeable_with(learner, other) -> None:
     """``other`` can be merged into ``learner``: the same class, the same hyperparameters."""
     if type(other) is not type(learner):
         raise TypeError(f"cannot merge {type(learner).__name__} with {type(other).__name__}")
-    if other._get_params() != learner._get_params():
+    # River's Base._get_params: the hyperparameters, nested estimators as (class, params)
+    mine, theirs = (lrn._get_params() for lrn in (learner, other))
+    if theirs != mine:
         raise ValueError(
-            f"cannot merge learners with different hyperparameters: "
-            f"{learner._get_params()} vs {other._get_params()}"
-        )
+            f"cannot merge learners with different hyperparameters: {mine} vs {theirs}")

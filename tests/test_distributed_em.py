@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma import distributed
+from onlinebma import distributed, tuning
 from onlinebma.mixture import FAN, FiniteMixture, chunks
 from onlinebma.mixture import distributed_em as dem
 
@@ -186,8 +186,8 @@ def _values(chunk):
 
 @pytest.mark.parametrize("seed", range(4))
 def test_exact_selection_and_median_over_chunks(seed, monkeypatch):
-    monkeypatch.setattr(dem, "_GATHER", 50)  # force several narrowing rounds
-    monkeypatch.setattr(dem, "_SAMPLES", 4)
+    monkeypatch.setattr(tuning, "ORDER_STATISTIC_GATHER", 50)  # force several narrowing rounds
+    monkeypatch.setattr(tuning, "ORDER_STATISTIC_SAMPLES", 4)
     g = np.random.default_rng(seed)
     values = np.concatenate([g.normal(size=300), np.full(200, 0.25), [np.inf, 1e308, -1e308]])
     g.shuffle(values)

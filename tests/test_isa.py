@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from onlinebma import tuning
 from onlinebma.isa import ISA
 
 # ------------------------------------------------------------------ brute force
@@ -149,20 +150,19 @@ def test_isa_equals_brute_force_over_every_antecedent_set(coding, seed):
 
 def test_scoring_ahead_in_small_passes_changes_no_search(monkeypatch):
     # Phase 1 scores the children of the model it will likely expand next together with those
-    # of the model it expands, in passes of few records (cache.SMALL_PASS): the same models,
+    # of the model it expands, in passes of few records (tuning.SMALL_PASS): the same models,
     # scores and predictions as without.
     from onlinebma.datasets import UCIDataset
-    from onlinebma.isa import cache
 
     data = list(UCIDataset("house-votes-84").take(160))
     X = pd.DataFrame([x for x, _ in data[:140]])
     y = pd.Series([label for _, label in data[:140]])
     tests = [x for x, _ in data[140:]]
-    monkeypatch.setattr(cache, "SMALL_PASS", 1 << 30)
+    monkeypatch.setattr(tuning, "SMALL_PASS", 1 << 30)
     ahead = ISA().fit(X, y)
     explained = [ahead.explain_one(x) for x in tests]
     assert len(ahead._cache) > 0  # the score cache is internal: no public view
-    monkeypatch.setattr(cache, "SMALL_PASS", 0)
+    monkeypatch.setattr(tuning, "SMALL_PASS", 0)
     alone = ISA().fit(X, y)
     for x, models in zip(tests, explained):
         expected = alone.explain_one(x)
@@ -391,7 +391,7 @@ def _spy_fresh_scorings(monkeypatch):
         n = self.scorer.n
         for k in keys:
             entry = self.entries.get(k)  # [score, first, total] (the cache's own entries)
-            if entry is None or n - entry[2] > cache.FRESH_RECORDS + cache.FRESH_FRACTION * n:
+            if entry is None or n - entry[2] > tuning.FRESH_RECORDS + tuning.FRESH_FRACTION * n:
                 calls.append((k, entry is not None))
         return original(self, keys)
 
@@ -434,12 +434,11 @@ def test_no_cliff_cached_scores_are_extended_after_many_new_records(monkeypatch)
     # Today's cliff was 33 new records: scores were then dropped and computed afresh. Cached
     # scores are now extended record by record whenever that is cheaper than scoring afresh,
     # however many arrived (beyond FRESH_RECORDS + FRESH_FRACTION * n, scoring afresh is).
-    from onlinebma.isa import cache
 
     records, labels = _random_data(13, n=400, p=5)
     model = _learned(ISA(), records[:200], labels[:200])
     model.predict_proba_one(TESTS[0])
-    assert 33 <= cache.FRESH_RECORDS + cache.FRESH_FRACTION * 233
+    assert 33 <= tuning.FRESH_RECORDS + tuning.FRESH_FRACTION * 233
     fresh = _spy_fresh_scorings(monkeypatch)
     model.learn_many(pd.DataFrame(records[200:233]), pd.Series(labels[200:233]))
     got = model.predict_proba_one(TESTS[0])

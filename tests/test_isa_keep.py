@@ -1,5 +1,5 @@
 """With a window, the models a search saw near its margin are kept up to date for the next
-records (`search.KEEP_SLACK`, `cache`): which scores are extended, and when, changes neither
+records (`tuning.KEEP_SLACK`, `cache`): which scores are extended, and when, changes neither
 the predictions nor the models averaged and their scores (phase 2's threshold above the
 weight a negligible model could have, as with the defaults: it cannot choose one)."""
 
@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from onlinebma.isa import ISA, search
+from onlinebma import tuning
+from onlinebma.isa import ISA
 
 MARGIN = 4.0
 
@@ -49,7 +50,7 @@ def _streamed(data, window):
 def test_which_models_are_kept_changes_no_prediction(slack, monkeypatch):
     data = _stream(5, 90)
     preds, explained = _streamed(data, window=15)
-    monkeypatch.setattr(search, "KEEP_SLACK", slack)
+    monkeypatch.setattr(tuning, "KEEP_SLACK", slack)
     other, other_explained = _streamed(data, window=15)
     for a, b in zip(preds, other):
         assert a.keys() == b.keys() and a == pytest.approx(b, abs=1e-12)

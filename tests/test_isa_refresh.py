@@ -1,5 +1,5 @@
 """Phase 1 brings the stale bounds at the top of its queue up to date together
-(`search.REFRESH_BATCH`): the same search, scores and predictions as one at a time."""
+(`tuning.REFRESH_BATCH`): the same search, scores and predictions as one at a time."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from onlinebma.isa import ISA, search
+from onlinebma import tuning
+from onlinebma.isa import ISA
 
 
 def _stream(seed, n, p=7):
@@ -38,7 +39,7 @@ def _streamed(data, **params):
 def test_batched_refreshes_search_as_one_at_a_time(antecedent, window, monkeypatch):
     data = _stream(3, 60)
     batched, preds, explained = _streamed(data, antecedent=antecedent, window=window)
-    monkeypatch.setattr(search, "REFRESH_BATCH", 1)
+    monkeypatch.setattr(tuning, "REFRESH_BATCH", 1)
     _, single, single_explained = _streamed(data, antecedent=antecedent, window=window)
     for a, b in zip(preds, single):
         assert a.keys() == b.keys() and a == pytest.approx(b, abs=1e-12)

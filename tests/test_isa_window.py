@@ -154,7 +154,7 @@ def test_windowed_isa_equals_the_sliding_brute_force(coding, numeric):
     for i, (x, y) in enumerate(zip(records, labels)):
         test = tests[i % len(tests)]
         # Predictions at irregular steps: cached scores miss one, a few (terms added record
-        # by record), several (in one pass, `cache.WINDOW_EXTEND_RECORDS`) or more than a
+        # by record), several (in one pass, `tuning.WINDOW_EXTEND_RECORDS`) or more than a
         # window's worth of records when asked for again.
         if i in (1, 5, 11, 12, 13, 20, 26, 27, 41, 50, 60, 61, 62, 70) or i > 70:
             _check(model, records[:i], labels[:i], W, test, coding)

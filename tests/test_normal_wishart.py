@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from onlinebma.stats import normal_wishart as nw
+from onlinebma import tuning
 from onlinebma.stats.gaussian import NormalGammaPrior
 from onlinebma.stats.normal_wishart import (
     FullStatistics,
@@ -327,7 +327,7 @@ def brute_pair_stats(X, w):
 @pytest.mark.parametrize("block", [None, 7])
 def test_streaming_equals_batch_equals_brute_force(monkeypatch, block):
     if block:  # several blocks per add_many, the tree reduction's odd lengths included
-        monkeypatch.setattr(nw, "_BLOCK", block * 2 * 3 * 9)
+        monkeypatch.setattr(tuning, "GAUSSIAN_BLOCK", block * 2 * 3 * 9)
     d = 3
     X = data(61, d, seed=5, missing=0.2)
     labels = np.random.default_rng(1).integers(0, 3, len(X))
@@ -693,8 +693,8 @@ def test_plain_float_record_paths_equal_the_array_paths(monkeypatch, d, shape, d
     prior = NormalWishartPrior(d)
     paths = {}
     for name, bound in (("python", 10**12), ("numpy", -1)):
-        monkeypatch.setattr(nw, "NARROW_PREDICTIVE_WORK", bound)
-        monkeypatch.setattr(nw, "NARROW_UPDATE_WORK", bound)
+        monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", bound)
+        monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", bound)
         s, preds = FullStatistics(d, shape, decay), []
         for x, c in zip(X, labels):
             preds.append(s.log_predictive(prior, np.nan_to_num(x, nan=0.5)))

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from onlinebma import tuning
 from onlinebma.order_mcmc import FixedOrderBMA, OrderChain, OrderMCMC, OrderModel
 
 CLASS = "class"
@@ -521,7 +522,7 @@ def test_a_record_of_too_many_features_is_refused_at_once_unchanged(cls):
     import pickle
     import time
 
-    from onlinebma.order_mcmc.fixed_order import MAX_FEATURES
+    from onlinebma.tuning import MAX_FEATURES
 
     model = cls(max_parents=1)
     for i in range(20):
@@ -543,9 +544,8 @@ def test_a_record_of_too_many_features_is_refused_at_once_unchanged(cls):
 
 def test_the_feature_cap_counts_the_features_already_known(monkeypatch):
     """At the cap a record is learned; one more feature, over all records, is refused."""
-    from onlinebma.order_mcmc import fixed_order
 
-    monkeypatch.setattr(fixed_order, "MAX_FEATURES", 3)
+    monkeypatch.setattr(tuning, "MAX_FEATURES", 3)
     model = FixedOrderBMA(max_parents=1)
     model.learn_one({"a": 1.0, "b": "x"}, True)
     model.learn_one({"a": 2.0, "c": "y"}, False)  # three features in all

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from onlinebma.order_mcmc import incremental
+from onlinebma import tuning
 from onlinebma.order_mcmc.incremental import StreamingScores
 from onlinebma.order_mcmc.scores import ScoreTables
 
@@ -26,7 +26,7 @@ def _rows(m, n, seed, missing):
 @pytest.mark.parametrize("missing", [0.0, 0.15])
 @pytest.mark.parametrize("k", [1, 2, 3])
 def test_shared_tables_score_as_tables_counted_family_by_family(missing, k, monkeypatch):
-    monkeypatch.setattr(incremental, "_CHUNK", 7)  # rescored from the counts 7 at a time
+    monkeypatch.setattr(tuning, "RESCORE_CHUNK", 7)  # rescored from the counts 7 at a time
     n = 6
     rows = _rows(150, n, 7 * k, missing)
     shared = StreamingScores(n, k, 0.7)

@@ -10,7 +10,8 @@ import pickle
 
 import numpy as np
 
-from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC, streaming, successor
+from onlinebma import tuning
+from onlinebma.order_mcmc import FixedOrderBMA, OrderMCMC, streaming
 from onlinebma.order_mcmc.successor import Successor
 from tests.test_order_mcmc import _frame, _sample_records
 
@@ -25,7 +26,7 @@ def test_spread_rebuild_ends_as_the_rebuild_at_once(monkeypatch):
         x = X.iloc[i].to_dict()
         at_once.predict_proba_one(x)  # progressive validation: rebuilt at once when due
         at_once.learn_one(x, y[i])
-        monkeypatch.setattr(streaming, "REBUILD_AT", 0)  # every rebuild is spread
+        monkeypatch.setattr(tuning, "REBUILD_AT", 0)  # every rebuild is spread
         pending = spread._live is not None and spread._live.successor is not None
         spread.learn_one(x, y[i])
         assert abs(sum(spread.predict_proba_one(x).values()) - 1) < 1e-12
@@ -40,7 +41,7 @@ def test_spread_rebuild_ends_as_the_rebuild_at_once(monkeypatch):
 
 
 def test_order_mcmc_streams_through_a_spread_rebuild(monkeypatch):
-    monkeypatch.setattr(streaming, "REBUILD_AT", 0)
+    monkeypatch.setattr(tuning, "REBUILD_AT", 0)
     records, features = _sample_records(2, 90, n_features=6)
     X, y = _frame(records, features)
     model = OrderMCMC(max_parents=2, max_candidates=2, n_orders=2, burn_in=20, n_iter=60,
@@ -89,7 +90,7 @@ def test_a_spread_rebuild_equals_the_rebuild_at_once_whenever_it_completes(monke
     for i, x in enumerate(X.to_dict("records")):
         pending = models["spread"]._live is not None and models["spread"]._live.successor
         for name, model in models.items():
-            monkeypatch.setattr(streaming, "REBUILD_AT", rebuild_at[name])
+            monkeypatch.setattr(tuning, "REBUILD_AT", rebuild_at[name])
             model.learn_one(x, y[i])
             model.predict_proba_one(x)
         if pending and models["spread"]._live.successor is None:  # the new tables answer
@@ -104,7 +105,7 @@ def test_a_successor_counts_a_bounded_number_of_record_set_pairs_per_record(monk
     rows = rng.integers(0, 3, (600, 6))
     cands = [np.array([j for j in range(6) if j != i][:3]) for i in range(6)]
     tables = streaming.StreamingScores(6, 2, candidates=cands)
-    monkeypatch.setattr(successor, "STEP_PAIRS", 20 * tables.n_tables)
+    monkeypatch.setattr(tuning, "STEP_PAIRS", 20 * tables.n_tables)
     spread = Successor(tables, rows, cands, slices=4)  # 150 records a step, uncapped
     assert spread.step == 20
     advances = 1

@@ -9,10 +9,8 @@ import pickle
 import numpy as np
 import pytest
 
-import onlinebma.stats.pairs as pairs
 import onlinebma.tan.members as members
-import onlinebma.tan.record_sums as record_sums
-import onlinebma.tan.tree_terms as tree_terms
+from onlinebma import tuning
 from onlinebma.tan import ModelAveragedTAN
 
 
@@ -30,18 +28,19 @@ def _varied(model, n=400, features=12, seed=1):
 @pytest.mark.parametrize("decay", [1.0, "auto"])
 def test_caches_keyed_by_observed_features_stay_bounded(decay, monkeypatch):
     # small budgets, so that 400 records of ~300 distinct sets pass them several times
-    monkeypatch.setattr(pairs, "_PLAN_CELLS", 1 << 14)
-    monkeypatch.setattr(tree_terms, "_PLAN_CELLS", 1 << 12)
-    monkeypatch.setattr(record_sums, "_MAX_BASES", 16)
+    monkeypatch.setattr(tuning, "PAIR_PLAN_CELLS", 1 << 14)
+    monkeypatch.setattr(tuning, "TREE_PLAN_CELLS", 1 << 12)
+    monkeypatch.setattr(tuning, "TREE_BASES", 16)
     monkeypatch.setattr(members, "_FLAT_CELLS", 1 << 12)
     model = _varied(ModelAveragedTAN(decay=decay))
     state = model._state
-    plans = state._counts._plans.values()
-    cells = sum(sum(a.size for a in plan if a is not None) for plan in plans)
-    assert cells <= 2 * (1 << 14)  # the budget, plus the last set's plan
+    plans = state._counts._plans
+    assert 0 < plans.size.weight <= 1 << 14
+    assert plans.size.weight == sum(sum(a.size for a in plans.get(key) if a is not None)
+                                    for key in plans)
     tree = state._tree
-    assert sum(ids.size + prior.size for ids, prior in tree._plans.values()) <= 2 * (1 << 12)
-    assert len(tree.sums._bases) <= 16
+    assert 0 < tree.plans.size.weight <= 1 << 12
+    assert 0 < tree.sums.bases.size.entries <= 16
     assert sum(flat.size for flat in state._flat.values()) <= 2 * (1 << 12)
 
 
@@ -51,9 +50,9 @@ def test_bounded_caches_predict_the_same():
     big = pickle.loads(pickle.dumps(small))
     rng = np.random.default_rng(3)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pairs, "_PLAN_CELLS", 1 << 10)
-        patch.setattr(tree_terms, "_PLAN_CELLS", 1 << 8)
-        patch.setattr(record_sums, "_MAX_BASES", 2)
+        patch.setattr(tuning, "PAIR_PLAN_CELLS", 1 << 10)
+        patch.setattr(tuning, "TREE_PLAN_CELLS", 1 << 8)
+        patch.setattr(tuning, "TREE_BASES", 2)
         patch.setattr(members, "_FLAT_CELLS", 1 << 8)
         small = _varied(small, n=150, seed=3)
     big = _varied(big, n=150, seed=3)

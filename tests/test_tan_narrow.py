@@ -109,7 +109,8 @@ def test_tiny_graph_sums_equal_the_elimination(forests, m):
     log-path elimination of the same graphs (with the root node of the matrix-forest
     theorem for forests), at spreads up to thousands of nats."""
     from onlinebma.stats.spanning import log_tree_sum
-    from onlinebma.tan.record_sums import TINY_ARRAY_GRAPHS, RecordTreeSums
+    from onlinebma.tan.record_sums import RecordTreeSums
+    from onlinebma.tuning import TINY_ARRAY_GRAPHS
 
     rng = np.random.default_rng(m + 2 * forests)
     sums = RecordTreeSums(forests, 0.0)

@@ -4,11 +4,15 @@ records and batches take, for every subset size, capacity and value."""
 
 from __future__ import annotations
 
+import copy
+
 import numpy as np
 import pytest
 
-import onlinebma.stats.pairs as pairs_module
-from onlinebma.stats.pairs import DESIGN_FEATURES, PairCounts
+from onlinebma import tuning
+from onlinebma.stats.pairs import PairCounts
+
+DESIGN_FEATURES = tuning.DESIGN_FEATURES
 
 
 def counts_with_values(rng, n):
@@ -27,16 +31,15 @@ def test_the_design_product_equals_the_gathers(monkeypatch, m):
     rng = np.random.default_rng(m)
     n = DESIGN_FEATURES + 4
     pc, sizes = counts_with_values(rng, n)
-    gathered, batch = PairCounts(), []
-    gathered.__dict__.update(pc.__dict__)
+    batch = []
     for _ in range(20):
         codes = np.sort(rng.choice(n, m, replace=False))
         values = np.array([rng.integers(0, sizes[u]) for u in codes])
         got = pc.record_columns(codes, values)
-        monkeypatch.setattr(pairs_module, "DESIGN_FEATURES", -1)  # gathers only
-        gathered._plans = {}
+        monkeypatch.setattr(tuning, "DESIGN_FEATURES", -1)  # gathers only
+        gathered = copy.deepcopy(pc)  # a copy's plans are empty
         want = gathered.record_columns(codes, values)
-        monkeypatch.setattr(pairs_module, "DESIGN_FEATURES", DESIGN_FEATURES)
+        monkeypatch.setattr(tuning, "DESIGN_FEATURES", DESIGN_FEATURES)
         np.testing.assert_array_equal(got, want)
         batch.append((codes, values, want))
     # a batch of records observing the same features: gathered, one row per record

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from onlinebma import tuning
 from onlinebma.stats.spanning import log_tree_sum
 from onlinebma.stats.tree_basis import (
     TOLERANCE,
@@ -167,8 +168,8 @@ def test_classifier_predictions_on_the_basis_path_equal_the_log_path(monkeypatch
         assert sum(certified) > 300 and min(certified) == 0  # both routes ran
     else:
         assert not certified
-    monkeypatch.setattr(rs, "BASIS_NODES", 0)
-    monkeypatch.setattr(rs, "BASIS_WORK", -1)
+    monkeypatch.setattr(tuning, "BASIS_NODES", 0)
+    monkeypatch.setattr(tuning, "BASIS_WORK", -1)
     log_path = rs.log_tree_sum
     monkeypatch.setattr(rs, "log_tree_sum", lambda a: log_path(a, path="log"))
     slow = ModelAveragedTAN(**params)

@@ -8,25 +8,24 @@ extended by the new records' terms —
 only when the search asks for it (`search`: a score that is not brought up to date is an
 upper bound on the current one). Each new record's terms come from the bitset index, for all
 the models being extended at once, so extending costs the same per new record whether one or
-a thousand records arrived. A score that misses many records (more than ``FRESH_RECORDS``
+a thousand records arrived. A score that misses many records (more than ``tuning.FRESH_RECORDS``
 plus ``FRESH_FRACTION`` of all) is computed afresh instead, which is then cheaper: so the cost
 per new record never jumps up as more records arrive between predictions. The models averaged
 for recent test instances (``hot``) are extended together before the next search.
 
 With a window, ``hot`` holds every model the recent searches saw (their bounds too) within
-`search.KEEP_SLACK` nats below their margin, not only those averaged. Without a window a stale
+`tuning.KEEP_SLACK` nats below their margin, not only those averaged. Without a window a stale
 score stays where it was (a bound that only the new terms would lower), so a queued model the
 search did not need stays below the models it took; with one, taking away the evicted terms
 *raises* a stale bound by about one term's size per record, so after some tens of records the
 models just below the search's frontier climb back into it and each needs a catch-up pass of
 ``W`` records and more. Extended by the one new record each, in one call for all
-(`Scorer.record_terms`), they never fall behind: on Phishing (window 300) the windowed
-learner's time per record fell from 20.4 to 12.5 ms (every model seen kept; measured side by
-side, load 2.3-2.6). Which scores are brought up to date, and when, changes neither the
-models averaged nor their scores: phase 1 makes every model within ``margin`` of the best
-exact before it joins ``R``, and phase 2 chooses by exact scores among the queued models whose
-bound passes its threshold (see `search`); only which negligible models fill ``R``'s tail can
-differ, as it already could with the cache's history.
+(`Scorer.record_terms`), they never fall behind, which costs less than the catch-up passes
+(``python -m experiments bench-isa``, docs/isa.md). Which scores are brought up to date, and
+when, changes neither the models averaged nor their scores: phase 1 makes every model within
+``margin`` of the best exact before it joins ``R``, and phase 2 chooses by exact scores among the
+queued models whose bound passes its threshold (see `search`); only which negligible models fill
+``R``'s tail can differ, as it already could with the cache's history.
 
 With a window the score is the sliding eq. 9 (`scorer`): a record's term counts the
 ``window`` records before it, so it never changes once computed. The cache of a windowed
@@ -44,29 +43,11 @@ from array import array
 
 import numpy as np
 
+from .. import tuning
 from .scorer import Scorer
 
 __all__ = ["ScoreCache"]
 
-#: A stale score is recomputed from all records, rather than extended record by record, when
-#: it misses more than ``FRESH_RECORDS + FRESH_FRACTION * n`` of the ``n`` records: one sort of
-#: all records then costs less than the terms of that many records (measured on 16 features:
-#: a record's terms cost about 1/100 to 1/200 of a full scoring).
-FRESH_RECORDS = 32
-FRESH_FRACTION = 0.02
-#: With a window, a score that misses more than ``WINDOW_EXTEND_RECORDS`` records is brought
-#: up to date by one scoring pass over just those records and their contexts (`Scorer.
-#: log_scores` with ``since``: about W + s records read for s missed, never more than a fresh
-#: scoring's 2 W), not record by record. Measured on the 16-feature nominal stream, window
-#: 300: a pass over all 2 W records cost about as much as 13 records' terms (9 against 0.7 ms).
-WINDOW_EXTEND_RECORDS = 6
-#: Models times records up to which a scoring pass takes models the search will likely ask
-#: for next (`_InstanceScores.bounds`). Measured: about 40% of a pass of 4 models of
-#: house-votes-84's 391 records is the fixed cost of its numpy calls (per model 0.31 ms at
-#: 4 models, 0.20 ms from 8 on), and filling such passes cut its fold by a sixth;
-#: soybean's (12 of 614 records) got slower when filled without this bound (their
-#: temporaries leave the processor's cache), and are left as they are.
-SMALL_PASS = 1 << 12
 
 class ScoreCache:
     """``{key: [log score, first, total]}`` for one `Scorer`: the score covers the records at
@@ -100,8 +81,8 @@ class ScoreCache:
         window), or scoring the records it misses in one pass (with one)."""
         sc = self.scorer
         if self.terms is None:
-            return sc.n - entry[2] > FRESH_RECORDS + FRESH_FRACTION * sc.live
-        return sc.n - entry[2] > WINDOW_EXTEND_RECORDS
+            return sc.n - entry[2] > tuning.FRESH_RECORDS + tuning.FRESH_FRACTION * sc.live
+        return sc.n - entry[2] > tuning.WINDOW_EXTEND_RECORDS
 
     def for_instance(self, xt: np.ndarray) -> _InstanceScores:
         """The scores the search of test row ``xt`` (compact codes) asks for."""
@@ -228,7 +209,7 @@ class _InstanceScores:
         """The cached scores (upper bounds if records arrived since; with a window, the
         terms of the records that left it taken away first); unseen models scored, and
         when some are, unseen models of ``also`` with them while the pass holds fewer than
-        ``SMALL_PASS`` models times records (a small pass pays much of its cost in fixed
+        ``tuning.SMALL_PASS`` models times records (a small pass pays much of its cost in fixed
         numpy calls)."""
         cache = self.cache
         entries = cache.entries
@@ -238,7 +219,7 @@ class _InstanceScores:
         unseen = [k for k in keys if k not in entries]
         if unseen:
             more = [k for k in self._keys(also) if k not in entries]
-            room = SMALL_PASS // max(cache.scorer.live, 1) - len(unseen)
+            room = tuning.SMALL_PASS // max(cache.scorer.live, 1) - len(unseen)
             cache.refresh(unseen + more[: max(room, 0)])
         return [entries[k][0] for k in keys]
 

@@ -7,7 +7,6 @@ import math
 import numpy as np
 
 from ..batch import BufferRefitClassifier
-from ..coding import Coding
 from ..table import Table
 from ..validation import check_bool, check_choice, check_int, check_real
 from .cache import ScoreCache
@@ -122,11 +121,11 @@ class ISA(BufferRefitClassifier):
         self.phase2_expand = phase2_expand
         self.margin = margin
 
-    def _reset(self):
-        super()._reset()
-        if self.window is not None:  # the window's records and the contexts of their terms
-            self._coding = Coding(self.nominal_attributes, 2 * self.window,
-                                  self.numeric_attributes)
+    def _stored_window(self) -> int | None:
+        # the window's records and the contexts of their terms
+        return None if self.window is None else 2 * self.window
+
+    def _reset_model(self):
         self._cached_for = None  # the table the caches below belong to
         self._scorer: Scorer | None = None
         self._cache: ScoreCache | None = None

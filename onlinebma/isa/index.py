@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tuning
+
 __all__ = ["BitsetIndex"]
 
-#: Words of the (models x classes x children x words) temporary of one counting pass.
-_PASS_WORDS = 1 << 22
 
 
 def _popcount(words: np.ndarray) -> np.ndarray:
@@ -134,7 +134,7 @@ class BitsetIndex:
         seen = ~self.bits[self.missing_row[gaps], :words]
         n_x = np.zeros((M, K, C), dtype=np.int64)
         full = np.repeat(n_k[:, :, None], C, axis=2)
-        step = max(1, _PASS_WORDS // max((C + gaps.size) * words, 1))  # bounded memory
+        step = max(1, tuning.PASS_WORDS // max((C + gaps.size) * words, 1))  # bounded memory
         for lo in range(0, m.size, step):
             at = (m[lo: lo + step], k[lo: lo + step])
             part = (sets[at[0]] & classes[at[1]])[:, None, :]

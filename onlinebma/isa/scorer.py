@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tuning
 from ..table import Table
 from .blocks import Pairs, dense, refine
 from .children import children_terms
@@ -30,9 +31,6 @@ from .index import BitsetIndex
 
 __all__ = ["Scorer"]
 
-#: Records times models of one scoring pass of `Scorer.log_scores` (its temporaries,
-#: a few per record and class present, then stay in the processor's cache).
-_PASS_RECORDS = 1 << 15
 def _antecedent_mask(models: list, columns: np.ndarray, width: int) -> np.ndarray:
     """``(len(models), len(columns))``: 1 where ``columns[c]`` is an antecedent of the model
     (``width`` = number of features)."""
@@ -183,7 +181,7 @@ class Scorer:
         lo = self.context(since)
         rows = slice(lo - self.base, self.n - self.base)
         X, y = self._X[rows], self._y[rows]
-        per_pass = max(1, _PASS_RECORDS // max(y.size, 1))
+        per_pass = max(1, tuning.PASS_RECORDS // max(y.size, 1))
         return np.concatenate([
             self._log_scores(models[at: at + per_pass], coding, xts[at: at + per_pass], X, y,
                              since - lo, per_record)

@@ -27,19 +27,10 @@ import math
 
 import numpy as np
 
+from .. import tuning
+
 __all__ = ["phase_one", "phase_two"]
 
-#: Queued models at the top of phase 1's queue whose bounds are brought up to date together
-#: (`phase_one`): extending scores by a record's terms costs about the same for 1 model as
-#: for 16 (0.6 against 0.8 ms on house-votes-84), so one call for the bounds the search
-#: would take next, not one call each (16-64 measured alike).
-REFRESH_BATCH = 32
-#: Nats below the margin within which the models phase 1 saw are kept up to date for the next
-#: search (`cache`, with a window: taking away evicted terms raises a stale bound, and the
-#: models just below the margin climb back into it). Measured on the 16-feature nominal
-#: stream, window 500, CPU ms per record once the window is full: 30.0 for every model seen,
-#: 27.3 within 10 nats, 28.1 within 3 (two runs each, alternating, load 2.2-3.0).
-KEEP_SLACK = 10.0
 
 
 def _weight_of_new(log_total: float, log_score: float) -> float:
@@ -88,7 +79,7 @@ def phase_one(scores, observed: tuple, phase1_models: int, max_models: int, marg
             # The bounds queued right behind it are brought up to date in the same call (a
             # record's terms cost about the same for one model as for a few dozen).
             top = [(neg, A)]
-            while queue and len(top) < REFRESH_BATCH and -queue[0][0] >= best - margin:
+            while queue and len(top) < tuning.REFRESH_BATCH and -queue[0][0] >= best - margin:
                 top.append(heapq.heappop(queue))
             stale = [B for _, B in top if not scores.exact(B)]
             exact = dict(zip(stale, scores.refresh(stale)))
@@ -106,7 +97,7 @@ def phase_one(scores, observed: tuple, phase1_models: int, max_models: int, marg
                                     and scores.exact(queue[0][1])) else None
             expand(A, observed, seen, scores, lambda item: heapq.heappush(queue, item), ahead)
     queue.sort()  # best score first
-    near = best - margin - KEEP_SLACK
+    near = best - margin - tuning.KEEP_SLACK
     scores.keep([A for s, A in R if s >= near] + [A for neg, A in queue if -neg >= near])
     return R, queue, seen
 

@@ -147,8 +147,7 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
                          nominal_attributes=nominal_attributes,
                          numeric_attributes=numeric_attributes)
 
-    def _reset(self):
-        super()._reset()
+    def _reset_model(self):
         self._model = None  # (structure, params, table) of the most probable K
         self._fits = {}  # K -> Params of the last fit
         self._last = None  # (structure without records, table) of the last fit

@@ -29,6 +29,7 @@ import math
 
 import numpy as np
 
+from .. import tuning
 from ..distributed import require_dask
 from ..distributed.coding_pass import CodingPlan, refuse_window
 from ..distributed.partitions import DaskPartitions, split_partition, tree
@@ -43,10 +44,6 @@ from .layout import rows_of
 __all__ = ["EMPlan", "PartitionedEngine", "fit_em", "median",
            "partitioned_engine", "select", "tree"]
 
-#: Samples per chunk and round when narrowing the interval of an order statistic.
-_SAMPLES = 256
-#: Values gathered at once when the interval holds this few.
-_GATHER = 1 << 16
 
 
 def _chunk_design(template, part, target, index, table):
@@ -83,7 +80,7 @@ class PartitionedEngine(Engine):
         self.rounds = 0  # rounds over the chunks so far (for the benchmark)
 
     def __getattr__(self, name):
-        if name in PartitionedEngine._CONSTANTS:
+        if name in self._CONSTANTS:
             return getattr(self.__dict__["proto"], name)
         raise AttributeError(name)
 
@@ -159,7 +156,7 @@ def select(engine, values: tuple, k: int, count: int | None = None) -> float:
     while True:
         found = engine.map_chunks(_summary, fn, args, lo, hi, reduce=False)
         total = sum(n for n, _ in found)
-        if total <= _GATHER:
+        if total <= tuning.ORDER_STATISTIC_GATHER:
             left = np.sort(np.concatenate(engine.map_chunks(_between, fn, args, lo, hi,
                                                       reduce=False)))
             return float(left[k - below])
@@ -188,7 +185,7 @@ def median(engine, values: tuple):
 
 
 def _summary(chunk, fn, args, lo, hi):
-    return chunks.interval_summary(fn(chunk, *args), lo, hi, _SAMPLES)
+    return chunks.interval_summary(fn(chunk, *args), lo, hi, tuning.ORDER_STATISTIC_SAMPLES)
 
 
 def _between(chunk, fn, args, lo, hi):

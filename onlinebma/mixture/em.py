@@ -141,9 +141,10 @@ class EMEngine(Engine):
         """A copy that keeps what prediction needs and drops the training arrays (memory)."""
         out = copy.copy(self)
         d = self.d
-        out.d = Design(onehot=d.onehot[:0], x=d.x[:0], obs=d.obs[:0], y=d.y[:0], block=d.block,
-                       r=d.r, n_classes=d.n_classes)
-        out.y_onehot, out.xc, out._onehot_t = self.y_onehot[:0], self.xc[:0], None
+        out.__dict__.update(  # this copy with its training arrays emptied
+            d=Design(onehot=d.onehot[:0], x=d.x[:0], obs=d.obs[:0], y=d.y[:0], block=d.block,
+                     r=d.r, n_classes=d.n_classes),
+            y_onehot=self.y_onehot[:0], xc=self.xc[:0], _onehot_t=None)
         return out
 
     def centred(self, x: np.ndarray, obs: np.ndarray) -> np.ndarray:

@@ -7,14 +7,12 @@ from dataclasses import replace
 import numpy as np
 from scipy import sparse
 
+from .. import tuning
 from ..table import Table
 from .arrays import Design
 
 __all__ = ["design", "row_key", "rows_of"]
 
-#: Designs with at most this many one-hot cells are dense (faster for a few rows); larger ones
-#: are sparse, so memory follows records times features, not records times values.
-_DENSE_CELLS = 1 << 20
 
 
 def design(table: Table, rows: Table, y, n_classes: int) -> Design:
@@ -25,7 +23,7 @@ def design(table: Table, rows: Table, y, n_classes: int) -> Design:
     observed, feats = np.nonzero(rows.codes >= 0)
     columns = offsets[feats] + rows.codes[observed, feats]
     shape = (rows.n, int(r.sum()))
-    if shape[0] * shape[1] <= _DENSE_CELLS:
+    if shape[0] * shape[1] <= tuning.DENSE_CELLS:
         onehot = np.zeros(shape)
         onehot[observed, columns] = 1.0
     else:

@@ -286,7 +286,7 @@ class Grids:
         return (self.members == other.members and self.low == other.low
                 and self.high == other.high and np.array_equal(self.masses, other.masses)
                 and all(np.array_equal(a, b) for a, b in zip(self.cuts, other.cuts))
-                and np.array_equal(self._within, other._within))
+                and np.array_equal(self._within, other.log_within_of_cells()))
 
     __hash__ = None
 

@@ -55,8 +55,26 @@ def priorities(rows: np.ndarray, spread: bool) -> np.ndarray:
     """The rows' priorities: the rows, or SplitMix64's finaliser of them (as uint64), a fixed
     scramble of the row positions (also what order-free folds of a table are cut by).
 
+    Parameters
+    ----------
+    rows : numpy.ndarray
+        Non-negative integer row positions (global row indices of a frame).
+    spread : bool
+        ``False``: the positions themselves; ``True``: SplitMix64's finaliser of each, the same
+        on every machine.
+
+    Returns
+    -------
+    numpy.ndarray
+        One uint64 priority per row.
+
+    Examples
+    --------
     >>> priorities(np.arange(3), spread=False).tolist()
     [0, 1, 2]
+    >>> a = priorities(np.arange(5), spread=True)
+    >>> bool((a == priorities(np.arange(5), spread=True)).all()), len(set(a.tolist()))
+    (True, 5)
     """
     if not spread:
         return rows.astype(np.uint64)

@@ -134,14 +134,18 @@ class ValueCodes:
             raise ValueError(f"the sample has {distinct.size} distinct values, more than "
                              f"max_values={max_values}")
         order = np.argsort(first, kind="stable")
-        out.values = distinct[order].tolist()
-        out._codes = {v: c for c, v in enumerate(out.values)}
         rank = np.empty(distinct.size, dtype=np.int64)
         rank[order] = np.arange(distinct.size)
-        code = rank[np.searchsorted(distinct, values)]
-        out._counts = np.zeros((distinct.size, n_classes), dtype=np.int64)
-        np.add.at(out._counts, (code, labels), 1)
+        counts = np.zeros((distinct.size, n_classes), dtype=np.int64)
+        np.add.at(counts, (rank[np.searchsorted(distinct, values)], labels), 1)
+        out._start(distinct[order].tolist(), counts)
         return out
+
+    def _start(self, values: list, counts: np.ndarray) -> None:
+        """Take ``values`` (coded in this order) and their class ``counts`` (empty codes)."""
+        self.values = values
+        self._codes = {v: c for c, v in enumerate(values)}
+        self._counts = counts
 
     def code(self, x: float) -> int:
         """The code of a value for prediction.
@@ -259,7 +263,7 @@ class ValueCodes:
         if not isinstance(other, ValueCodes):
             return NotImplemented
         return (self.max_values == other.max_values and self.values == other.values
-                and np.array_equal(self._counts, other._counts))
+                and np.array_equal(self._counts, other.class_counts()))
 
     __hash__ = None
 

@@ -19,12 +19,12 @@ import math
 
 import numpy as np
 
+from ..caching import BoundedCache
 from ..progress import progress
 from .order_model import OrderModel
 
 __all__ = ["OrderChain", "run_chain", "run_chains_in_turn", "split_rhat"]
 
-_CACHE_LIMIT = 1_000_000  # per-node sums kept before the cache is cleared
 
 
 class OrderChain:
@@ -58,7 +58,7 @@ class OrderChain:
         order = self.rng.permutation(n) if init_order is None else np.asarray(init_order)
         self.pos = model.positions(order)
         self.order = order.astype(np.int64).tolist()
-        self._cache: dict = {}
+        self._sums = BoundedCache("CHAIN_SUMS")  # (node, predecessors) -> per-node sum
         # Node v's candidate parents as a bitmask over all nodes: its per-node sum depends on
         # the predecessors within it only (the key of the cache).
         self._candidates = [sum(1 << int(u) for u in c) for c in model.tables.candidate_parents]
@@ -77,11 +77,9 @@ class OrderChain:
     def _node(self, v: int, mask: int) -> float:
         """Cached per-node sum ``log sum_{Z ⊆ predecessors} S(X_v; Z)`` (eq. 9)."""
         key = (v, mask & self._candidates[v])  # only the candidates matter
-        hit = self._cache.get(key)
+        hit = self._sums.get(key)
         if hit is None:
-            if len(self._cache) >= _CACHE_LIMIT:
-                self._cache.clear()
-            hit = self._cache[key] = self.model.node_log_evidence_mask(v, key[1])
+            hit = self._sums.put(key, self.model.node_log_evidence_mask(v, key[1]))
         return hit
 
     def step(self, a: int, b: int, log_u: float) -> bool:

@@ -109,18 +109,35 @@ class CountReads:
         index = {(int(node), tuple(par.tolist())): f
                  for f, (node, par) in enumerate(zip(self._node, self._par))}
         old = np.array([index[(int(node), tuple(par.tolist()))]
-                        for node, par in zip(out._node, out._par)], dtype=np.int64)
+                        for node, par in zip(out.family_nodes, out.family_parents)],
+                       dtype=np.int64)
+        child_sets, parent_sets = out.family_sets
         new_set = np.full(self.n_tables, -1)  # each kept set's index in the new tables
-        new_set[self._cset[old]] = out._cset
-        new_set[self._pset[old]] = out._pset
+        new_set[self._cset[old]] = child_sets
+        new_set[self._pset[old]] = parent_sets
         keys, _ = self._cells.items()
         sets = self.layout.set_of(keys)
         keep = new_set[sets] >= 0
         moved = keys[keep] - self.layout.off[sets[keep]] + out.layout.off[new_set[sets[keep]]]
-        out._cells = self._cells.subset(keep, moved)
-        out._cell_part = self._cell_part[old].copy()
-        out._config_part = self._config_part[old].copy()
-        out._value_counts = [v.copy() for v in self._value_counts]
-        out._card = self._card.copy()
-        out.n_records = self.n_records
+        out.adopt_counts(self._cells.subset(keep, moved), self._cell_part[old].copy(),
+                         self._config_part[old].copy(), [v.copy() for v in self._value_counts],
+                         self._card.copy(), self.n_records)
         return out
+
+    @property
+    def family_sets(self) -> tuple:
+        """Each family's set of nodes (child and parents) and set of parents, as indices
+        of the count tables (two arrays, one entry per family)."""
+        return self._cset, self._pset
+
+    def adopt_counts(self, cells, cell_part, config_part, value_counts, card,
+                     n_records: int) -> None:
+        """Take counts and score parts laid out for these tables (:meth:`restricted`):
+        the sparse cell counts, each family's cell and configuration parts of its log score,
+        each node's value counts and cardinality, and the number of records counted."""
+        self._cells = cells
+        self._cell_part = cell_part
+        self._config_part = config_part
+        self._value_counts = value_counts
+        self._card = card
+        self.n_records = n_records

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from .. import tuning
 from ..batch import BufferRefitClassifier, Table
 from ..reading import check_frame, uninterrupted
 from ..validation import NotFittedError, check_bool, check_int, check_real
@@ -23,16 +24,6 @@ from .streaming import LiveState, resolve_order
 
 __all__ = ["FixedOrderBMA", "NotFittedError", "OrderAveragingClassifier"]
 
-#: Largest number of parent sets (over all nodes) the score tables may hold: a record that
-#: would need more is refused (:meth:`OrderAveragingClassifier.learn_one`).
-MAX_FAMILIES = 2_000_000
-#: Most features a record (or the records together) may bring: each one is a node of every
-#: averaged network, and building the stream state and predicting cost time linear in the
-#: nodes with a large constant (1,000 features: about 3 s to build the state and 0.7 s per
-#: prediction on the development machine under load). A record that would bring more is
-#: refused up front, in microseconds, with the learner unchanged (a 5,000-feature record
-#: used to keep FixedOrderBMA predicting for about 40 s).
-MAX_FEATURES = 1_000
 #: Default number of candidate parents per node (``max_candidates``).
 DEFAULT_CANDIDATES = 10
 
@@ -87,19 +78,19 @@ class OrderAveragingClassifier(BufferRefitClassifier):
         """A record that would make the score tables too large is refused up front."""
         coding = self.coding
         nodes = len(set(coding.nominal_features) | set(coding.numeric_features) | set(keys)) + 1
-        if nodes - 1 > MAX_FEATURES:
+        if nodes - 1 > tuning.MAX_FEATURES:
             raise ValueError(
                 f"{nodes - 1:,} features in all (those learned and the new ones) are more "
                 f"than {type(self).__name__} takes (at most "
-                f"{MAX_FEATURES:,}: every feature is a node of every averaged network); select "
-                f"features first, or use a naive Bayes learner (onlinebma.naive_bayes), which "
-                f"scales to wide records")
+                f"{tuning.MAX_FEATURES:,}: every feature is a node of every averaged network); "
+                f"select features first, or use a naive Bayes learner (onlinebma.naive_bayes), "
+                f"which scales to wide records")
         k = nodes - 1 if self.max_candidates is None else min(self.max_candidates, nodes - 1)
         families = nodes * sum(math.comb(k, z) for z in range(min(self.max_parents, k) + 1))
-        if families > MAX_FAMILIES:
+        if families > tuning.MAX_FAMILIES:
             raise ValueError(
                 f"{nodes - 1} features would need {families:,} parent sets in the score "
-                f"tables (at most {MAX_FAMILIES:,}); lower max_candidates "
+                f"tables (at most {tuning.MAX_FAMILIES:,}); lower max_candidates "
                 f"({self.max_candidates!r}) or max_parents ({self.max_parents})")
 
     def learn_one(self, x: dict, y) -> None:
@@ -265,8 +256,8 @@ class FixedOrderBMA(OrderAveragingClassifier):
         as ``C(n, max_parents)``). A node with at most this many predecessors keeps all of
         them. In a stream the candidates are chosen again each time the records double
         (:class:`~onlinebma.order_mcmc.streaming.LiveState`); a record that would make the
-        tables hold more than :data:`MAX_FAMILIES` parent sets, or more than
-        :data:`MAX_FEATURES` features in all, is refused.
+        tables hold more than :data:`~onlinebma.tuning.MAX_FAMILIES` parent sets, or more than
+        :data:`~onlinebma.tuning.MAX_FEATURES` features in all, is refused.
     numeric_attributes : list or None, default None
         Features that are numeric whatever their first value: a value of one that is not a
         number (a ``"?"`` for a missing value read as text) is refused, not made a category.
@@ -343,13 +334,12 @@ class FixedOrderBMA(OrderAveragingClassifier):
         else:
             self._live = None  # rebuilt from the stored records at the next prediction
 
-    def _reset(self):
-        super()._reset()
+    def _reset_model(self):
         self._live = None
 
     def _refit(self):
         if not self._streaming:
-            return super()._refit()
+            return self._batch_refit()
         self._live = None
         self._live_state()
         self.n_fits_ += 1

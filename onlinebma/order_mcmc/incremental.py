@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
+from .. import tuning
 from .count_reads import CountReads
 from .layout import SetKeys, family_sets
 from .scores import _candidate_sets, candidate_lists
@@ -52,8 +53,6 @@ from .sparse import SparseCounts
 
 __all__ = ["RecordCounts", "StreamingScores"]
 
-#: Count entries read at once when families are rescored from the counts.
-_CHUNK = 1 << 20
 
 
 @dataclass
@@ -287,7 +286,7 @@ class StreamingScores(CountReads):
         if not self.layout.fits(rows):
             raise ValueError("the records do not fit the layout of the count tables")
         found = [np.unique(keys.astype(np.int64), return_counts=True)  # bounded sorts
-                 for keys in self.layout.blocks(rows, 1 << 20)] if len(rows) else []
+                 for keys in self.layout.blocks(rows, tuning.COUNT_BLOCK_KEYS)] if len(rows) else []
         table = SparseCounts(*(np.concatenate([p[j] for p in found]) for j in (0, 1))) \
             if found else SparseCounts()  # blocks in set order: the keys come out sorted
         values = [np.bincount(rows[:, i][rows[:, i] >= 0], minlength=int(self.layout.room[i]))
@@ -323,8 +322,8 @@ class StreamingScores(CountReads):
             groups.append((r * a, fams, needed, np.zeros(n_sets)))
         missing = chosen & self.layout.has_missing
         cell_sum, cell_fix, config_fix = np.zeros(n_sets), np.zeros(n_fams), np.zeros(n_fams)
-        for lo in range(0, len(keys), _CHUNK):
-            k, c = keys[lo:lo + _CHUNK], counts[lo:lo + _CHUNK]
+        for lo in range(0, len(keys), tuning.RESCORE_CHUNK):
+            k, c = keys[lo:lo + tuning.RESCORE_CHUNK], counts[lo:lo + tuning.RESCORE_CHUNK]
             sets = self.layout.set_of(k)
             if cells:
                 cell_sum += np.bincount(sets, gammaln(a + c) - gammaln(a), n_sets)

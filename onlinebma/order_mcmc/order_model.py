@@ -44,6 +44,8 @@ import math
 
 import numpy as np
 
+from .. import tuning
+from ..caching import BoundedCache
 from ..stats.logmath import logsumexp_np
 from ..stats.unique import unique_rows
 from .masks import set_masks
@@ -53,8 +55,6 @@ __all__ = ["OrderModel"]
 
 _DROPPED = -2  # row code of a missing node summed out by the "no children" approximation
 _TINY = 1e-250  # kept weight below which a row's renormalisation is redone in log space
-_GROUP = 64  # rows sharing a dropped-node pattern that are worth the shared path
-_BATCH = 50_000  # expanded rows (records x classes x missing configurations) per batch
 
 
 class OrderModel:
@@ -97,7 +97,7 @@ class OrderModel:
         self.alpha = float(alpha)
         self.prune_tol = float(prune_tol)
         self._theta: dict = {}  # node -> predictive probabilities of all its kept families
-        self._weight_cache: dict = {}  # see _node_weights
+        self._weight_cache = BoundedCache("ORDER_NODE_WEIGHTS")  # see _node_weights
         self._set_masks = set_masks(self.tables.parents, self.tables.candidate_parents, self.n)
         self._candidate_lists = [c.tolist() for c in self.tables.candidate_parents]
 
@@ -245,7 +245,7 @@ class OrderModel:
         out = np.zeros((m, len(log_weights)))
         _, which, counts = unique_rows(drop)
         rest = np.ones(m, dtype=bool)
-        for g in np.flatnonzero(counts >= _GROUP):
+        for g in np.flatnonzero(counts >= tuning.ORDER_SHARED_ROWS):
             members = which == g
             out[members] = self.log_joint(rows[members], log_weights, class_node)
             rest &= ~members
@@ -307,9 +307,7 @@ class OrderModel:
         else:
             has_class = (par == class_node).any(axis=1)
             value = (w, np.flatnonzero(use & has_class), np.flatnonzero(use & ~has_class))
-        if len(self._weight_cache) > 4096:
-            self._weight_cache.clear()
-        self._weight_cache[key] = (log_weights, value)
+        self._weight_cache.put(key, (log_weights, value))
         return value
 
     def log_joint(self, rows: np.ndarray, log_weights: list, class_node=None) -> np.ndarray:
@@ -369,7 +367,7 @@ class OrderModel:
         start = 0
         while start < m:
             blocks, seg_sizes, stop, size = [], [], start, 0
-            while stop < m and (stop == start or size < _BATCH):
+            while stop < m and (stop == start or size < tuning.ORDER_BATCH_ROWS):
                 enum, dropped = plans[stop]
                 combos = list(itertools.product(*[range(self.cards[v]) for v in enum]))
                 grid = np.array(combos, dtype=np.int64).reshape(len(combos), len(enum))

@@ -202,8 +202,7 @@ class OrderMCMC(OrderAveragingClassifier):
 
     # ------------------------------------------------------------- streaming
 
-    def _reset(self):
-        super()._reset()
+    def _reset_model(self):
         self._live = None
         self._chain = None  # (order as names, kept orders as names, iterations since a keep)
         self.__dict__.setdefault("_full_pending", False)  # fit(), run_full_chain(): full chain
@@ -247,7 +246,7 @@ class OrderMCMC(OrderAveragingClassifier):
 
     def _refit_due(self) -> bool:
         if not self._streaming:
-            return super()._refit_due()
+            return self._batch_refit_due()
         if self._live is None or self._chain is None:
             return True
         new = self._n_learned - self._n_learned_at_fit
@@ -257,7 +256,7 @@ class OrderMCMC(OrderAveragingClassifier):
 
     def _refit(self):
         if not self._streaming:
-            return super()._refit()
+            return self._batch_refit()
         if self._live is None:
             self._live = LiveState(self, (), restrict=False)
         elif self._pending:

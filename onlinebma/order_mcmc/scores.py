@@ -36,12 +36,11 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from .. import tuning
 from ..progress import progress
 
 __all__ = ["ScoreTables", "candidate_lists", "config_offsets", "family_index"]
 
-#: Largest number of cells (or rows x sets) handled in one vectorised chunk.
-_CHUNK = 1 << 22
 
 
 def config_offsets(parents: np.ndarray, radix: np.ndarray) -> np.ndarray:
@@ -148,14 +147,15 @@ class ScoreTables:
     def chunks(self, i: int, parents: np.ndarray, n_rows: int):
         """Slices of ``parents`` small enough to count or look up in one vectorised step."""
         cells = np.prod(self.score_radix[parents], axis=1) * int(self.cards[i])
-        if cells.sum() <= _CHUNK and len(parents) * n_rows <= _CHUNK:
+        limit = tuning.SCORE_CHUNK_CELLS
+        if cells.sum() <= limit and len(parents) * n_rows <= limit:
             yield slice(0, len(parents))
             return
         start = 0
         while start < len(parents):
             stop, budget = start + 1, cells[start]
-            while (stop < len(parents) and budget + cells[stop] <= _CHUNK
-                   and (stop - start + 1) * n_rows <= _CHUNK):
+            while (stop < len(parents) and budget + cells[stop] <= tuning.SCORE_CHUNK_CELLS
+                   and (stop - start + 1) * n_rows <= tuning.SCORE_CHUNK_CELLS):
                 budget += cells[stop]
                 stop += 1
             yield slice(start, stop)

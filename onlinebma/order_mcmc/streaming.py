@@ -19,7 +19,7 @@ records only when they change.
 A new feature also rebuilds them (the set of nodes changes), and so do new candidate parents
 (:mod:`~onlinebma.order_mcmc.candidates`), chosen again from the stored records each time
 the records learned have doubled; when that rebuild would count more than
-:data:`REBUILD_AT` record-set pairs it is spread over the next records instead
+:data:`~onlinebma.tuning.REBUILD_AT` record-set pairs it is spread over the next records instead
 (:mod:`~onlinebma.order_mcmc.successor`), the old tables answering until the new ones are
 complete. A state whose counts were taken elsewhere (on Dask) keeps the candidates it was
 given: it has no records to rebuild from.
@@ -31,6 +31,8 @@ import math
 
 import numpy as np
 
+from .. import tuning
+from ..caching import BoundedCache
 from ..growth import growth_due
 from ..table import canonical_order
 from .candidates import choose_candidates
@@ -42,16 +44,9 @@ from .successor import Successor
 
 __all__ = ["LiveState", "StreamingOrderModel", "resolve_order"]
 
-#: Largest (rows x families) block of predictive probabilities evaluated at once.
-_CELLS = 1 << 21
 #: Candidate parents are chosen again once the records learned have doubled (each change
 #: rebuilds the tables from the stored records: amortised, a constant cost per record).
 _CANDIDATE_GROWTH = 1.0
-#: New candidate parents whose tables would count more record-set pairs than this are
-#: counted a slice at a time over the next records (:class:`.successor.Successor`); at once,
-#: this many cost about 0.04 s (2^21, 0.08 s on mushroom at 512 records, 0.5 s on a loaded
-#: machine: ``docs/results/order-wide.md``).
-REBUILD_AT = 1 << 19
 
 
 class _LiveTables:
@@ -62,28 +57,26 @@ class _LiveTables:
         self.parents = scores.parents
         self.candidate_parents = scores.candidate_parents
         self.keep = None  # per node: sets kept by the score pruning (None: all)
-        self._cache = (None, None)
-
-    def __getstate__(self):
-        return {**self.__dict__, "_cache": (None, None)}
+        self._log_scores = BoundedCache(budget=1)  # of the scores' current version
 
     def keep_only(self, keep) -> None:
         """Score only the sets ``keep`` marks, per node (``None``: all), from the next read."""
         self.keep = keep
-        self._cache = (None, None)
+        self._log_scores.clear()
 
     @property
     def log_score(self) -> list:
-        version, scores = self._cache
-        if version != self.scores.version:
+        self._log_scores.follow(self.scores.version)
+        scores = self._log_scores.get("scores")
+        if scores is None:
             scores = [self.scores.log_score(i) for i in range(self.scores.n)]
             if self.keep is not None:
                 scores = [np.where(k, x, -np.inf) for k, x in zip(self.keep, scores)]
-            self._cache = (self.scores.version, scores)
+            self._log_scores.put("scores", scores)
         return scores
 
     def chunks(self, i, parents, n_rows):
-        step = max(1, (1 << 20) // max(1, n_rows))
+        step = max(1, tuning.LIVE_LOOKUP_CELLS // max(1, n_rows))
         for lo in range(0, len(parents), step):
             yield slice(lo, min(lo + step, len(parents)))
 
@@ -98,7 +91,7 @@ class StreamingOrderModel(OrderModel):
         self.alpha = scores.alpha
         self.prune_tol = float(prune_tol)
         self._theta: dict = {}
-        self._weight_cache: dict = {}
+        self._weight_cache = BoundedCache("ORDER_NODE_WEIGHTS")
         self._set_masks = set_masks(scores.parents, scores.candidate_parents, self.n)
         self._candidate_lists = [c.tolist() for c in scores.candidate_parents]
 
@@ -130,7 +123,7 @@ class StreamingOrderModel(OrderModel):
         if (rows == _DROPPED).any():
             return super().log_joint(rows, log_weights, class_node)
         fams, w, seg, has_class = self._flat_weights(log_weights, class_node)
-        step = max(1, _CELLS // max(1, len(fams)))
+        step = max(1, tuning.ORDER_PREDICTIVE_CELLS // max(1, len(fams)))
         if len(rows) > step:  # bounded memory: (rows x families) in slices
             return np.vstack([self.log_joint(rows[lo:lo + step], log_weights, class_node)
                               for lo in range(0, len(rows), step)])
@@ -165,7 +158,7 @@ class StreamingOrderModel(OrderModel):
         par = self.scores.family_parents[fams]
         has_class = (par == class_node).any(axis=1) | (node == class_node)
         value = (fams, w[fams], seg, has_class)
-        self._weight_cache["flat"] = (log_weights, class_node, value)
+        self._weight_cache.put("flat", (log_weights, class_node, value))
         return value
 
     def log_weights(self, order) -> list:
@@ -175,7 +168,6 @@ class StreamingOrderModel(OrderModel):
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_weight_cache"] = {}  # caches are rebuilt on demand, never pickled
         state["_theta"] = {}
         return state
 
@@ -198,7 +190,7 @@ class LiveState:
         self.n_at_cuts = self.n_at_candidates = coding.n_learned
         rows = coding.node_rows(self.cuts)
         self.mark = coding.mark()
-        self.candidates = self._choose(clf, rows)
+        self.candidates = self.candidates_on(clf, rows)
         self.scores = self._tables(clf, rows, self.candidates)
         self.scores.add_many(rows)
         self.model = StreamingOrderModel(self.scores, clf.prune_tol)
@@ -228,7 +220,7 @@ class LiveState:
         out.restrict = scores.order is not None
         # The records are not at hand: the candidates come from the one-parent families'
         # counts (the same numbers as from the records) and stay until the next rebuild.
-        out.candidates = out._choose(clf, np.zeros((0, scores.n), np.int64),
+        out.candidates = out.candidates_on(clf, np.zeros((0, scores.n), np.int64),
                                      scores.pair_tables())
         out.n_at_candidates = None
         if out.candidates is not None:
@@ -238,7 +230,7 @@ class LiveState:
         out.successor = None
         return out
 
-    def _choose(self, clf, rows, tables=None):
+    def candidates_on(self, clf, rows, tables=None):
         """Candidate parents of the nodes on ``rows`` (:func:`choose_candidates`)."""
         return choose_candidates(rows, clf.max_candidates, clf.alpha, len(self.names) - 1,
                                  self.order if self.restrict else None, tables)
@@ -259,10 +251,10 @@ class LiveState:
                 coding.n_learned - self.n_at_candidates >= \
                 max(1, math.ceil(_CANDIDATE_GROWTH * self.n_at_candidates)):
             rows = coding.node_rows(self.cuts)
-            chosen = self._choose(clf, rows)
+            chosen = self.candidates_on(clf, rows)
             if not _same_candidates(chosen, self.candidates):
                 tables = self._tables(clf, rows, chosen)
-                if len(rows) * tables.n_tables <= REBUILD_AT:
+                if len(rows) * tables.n_tables <= tuning.REBUILD_AT:
                     return False
                 self.successor = Successor(tables, rows, chosen)
                 self.successor_mark = coding.mark()  # the records after it are queued later

@@ -3,19 +3,19 @@
 When a stream's candidate parents change (:mod:`~onlinebma.order_mcmc.candidates`, chosen
 again each time the records learned have doubled), the count tables of the new candidate
 families must be counted from every stored record. Done at once this is a stall that grows
-with the stream (1.7 s on mushroom at 4,096 records). A :class:`Successor` spreads it: it
-holds the new tables and the records still to count in them, and counts ``step`` of them
-for every record learned (the new records join the queue), so that the tables are complete
+with the stream (``python -m experiments order-wide`` measures it). A :class:`Successor`
+spreads it: it holds the new tables and the records still to count in them, and counts ``step`` of
+them for every record learned (the new records join the queue), so that the tables are complete
 after about ``records / (step - 1)`` further records, long before the next doubling. The
-step is a 128th of the records, but never more record-set pairs than :data:`STEP_PAIRS`
-(nor fewer than 16 records): what a record costs does not grow with the stream. The
-slices' counts (:meth:`~onlinebma.order_mcmc.incremental.StreamingScores.count`) are added
-to a running sum as each slice is counted (one pass over the sum per record: summing 128
-slices at the end instead was a 0.35 s stall on mushroom at 2,180 records, 2 s on a loaded
-machine), and the families are scored from the sum once, when the last slice is in (or
-when a new code arrives on the way, before the tables make room for it). Until then the old
-tables, which count every new record too, answer: exact over the old candidates' space, as
-they were before the change.
+step is a 128th of the records, but never more record-set pairs than
+:data:`onlinebma.tuning.STEP_PAIRS` (nor fewer than 16 records): what a record costs does not grow
+with the stream. The slices' counts
+(:meth:`~onlinebma.order_mcmc.incremental.StreamingScores.count`) are added to a running sum as
+each slice is counted (one pass over the sum per record: summing 128 slices at the end instead
+would be a stall of its own), and the families are scored from the sum once, when the last slice is
+in (or when a new code arrives on the way, before the tables make room for it). Until then the old
+tables, which count every new record too, answer: exact over the old candidates' space, as they
+were before the change.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import math
 
 import numpy as np
 
-__all__ = ["STEP_PAIRS", "Successor"]
+from .. import tuning
 
-#: Record-set pairs counted at most per record learned (unless 16 records are more).
-STEP_PAIRS = 1 << 16
+__all__ = ["Successor"]
+
 
 
 class Successor:
@@ -44,7 +44,7 @@ class Successor:
         The new candidate parents (per node).
     slices
         The records are counted in about this many steps (one per record learned), or more
-        when a step would count more than :data:`STEP_PAIRS` record-set pairs.
+        when a step would count more than :data:`~onlinebma.tuning.STEP_PAIRS` record-set pairs.
 
     >>> from onlinebma.order_mcmc.incremental import StreamingScores
     >>> rows = np.arange(40).reshape(20, 2) % 3
@@ -59,7 +59,7 @@ class Successor:
         self.scores = scores
         self.candidates = candidates
         self.step = max(16, min(math.ceil(len(rows) / slices),
-                                STEP_PAIRS // max(1, scores.n_tables)))
+                                tuning.STEP_PAIRS // max(1, scores.n_tables)))
         self._queue = [np.asarray(rows, np.int64)]
         self._counted = None  # the counts of the slices counted so far, in the scores' layout
 

@@ -189,7 +189,7 @@ def log_tree_sums_python(a) -> np.ndarray:
     """The log path of :func:`log_eliminate` onto node 0, in plain Python floats, for graphs
     ``a`` (``(B, m, m)`` symmetric log weights, only the lower triangle read) of a few nodes,
     where numpy's per-call overhead costs more than the arithmetic (the crossover,
-    ``spanning.SMALL_WORK``, is measured in docs/results/spanning-cost.md). ``a`` may also
+    ``tuning.SMALL_WORK``, is measured in docs/results/spanning-cost.md). ``a`` may also
     be a list of graphs given by their lower triangles as lists (row ``k`` holds its ``k``
     weights to nodes ``0..k-1``; changed). A graph whose log weights spread over at most
     :func:`python_float_nats` is eliminated in plain floats shifted by its largest weight

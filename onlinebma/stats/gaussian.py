@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .. import tuning
 from .numerics import LOG_2PI, LOG_PI
 
 __all__ = ["GaussianMoments", "MAX_ABS_VALUE", "NormalGammaPrior", "check_magnitude",
@@ -195,7 +196,7 @@ class NormalGammaPrior:
         kn = k0 + n
         d = mean - mu0
         nus2 = (b2 + m2 + k0 * n * d * d / kn) * (kn + 1.0) / kn
-        if type(n) is int and n < _RATIO_CAP:  # records, not weights: a tabulated ratio
+        if type(n) is int and n < tuning.GAMMA_RATIOS:  # records, not weights: a tabulated ratio
             ratio = ratios[n]
         else:
             a_n = self.a0 + 0.5 * n
@@ -218,7 +219,6 @@ class NormalGammaPrior:
         return student_t_log_density(self.predictive_params(n, mean, m2), x)
 
 
-_RATIO_CAP = 1 << 16
 _GAMMA_RATIOS: dict = {}  # a0 -> [lgamma(a0 + n/2 + 1/2) - lgamma(a0 + n/2) for n < cap]
 _CONSTANTS: dict = {}  # prior -> NormalGammaPrior.constants()
 
@@ -231,7 +231,7 @@ def _gamma_ratios(a0: float) -> list:
     if table is None:
         lg = math.lgamma
         table = _GAMMA_RATIOS[a0] = [lg(a0 + 0.5 * n + 0.5) - lg(a0 + 0.5 * n)
-                                     for n in range(_RATIO_CAP)]
+                                     for n in range(tuning.GAMMA_RATIOS)]
     return table
 
 

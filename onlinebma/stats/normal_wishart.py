@@ -77,9 +77,9 @@ records and shards are pooled by Chan et al.'s formula written as a sum of posit
 (Lagrange's identity); ``|R_uv|`` is the Cauchy–Binet sum of squared 2 x 2 minors of the
 factors of ``T``, ``S`` and the prior-mean term. The full scatter is a Cholesky factor pooled
 by QR (Householder; a single record's row, and a record's Student t of a few small factors,
-by Givens rotations in plain floats: :data:`NARROW_UPDATE_WORK`), and ``log|R_SS|`` comes
-from a QR of the stacked factors, never from ``R`` itself. Near-duplicate features
-(``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
+by Givens rotations in plain floats: :data:`~onlinebma.tuning.NARROW_UPDATE_WORK`), and
+``log|R_SS|`` comes from a QR of the stacked factors, never from ``R`` itself. Near-duplicate
+features (``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
 precision.
 
 Interface (stable; ``x`` is one record, shape ``(d,)``, NaN = missing)
@@ -136,13 +136,13 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.special import gammaln
 
+from .. import tuning
 from .gaussian import MAX_ABS_VALUE
 from .numerics import LOG_PI
 
 __all__ = ["FullStatistics", "MomentStatistics", "NormalWishartPrior", "PairStatistics",
            "nominal_parent_log_q", "nominal_parent_log_weights"]
 
-_BLOCK = 1 << 18  # array elements per block of rows in add_many
 
 
 # ----------------------------------------------------------------------------------- prior
@@ -348,7 +348,7 @@ def _row_weights(X, weights, shape, decay):
 
 
 def _blocks(N: int, per_row: int):
-    step = max(1, _BLOCK // max(per_row, 1))
+    step = max(1, tuning.GAUSSIAN_BLOCK // max(per_row, 1))
     return range(0, N, step), step
 
 
@@ -456,6 +456,12 @@ class _Statistics:
     # then the factors of the scatter), _pool(A, B) (Chan et al.'s pooling) and _nodes(X, w)
     # (the statistics of single records, for the tree reduction of a block).
 
+    @property
+    def state(self) -> tuple:
+        """The arrays of the statistics (weights, means, then the factors of the scatter;
+        batch axes first), to read, not to change."""
+        return self._state
+
     def _empty(self):
         return tuple(np.zeros(self.shape + (self.n_features,) * k) for k in self._layout)
 
@@ -542,7 +548,7 @@ class _Statistics:
         if type(other) is not type(self) or other.n_features != self.n_features \
                 or other.shape != self.shape:
             raise ValueError("can only merge statistics of the same kind, features and shape")
-        self._state = self._pool(self._state, other._state)
+        self._state = self._pool(self._state, other.state)
 
     def grow(self, axis: int, size: int) -> None:
         """Lengthen a batch axis to ``size`` with empty statistics (e.g. a class or a value of
@@ -574,8 +580,7 @@ class _Statistics:
     def copy(self):
         """An independent copy."""
         new = object.__new__(type(self))
-        new.__dict__.update(self.__dict__)
-        new._state = tuple(x.copy() for x in self._state)
+        new.__dict__.update({**self.__dict__, "_state": tuple(x.copy() for x in self._state)})
         return new
 
 
@@ -852,14 +857,6 @@ def _pool_full(A, B):
     return n, mean, np.swapaxes(_qr_factor(M), -1, -2)
 
 
-# A record's Student t predictives of F complete factors of d features are computed in
-# plain Python floats (Givens rotations, about d^3 / 3 steps each, after a fixed cost of
-# about 125 d^3-units) when F (d^3 + 125) <= NARROW_PREDICTIVE_WORK, and its rows added to
-# F factors (a rank-one update, about d^2 / 2 steps each) when F d^2 <= NARROW_UPDATE_WORK;
-# beyond, numpy's batched QR: below them numpy's per-call overhead costs more than the
-# arithmetic (measured by ``python -m experiments.gaussian_paths``: docs/tan.md, *Speed*).
-NARROW_PREDICTIVE_WORK = 400
-NARROW_UPDATE_WORK = 100
 
 
 def _rotate_in(U, w) -> None:
@@ -976,9 +973,9 @@ class FullStatistics(_Statistics):
         """Forget by ``decay``, then learn one record (:meth:`_Statistics.add`): the
         factors of the statistics the record reaches get its row ``z`` (Chan et al.'s
         between term, as :func:`_pool_full`) by a QR of ``[L^T; z]``, in plain Python
-        rotations when the factors are few and small (:data:`NARROW_UPDATE_WORK`); the
-        others are only scaled (the QR of ``[L^T; 0]`` is ``L^T``). The parameters are
-        :meth:`_Statistics.add`'s.
+        rotations when the factors are few and small
+        (:data:`~onlinebma.tuning.NARROW_UPDATE_WORK`); the others are only scaled (the QR of
+        ``[L^T; 0]`` is ``L^T``). The parameters are :meth:`_Statistics.add`'s.
         """
         x = _check_record(x, self.n_features)
         w = _check_weights(weight, self.shape)
@@ -1001,7 +998,7 @@ class FullStatistics(_Statistics):
         L = LA.reshape(-1, d, d) if kept[2] else LA.reshape(-1, d, d).copy()
         if len(todo):
             rows = (root[..., None] * diff).reshape(-1, d)[todo]
-            if len(todo) * d * d <= NARROW_UPDATE_WORK:
+            if len(todo) * d * d <= tuning.NARROW_UPDATE_WORK:
                 for i, row in zip(todo.tolist(), rows.tolist()):
                     U = _upper_rows(L[i].tolist())
                     _rotate_in(U, row)
@@ -1128,7 +1125,7 @@ class FullStatistics(_Statistics):
         d = self.n_features
         missing = np.isnan(x)
         if not missing.any():  # complete: every feature, no fancy indexing
-            if n.size * (d ** 3 + 125) <= NARROW_PREDICTIVE_WORK:  # a few small factors
+            if n.size * (d ** 3 + 125) <= tuning.NARROW_PREDICTIVE_WORK:  # a few small factors
                 root_t, nu, values = np.sqrt(prior.t).tolist(), prior.nu.tolist(), x.tolist()
                 return np.array([_python_student(prior, root_t, nu, *s, values) for s in
                                  zip(n.ravel().tolist(), mean.reshape(-1, d).tolist(),
@@ -1231,11 +1228,11 @@ class MomentStatistics(_Statistics):
         axis %= k
         nodes = tuple(np.moveaxis(v, axis, 0) for v in self._state)
         new = object.__new__(MomentStatistics)
-        new.n_features = self.n_features
-        new.shape = self.shape[:axis] + self.shape[axis + 1:]
-        new.decay = np.array(np.moveaxis(np.asarray(self.decay), axis, 0)[0]) \
-            if np.ndim(self.decay) else self.decay
-        new._state = _reduce(nodes, _pool_moments, self.shape[axis])
+        new.__dict__.update(
+            n_features=self.n_features, shape=self.shape[:axis] + self.shape[axis + 1:],
+            decay=np.array(np.moveaxis(np.asarray(self.decay), axis, 0)[0])
+            if np.ndim(self.decay) else self.decay,
+            _state=_reduce(nodes, _pool_moments, self.shape[axis]))
         return new
 
     def log_marginal(self, prior: NormalWishartPrior) -> np.ndarray:

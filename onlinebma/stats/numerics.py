@@ -62,8 +62,8 @@ def single_blas_thread():
     """A context limiting numpy's BLAS to one thread, when threadpoolctl is installed.
 
     Tall and thin matrix products (records x values, records x components, models x records)
-    gain nothing from BLAS threads and lose much on a busy machine (measured on the 2-core
-    development machine: 350 ms vs 9 ms for one of EM's expected-count products on adult).
+    gain nothing from BLAS threads and lose much on a busy machine (``python -m experiments
+    bench-fan`` runs EM's expected-count products this way).
     Without threadpoolctl (a scikit-learn dependency) it does nothing.
     """
     controller = _blas_controller()

@@ -68,24 +68,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tuning
+from ..caching import BoundedCache
 from ..validation import check_int
 from .pair_ids import pair_cells, pair_id, pairs_of
 
-__all__ = ["CLASS", "DESIGN_FEATURES", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V",
+__all__ = ["CLASS", "JOINT", "MARGIN", "PAIR_CLASS", "PAIR_U", "PAIR_V",
            "VALUE", "PairCounts", "pair_id", "pairs_of"]
 
 CLASS, VALUE, MARGIN, JOINT, PAIR_U, PAIR_V, PAIR_CLASS = range(7)
 
-# Rows x pairs of index arrays per bincount in learn_many (memory, not speed).
-_CHUNK_CELLS = 1 << 22
-# Records of at most this many observed features take their columns from one int product
-# with a design matrix kept with the plan (m x L ints, 16 KB at 10 features: 5.4 us
-# against 15.8 for the gathers at 10 features, load 2); wider ones and batches gather.
-DESIGN_FEATURES = 10
-# The plans kept per set of observed features are dropped once they would hold about this
-# many integers (a stream whose records each miss another set of features would grow them
-# without bound): 8 MB.
-_PLAN_CELLS = 1 << 20
 
 
 class PairCounts:
@@ -115,13 +107,14 @@ class PairCounts:
         self._feature_codes: dict = {}
         self._value_codes: list = []
         self._laid_out = np.zeros(0, dtype=np.int64)  # capacities of the current layout
-        self._plans: dict = {}  # observed feature codes -> their columns' plan (see _plan)
+        # observed feature codes -> their columns' plan (see _plan)
+        self._plans = BoundedCache("PAIR_PLAN_CELLS", weigh="cells")
         self._starts: dict = {}  # (class code, width) -> flat starts of its rows (see add)
         self._version = 0
         self._dirty = False  # capacities or features changed since the last layout
 
     def __getstate__(self):
-        return {**self.__dict__, "_plans": {}, "_starts": {}}
+        return {**self.__dict__, "_starts": {}}  # the plans pickle empty by themselves
 
     # ------------------------------------------------------------------ codes
 
@@ -250,7 +243,7 @@ class PairCounts:
                                     PAIR_CLASS)
         self.column_pairs_, self.column_roles_ = pairs, roles
         self._laid_out = cap.copy()
-        self._plans = {}
+        self._plans.clear()
         self._dirty = False
 
     @property
@@ -263,7 +256,8 @@ class PairCounts:
         """``(template, first, factor, second, design)`` of a set of observed features: the
         columns of a record are ``template + v[first] * factor + v[second]`` with ``v`` its
         value codes followed by a 0, or ``template + values @ design`` for at most
-        :data:`DESIGN_FEATURES` features (cached per set until the layout changes)."""
+        :data:`~onlinebma.tuning.DESIGN_FEATURES` features (cached per set until the layout
+        changes)."""
         key = codes.tobytes()
         plan = self._plans.get(key)
         if plan is not None:
@@ -285,17 +279,13 @@ class PairCounts:
                                  cv, zeros + 1, zeros, zeros])
         second = np.concatenate([[m], none, none, j, zeros + m, j, zeros + m])
         design = None
-        if m <= DESIGN_FEATURES:  # one int product per record instead of two gathers
+        if m <= tuning.DESIGN_FEATURES:  # one int product per record instead of two gathers
             design = np.zeros((m + 1, len(template)), dtype=np.int64)
             at = np.arange(len(template))
             np.add.at(design, (first, at), factor)
             np.add.at(design, (second, at), 1)
             design = design[:m].copy()  # row m multiplies the appended 0
-        plan = (template, first, factor, second, design)
-        if (len(self._plans) + 1) * sum(a.size for a in plan if a is not None) > _PLAN_CELLS:
-            self._plans = {}
-        self._plans[key] = plan
-        return plan
+        return self._plans.put(key, (template, first, factor, second, design))
 
     def record_columns(self, codes: np.ndarray, values: np.ndarray) -> np.ndarray:
         """The columns one record touches: ``codes`` its observed features' codes in
@@ -363,7 +353,7 @@ class PairCounts:
             keep += [present[:, u], present[:, u]]
         flat = [c * k + y for c in cells]  # column-major cell ids: column * K + class
         total = np.bincount(np.concatenate(flat)[np.concatenate(keep)], minlength=k * width)
-        step = max(1, _CHUNK_CELLS // max(1, 4 * pair_id(0, n)))
+        step = max(1, tuning.PAIR_CHUNK_CELLS // max(1, 4 * pair_id(0, n)))
         for start in range(0, rows, step):
             block, yb = codes[start:start + step], y[start:start + step]
             ids = []

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import tuning
 from .elimination import (
     EXTENDED,
     diagonal,
@@ -61,12 +62,6 @@ from .elimination import (
 __all__ = ["edge_probabilities", "float_path_is_safe", "log_forest_sum", "log_tree_sum",
            "scaled_path_is_safe"]
 
-# Stacks of B graphs of m nodes with B m^3 <= SMALL_WORK + SMALL_WORK_PER_NODE m are summed
-# in plain Python floats by "auto" (log_tree_sums_python): the Python elimination costs about
-# 0.1 us B m^3, numpy's about 130 + 20 m us of per-call overhead (2 loaded cores; measured:
-# docs/results/spanning-cost.md).
-SMALL_WORK = 1300
-SMALL_WORK_PER_NODE = 200
 
 
 def _reduce(a: np.ndarray, keep: int, want_graph: bool = False, path: str = "auto"):
@@ -78,7 +73,7 @@ def _reduce(a: np.ndarray, keep: int, want_graph: bool = False, path: str = "aut
         raise ValueError(f"path must be 'auto', 'log', 'float' or 'scaled', not {path!r}")
     b, m = a.shape[0], a.shape[1]
     if (path == "auto" and keep == 1 and not want_graph
-            and b * m ** 3 <= SMALL_WORK + SMALL_WORK_PER_NODE * m):
+            and b * m ** 3 <= tuning.SMALL_WORK + tuning.SMALL_WORK_PER_NODE * m):
         return log_tree_sums_python(a)
     if path == "float":  # one shift per graph (float_path_is_safe), for tests and benchmarks
         diag = diagonal(m)

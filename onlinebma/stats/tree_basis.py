@@ -60,6 +60,9 @@ import math
 import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
 
+from .. import tuning
+from ..caching import BoundedCache
+
 __all__ = ["DROP_NATS", "TOLERANCE", "TreeBases", "TreeBasis", "maximum_spanning_tree",
            "tree_basis_sums"]
 
@@ -69,11 +72,6 @@ TOLERANCE = 1e-10
 # computed (the bound needs them below about e^-35 when the record is summed: 25 nats of
 # margin for its log Q).
 DROP_NATS = 60.0
-# Stacks of more graphs take numpy's stacked matmul and Cholesky, fewer a loop over graphs.
-_LOOP_GRAPHS = 8
-# The gather and scatter indices of stacks of up to this many graphs (a record's) are kept
-# per basis; a batch's are made for each call.
-_CACHED_GRAPHS = 64
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
 
 
@@ -159,7 +157,7 @@ class TreeBasis:
         self.dropped_ = (off[e[~keep]], tree[f[~keep]])
         self.n_ = n
         self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
-        self._layouts: dict = {}
+        self.layouts = BoundedCache("BASIS_LAYOUTS")  # see _layout
 
 
 class TreeBases:
@@ -175,7 +173,7 @@ class TreeBases:
 
     def __init__(self, bases):
         self.bases_ = list(bases)
-        self._layouts: dict = {}
+        self.layouts = BoundedCache("BASIS_LAYOUTS")  # see _layout
 
 
 def _layout(basis, tree, b: int, e: int):
@@ -187,7 +185,7 @@ def _layout(basis, tree, b: int, e: int):
     edges of each graph; for :class:`TreeBases` also the bound's terms of each graph's
     basis. Cached on ``basis`` per stack of a record's size (at most ``_CACHED_GRAPHS``)."""
     key = (b, e, None if tree is None else tree.tobytes())
-    layout = basis._layouts.get(key)
+    layout = basis.layouts.get(key)
     if layout is not None:
         return layout
     bases = getattr(basis, "bases_", [basis])
@@ -216,8 +214,8 @@ def _layout(basis, tree, b: int, e: int):
                  int(dropped.max()), float(top.max()))
     layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
               np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
-    if b <= _CACHED_GRAPHS:
-        basis._layouts[key] = layout
+    if b <= tuning.CACHED_GRAPHS:
+        basis.layouts.put(key, layout)
     return layout
 
 
@@ -269,7 +267,7 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         delta = (_exp(worst[2] + float(change.max() - change.min()) * 0.5) if any_dropped
                  else 0.0)
         all_ok = _bound(n, worst[0], float(trace.max()), delta, worst[1]) <= TOLERANCE
-    if b > _LOOP_GRAPHS:  # stacked calls
+    if b > tuning.LOOP_GRAPHS:  # stacked calls
         ok = None
         if not all_ok:
             with np.errstate(over="ignore", invalid="ignore"):

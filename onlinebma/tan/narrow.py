@@ -4,12 +4,14 @@ A record of a few features touches few counts (``L = 1 + 2m + 2m(m - 1)`` column
 ``record_columns`` per class for ``m`` observed features), so with a few classes the dozen
 numpy calls of the array path (logs of the gathered counts, the class and single terms, the
 ``log Q`` matrix product, the edge vectors of the tree sums) cost more in per-call overhead
-than their arithmetic. Below :data:`NARROW_CELLS` gathered cells (classes x columns x
-learners of a ``decay="auto"`` stack) the counts are read once with ``tolist`` and every
-term is formed in plain floats with ``math.log``; the tree sums of the stack then take
-:meth:`~onlinebma.tan.record_sums.RecordTreeSums.python_sums` straight from the edge lists
-when their work is small enough (``B g^3 <= BASIS_WORK``), else the array paths. The
-results equal the array path's to rounding (``tests/test_tan_narrow.py``).
+than their arithmetic. Up to :data:`onlinebma.tuning.NARROW_CELLS` gathered cells (classes x
+columns x learners of a ``decay="auto"`` stack; the test is
+:func:`~onlinebma.tan.record_sums.takes_narrow_terms`) the counts are read once with
+``tolist`` and every term is formed in plain floats with ``math.log``; the tree sums of the
+stack then take :meth:`~onlinebma.tan.record_sums.RecordTreeSums.python_sums` straight
+from the edge lists when :func:`~onlinebma.tan.record_sums.choose_route` says
+``"python"``, else the array paths. The results equal the array path's to rounding
+(``tests/test_tan_narrow.py``).
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import math
 
 import numpy as np
 
-from .record_sums import BASIS_WORK
+from .. import tuning
+from .record_sums import choose_route
 
 __all__ = ["NARROW_CELLS", "narrow_predictions", "narrow_terms"]
 
-# Gathered cells (K x L x learners) up to which the plain-Python terms cost less than the
-# array path (``python -m experiments.tan_paths --narrow``: docs/tan.md, *Speed*).
-NARROW_CELLS = 64
+#: The old name of :data:`onlinebma.tuning.NARROW_CELLS`, read by ``tan/members.py`` until it
+#: asks :func:`~onlinebma.tan.record_sums.takes_narrow_terms` instead (then this goes).
+NARROW_CELLS = tuning.NARROW_CELLS
 
 
 def narrow_terms(rows, prior, log_norm: float, m: int):
@@ -70,7 +73,7 @@ def narrow_predictions(terms, t: int, codes, ids, prior, tables, units, l_pairs,
     cached = denominators is not None
     sums = terms.sums
     per = len(out[0][0]) + (not cached)
-    if len(tables) * per * (m + sums.forests) ** 3 <= BASIS_WORK:
+    if choose_route(m, len(tables) * per, sums.forests) == "python":
         lep = sums.log_edge_prior if sums.forests else 0.0
         edges = []
         for l_r, (_, log_q) in zip(l_pairs, out):

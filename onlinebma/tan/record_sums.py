@@ -1,13 +1,16 @@
 """The tree sums ``LT(l + log Q)`` of :class:`~onlinebma.tan.ModelAveragedTAN`'s graphs.
 
 A record's stack (its K classes, the denominator, the members of ``decay="auto"``; or a
-chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed
+chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed by one of
+four routes, and :func:`choose_route` alone chooses (the crossovers are
+:mod:`onlinebma.tuning`'s ``TINY_ARRAY_GRAPHS``, ``BASIS_WORK`` and ``BASIS_NODES``):
 
-- of 2 or 3 features in closed form (the 2-3 trees or 2-16 rooted forests), graph by graph
-  in plain Python, or with numpy over a stack of ``TINY_ARRAY_GRAPHS`` or more;
-- in plain Python floats straight from the edge lists when ``B g^3 <= BASIS_WORK`` (no
-  matrices built; numpy's per-call overhead costs more than the arithmetic there);
-- else, up to ``BASIS_NODES`` nodes, by the spanning-tree basis of
+- ``"closed stack"``: of 2 or 3 features in closed form (the 2-3 trees or 2-16 rooted
+  forests) with numpy over a stack of ``TINY_ARRAY_GRAPHS`` or more;
+- ``"python"``: in plain Python floats straight from the edge lists when ``B g^3 <=
+  BASIS_WORK`` (no matrices built; numpy's per-call overhead costs more than the arithmetic
+  there), the closed forms of 2 or 3 features graph by graph;
+- ``"basis"``: else, up to ``BASIS_NODES`` nodes, by the spanning-tree basis of
   :mod:`onlinebma.stats.tree_basis`: about fifteen numpy calls for the whole stack instead
   of one elimination step per node. The tree is a maximum spanning tree of ``l`` (the
   structure weights without the record's ``log Q``), kept per set of observed features
@@ -17,9 +20,10 @@ chunk of ``predict_proba_many``'s rows) of ``B`` graphs of ``g`` nodes is summed
   tried again for a doubling number of records. A stack of learners (``l`` ``(R, 1, P)``,
   ``decay="auto"``'s members) takes one tree per learner, in one call
   (:class:`~onlinebma.stats.tree_basis.TreeBases`);
-- else by elimination (:func:`~onlinebma.stats.spanning.log_tree_sum`).
+- ``"elimination"``: else by elimination (:func:`~onlinebma.stats.spanning.log_tree_sum`).
 
-The crossovers are measured by ``python -m experiments.tan_paths`` (docs/tan.md, *Speed*).
+Before any of them, :func:`takes_narrow_terms` says whether a record's terms are formed in
+plain Python (:mod:`onlinebma.tan.narrow`) or with numpy.
 """
 
 from __future__ import annotations
@@ -29,26 +33,65 @@ import math
 
 import numpy as np
 
+from .. import tuning
+from ..caching import BoundedCache
 from ..stats.elimination import float_log_pivots, log_tree_sums_python, python_float_nats
 from ..stats.spanning import log_tree_sum
 from ..stats.tree_basis import TreeBases, TreeBasis, maximum_spanning_tree, tree_basis_sums
 
-__all__ = ["BASIS_NODES", "TINY_ARRAY_GRAPHS", "RecordTreeSums"]
+__all__ = ["ROUTES", "RecordTreeSums", "choose_route", "takes_narrow_terms"]
 
-# Stacks of B graphs of g nodes with B g^3 above BASIS_WORK and g at most BASIS_NODES take
-# the tree basis; smaller ones are cheaper in plain Python (measured: docs/tan.md), and
-# beyond about 24 nodes the bound fails (tr M grows with the nodes).
-BASIS_WORK = 1500
-BASIS_NODES = 24
-# Stacks of graphs of 2 or 3 features from which their closed sums are taken with numpy
-# over the stack (fewer: in plain Python, graph by graph); measured, docs/tan.md.
-TINY_ARRAY_GRAPHS = 6
+#: The routes of a stack of tree sums (module docstring), as :func:`choose_route` names them.
+ROUTES = ("closed stack", "python", "basis", "elimination")
+
+
+def choose_route(m: int, graphs: int, forests: bool) -> str:
+    """The route that sums a stack of ``graphs`` graphs over ``m`` observed features.
+
+    Parameters
+    ----------
+    m : int
+        Observed features of the record.
+    graphs : int
+        Graphs summed in one call (classes, denominators and members of a stack).
+    forests : bool
+        Rooted forests (one more node, the root) instead of spanning trees.
+
+    Returns
+    -------
+    str
+        One of :data:`ROUTES`.
+
+    Examples
+    --------
+    >>> choose_route(3, 40, True), choose_route(5, 3, True), choose_route(8, 30, True)
+    ('closed stack', 'python', 'basis')
+    >>> choose_route(40, 3, False)
+    'elimination'
+    """
+    g = m + bool(forests)
+    if m <= 3 and graphs >= tuning.TINY_ARRAY_GRAPHS:
+        return "closed stack"
+    if graphs * g ** 3 <= tuning.BASIS_WORK:
+        return "python"
+    if g > tuning.BASIS_NODES:
+        return "elimination"
+    return "basis"
+
+
+def takes_narrow_terms(cells: int) -> bool:
+    """Whether a record whose gathered counts hold ``cells`` cells (classes x columns x
+    members) forms its terms in plain Python floats (:mod:`onlinebma.tan.narrow`): up to
+    :data:`onlinebma.tuning.NARROW_CELLS`.
+
+    >>> takes_narrow_terms(2 * 7), takes_narrow_terms(10_000)
+    (True, False)
+    """
+    return cells <= tuning.NARROW_CELLS
+
 # After a rebuilt tree fails its bound, the basis is not tried again for this many records
 # (doubling with each further failure, up to the cap).
 _BACKOFF, _MAX_BACKOFF = 8, 1024
-# Bases kept per set of observed features, at most (all are dropped when a new set would
-# pass this: a stream whose records each miss another set would grow them without bound).
-_MAX_BASES = 64
 
 
 class RecordTreeSums:
@@ -66,10 +109,11 @@ class RecordTreeSums:
     def __init__(self, forests: bool, log_edge_prior: float):
         self.forests = forests
         self.log_edge_prior = log_edge_prior
-        self._bases: dict = {}  # set of observed features -> [basis or None, next try, backoff]
+        # set of observed features -> [basis or None, next try, back-off, renewal]
+        self.bases = BoundedCache("TREE_BASES")
 
     def clear(self) -> None:
-        self._bases = {}
+        self.bases.clear()
 
     def graphs(self, m: int, l_pairs, log_q) -> np.ndarray:
         """Log edge-weight matrices ``(..., g, g)`` whose tree sum is ``LT(l + log Q)``
@@ -96,26 +140,25 @@ class RecordTreeSums:
         g = m + self.forests
         e = self._edges(l_pairs, log_q)  # of the broadcast shape (..., P)
         shape, p = e.shape[:-1], e.shape[-1]
-        b = math.prod(shape)
-        if m <= 3 and b >= TINY_ARRAY_GRAPHS:  # closed sums over the stack
+        route = choose_route(m, math.prod(shape), self.forests)
+        if route == "closed stack":
             terms = e @ _TINY_EDGES[self.forests, m].T
             terms += _TINY_CONSTANTS[self.forests, m]
             top = terms.max(axis=-1, keepdims=True)
             return (top + np.log(np.exp(terms - top).sum(axis=-1, keepdims=True)))[..., 0]
-        if b * g ** 3 <= BASIS_WORK:  # plain Python, from the edge lists
+        if route == "python":  # from the edge lists
             return self.python_sums(m, e.reshape(-1, p).tolist()).reshape(shape)
-        if g > BASIS_NODES:
+        if route == "elimination":
             return log_tree_sum(self.graphs(m, l_pairs, log_q))
+        b = math.prod(shape)
         # the root node's edges (weight 1) first in the edge list, then the feature pairs
         pairs, e = e, np.zeros((*shape, m * self.forests + p))
         e[..., m * self.forests:] = pairs
         e = e.reshape(b, -1)
         tree, trees = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l
-        entry = self._bases.get(key)
+        entry = self.bases.get(key)
         if entry is None:  # [basis, next try, back-off, renewal]
-            if len(self._bases) >= _MAX_BASES:
-                self._bases = {}
-            entry = self._bases[key] = [None, t, _BACKOFF, t]
+            entry = self.bases.put(key, [None, t, _BACKOFF, t])
         if t >= (entry[1] if entry[0] is None else entry[3]) or (
                 entry[0] is not None and _n_trees(entry[0]) != trees):
             # new trees from the current l: the first, after a back-off, a renewal (at

@@ -18,19 +18,14 @@ import math
 import numpy as np
 from scipy.special import gammaln
 
+from .. import tuning
+from ..caching import BoundedCache
 from ..stats.pairs import JOINT, PAIR_CLASS, PAIR_U, PAIR_V, VALUE, pair_id, pairs_of
 from ..stats.spanning import edge_probabilities
 from .record_sums import RecordTreeSums
 
 __all__ = ["TreeTerms"]
 
-# Matrix entries per log_tree_sum call of a batch: small enough for the arrays of each
-# elimination step to stay in cache, large enough to amortise numpy's per-call overhead over
-# the nodes (measured: 2^18 against 2^12-2^21 with 20 and 60 features, docs/tan.md).
-_BATCH_ENTRIES = 1 << 18
-# The plans kept per set of observed features are dropped once they would hold about this
-# many numbers (8 MB).
-_PLAN_CELLS = 1 << 20
 
 
 class TreeTerms:
@@ -57,8 +52,7 @@ class TreeTerms:
 
     def _fresh(self) -> None:
         self.sums = RecordTreeSums(self.forests, math.log(self.edge_prior))
-        self._plans: dict = {}
-        self._plans_version = -1
+        self.plans = BoundedCache("TREE_PLAN_CELLS", weigh="cells")
 
     def __getstate__(self):
         return {"ess": self.ess, "forests": self.forests, "edge_prior": self.edge_prior}
@@ -72,11 +66,10 @@ class TreeTerms:
         the pair ids in triu order and the prior pseudo-count (per unit of counts) of every
         column of ``record_columns``; cached until a class, feature or value is added (then
         the tree sums' bases are dropped too)."""
-        if self._plans_version != counts.version:
-            self._plans, self._plans_version = {}, counts.version
+        if self.plans.follow(counts.version):
             self.sums.clear()
         key = codes.tobytes()
-        plan = self._plans.get(key)
+        plan = self.plans.get(key)
         if plan is None:
             m = len(codes)
             i, j = np.triu_indices(m, 1)
@@ -84,10 +77,7 @@ class TreeTerms:
             r = counts.n_values[codes].astype(float)
             prior = np.concatenate([[ac], ac / r, np.full(m, ac), ac / (r[i] * r[j]),
                                     ac / r[i], ac / r[j], np.full(len(i), ac)])
-            plan = (pair_id(codes[i], codes[j]), prior)
-            if (len(self._plans) + 1) * (plan[0].size + prior.size) > _PLAN_CELLS:
-                self._plans = {}  # records that each observe another set of features
-            self._plans[key] = plan
+            plan = self.plans.put(key, (pair_id(codes[i], codes[j]), prior))
         return plan
 
     def record(self, m: int, gathered, prior, unit, normalised: bool = True):
@@ -180,7 +170,7 @@ class TreeTerms:
             key = obs.tobytes()
             if m >= 2:
                 denominator = self.sums(key, m, l_pairs, np.zeros((1, len(ids))), t)
-            step = max(1, _BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
+            step = max(1, tuning.TREE_BATCH_ENTRIES // (k * (m * m + 2 * len(ids) + 2 * m + 1)))
             for start in range(0, len(members), step):
                 rows_g = members[start:start + step]
                 columns = counts.record_columns(obs, codes[np.ix_(rows_g, obs)])

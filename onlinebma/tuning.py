@@ -1,0 +1,153 @@
+"""Every memory budget and speed crossover of the library, in one place.
+
+None of these numbers changes a prediction: a budget bounds the memory of a cache or of the
+temporaries of one vectorised step, and a crossover chooses between two exact paths (plain
+Python floats or numpy, one route or another) by which is faster. Only ``MAX_FAMILIES`` and
+``MAX_FEATURES`` change what a learner accepts: a record beyond them is refused up front. Each is
+given with what it bounds and the command that measures it; the measurements themselves are in the
+documents those commands write (``docs/results/``, ``docs/tan.md`` *Speed*, ``docs/isa.md``), never
+in code comments, because they depend on the machine.
+
+The modules read these at the time of use (``tuning.NAME``), so a test or a benchmark sets
+one with ``monkeypatch.setattr(onlinebma.tuning, "NAME", value)`` and every learner, those
+already built included, follows it. The bounded caches
+(:class:`~onlinebma.caching.BoundedCache`) take the name of their budget here.
+
+Constants that other modules still hold (to be moved here): ``tan/members.py``
+``_FLAT_CELLS``, ``tan/coding.py`` ``_READING_CELLS``, ``naive_bayes/bma.py`` ``_STEP_CAP``,
+``naive_bayes/wide.py`` ``WIDE_FEATURES`` and ``WIDE_CELLS``, ``naive_bayes/wide_nominal.py``
+``NOMINAL_FEATURES``, ``NOMINAL_CELLS`` and ``BMANB_NOMINAL_CELLS``. Numerical safety limits
+(``stats.numerics.RENORMALISE_ABOVE``, ``stats.elimination.SAFE_NATS``, …) are not tuning
+and stay with their arithmetic.
+"""
+
+from __future__ import annotations
+
+# ---------------------------------------------------------------- a record's tree sum
+# Measured by ``python -m experiments.tan_paths`` (``--narrow`` for NARROW_CELLS and
+# TINY_ARRAY_GRAPHS); chosen by onlinebma.tan.record_sums.choose_route.
+
+#: A stack of B graphs of g nodes with B g^3 at most this is summed in plain Python floats.
+BASIS_WORK = 1500
+#: Graphs of more nodes than this never take the tree basis (its error bound fails there).
+BASIS_NODES = 24
+#: Stacks of at least this many graphs of 2-3 features take their closed sums with numpy.
+TINY_ARRAY_GRAPHS = 6
+#: Records of at most this many gathered cells (classes x columns x members) take the
+#: plain-Python terms of onlinebma.tan.narrow.
+NARROW_CELLS = 64
+#: Stacks of B graphs of m nodes with B m^3 <= SMALL_WORK + SMALL_WORK_PER_NODE m are
+#: eliminated in plain Python floats by log_tree_sum's "auto" path.
+SMALL_WORK = 1300
+SMALL_WORK_PER_NODE = 200
+#: Stacks of more graphs than this take the tree basis with numpy's stacked calls, fewer a
+#: loop over the graphs.
+LOOP_GRAPHS = 8
+#: Matrix entries per log_tree_sum call of a batch of records (onlinebma.tan.tree_terms).
+TREE_BATCH_ENTRIES = 1 << 18
+
+# ---------------------------------------------------------------- caches of the tree learners
+# Memory, not speed: ``tests/test_tan_caches.py`` checks that they bound the caches.
+
+#: Integers of the column plans (per set of observed features) of a PairCounts.
+PAIR_PLAN_CELLS = 1 << 20
+#: Numbers of the pair ids and priors (per set of observed features) of TreeTerms.
+TREE_PLAN_CELLS = 1 << 20
+#: Tree bases kept (one per set of observed features) by RecordTreeSums.
+TREE_BASES = 64
+#: Gather and scatter indices are kept per tree basis for stacks of up to this many graphs
+#: (a record's); a batch's are made for each call.
+CACHED_GRAPHS = 64
+#: Gather and scatter layouts kept per tree basis (entries: one per stack size and trees).
+BASIS_LAYOUTS = 64
+
+# ---------------------------------------------------------------- pair counts
+#: Rows x pairs of index arrays per bincount of PairCounts.learn_many (memory).
+PAIR_CHUNK_CELLS = 1 << 22
+#: Records of at most this many observed features take their columns from one integer
+#: product with a design matrix, wider ones gather (``python -m experiments.tan_paths``).
+DESIGN_FEATURES = 10
+
+# ---------------------------------------------------------------- Gaussian members
+# Measured by ``python -m experiments.gaussian_paths``.
+
+#: A record's Student t predictives of F complete factors of d features are computed in
+#: plain Python floats when F (d^3 + 125) is at most this, else by numpy.
+NARROW_PREDICTIVE_WORK = 400
+#: A record is rotated into F factors of d features in plain Python floats when F d^2 is at
+#: most this, else by numpy's QR.
+NARROW_UPDATE_WORK = 100
+#: Array elements per block of rows of FullStatistics.add_many (memory).
+GAUSSIAN_BLOCK = 1 << 18
+#: Ratios of log-gammas kept per prior shape by onlinebma.stats.gaussian (memory).
+GAMMA_RATIOS = 1 << 16
+
+# ---------------------------------------------------------------- order MCMC
+# Measured by ``python -m experiments bench-order`` and ``python -m experiments order-wide``.
+
+#: Per-node sums kept by a chain of OrderChain (entries).
+CHAIN_SUMS = 1_000_000
+#: Node mixture weights kept by an OrderModel (entries; one per node, weights and dropped
+#: nodes asked).
+ORDER_NODE_WEIGHTS = 4096
+#: Rows sharing a pattern of dropped nodes from which the shared path of
+#: OrderModel.log_joint pays.
+ORDER_SHARED_ROWS = 64
+#: Expanded rows (records x classes x missing configurations) per batch of
+#: OrderModel.log_joint (memory).
+ORDER_BATCH_ROWS = 50_000
+#: Rows x families of predictive probabilities evaluated at once by the streaming order
+#: model (memory).
+ORDER_PREDICTIVE_CELLS = 1 << 21
+#: Cells (or rows x sets) of one vectorised chunk of the score tables (memory).
+SCORE_CHUNK_CELLS = 1 << 22
+#: Count entries read at once when families are rescored from the counts (memory).
+RESCORE_CHUNK = 1 << 20
+#: Cell keys of one block when records are counted into the streaming tables (memory).
+COUNT_BLOCK_KEYS = 1 << 20
+#: Rows x parent sets of one lookup step over the streaming tables (memory).
+LIVE_LOOKUP_CELLS = 1 << 20
+#: New candidate parents whose tables would count more record-set pairs than this are
+#: counted a slice at a time over the next records (latency of one record).
+REBUILD_AT = 1 << 19
+#: Record-set pairs counted at most per record learned by a spread rebuild (unless 16
+#: records are more).
+STEP_PAIRS = 1 << 16
+#: Parent sets (over all nodes) the score tables may hold: a record needing more is refused.
+MAX_FAMILIES = 2_000_000
+#: Features a record (or the records together) may bring to FixedOrderBMA and
+#: OrderAveragingClassifier: a record bringing more is refused up front.
+MAX_FEATURES = 1_000
+
+# ---------------------------------------------------------------- ISA
+# Measured by ``python -m experiments bench-isa`` (docs/isa.md).
+
+#: A stale score is recomputed from all n records, rather than extended record by record,
+#: when it misses more than FRESH_RECORDS + FRESH_FRACTION n of them.
+FRESH_RECORDS = 32
+FRESH_FRACTION = 0.02
+#: With a window, a score missing more than this many records is brought up to date by one
+#: scoring pass over just those records, not record by record.
+WINDOW_EXTEND_RECORDS = 6
+#: Models times records up to which a scoring pass takes the models the search will likely
+#: ask for next.
+SMALL_PASS = 1 << 12
+#: Queued models at the top of phase 1's queue whose bounds are brought up to date together.
+REFRESH_BATCH = 32
+#: Nats below the margin within which the models phase 1 saw are kept up to date.
+KEEP_SLACK = 10.0
+#: Words of the (models x classes x children x words) temporary of one counting pass
+#: (memory).
+PASS_WORDS = 1 << 22
+#: Records times models of one scoring pass (its temporaries stay in the processor's cache).
+PASS_RECORDS = 1 << 15
+
+# ---------------------------------------------------------------- mixtures
+# Measured by ``python -m experiments bench-fan`` and ``python -m experiments scale-out-batch``.
+
+#: Designs with at most this many one-hot cells are dense, larger ones sparse (memory).
+DENSE_CELLS = 1 << 20
+#: Samples per chunk and round when the distributed EM narrows an order statistic.
+ORDER_STATISTIC_SAMPLES = 256
+#: Values gathered at once when the interval of an order statistic holds this few.
+ORDER_STATISTIC_GATHER = 1 << 16
