@@ -22,7 +22,7 @@ import time
 
 import numpy as np
 
-from onlinebma.stats import normal_wishart
+from onlinebma import tuning
 from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
 
 #: Interleaved rounds of each path; the best mean is kept.
@@ -39,15 +39,15 @@ def _best_of(paths: dict) -> dict:
     best = dict.fromkeys(paths, np.inf)
     for _ in range(ROUNDS):
         for label, (name, value, call) in paths.items():
-            saved = getattr(normal_wishart, name)
-            setattr(normal_wishart, name, value)
+            saved = getattr(tuning, name)
+            setattr(tuning, name, value)
             try:
                 start = time.perf_counter()
                 for _ in range(CALLS):
                     call()
                 best[label] = min(best[label], (time.perf_counter() - start) / CALLS * 1e6)
             finally:
-                setattr(normal_wishart, name, saved)
+                setattr(tuning, name, saved)
     return best
 
 

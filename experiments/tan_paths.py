@@ -19,7 +19,7 @@ graphs of ``m`` nodes, side by side in one process:
 - narrow records (``--narrow``, docs/tan.md *Speed*): ``ModelAveragedTAN``'s plain-Python
   terms against the array path by gathered cells (``narrow.NARROW_CELLS``), the closed sums
   of 2–3 features graph by graph against numpy over a stack
-  (``record_sums.TINY_ARRAY_GRAPHS``), and ``log_tree_sums_python``'s shifted-float branch
+  (``tuning.TINY_ARRAY_GRAPHS``), and ``log_tree_sums_python``'s shifted-float branch
   against its log branch.
 """
 
@@ -31,7 +31,8 @@ import time
 
 import numpy as np
 
-from onlinebma.stats import elimination, spanning, tree_basis
+from onlinebma import tuning
+from onlinebma.stats import elimination, tree_basis
 from onlinebma.stats.spanning import log_tree_sum, scaled_path_is_safe
 
 
@@ -75,7 +76,7 @@ def crossover_table(rng) -> str:
             a = symmetric(rng, b, m, 20.0)
             py = per_call_us(lambda a=a: elimination.log_tree_sums_python(a.copy()))
             num = per_call_us(lambda a=a: log_tree_sum(a, path="scaled"))
-            small = b * m ** 3 <= spanning.SMALL_WORK + spanning.SMALL_WORK_PER_NODE * m
+            small = b * m ** 3 <= tuning.SMALL_WORK + tuning.SMALL_WORK_PER_NODE * m
             rows.append(f"| {b} | {m} | {b * m ** 3} | {py:.0f} | {num:.0f} | "
                         f"{'Python' if small else 'numpy'} |")
     return "\n".join(rows)
@@ -211,15 +212,15 @@ def tiny_table(rng) -> str:
 
     rows = ["| B | closed sums, Python µs | closed sums, numpy µs |", "|---:|---:|---:|"]
     sums = record_sums.RecordTreeSums(True, 0.0)
-    keep = record_sums.TINY_ARRAY_GRAPHS
+    keep = tuning.TINY_ARRAY_GRAPHS
     for b in (2, 4, 6, 10, 15):
         lw, q = rng.normal(0, 30, 3), rng.normal(0, 1, (b, 3))
         us = []
         for graphs in (10 ** 9, 0):
-            record_sums.TINY_ARRAY_GRAPHS = graphs
+            tuning.TINY_ARRAY_GRAPHS = graphs
             us.append(per_call_us(lambda lw=lw, q=q: sums(b"tiny", 3, lw, q, 0)))
         rows.append(f"| {b} | {us[0]:.1f} | {us[1]:.1f} |")
-    record_sums.TINY_ARRAY_GRAPHS = keep
+    tuning.TINY_ARRAY_GRAPHS = keep
     rows += ["", "| g | shifted floats µs / graph | log branch µs / graph |", "|---:|---:|---:|"]
     limit = elimination.python_float_nats
     for g in (4, 7, 9, 11):
