@@ -14,7 +14,7 @@ already built included, follows it. The bounded caches
 (:class:`~onlinebma.caching.BoundedCache`) take the name of their budget here.
 
 Constants that other modules still hold (to be moved here): ``tan/members.py``
-``_FLAT_CELLS``, ``tan/coding.py`` ``_READING_CELLS``, ``naive_bayes/bma.py`` ``_STEP_CAP``,
+``_FLAT_CELLS``, ``naive_bayes/bma.py`` ``_STEP_CAP``,
 ``naive_bayes/wide.py`` ``WIDE_FEATURES`` and ``WIDE_CELLS``, ``naive_bayes/wide_nominal.py``
 ``NOMINAL_FEATURES``, ``NOMINAL_CELLS`` and ``BMANB_NOMINAL_CELLS``. Numerical safety limits
 (``stats.numerics.RENORMALISE_ABOVE``, ``stats.elimination.SAFE_NATS``, …) are not tuning
@@ -60,6 +60,9 @@ TREE_BASES = 64
 CACHED_GRAPHS = 64
 #: Gather and scatter layouts kept per tree basis (entries: one per stack size and trees).
 BASIS_LAYOUTS = 64
+#: Column indices kept by a tree learner's record reading over all its codings (one entry per
+#: coding of a record: a narrow stream repeats few, wide records rarely repeat).
+READING_CELLS = 1 << 18
 
 # ---------------------------------------------------------------- pair counts
 #: Rows x pairs of index arrays per bincount of PairCounts.learn_many (memory).

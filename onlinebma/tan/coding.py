@@ -17,6 +17,7 @@ from bisect import bisect_left
 
 import numpy as np
 
+from .. import tuning
 from ..numeric import Grids
 from ..numeric.sample import ColumnSample
 from ..reading import factorize
@@ -26,10 +27,6 @@ from .numbers import TABLE_SAMPLE_SIZE
 __all__ = ["RecordCoding", "table_samples"]
 
 _NO_CODES = np.zeros(0, dtype=np.int64)
-# Column indices kept by RecordCoding._read_record over all its codings (2 MB of int64):
-# enough for every coding a narrow stream repeats (STAGGER's 27, SEA's 125 of 19 columns),
-# few entries of wide records, which rarely repeat (a miss costs a tuple and a dict look-up).
-_READING_CELLS = 1 << 18
 
 
 def _new_cells(new: np.ndarray) -> np.ndarray:
@@ -304,7 +301,7 @@ class RecordCoding:
             else:
                 codes = values = _NO_CODES
             columns = counts.record_columns(codes, values)
-            if len(self._readings) * len(columns) > _READING_CELLS:
+            if len(self._readings) * len(columns) > tuning.READING_CELLS:
                 self._readings = {None: cut}
             reading = self._readings[key] = (codes, values, columns)
         return (*reading, split)
