@@ -16,8 +16,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..distributed.protocol import MergePlan, Plan
+from ..distributed.first_pass import SampledMergePlan
+from ..distributed.protocol import MergePlan
 from ..labels import in_class_order
+from ..numeric.sample import ColumnSample
 from ..reading import (
     coded_labels,
     pairs_of,
@@ -29,12 +31,13 @@ from ..reading import (
 )
 from ..records import NOMINAL, numeric_values
 from ..stats.tables import NumericTable
+from ..tan.numbers import TABLE_SAMPLE_SIZE
 from ..validation import check_mergeable_with
 from .column_counts import nominal_counts, numeric_moments
 from .counts import check_bag, check_name
 from .wide import WideNumerics
 
-__all__ = ["AgreedCutsPlan", "BatchPaths", "FirstValues"]
+__all__ = ["BatchPaths", "agree_cut_points"]
 
 
 class BatchPaths(WideNumerics):
@@ -65,7 +68,7 @@ class BatchPaths(WideNumerics):
             self._kinds.commit(new)
             read = columns
             if self._reads:  # every numeric column's cut points fixed, then read at once
-                read = self._read_columns(columns, [names[c] for c in ycodes.tolist()])
+                read = self._read_columns(columns, names, ycodes)
             # new tables in learn_one's order: by first observed row, then a record's nominal
             # values, its numbers read as intervals, its numbers read by their moments
             tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
@@ -84,15 +87,31 @@ class BatchPaths(WideNumerics):
             self._t += len(ycodes)
             self._refresh(list(read) if not new_classes else list(self._tables))
 
-    def _read_columns(self, columns: dict, labels: list) -> dict:
+    def _read_columns(self, columns: dict, names: list, codes: np.ndarray) -> dict:
         """``learn_many`` without forgetting, numbers read as intervals: fix the cut points
-        of every numeric column of the table as its rows would (those of a sample the table
-        completes from its first ``sample_size`` values), count the kept values of the
-        features fixed (:meth:`_fix_from_table`), and give the columns with each numeric
-        one as the nominal column of its intervals. Counted, they add to the counts what
-        ``learn_one`` on each row adds (the kept values are counted as intervals by the
-        replay, the table's by the batch)."""
-        self._fix_from_table(columns, labels, whole=True)
+        of every numeric column of the table without them from the column's whole-table
+        sample (:class:`~onlinebma.numeric.sample.ColumnSample` of at most
+        :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values drawn by row position, the
+        whole column when shorter, after the values kept for the feature: the tree
+        learners' rule, and what :func:`onlinebma.distributed.fit`'s first pass draws from
+        the partitions), count the kept values of the features fixed (:meth:`fix_numeric`),
+        and give the columns with each numeric one as the nominal column of its intervals.
+
+        Parameters
+        ----------
+        columns : dict
+            The validated table's columns, ``{feature: (kind, values, present)}``.
+        names : list
+            The table's labels in order of first appearance.
+        codes : np.ndarray
+            Each row's label as an index into ``names``.
+        """
+        first_rows = np.unique(codes, return_index=True)[1]
+        self._reader.note_labels(names, self._t + first_rows)
+        samples = {f: ColumnSample.of_column(values, codes, tuple(names), TABLE_SAMPLE_SIZE)
+                   for f, (kind, values, _) in columns.items()
+                   if kind != NOMINAL and f not in self._reader.readings}
+        self.fix_numeric({f: s for f, s in samples.items() if s is not None})
         reader = self._reader
         return {f: (NOMINAL, reader.code_column(f, values), present)
                 if kind != NOMINAL and f in reader.readings else (kind, values, present)
@@ -168,12 +187,16 @@ class BatchPaths(WideNumerics):
     def distributed_plan(self) -> MergePlan:
         """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
         counted where it lies and the learners merged in order (:meth:`merge`; only count
-        tables and moments travel). With numbers read as intervals, a first pass agrees the
-        cut points first (:class:`AgreedCutsPlan`), so that the learners of the partitions
-        merge and the result equals ``learn_many`` on the whole frame. A learner that forgets
-        is refused here, before any partition is learned."""
+        tables and moments travel). With numbers read as intervals, a first pass draws each
+        numeric column's sample from the whole frame as ``learn_many`` on it draws it
+        (:class:`~onlinebma.distributed.first_pass.SampledMergePlan`) and
+        :func:`agree_cut_points` fixes the cut points from it, so that the learners of the
+        partitions merge and the result equals ``learn_many`` on the whole frame. A learner
+        that forgets is refused here, before any partition is learned."""
         self._refuse_forgetting("train on Dask learners")
-        return AgreedCutsPlan(self) if self._reads else MergePlan(self)
+        if not self._reads:
+            return MergePlan(self)
+        return SampledMergePlan(self, self.feature_kinds, TABLE_SAMPLE_SIZE, agree_cut_points)
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows, vectorised per column (numbers read as
@@ -231,63 +254,26 @@ class BatchPaths(WideNumerics):
         return out
 
 
-class FirstValues(Plan):
-    """The first pass of :class:`AgreedCutsPlan`: ``{column: (values, labels)}``, each
-    numeric column's first ``size`` observed values in frame order and their labels (what
-    ``learn_many`` on the whole frame fixes its cut points from). A partition is validated as
-    ``learn_many`` validates it, and gives at most ``size`` values per numeric column.
+def agree_cut_points(learner, samples: dict):
+    """The agreement step of :class:`~onlinebma.distributed.first_pass.SampledMergePlan`
+    for the naive Bayes family: fix ``learner``'s cut points from the whole frame's column
+    samples as ``learn_many`` on that frame would (its kept values first, its fixed features
+    as they are: :meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric`), and return a fresh
+    learner given the same cut points, whose copies count the partitions.
 
     Parameters
     ----------
-    kinds : FeatureKinds
-        The learner's feature kinds (not changed): which columns are numbers.
-    size : int
-        The learner's ``sample_size``.
+    learner : BaseNB
+        A copy of the learner :func:`~onlinebma.distributed.fit` started from, changed in
+        place.
+    samples : dict
+        ``{column: ColumnSample}`` of the frame's numeric columns.
+
+    Returns
+    -------
+    BaseNB
     """
-
-    def __init__(self, kinds, size: int):
-        self.kinds = kinds
-        self.size = size
-
-    def learn_partition(self, X, y):
-        columns, _, labels = prepare_frame(self.kinds, X, y)
-        labels = np.asarray(labels, dtype=object)
-        out = {}
-        for f, (kind, values, present) in columns.items():
-            if kind != NOMINAL:
-                rows = np.flatnonzero(present)[:self.size]
-                out[f] = (values[rows], labels[rows])
-        return out
-
-    def combine(self, partials: list):
-        out: dict = {}
-        for partial in partials:  # in frame order: the earlier values first
-            for f, (values, labels) in partial.items():
-                if f in out:
-                    kept, kept_labels = out[f]
-                    values = np.concatenate([kept, values])[:self.size]
-                    labels = np.concatenate([kept_labels, labels])[:self.size]
-                out[f] = (values, labels)
-        return out
-
-    def finish(self, partial):
-        return partial
-
-
-class AgreedCutsPlan(MergePlan):
-    """:class:`~onlinebma.distributed.protocol.MergePlan` after a first pass that agrees the
-    cut points of the numeric columns (:class:`FirstValues`): the learner the plan started
-    from is copied and given them (:meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric` of
-    :meth:`~onlinebma.naive_bayes.base.BaseNB.numeric_readings_from`: its kept values first,
-    its fixed features as they are), and each partition is counted by a copy of a fresh
-    learner given the same cut points; the partial learners then merge exactly into the copy.
-    The frame is read twice."""
-
-    def run(self, partitions):
-        values = partitions.reduce(FirstValues(self.model.feature_kinds, self.model.sample_size))
-        model = copy.deepcopy(self.model)
-        model.fix_numeric(model.numeric_readings_from(values))
-        template = model.clone()
-        template.fix_numeric(model.numeric_readings)
-        self.model, self.template = model, template  # copied per partition (MergePlan)
-        return super().run(partitions)
+    learner.fix_numeric(samples)
+    template = learner.clone()
+    template.fix_numeric(learner.numeric_readings)
+    return template

@@ -103,6 +103,16 @@ def check_numeric(numeric) -> None:
     check_choice("numeric", numeric, REPRESENTATIONS)
 
 
+def label_array(labels) -> np.ndarray:
+    """A 1-d object array of ``labels``, one entry per label even when labels are tuples
+    (which ``np.asarray(..., dtype=object)`` would spread into a second axis).
+
+    >>> label_array([("a", 0), ("a", 1)]).shape
+    (2,)
+    """
+    return np.fromiter(labels, dtype=object, count=len(labels))
+
+
 def _interval_names(cuts: list) -> list:
     """``"(a, b]"`` for each interval of sorted cut points, ``-inf`` and ``inf`` at the ends."""
     bounds = [-np.inf, *cuts, np.inf]
@@ -278,6 +288,20 @@ class NumberReader:
             return []
         return self.pending.learn(index, code, dict(waiting))
 
+    def note_labels(self, labels, indices) -> None:
+        """:meth:`note_label` of each label at the index of its first record (a table's
+        labels, in order of first appearance).
+
+        Parameters
+        ----------
+        labels : list
+            Validated labels.
+        indices : array-like of int
+            The index of each label's first record in the learner's stream.
+        """
+        for label, index in zip(labels, np.asarray(indices).tolist()):
+            self.note_label(label, index)
+
     def note_label(self, label, index: int) -> int:
         """The class code of ``label``, a new one (first seen in record ``index``) if new."""
         code = self._codes.get(label)
@@ -385,9 +409,8 @@ class NumberReader:
         labels : array-like
             The class label of each value.
         feature : hashable or None, default None
-            The feature: when its values are kept (pending), they come first, and the first
-            ``sample_size`` observed values of the two are read (``learn_many``'s sample);
-            otherwise the sample is read whole.
+            The feature: when its values are kept (pending), they come first, followed by the
+            sample (``learn_many``'s rule, as the tree learners'); the sample is read whole.
 
         Returns
         -------
@@ -395,7 +418,7 @@ class NumberReader:
             ``None`` when the sample has no observed value.
         """
         values = np.asarray(values, dtype=float)
-        labels = np.asarray(labels, dtype=object)
+        labels = labels if isinstance(labels, np.ndarray) else label_array(list(labels))
         if values.ndim != 1 or labels.shape != values.shape:
             raise ValueError(f"a sample needs one label per value: got values of shape "
                              f"{values.shape} and labels of shape {labels.shape}")
@@ -403,9 +426,8 @@ class NumberReader:
         if feature is not None and feature in self.pending.pending:
             kept, codes = self.pending.sample(feature)
             values = np.concatenate([kept, values])
-            labels = np.concatenate([np.asarray(list(self._codes), dtype=object)[codes],
-                                     labels])
-            observed = np.flatnonzero(~np.isnan(values))[:self.settings.sample_size]
+            labels = np.concatenate([label_array(list(self._codes))[codes], labels])
+            observed = np.flatnonzero(~np.isnan(values))
         if observed.size == 0:
             return None
         classes, codes = factorize(labels[observed])
@@ -434,13 +456,14 @@ class NumberReader:
         return (rows[0][0] if rows else learned), rows
 
     def fix_from_table(self, columns: dict, labels: list, learned: int,
-                       known_labels: list, whole: bool = False) -> list:
-        """``learn_many``, before a table's rows are learned: fix the cut points of every
-        numeric column whose sample the table leaves incomplete from its kept values followed
-        by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
-        count). A sample the table completes is fixed by the rows as in a stream (from its
-        first ``sample_size`` values), so that then ``learn_many`` equals ``learn_one`` on
-        the rows.
+                       known_labels: list) -> list:
+        """``learn_many`` row by row (a learner that forgets, or ``decay="auto"``), before a
+        table's rows are learned: fix the cut points of every numeric column whose sample the
+        table leaves incomplete from its kept values followed by the column
+        (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers count). A
+        sample the table completes is fixed by the rows as in a stream (from its first
+        ``sample_size`` values), so that then ``learn_many`` equals ``learn_one`` on the
+        rows.
 
         Parameters
         ----------
@@ -453,13 +476,6 @@ class NumberReader:
             The number of records the learner has learned (the table's first row's index).
         known_labels : list
             Every label the learner knows.
-        whole : bool, default False
-            ``True``: fix the samples the table completes too, now, from their first
-            ``sample_size`` values (kept ones first), as the rows would at their completion:
-            every numeric column with an observed value is then fixed, and a learner that
-            does not forget counts the table's columns at once (the counts of its kept records
-            replayed, :meth:`replay_stream`, plus those of the table's intervals are what the
-            rows would count).
 
         Returns
         -------
@@ -479,9 +495,6 @@ class NumberReader:
             n_kept = len(self.pending.sample(f)[0]) if f in kept else 0
             if n_kept + int(present.sum()) < size:
                 extra[f] = (values, codes)
-            elif whole:  # the sample the rows would complete: its first size values
-                rows = np.flatnonzero(present)[:size - n_kept]
-                extra[f] = (values[rows], codes[rows])
         self.fix(list(extra), known_labels, extra)
         return [f for f in extra if f in self.pending.pending and f in self.readings]
 
