@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -29,15 +30,44 @@ from ..reading import (
     records_of,
     uninterrupted,
 )
-from ..records import NOMINAL, numeric_values
+from ..records import NOMINAL, FeatureKinds, numeric_values
 from ..stats.tables import NumericTable
 from ..tan.numbers import TABLE_SAMPLE_SIZE
 from ..validation import check_mergeable_with
 from .column_counts import nominal_counts, numeric_moments
 from .counts import check_bag, check_name
+from .numbers import NumberReader
 from .wide import WideNumerics
 
-__all__ = ["BatchPaths", "agree_cut_points"]
+__all__ = ["BatchPaths", "Statistics", "agree_cut_points"]
+
+
+class Statistics(NamedTuple):
+    """A naive Bayes learner's sufficient statistics (its :attr:`BatchPaths.statistics`):
+    what two learners of one class and hyperparameters add when they merge.
+
+    Attributes
+    ----------
+    kinds : FeatureKinds
+        Which features are nominal and which numeric.
+    reader : NumberReader or None
+        How numbers are read as intervals (``None``: by their moments).
+    tables : dict
+        ``{feature: NominalTable or NumericTable}``: the counts and moments per class.
+    class_counts : dict
+        ``{label: weight of its records}``.
+    weight : float
+        The weight of all records.
+    records : int
+        The number of records learned.
+    """
+
+    kinds: FeatureKinds
+    reader: NumberReader | None
+    tables: dict
+    class_counts: dict
+    weight: float
+    records: int
 
 
 class BatchPaths(WideNumerics):
@@ -142,37 +172,83 @@ class BatchPaths(WideNumerics):
             for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
                 count(numeric, nominal, label)
 
+    @property
+    def statistics(self) -> Statistics:
+        """This learner's sufficient statistics, what :meth:`merge` adds (the live objects,
+        not copies: read them, change them only through :meth:`add_statistics`)."""
+        return Statistics(self._kinds, self._reader, self._tables, self._class_counts,
+                          self._n, self._t)
+
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.
 
         Both must be the same class with the same hyperparameters; sufficient statistics
-        add up. The result's labels are ordered as first seen by ``self``, then ``other``.
-        Learners that forget are refused: their statistics weigh records by age on two
-        unrelated clocks, and the posterior over structures is a recursion over one ordered
-        stream, not a function of summed statistics.
+        add up (:meth:`add_statistics`). The result's labels are ordered as first seen by
+        ``self``, then ``other``. Learners that forget are refused: their statistics weigh
+        records by age on two unrelated clocks, and the posterior over structures is a
+        recursion over one ordered stream, not a function of summed statistics.
         """
         check_mergeable_with(self, other)
-        self._refuse_forgetting("merge learners")
-        self._kinds.check_mergeable(other._kinds)
-        if self._reader is not None:
-            self._reader.check_mergeable(other._reader)
+        theirs = other.statistics
+        self._check_addable(theirs)
         out = copy.deepcopy(self)
-        out._predicted = None
-        if out._reader is not None:
-            out._reader.merge(other._reader)
-        out._kinds.commit(other._kinds.kind)
-        for f, t in other._tables.items():
-            mine = out._tables.get(f)
-            if mine is None:
-                out._tables[f] = copy.deepcopy(t)
-            else:
-                mine.merge(t)
-        for label, c in other._class_counts.items():
-            out._class_counts[label] = out._class_counts.get(label, 0) + c
-        out._n += other._n
-        out._t += other._t
-        out._refresh(list(out._tables))
+        out.add_statistics(theirs)
         return out
+
+    def add_statistics(self, statistics: Statistics) -> None:
+        """Add another learner's sufficient statistics to this learner, in place: it then
+        equals a learner trained on both streams (:meth:`merge` does this on a copy).
+
+        Parameters
+        ----------
+        statistics : Statistics
+            ``other.statistics`` of a learner of this class with the same hyperparameters
+            (:meth:`merge` checks that); not changed.
+
+        Raises
+        ------
+        ValueError
+            If this learner forgets, a feature is nominal in one and numeric in the other,
+            or the numeric features' cut points differ or are not fixed yet; nothing is
+            changed then.
+
+        Examples
+        --------
+        >>> from onlinebma.naive_bayes import NaiveBayes
+        >>> left, right = NaiveBayes(), NaiveBayes()
+        >>> left.learn_one({"colour": "red"}, "yes")
+        >>> right.learn_one({"colour": "blue"}, "no")
+        >>> left.add_statistics(right.statistics)
+        >>> left.statistics.class_counts
+        {'yes': 1, 'no': 1}
+        """
+        self._check_addable(statistics)
+        with uninterrupted():  # Ctrl-C waits for the statistics added whole (.interrupts)
+            self._predicted = None
+            if self._reader is not None:
+                self._reader.merge(statistics.reader)
+            self._kinds.commit(statistics.kinds.kind)
+            for f, t in statistics.tables.items():
+                mine = self._tables.get(f)
+                if mine is None:
+                    self._tables[f] = copy.deepcopy(t)
+                else:
+                    mine.merge(t)
+            for label, c in statistics.class_counts.items():
+                self._class_counts[label] = self._class_counts.get(label, 0) + c
+            self._n += statistics.weight
+            self._t += statistics.records
+            self._refresh(list(self._tables))
+
+    def _check_addable(self, statistics: Statistics) -> None:
+        """Refuse statistics that do not add to this learner's (:meth:`add_statistics`)."""
+        if not isinstance(statistics, Statistics):
+            raise TypeError(f"statistics must be a learner's .statistics, got "
+                            f"{type(statistics).__name__}")
+        self._refuse_forgetting("merge learners")
+        self._kinds.check_mergeable(statistics.kinds)
+        if self._reader is not None:
+            self._reader.check_mergeable(statistics.reader)
 
     def _refuse_forgetting(self, action: str) -> None:
         """A ``ValueError`` when this learner forgets: its statistics weigh records by age

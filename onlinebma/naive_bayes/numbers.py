@@ -550,6 +550,12 @@ class NumberReader:
         return {f: np.array(r.cuts) if isinstance(r, _Intervals) else None
                 for f, r in self._read.items()}
 
+    @property
+    def first_records(self) -> dict:
+        """``{label: index of its first record}``, in order of first appearance (the labels
+        this reader has noted)."""
+        return dict(self._first)
+
     def labels_before(self, index: int) -> list:
         """The labels whose first record came before ``index``, in order of appearance."""
         return [label for label, t in self._first.items() if t < index]
@@ -569,8 +575,8 @@ class NumberReader:
                     f"learning, learner.fix_numeric(readings) (readings from one sample of "
                     f"all the data, learner.numeric_readings_from(samples), or another "
                     f"learner's numeric_readings)")
-        for f, r in other._read.items():
-            mine = self._read.get(f)
+        for f, reading in other.readings.items():
+            mine, r = self._read.get(f), self._reading(f, reading)
             if mine is not None and mine != r:
                 raise ValueError(
                     f"cannot merge: numeric feature {f!r} was cut into different intervals by "
@@ -582,7 +588,7 @@ class NumberReader:
         for f, r in other.readings.items():
             if f not in self.readings:
                 self._adopt(f, r)
-        for label, t in other._first.items():
+        for label, t in other.first_records.items():
             if label not in self._codes:
                 self._codes[label] = len(self._codes)
                 self._first[label] = t
