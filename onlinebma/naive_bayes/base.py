@@ -413,7 +413,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             return [(self._reader, self._fix_readings, self._fix_from_table)]
         mixture = self._rate_mixture()
         if isinstance(mixture, RateMixture):
-            return [(m._reader, m._fix_readings, m._fix_from_table) for m in mixture.members]
+            return [(m.statistics.reader, m.fix_numeric, m._fix_from_table)
+                    for m in mixture.members]
         return [(mixture.reader, mixture.fix_readings, mixture.fix_from_table)]
 
     def _rate_terms(self):
@@ -543,28 +544,74 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         reader = self._reader
         # fed interval names: a feature declared numeric must not refuse them as text
         scratch = self.clone({"numeric": GAUSSIAN, "numeric_attributes": None})
-        scratch._seed_classes(reader.labels_before(first))
+        scratch.know_classes(reader.labels_before(first))
         for record, label in reader.replay_records(first, self._t, rows, self._forgets):
             scratch.learn_one(record, label)
         features = list(dict.fromkeys(f for _, _, pairs in rows for f, _ in pairs))
-        c = scratch._clock.scale / self._clock.scale
+        c = scratch.clock.scale / self._clock.scale
         for f in features:
-            self._adopt_feature(f, scratch, c, first)
+            self._adopt_feature(f, scratch.feature_statistics(f), c, first)
         if not self._forgets:
             self._refresh(features)
         self.__dict__.pop("_wide", None)  # the array blocks of wide records: rebuilt
         self.__dict__.pop("_wide_nominal", None)
 
-    def _seed_classes(self, labels) -> None:
-        """Know ``labels`` as classes of weight 0 (a replay's learner knows the classes this
-        learner knew when its first kept record came)."""
+    def know_classes(self, labels) -> None:
+        """Know ``labels`` as classes before any of their records, with weight 0 (as
+        scikit-learn's ``partial_fit(classes=...)``): they are predicted with their prior
+        share, and the classes are ordered with them where they stand (a replay's learner
+        knows the classes its learner knew when its first kept record came).
+
+        Parameters
+        ----------
+        labels : list
+            Labels; those known already are left as they are.
+
+        Examples
+        --------
+        >>> from onlinebma.naive_bayes import NaiveBayes
+        >>> model = NaiveBayes()
+        >>> model.know_classes(["no", "yes"])
+        >>> model.learn_one({"colour": "red"}, "yes")
+        >>> model.classes_
+        ('no', 'yes')
+        """
+        labels = list(labels)
+        for label in labels:
+            check_label(label)
         for label in labels:
             self._class_counts.setdefault(label, 0)
 
-    def _adopt_feature(self, f, other: BaseNB, c: float, offset: int) -> None:
-        """Take feature ``f``'s statistics from ``other`` (a replay's learner, of this class,
-        that started ``offset`` records later), multiplied by ``c`` into this clock's unit."""
-        t = other._tables[f]
+    @property
+    def clock(self) -> ScaledClock:
+        """The clock of forgetting (:class:`~onlinebma.forgetting.ScaledClock`): a record
+        weighs ``clock.unit`` in the stored statistics, each worth ``clock.scale`` records."""
+        return self._clock
+
+    def feature_statistics(self, f) -> dict:
+        """What this learner keeps for feature ``f``, by name (the live objects: read, do not
+        change): ``"table"``, its counts or moments per class (a
+        :class:`~onlinebma.stats.tables.NominalTable` or
+        :class:`~onlinebma.stats.tables.NumericTable`), and the learner's own terms of the
+        feature (see the learner's override). A replay's learner hands a feature's statistics
+        over through it.
+
+        Parameters
+        ----------
+        f : hashable
+            A feature this learner has counted.
+
+        Returns
+        -------
+        dict
+        """
+        return {"table": self._tables[f]}
+
+    def _adopt_feature(self, f, statistics: dict, c: float, offset: int) -> None:
+        """Take feature ``f``'s ``statistics`` (:meth:`feature_statistics` of a replay's
+        learner, of this class, that started ``offset`` records later), multiplied by ``c``
+        into this clock's unit."""
+        t = statistics["table"]
         if c != 1:
             t.rescale(c)
         self._tables[f] = t

@@ -24,11 +24,15 @@ feature is left out of predictions (its value is still validated) and the record
 are kept; when its sample is complete the learner counts the kept values as if it had had the
 cut points from the first record (:meth:`NumberReader.replay_stream`, tested exactly, with and
 without forgetting), and goes on. ``learn_many`` fixes every feature it sees from the table
-itself (the kept values first, then the table's column) before counting it.
+itself before counting it: without forgetting from the kept values followed by the column's
+whole-table sample (:class:`~onlinebma.numeric.sample.ColumnSample`, the tree learners' rule),
+row by row (forgetting) from the kept values followed by the column where the table leaves the
+sample incomplete, as a stream otherwise.
 
 **Cut points agreed beforehand.** Learners that count parts of one data set (a Dask frame's
 partitions) must cut each feature alike to merge: a first pass samples every numeric feature
-over the whole data (:class:`~onlinebma.numeric.Sample`, mergeable),
+over the whole data (:class:`~onlinebma.numeric.Sample`, mergeable; Dask's is
+:mod:`onlinebma.distributed.first_pass`, drawing the samples ``learn_many`` draws),
 :meth:`~onlinebma.naive_bayes.base.BaseNB.numeric_readings_from` reads the samples with the
 learner's settings, and :meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric` gives each
 learner those readings before it counts (kept records replayed, as at a sample's completion).
