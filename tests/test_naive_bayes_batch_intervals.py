@@ -97,6 +97,19 @@ def assert_equal_predictions(learner, reference, X):
             assert got.iloc[i][y] == pytest.approx(p, rel=1e-12, abs=1e-12)
 
 
+def two_learners_after_300_records(learner):
+    """``(data, X, y, learner, reference)``: 1300 records (a third class from record 700,
+    the late feature from 250) and ``learner`` and a clone of it given the first 300 one by
+    one (samples pending)."""
+    data = records(1300, seed=3, third_class_at=700, late_at=250)
+    reference = learner.clone()
+    for x, label in data[:300]:
+        x = {f: v for f, v in x.items() if v is not None}
+        learner.learn_one(x, label)
+        reference.learn_one(x, label)
+    return (data, *frame(data), learner, reference)
+
+
 @pytest.mark.parametrize("cls, params", LEARNERS[:3])
 @pytest.mark.parametrize("numeric", ["8 intervals", "MDL"])
 def test_learn_many_cuts_from_the_whole_column_sample(small_bound, cls, params, numeric):
@@ -105,13 +118,8 @@ def test_learn_many_cuts_from_the_whole_column_sample(small_bound, cls, params, 
     the table's whole-column sample, a draw of BOUND values; the counts and predictions are
     those of a learner given those cut points before the table, learning its rows one by
     one. A later table with every feature fixed adds what its rows add."""
-    data = records(1300, seed=3, third_class_at=700, late_at=250)
-    X, y = frame(data)
-    learner, reference = cls(numeric=numeric, **params), cls(numeric=numeric, **params)
-    for x, label in data[:300]:
-        x = {f: v for f, v in x.items() if v is not None}
-        learner.learn_one(x, label)
-        reference.learn_one(x, label)
+    data, X, y, learner, reference = two_learners_after_300_records(cls(numeric=numeric,
+                                                                        **params))
     tests = frame_to_predict()
     assert_equal_predictions(learner, reference, tests)  # pending: read by the Gaussian
     learner.learn_many(X.iloc[300:1000], y.iloc[300:1000])
@@ -159,13 +167,8 @@ def test_learn_many_of_a_learner_that_forgets_counts_what_the_rows_count(cls, pa
     and brings a third class), then a table with every feature fixed: the counts and
     predictions are those of learn_one on each row, with missing values and a few-valued
     feature read per value."""
-    data = records(1300, seed=3, third_class_at=700, late_at=250)
-    X, y = frame(data)
-    learner, reference = cls(numeric=numeric, **params), cls(numeric=numeric, **params)
-    for x, label in data[:300]:
-        x = {f: v for f, v in x.items() if v is not None}
-        learner.learn_one(x, label)
-        reference.learn_one(x, label)
+    data, X, y, learner, reference = two_learners_after_300_records(cls(numeric=numeric,
+                                                                        **params))
     tests = frame_to_predict()
     for lo, hi in [(300, 1000), (1000, 1300)]:
         learner.learn_many(X.iloc[lo:hi], y.iloc[lo:hi])

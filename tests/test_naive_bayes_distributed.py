@@ -11,6 +11,8 @@ is lowered so that the draw leaves values out.
 
 from __future__ import annotations
 
+import pickle
+
 import dask
 import dask.dataframe as dd
 import numpy as np
@@ -19,7 +21,6 @@ import pytest
 
 from onlinebma import distributed
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes, batches
-from onlinebma.numeric.sample import ColumnSample
 from tests.test_distributed_numbers import assert_same_predictions, table
 
 BOUND = 60  # below the rows of the frame: the sample is a draw
@@ -38,29 +39,42 @@ def small_bound(monkeypatch):
     monkeypatch.setattr(batches, "TABLE_SAMPLE_SIZE", BOUND)
 
 
-def fit(make, X, y, npartitions):
-    ddf = dd.from_pandas(X.assign(label=y), npartitions=npartitions, sort=False)
+def assert_fit_equals_learn_many(start, parts):
+    """``distributed.fit`` of ``start`` (not modified) on a Dask frame whose partitions are
+    ``parts`` (frames with a ``label`` column, possibly empty or without a column) equals
+    ``learn_many`` of a copy of ``start`` on their concatenation: the same readings, the same
+    predictions to 1e-9. Returns the fitted learner."""
+    before = pickle.dumps(start)
+    meta = max(parts, key=lambda p: p.shape[1]).iloc[:0]
+    ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=meta, verify_meta=False)
     with dask.config.set(scheduler="synchronous"):
-        return distributed.fit(make(), ddf, target="label", split_every=2)
+        got = distributed.fit(start, ddf, target="label", split_every=2)
+    assert pickle.dumps(start) == before
+    whole = pd.concat(parts).reset_index(drop=True)
+    serial = pickle.loads(before)
+    serial.learn_many(whole.drop(columns="label"), whole["label"])
+    assert got.numeric_readings == serial.numeric_readings
+    assert_same_predictions(got, serial, whole.drop(columns="label"))
+    return got
+
+
+def cut(frame, npartitions):
+    """``frame`` cut into ``npartitions`` consecutive partitions of near-equal sizes."""
+    bounds = np.linspace(0, len(frame), npartitions + 1).astype(int)
+    return [frame.iloc[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
 
 
 @pytest.mark.parametrize("name", LEARNERS)
 @pytest.mark.parametrize("npartitions", [1, 3, 7])
 def test_fit_equals_learn_many_on_the_whole_frame(name, npartitions):
+    """The frame's class y2 first comes in its second half, so in later partitions."""
     X, y = table()
-    one = LEARNERS[name]()
-    one.learn_many(X, y)
-    got = fit(LEARNERS[name], X, y, npartitions)
-    assert got.numeric_readings == one.numeric_readings
-    assert_same_predictions(got, one, X)
+    got = assert_fit_equals_learn_many(LEARNERS[name](), cut(X.assign(label=y), npartitions))
     if name != "Gaussian":  # the cut points come from a draw, not from the first values
-        z = X["z"].to_numpy()
-        end = np.flatnonzero(~np.isnan(z))[BOUND - 1] + 1
-        codes, names = pd.factorize(y)
-        first = LEARNERS[name]()
-        first.fix_numeric({"z": ColumnSample.of_column(z[:end], codes[:end], tuple(names),
-                                                       BOUND)})
-        assert first.numeric_readings["z"] != one.numeric_readings["z"]
+        observed = X["z"].notna().to_numpy()
+        first_values = LEARNERS[name]().numeric_readings_from(
+            {"z": (X["z"][observed][:BOUND].to_numpy(), y[observed][:BOUND].to_numpy())})
+        assert first_values["z"] != got.numeric_readings["z"]
 
 
 @pytest.mark.parametrize("name", ["NaiveBayes", "MDL"])
@@ -69,31 +83,18 @@ def test_empty_partitions_and_partitions_without_a_column(name):
     samples still follow the rows of the whole frame."""
     X, y = table(seed=4)
     frame = X.assign(label=y)
-    parts = [frame[:40], frame[:0], frame[40:100].drop(columns=["w"]), frame[100:]]
-    ddf = dd.from_delayed([dask.delayed(p) for p in parts], meta=frame.iloc[:0],
-                          verify_meta=False)
-    with dask.config.set(scheduler="synchronous"):
-        got = distributed.fit(LEARNERS[name](), ddf, target="label")
-    whole = pd.concat(parts).reset_index(drop=True)
-    one = LEARNERS[name]()
-    one.learn_many(whole.drop(columns="label"), whole["label"])
-    assert got.numeric_readings == one.numeric_readings
-    assert_same_predictions(got, one, whole.drop(columns="label"))
+    assert_fit_equals_learn_many(LEARNERS[name](), [
+        frame[:40], frame[:0], frame[40:100].drop(columns=["w"]), frame[100:]])
 
 
 @pytest.mark.parametrize("name", ["BMANB", "MDL"])
 def test_fit_continues_from_a_learner_holding_kept_records(name):
     """A learner that kept records of learn_one (its numeric samples incomplete) continues on
     Dask as learn_many continues: the kept values first in the sample, then replayed."""
-    X, y = table(seed=1)
+    frame = table(seed=1)[0].assign(label=table(seed=1)[1])
     start = LEARNERS[name]()
-    for x, label in zip(X[:20].to_dict("records"), y[:20]):
-        start.learn_one({f: v for f, v in x.items() if v is not None and v == v}, label)
-    assert start.numeric_readings == {}
-    ddf = dd.from_pandas(X[20:].assign(label=y[20:]), npartitions=3, sort=False)
-    with dask.config.set(scheduler="synchronous"):
-        got = distributed.fit(start, ddf, target="label")
-    assert start.numeric_readings == {}  # not modified
-    start.learn_many(X[20:], y[20:])
-    assert got.numeric_readings == start.numeric_readings
-    assert_same_predictions(got, start, X)
+    for row in frame[:20].to_dict("records"):  # missing values left out of the records
+        start.learn_one({f: v for f, v in row.items() if f != "label" and pd.notna(v)},
+                        row["label"])
+    assert not start.numeric_readings  # every sample incomplete: the values kept
+    assert_fit_equals_learn_many(start, cut(frame[20:], 3))
