@@ -14,8 +14,9 @@ import pandas as pd
 import pytest
 
 from onlinebma.distributed.protocol import Partitions
-from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
+from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes, batches
 from onlinebma.numeric import Grids, NumericSettings, Sample, ValueCodes, read_sample
+from onlinebma.numeric.sample import ColumnSample
 from tests.test_nb_numbers import assert_same, coded, frame, records
 
 LEARNERS = [(NaiveBayes, {}), (ModelAveragedNB, {}), (ModelAveragedNB, {"prior": "BDeu"}),
@@ -193,28 +194,38 @@ def test_refusals_name_the_fix_and_change_nothing():
     assert left.numeric_readings.keys() == before.numeric_readings.keys()
 
 
+def column_samples(X, y, size) -> dict:
+    """The ColumnSample of each numeric column of a whole table, as a first pass over it
+    draws them (labels coded in order of first appearance)."""
+    codes, names = pd.factorize(y)
+    return {f: ColumnSample.of_column(X[f].to_numpy(dtype=float), codes, tuple(names), size)
+            for f in FEATURES if f in X}
+
+
 @pytest.mark.parametrize("cls", [NaiveBayes, ModelAveragedNB, BMANB])
 @pytest.mark.parametrize("numeric", NUMERIC)
-def test_readings_of_the_first_values_are_those_of_learn_many(cls, numeric):
-    """Samples of the data's first sample_size values (spread=False) give the readings
-    learn_many on the whole data gives: for a fresh learner, and for one keeping values
-    from learn_one (they come first); counting with them then equals learn_many."""
+def test_readings_of_the_column_samples_are_those_of_learn_many(monkeypatch, cls, numeric):
+    """The whole table's column samples (ColumnSample, here at most 300 values: a draw)
+    give the readings learn_many on the table gives: for a fresh learner, and for one
+    keeping values from learn_one (they come first); counting with them then equals
+    learn_many."""
+    monkeypatch.setattr(batches, "TABLE_SAMPLE_SIZE", 300)
     data = records(900, seed=29, third_class_at=300, late_at=200)
     X, y = frame(data)
     fresh = cls(numeric=numeric)
     whole = cls(numeric=numeric)
     whole.learn_many(X, y)
-    readings = fresh.numeric_readings_from(first_pass(data, spread=False))
+    readings = fresh.numeric_readings_from(column_samples(X, y, 300))
     assert readings == whole.numeric_readings
     streamed, copied = cls(numeric=numeric), cls(numeric=numeric)
     for x, label in data[:150]:
         streamed.learn_one(x, label)
         copied.learn_one(x, label)
-    rest = data[150:]
-    samples = first_pass(rest, spread=False, labels=["b", 0, 1, 2])  # codes of these labels
-    readings = copied.numeric_readings_from(samples, classes=["b", 0, 1, 2])
-    copied.fix_numeric(readings)
-    assert copied.numeric_readings_from(samples, classes=["b", 0, 1, 2]) == readings  # kept
+    samples = column_samples(X.iloc[150:], y.iloc[150:], 300)
+    readings = copied.numeric_readings_from(samples)
+    copied.fix_numeric(samples)
+    assert copied.numeric_readings == readings
+    assert copied.numeric_readings_from(samples) == readings  # kept
     copied.learn_many(X.iloc[150:], y.iloc[150:])
     streamed.learn_many(X.iloc[150:], y.iloc[150:])
     assert copied.numeric_readings == streamed.numeric_readings
@@ -233,7 +244,7 @@ class InMemory(Partitions):
         self.parts = parts
 
     def reduce(self, plan):
-        partials = [plan.learn_partition(X, y) for X, y in self.parts]
+        partials = [plan.learn_numbered(i, X, y) for i, (X, y) in enumerate(self.parts)]
         while len(partials) > 1:
             partials = [plan.combine(partials[i:i + 2]) for i in range(0, len(partials), 2)]
         return partials[0]
@@ -241,10 +252,12 @@ class InMemory(Partitions):
 
 @pytest.mark.parametrize("cls", [NaiveBayes, ModelAveragedNB, BMANB])
 @pytest.mark.parametrize("numeric", NUMERIC)
-def test_the_distributed_plan_agrees_cut_points_first(cls, numeric):
+def test_the_distributed_plan_agrees_cut_points_first(monkeypatch, cls, numeric):
     """distributed_plan's first pass gives each partition the cut points learn_many on the
-    whole frame takes (a learner's kept values first): the partitions' learners merge into
-    the learner that continued serially, and the given learner is not changed."""
+    whole frame takes (a learner's kept values first, then the whole-column sample, here a
+    draw of 300): the partitions' learners merge into the learner that continued serially,
+    and the given learner is not changed."""
+    monkeypatch.setattr(batches, "TABLE_SAMPLE_SIZE", 300)
     data = records(1100, seed=37, third_class_at=600, late_at=400)
     X, y = frame(data)
     start = cls(numeric=numeric)

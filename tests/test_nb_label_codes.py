@@ -61,6 +61,7 @@ def test_learn_many_with_integer_labels_equals_learn_one(learner, kind):
     batch, rows = learner(nominal_attributes=["a"]), learner(nominal_attributes=["a"])
     batch.learn_many(X.iloc[:1200], y[:1200])
     batch.learn_many(X.iloc[1200:], y[1200:])
+    rows.fix_numeric(batch.numeric_readings)  # z's cut points: of the first table's sample
     for x, label in zip(X.to_dict("records"), labels):
         rows.learn_one({"a": int(x["a"]), "z": x["z"]}, label)
     for q in [{"a": 0}, {"a": 1, "z": 0.5}, {"z": -1.0}]:

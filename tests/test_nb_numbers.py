@@ -238,14 +238,15 @@ def test_a_value_never_seen_joins_a_feature_read_per_value():
 
 
 @pytest.mark.parametrize("make, params", [
-    (NaiveBayes, {"sample_size": 10}),
     (ModelAveragedNB, {"sample_size": 10, "decay": 0.9}),
     (BMANB, {"sample_size": 10, "decay": "auto"}),
-    (ModelAveragedNB, {"sample_size": 10, "numeric": "MDL"}),
+    (ModelAveragedNB, {"sample_size": 10, "decay": 0.9, "numeric": "MDL"}),
 ], ids=repr)
 def test_river_learn_many_matches_learn_one_where_every_sample_completes(make, params):
     """River's check (skipped in check_estimator while reading intervals, see
-    BaseNB._unit_test_skips) on learners whose numeric samples complete within its batches."""
+    BaseNB._unit_test_skips) on learners that forget, which learn a batch row by row, whose
+    numeric samples complete within its batches (a learner that forgets nothing cuts a batch's
+    columns from their whole-table samples: tests/test_naive_bayes_batch_intervals.py)."""
     from river import datasets
     from river.checks.common import check_learn_many_matches_learn_one
 

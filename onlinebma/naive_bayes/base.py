@@ -40,6 +40,7 @@ from river import base
 from ..forgetting import MIN_WEIGHT, Forgetting, RateMixture, ScaledClock
 from ..labels import ordered_labels
 from ..numeric import Sample
+from ..numeric.sample import ColumnSample
 from ..reading import read_record, uninterrupted
 from ..records import NUMERIC, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
@@ -50,7 +51,7 @@ from ..validation import check_choice, check_decay, check_int, check_real
 from . import wide, wide_nominal
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
-from .numbers import DEFAULT_NUMERIC, GAUSSIAN, NumberReader, check_numeric
+from .numbers import DEFAULT_NUMERIC, GAUSSIAN, NumberReader, check_numeric, label_array
 
 __all__ = ["BaseNB"]
 
@@ -139,10 +140,13 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         return True
 
     def _unit_test_skips(self):  # River's hook: the checks not to run
-        # learn_many fixes the cut points of a feature whose sample a batch leaves incomplete
-        # (a small table's numbers count), learn_one waits for the sample_size-th value: they
-        # differ by design while a sample is incomplete (tests/test_nb_numbers.py runs the
-        # check where every sample completes within a batch)
+        # learn_many fixes the cut points of a table's numeric columns from the table (without
+        # forgetting: from each column's whole-table sample; row by row: where the table
+        # leaves a sample incomplete), learn_one from a stream's first sample_size values:
+        # they differ by design (tests/test_nb_numbers.py runs the check on learners that
+        # forget where every sample completes within a batch;
+        # tests/test_naive_bayes_batch_intervals.py checks learn_many against the rows given
+        # the whole-table sample's cut points)
         return {"check_learn_many_matches_learn_one"} if self._reads else set()
 
     def _more_tags(self):
@@ -246,23 +250,25 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         parts, so that the learners of the parts cut numbers alike and merge).
 
         A feature with fixed cut points keeps them (its reading is returned as it is). A
-        sample is read whole, except that a feature whose values this learner keeps (its
-        own sample incomplete) is read, as ``learn_many`` on the data would read it, from the
-        kept values followed by the sample's, the first ``sample_size`` observed of them. So
-        for samples of the data's first ``sample_size`` observed values
-        (``Sample(size=sample_size, spread=False)``) the readings are those ``learn_many`` on
-        the whole data gives.
+        sample is read whole, after the values this learner keeps for the feature (its own
+        sample incomplete), as ``learn_many`` on the data would read it. So for the
+        :class:`~onlinebma.numeric.sample.ColumnSample` of each column of a table (at most
+        :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values) the readings are those
+        ``learn_many`` on the table gives.
 
         Parameters
         ----------
         samples : dict
-            ``{feature: sample}``, each sample a :class:`~onlinebma.numeric.Sample` (values
-            and class codes) or a pair ``(values, labels)`` (float values, NaN where missing,
-            and the class label of each).
+            ``{feature: sample}``, each sample a
+            :class:`~onlinebma.numeric.sample.ColumnSample` (its labels its own), a
+            :class:`~onlinebma.numeric.Sample` (values and class codes) or a pair
+            ``(values, labels)`` (float values, NaN where missing, and the class label of
+            each).
         classes : list or None, default None
-            The labels that the samples' class codes stand for (code ``i`` is ``classes[i]``);
-            ``None``: a pair's labels are the labels themselves, and a Sample's codes stand
-            for classes of their own (then it must not meet kept values).
+            The labels that the Samples' class codes stand for (code ``i`` is
+            ``classes[i]``); ``None``: a pair's labels are the labels themselves, and a
+            Sample's codes stand for classes of their own (then it must not meet kept
+            values).
 
         Returns
         -------
@@ -278,7 +284,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             ``classes`` meet values this learner keeps (their classes would not be known).
         """
         if not isinstance(samples, dict):
-            raise TypeError(f"samples must be a dict {{feature: Sample or (values, labels)}}, "
+            raise TypeError(f"samples must be a dict {{feature: ColumnSample, Sample or "
+                            f"(values, labels)}}, "
                             f"got {type(samples).__name__}")
         if not self._reads:
             return {}
@@ -291,14 +298,19 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             if f in reader.readings:  # fixed already: read as it is
                 out[f] = reader.readings[f]
                 continue
-            coded = isinstance(sample, Sample)
-            values, labels = (sample.values, sample.labels) if coded else sample
-            if classes is not None:
-                labels = np.asarray(classes, dtype=object)[np.asarray(labels, dtype=np.int64)]
-            elif coded and f in reader.pending.pending:
-                raise ValueError(f"feature {f!r} has values kept by this learner, which come "
-                                 f"first in its sample: name the labels the Sample's class "
-                                 f"codes stand for, numeric_readings_from(samples, classes=...)")
+            if isinstance(sample, ColumnSample):  # its labels are its own
+                values = sample.sample.values
+                labels = label_array(sample.classes)[sample.sample.labels]
+            else:
+                coded = isinstance(sample, Sample)
+                values, labels = (sample.values, sample.labels) if coded else sample
+                if classes is not None:
+                    labels = label_array(list(classes))[np.asarray(labels, dtype=np.int64)]
+                elif coded and f in reader.pending.pending:
+                    raise ValueError(
+                        f"feature {f!r} has values kept by this learner, which come first in "
+                        f"its sample: name the labels the Sample's class codes stand for, "
+                        f"numeric_readings_from(samples, classes=...)")
             reading = reader.reading_from_sample(values, labels, f)
             if reading is not None:
                 out[f] = reading
@@ -315,15 +327,19 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         Parameters
         ----------
         readings : dict
-            ``{feature: Grids or ValueCodes}``: from :meth:`numeric_readings_from` on a
-            sample of all the data, from :func:`onlinebma.numeric.read_table`, or another
-            learner's :attr:`numeric_readings`. A Grids must hold this learner's
-            representation ``numeric``; a ValueCodes reads the feature per value.
+            ``{feature: Grids, ValueCodes or ColumnSample}``: from
+            :meth:`numeric_readings_from` on a sample of all the data, from
+            :func:`onlinebma.numeric.read_table`, or another learner's
+            :attr:`numeric_readings`. A Grids must hold this learner's representation
+            ``numeric``; a ValueCodes reads the feature per value; a
+            :class:`~onlinebma.numeric.sample.ColumnSample` of a whole table's column is read
+            as ``learn_many`` on that table would read it (:meth:`numeric_readings_from`; the
+            values kept for the feature first).
 
         Raises
         ------
         TypeError
-            If a reading is neither a Grids nor a ValueCodes.
+            If a reading is neither a Grids, a ValueCodes nor a ColumnSample.
         ValueError
             If the learner reads numbers by their moments, a feature is nominal, a Grids
             lacks the representation or a feature already has other cut points; nothing is
@@ -343,6 +359,10 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         for f in readings:
             if f in kinds.nominal_attributes or kinds.kind.get(f, NUMERIC) != NUMERIC:
                 raise ValueError(f"feature {f!r} is nominal: it has no cut points")
+        read = self.numeric_readings_from({f: r for f, r in readings.items()
+                                           if isinstance(r, ColumnSample)})
+        readings = {f: read.get(f, r) for f, r in readings.items()
+                    if not isinstance(r, ColumnSample) or f in read}
         hosts = self._number_hosts()
         todo = [reader.checked(readings) for reader, _, _ in hosts]  # all checked first
         with uninterrupted():
@@ -393,7 +413,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             return [(self._reader, self._fix_readings, self._fix_from_table)]
         mixture = self._rate_mixture()
         if isinstance(mixture, RateMixture):
-            return [(m._reader, m._fix_readings, m._fix_from_table) for m in mixture.members]
+            return [(m.statistics.reader, m.fix_numeric, m._fix_from_table)
+                    for m in mixture.members]
         return [(mixture.reader, mixture.fix_readings, mixture.fix_from_table)]
 
     def _rate_terms(self):
@@ -501,13 +522,12 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             reader.fix(complete, list(self._class_counts))
             self._replay(*reader.replay_stream(complete, self._t))
 
-    def _fix_from_table(self, columns: dict, labels: list, whole: bool = False) -> None:
-        """``learn_many``, before the table's rows are learned: fix the numeric columns whose
-        sample the table leaves incomplete from the table (``whole``: every numeric column)
-        and count their kept values
-        (:meth:`~onlinebma.naive_bayes.numbers.NumberReader.fix_from_table`)."""
+    def _fix_from_table(self, columns: dict, labels: list) -> None:
+        """``learn_many`` row by row, before the table's rows are learned: fix the numeric
+        columns whose sample the table leaves incomplete from the table and count their kept
+        values (:meth:`~onlinebma.naive_bayes.numbers.NumberReader.fix_from_table`)."""
         reader = self._reader
-        kept = reader.fix_from_table(columns, labels, self._t, list(self._class_counts), whole)
+        kept = reader.fix_from_table(columns, labels, self._t, list(self._class_counts))
         if kept:
             self._replay(*reader.replay_stream(kept, self._t))
 
@@ -524,28 +544,74 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         reader = self._reader
         # fed interval names: a feature declared numeric must not refuse them as text
         scratch = self.clone({"numeric": GAUSSIAN, "numeric_attributes": None})
-        scratch._seed_classes(reader.labels_before(first))
+        scratch.know_classes(reader.labels_before(first))
         for record, label in reader.replay_records(first, self._t, rows, self._forgets):
             scratch.learn_one(record, label)
         features = list(dict.fromkeys(f for _, _, pairs in rows for f, _ in pairs))
-        c = scratch._clock.scale / self._clock.scale
+        c = scratch.clock.scale / self._clock.scale
         for f in features:
-            self._adopt_feature(f, scratch, c, first)
+            self._adopt_feature(f, scratch.feature_statistics(f), c, first)
         if not self._forgets:
             self._refresh(features)
         self.__dict__.pop("_wide", None)  # the array blocks of wide records: rebuilt
         self.__dict__.pop("_wide_nominal", None)
 
-    def _seed_classes(self, labels) -> None:
-        """Know ``labels`` as classes of weight 0 (a replay's learner knows the classes this
-        learner knew when its first kept record came)."""
+    def know_classes(self, labels) -> None:
+        """Know ``labels`` as classes before any of their records, with weight 0 (as
+        scikit-learn's ``partial_fit(classes=...)``): they are predicted with their prior
+        share, and the classes are ordered with them where they stand (a replay's learner
+        knows the classes its learner knew when its first kept record came).
+
+        Parameters
+        ----------
+        labels : list
+            Labels; those known already are left as they are.
+
+        Examples
+        --------
+        >>> from onlinebma.naive_bayes import NaiveBayes
+        >>> model = NaiveBayes()
+        >>> model.know_classes(["no", "yes"])
+        >>> model.learn_one({"colour": "red"}, "yes")
+        >>> model.classes_
+        ('no', 'yes')
+        """
+        labels = list(labels)
+        for label in labels:
+            check_label(label)
         for label in labels:
             self._class_counts.setdefault(label, 0)
 
-    def _adopt_feature(self, f, other: BaseNB, c: float, offset: int) -> None:
-        """Take feature ``f``'s statistics from ``other`` (a replay's learner, of this class,
-        that started ``offset`` records later), multiplied by ``c`` into this clock's unit."""
-        t = other._tables[f]
+    @property
+    def clock(self) -> ScaledClock:
+        """The clock of forgetting (:class:`~onlinebma.forgetting.ScaledClock`): a record
+        weighs ``clock.unit`` in the stored statistics, each worth ``clock.scale`` records."""
+        return self._clock
+
+    def feature_statistics(self, f) -> dict:
+        """What this learner keeps for feature ``f``, by name (the live objects: read, do not
+        change): ``"table"``, its counts or moments per class (a
+        :class:`~onlinebma.stats.tables.NominalTable` or
+        :class:`~onlinebma.stats.tables.NumericTable`), and the learner's own terms of the
+        feature (see the learner's override). A replay's learner hands a feature's statistics
+        over through it.
+
+        Parameters
+        ----------
+        f : hashable
+            A feature this learner has counted.
+
+        Returns
+        -------
+        dict
+        """
+        return {"table": self._tables[f]}
+
+    def _adopt_feature(self, f, statistics: dict, c: float, offset: int) -> None:
+        """Take feature ``f``'s ``statistics`` (:meth:`feature_statistics` of a replay's
+        learner, of this class, that started ``offset`` records later), multiplied by ``c``
+        into this clock's unit."""
+        t = statistics["table"]
         if c != 1:
             t.rescale(c)
         self._tables[f] = t

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 import copy
 import math
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
 
-from ..distributed.protocol import MergePlan, Plan
+from ..distributed.first_pass import SampledMergePlan
+from ..distributed.protocol import MergePlan
 from ..labels import in_class_order
+from ..numeric.sample import ColumnSample
 from ..reading import (
     coded_labels,
     pairs_of,
@@ -27,14 +30,44 @@ from ..reading import (
     records_of,
     uninterrupted,
 )
-from ..records import NOMINAL, numeric_values
+from ..records import NOMINAL, FeatureKinds, numeric_values
 from ..stats.tables import NumericTable
+from ..tan.numbers import TABLE_SAMPLE_SIZE
 from ..validation import check_mergeable_with
 from .column_counts import nominal_counts, numeric_moments
 from .counts import check_bag, check_name
+from .numbers import NumberReader
 from .wide import WideNumerics
 
-__all__ = ["AgreedCutsPlan", "BatchPaths", "FirstValues"]
+__all__ = ["BatchPaths", "Statistics", "agree_cut_points"]
+
+
+class Statistics(NamedTuple):
+    """A naive Bayes learner's sufficient statistics (its :attr:`BatchPaths.statistics`):
+    what two learners of one class and hyperparameters add when they merge.
+
+    Attributes
+    ----------
+    kinds : FeatureKinds
+        Which features are nominal and which numeric.
+    reader : NumberReader or None
+        How numbers are read as intervals (``None``: by their moments).
+    tables : dict
+        ``{feature: NominalTable or NumericTable}``: the counts and moments per class.
+    class_counts : dict
+        ``{label: weight of its records}``.
+    weight : float
+        The weight of all records.
+    records : int
+        The number of records learned.
+    """
+
+    kinds: FeatureKinds
+    reader: NumberReader | None
+    tables: dict
+    class_counts: dict
+    weight: float
+    records: int
 
 
 class BatchPaths(WideNumerics):
@@ -65,7 +98,7 @@ class BatchPaths(WideNumerics):
             self._kinds.commit(new)
             read = columns
             if self._reads:  # every numeric column's cut points fixed, then read at once
-                read = self._read_columns(columns, [names[c] for c in ycodes.tolist()])
+                read = self._read_columns(columns, names, ycodes)
             # new tables in learn_one's order: by first observed row, then a record's nominal
             # values, its numbers read as intervals, its numbers read by their moments
             tables = {f: (nominal_counts(values, present, ycodes, names) if kind == NOMINAL
@@ -84,15 +117,31 @@ class BatchPaths(WideNumerics):
             self._t += len(ycodes)
             self._refresh(list(read) if not new_classes else list(self._tables))
 
-    def _read_columns(self, columns: dict, labels: list) -> dict:
+    def _read_columns(self, columns: dict, names: list, codes: np.ndarray) -> dict:
         """``learn_many`` without forgetting, numbers read as intervals: fix the cut points
-        of every numeric column of the table as its rows would (those of a sample the table
-        completes from its first ``sample_size`` values), count the kept values of the
-        features fixed (:meth:`_fix_from_table`), and give the columns with each numeric
-        one as the nominal column of its intervals. Counted, they add to the counts what
-        ``learn_one`` on each row adds (the kept values are counted as intervals by the
-        replay, the table's by the batch)."""
-        self._fix_from_table(columns, labels, whole=True)
+        of every numeric column of the table without them from the column's whole-table
+        sample (:class:`~onlinebma.numeric.sample.ColumnSample` of at most
+        :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values drawn by row position, the
+        whole column when shorter, after the values kept for the feature: the tree
+        learners' rule, and what :func:`onlinebma.distributed.fit`'s first pass draws from
+        the partitions), count the kept values of the features fixed (:meth:`fix_numeric`),
+        and give the columns with each numeric one as the nominal column of its intervals.
+
+        Parameters
+        ----------
+        columns : dict
+            The validated table's columns, ``{feature: (kind, values, present)}``.
+        names : list
+            The table's labels in order of first appearance.
+        codes : np.ndarray
+            Each row's label as an index into ``names``.
+        """
+        first_rows = np.unique(codes, return_index=True)[1]
+        self._reader.note_labels(names, self._t + first_rows)
+        samples = {f: ColumnSample.of_column(values, codes, tuple(names), TABLE_SAMPLE_SIZE)
+                   for f, (kind, values, _) in columns.items()
+                   if kind != NOMINAL and f not in self._reader.readings}
+        self.fix_numeric({f: s for f, s in samples.items() if s is not None})
         reader = self._reader
         return {f: (NOMINAL, reader.code_column(f, values), present)
                 if kind != NOMINAL and f in reader.readings else (kind, values, present)
@@ -123,37 +172,83 @@ class BatchPaths(WideNumerics):
             for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
                 count(numeric, nominal, label)
 
+    @property
+    def statistics(self) -> Statistics:
+        """This learner's sufficient statistics, what :meth:`merge` adds (the live objects,
+        not copies: read them, change them only through :meth:`add_statistics`)."""
+        return Statistics(self._kinds, self._reader, self._tables, self._class_counts,
+                          self._n, self._t)
+
     def merge(self, other):
         """A new learner equal to one trained on both learners' streams.
 
         Both must be the same class with the same hyperparameters; sufficient statistics
-        add up. The result's labels are ordered as first seen by ``self``, then ``other``.
-        Learners that forget are refused: their statistics weigh records by age on two
-        unrelated clocks, and the posterior over structures is a recursion over one ordered
-        stream, not a function of summed statistics.
+        add up (:meth:`add_statistics`). The result's labels are ordered as first seen by
+        ``self``, then ``other``. Learners that forget are refused: their statistics weigh
+        records by age on two unrelated clocks, and the posterior over structures is a
+        recursion over one ordered stream, not a function of summed statistics.
         """
         check_mergeable_with(self, other)
-        self._refuse_forgetting("merge learners")
-        self._kinds.check_mergeable(other._kinds)
-        if self._reader is not None:
-            self._reader.check_mergeable(other._reader)
+        theirs = other.statistics
+        self._check_addable(theirs)
         out = copy.deepcopy(self)
-        out._predicted = None
-        if out._reader is not None:
-            out._reader.merge(other._reader)
-        out._kinds.commit(other._kinds.kind)
-        for f, t in other._tables.items():
-            mine = out._tables.get(f)
-            if mine is None:
-                out._tables[f] = copy.deepcopy(t)
-            else:
-                mine.merge(t)
-        for label, c in other._class_counts.items():
-            out._class_counts[label] = out._class_counts.get(label, 0) + c
-        out._n += other._n
-        out._t += other._t
-        out._refresh(list(out._tables))
+        out.add_statistics(theirs)
         return out
+
+    def add_statistics(self, statistics: Statistics) -> None:
+        """Add another learner's sufficient statistics to this learner, in place: it then
+        equals a learner trained on both streams (:meth:`merge` does this on a copy).
+
+        Parameters
+        ----------
+        statistics : Statistics
+            ``other.statistics`` of a learner of this class with the same hyperparameters
+            (:meth:`merge` checks that); not changed.
+
+        Raises
+        ------
+        ValueError
+            If this learner forgets, a feature is nominal in one and numeric in the other,
+            or the numeric features' cut points differ or are not fixed yet; nothing is
+            changed then.
+
+        Examples
+        --------
+        >>> from onlinebma.naive_bayes import NaiveBayes
+        >>> left, right = NaiveBayes(), NaiveBayes()
+        >>> left.learn_one({"colour": "red"}, "yes")
+        >>> right.learn_one({"colour": "blue"}, "no")
+        >>> left.add_statistics(right.statistics)
+        >>> left.statistics.class_counts
+        {'yes': 1, 'no': 1}
+        """
+        self._check_addable(statistics)
+        with uninterrupted():  # Ctrl-C waits for the statistics added whole (.interrupts)
+            self._predicted = None
+            if self._reader is not None:
+                self._reader.merge(statistics.reader)
+            self._kinds.commit(statistics.kinds.kind)
+            for f, t in statistics.tables.items():
+                mine = self._tables.get(f)
+                if mine is None:
+                    self._tables[f] = copy.deepcopy(t)
+                else:
+                    mine.merge(t)
+            for label, c in statistics.class_counts.items():
+                self._class_counts[label] = self._class_counts.get(label, 0) + c
+            self._n += statistics.weight
+            self._t += statistics.records
+            self._refresh(list(self._tables))
+
+    def _check_addable(self, statistics: Statistics) -> None:
+        """Refuse statistics that do not add to this learner's (:meth:`add_statistics`)."""
+        if not isinstance(statistics, Statistics):
+            raise TypeError(f"statistics must be a learner's .statistics, got "
+                            f"{type(statistics).__name__}")
+        self._refuse_forgetting("merge learners")
+        self._kinds.check_mergeable(statistics.kinds)
+        if self._reader is not None:
+            self._reader.check_mergeable(statistics.reader)
 
     def _refuse_forgetting(self, action: str) -> None:
         """A ``ValueError`` when this learner forgets: its statistics weigh records by age
@@ -168,12 +263,16 @@ class BatchPaths(WideNumerics):
     def distributed_plan(self) -> MergePlan:
         """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
         counted where it lies and the learners merged in order (:meth:`merge`; only count
-        tables and moments travel). With numbers read as intervals, a first pass agrees the
-        cut points first (:class:`AgreedCutsPlan`), so that the learners of the partitions
-        merge and the result equals ``learn_many`` on the whole frame. A learner that forgets
-        is refused here, before any partition is learned."""
+        tables and moments travel). With numbers read as intervals, a first pass draws each
+        numeric column's sample from the whole frame as ``learn_many`` on it draws it
+        (:class:`~onlinebma.distributed.first_pass.SampledMergePlan`) and
+        :func:`agree_cut_points` fixes the cut points from it, so that the learners of the
+        partitions merge and the result equals ``learn_many`` on the whole frame. A learner
+        that forgets is refused here, before any partition is learned."""
         self._refuse_forgetting("train on Dask learners")
-        return AgreedCutsPlan(self) if self._reads else MergePlan(self)
+        if not self._reads:
+            return MergePlan(self)
+        return SampledMergePlan(self, self.feature_kinds, TABLE_SAMPLE_SIZE, agree_cut_points)
 
     def predict_proba_many(self, X):
         """Class probabilities of a DataFrame's rows, vectorised per column (numbers read as
@@ -231,63 +330,26 @@ class BatchPaths(WideNumerics):
         return out
 
 
-class FirstValues(Plan):
-    """The first pass of :class:`AgreedCutsPlan`: ``{column: (values, labels)}``, each
-    numeric column's first ``size`` observed values in frame order and their labels (what
-    ``learn_many`` on the whole frame fixes its cut points from). A partition is validated as
-    ``learn_many`` validates it, and gives at most ``size`` values per numeric column.
+def agree_cut_points(learner, samples: dict):
+    """The agreement step of :class:`~onlinebma.distributed.first_pass.SampledMergePlan`
+    for the naive Bayes family: fix ``learner``'s cut points from the whole frame's column
+    samples as ``learn_many`` on that frame would (its kept values first, its fixed features
+    as they are: :meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric`), and return a fresh
+    learner given the same cut points, whose copies count the partitions.
 
     Parameters
     ----------
-    kinds : FeatureKinds
-        The learner's feature kinds (not changed): which columns are numbers.
-    size : int
-        The learner's ``sample_size``.
+    learner : BaseNB
+        A copy of the learner :func:`~onlinebma.distributed.fit` started from, changed in
+        place.
+    samples : dict
+        ``{column: ColumnSample}`` of the frame's numeric columns.
+
+    Returns
+    -------
+    BaseNB
     """
-
-    def __init__(self, kinds, size: int):
-        self.kinds = kinds
-        self.size = size
-
-    def learn_partition(self, X, y):
-        columns, _, labels = prepare_frame(self.kinds, X, y)
-        labels = np.asarray(labels, dtype=object)
-        out = {}
-        for f, (kind, values, present) in columns.items():
-            if kind != NOMINAL:
-                rows = np.flatnonzero(present)[:self.size]
-                out[f] = (values[rows], labels[rows])
-        return out
-
-    def combine(self, partials: list):
-        out: dict = {}
-        for partial in partials:  # in frame order: the earlier values first
-            for f, (values, labels) in partial.items():
-                if f in out:
-                    kept, kept_labels = out[f]
-                    values = np.concatenate([kept, values])[:self.size]
-                    labels = np.concatenate([kept_labels, labels])[:self.size]
-                out[f] = (values, labels)
-        return out
-
-    def finish(self, partial):
-        return partial
-
-
-class AgreedCutsPlan(MergePlan):
-    """:class:`~onlinebma.distributed.protocol.MergePlan` after a first pass that agrees the
-    cut points of the numeric columns (:class:`FirstValues`): the learner the plan started
-    from is copied and given them (:meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric` of
-    :meth:`~onlinebma.naive_bayes.base.BaseNB.numeric_readings_from`: its kept values first,
-    its fixed features as they are), and each partition is counted by a copy of a fresh
-    learner given the same cut points; the partial learners then merge exactly into the copy.
-    The frame is read twice."""
-
-    def run(self, partitions):
-        values = partitions.reduce(FirstValues(self.model.feature_kinds, self.model.sample_size))
-        model = copy.deepcopy(self.model)
-        model.fix_numeric(model.numeric_readings_from(values))
-        template = model.clone()
-        template.fix_numeric(model.numeric_readings)
-        self.model, self.template = model, template  # copied per partition (MergePlan)
-        return super().run(partitions)
+    learner.fix_numeric(samples)
+    template = learner.clone()
+    template.fix_numeric(learner.numeric_readings)
+    return template

@@ -122,10 +122,18 @@ class BMANB(NaiveBayes):
         # sum_y N_y log(N_y + alpha M)], the last valid while the feature has M values.
         self._sums: dict = {}
 
-    def _adopt_feature(self, f, other: BMANB, c: float, offset: int) -> None:
-        super()._adopt_feature(f, other, c, offset)
-        if f in other._sums:  # without forgetting (counts: c is 1)
-            self._sums[f] = other._sums[f]
+    def feature_statistics(self, f) -> dict:
+        """:meth:`~onlinebma.naive_bayes.base.BaseNB.feature_statistics`, with the feature's
+        ``"sums"`` (its plug-in log likelihoods' count-dependent parts) when it has them."""
+        out = super().feature_statistics(f)
+        if f in self._sums:
+            out["sums"] = self._sums[f]
+        return out
+
+    def _adopt_feature(self, f, statistics: dict, c: float, offset: int) -> None:
+        super()._adopt_feature(f, statistics, c, offset)
+        if "sums" in statistics:  # without forgetting (counts: c is 1)
+            self._sums[f] = statistics["sums"]
 
     def _plugin_log_gamma(self) -> float:
         return self._log_gamma

@@ -169,12 +169,22 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     def __getstate__(self):
         return {**super().__getstate__(), "_t_cache": {}}
 
-    def _adopt_feature(self, f, other: ModelAveragedNB, c: float, offset: int) -> None:
-        super()._adopt_feature(f, other, c, offset)
-        self._log_ml[f] = other._log_ml[f]  # sums of log probabilities: no unit
-        self._last[f] = other._last[f] + offset
+    def feature_statistics(self, f) -> dict:
+        """:meth:`~onlinebma.naive_bayes.base.BaseNB.feature_statistics`, with the feature's
+        ``"log_ml"`` (the two structures' log marginal likelihoods), ``"last"`` (the record
+        they are as of) and, with ``prior="BDeu"`` and no forgetting, ``"histogram"``."""
+        out = {**super().feature_statistics(f), "log_ml": self._log_ml[f],
+               "last": self._last[f]}
         if self._histograms is not None:
-            self._histograms[f] = other._histograms[f]
+            out["histogram"] = self._histograms[f]
+        return out
+
+    def _adopt_feature(self, f, statistics: dict, c: float, offset: int) -> None:
+        super()._adopt_feature(f, statistics, c, offset)
+        self._log_ml[f] = statistics["log_ml"]  # sums of log probabilities: no unit
+        self._last[f] = statistics["last"] + offset
+        if self._histograms is not None:
+            self._histograms[f] = statistics["histogram"]
         self._t_cache.pop(f, None)  # the Gaussian's constants, until then
 
     def _t_constants(self, f, t: NumericTable, key) -> tuple:

@@ -24,11 +24,15 @@ feature is left out of predictions (its value is still validated) and the record
 are kept; when its sample is complete the learner counts the kept values as if it had had the
 cut points from the first record (:meth:`NumberReader.replay_stream`, tested exactly, with and
 without forgetting), and goes on. ``learn_many`` fixes every feature it sees from the table
-itself (the kept values first, then the table's column) before counting it.
+itself before counting it: without forgetting from the kept values followed by the column's
+whole-table sample (:class:`~onlinebma.numeric.sample.ColumnSample`, the tree learners' rule),
+row by row (forgetting) from the kept values followed by the column where the table leaves the
+sample incomplete, as a stream otherwise.
 
 **Cut points agreed beforehand.** Learners that count parts of one data set (a Dask frame's
 partitions) must cut each feature alike to merge: a first pass samples every numeric feature
-over the whole data (:class:`~onlinebma.numeric.Sample`, mergeable),
+over the whole data (:class:`~onlinebma.numeric.Sample`, mergeable; Dask's is
+:mod:`onlinebma.distributed.first_pass`, drawing the samples ``learn_many`` draws),
 :meth:`~onlinebma.naive_bayes.base.BaseNB.numeric_readings_from` reads the samples with the
 learner's settings, and :meth:`~onlinebma.naive_bayes.base.BaseNB.fix_numeric` gives each
 learner those readings before it counts (kept records replayed, as at a sample's completion).
@@ -82,7 +86,9 @@ REPRESENTATIONS = (GAUSSIAN, *(f"{b} intervals" for b in DEFAULT_RESOLUTIONS), "
 #: The family's default, chosen by the benchmark of docs/naive_bayes.md ("Numbers": adult
 #: shuffled with seed 0, 20,000 rows learned, 12,561 scored; ten small numeric tables, 5
 #: stratified folds): 8 intervals scored 0.430-0.434 log loss on adult against the class
-#: prior's 0.553 and the Gaussian's 0.686-0.688 (16 intervals 0.422-0.426, MDL 0.440-0.444),
+#: prior's 0.553 and the Gaussian's 0.686-0.688 (16 intervals 0.422-0.426, MDL 0.440-0.444;
+#: cut points then from each column's first 500 values, 0.426-0.430 from the whole-table
+#: sample ``learn_many`` now takes),
 #: and the best mean over the tables for all three learners (0.685-0.691; 16 intervals
 #: 0.741-0.765, MDL 0.709-0.721, the Gaussian 0.965-1.300). Learners that will be merged
 #: (a Dask frame's partitions) take cut points agreed in a first pass
@@ -101,6 +107,16 @@ def check_numeric(numeric) -> None:
 '8 intervals', '16 intervals', '32 intervals', 'MDL'), got '7 intervals'
     """
     check_choice("numeric", numeric, REPRESENTATIONS)
+
+
+def label_array(labels) -> np.ndarray:
+    """A 1-d object array of ``labels``, one entry per label even when labels are tuples
+    (which ``np.asarray(..., dtype=object)`` would spread into a second axis).
+
+    >>> label_array([("a", 0), ("a", 1)]).shape
+    (2,)
+    """
+    return np.fromiter(labels, dtype=object, count=len(labels))
 
 
 def _interval_names(cuts: list) -> list:
@@ -278,6 +294,20 @@ class NumberReader:
             return []
         return self.pending.learn(index, code, dict(waiting))
 
+    def note_labels(self, labels, indices) -> None:
+        """:meth:`note_label` of each label at the index of its first record (a table's
+        labels, in order of first appearance).
+
+        Parameters
+        ----------
+        labels : list
+            Validated labels.
+        indices : array-like of int
+            The index of each label's first record in the learner's stream.
+        """
+        for label, index in zip(labels, np.asarray(indices).tolist()):
+            self.note_label(label, index)
+
     def note_label(self, label, index: int) -> int:
         """The class code of ``label``, a new one (first seen in record ``index``) if new."""
         code = self._codes.get(label)
@@ -385,9 +415,8 @@ class NumberReader:
         labels : array-like
             The class label of each value.
         feature : hashable or None, default None
-            The feature: when its values are kept (pending), they come first, and the first
-            ``sample_size`` observed values of the two are read (``learn_many``'s sample);
-            otherwise the sample is read whole.
+            The feature: when its values are kept (pending), they come first, followed by the
+            sample (``learn_many``'s rule, as the tree learners'); the sample is read whole.
 
         Returns
         -------
@@ -395,7 +424,7 @@ class NumberReader:
             ``None`` when the sample has no observed value.
         """
         values = np.asarray(values, dtype=float)
-        labels = np.asarray(labels, dtype=object)
+        labels = labels if isinstance(labels, np.ndarray) else label_array(list(labels))
         if values.ndim != 1 or labels.shape != values.shape:
             raise ValueError(f"a sample needs one label per value: got values of shape "
                              f"{values.shape} and labels of shape {labels.shape}")
@@ -403,9 +432,8 @@ class NumberReader:
         if feature is not None and feature in self.pending.pending:
             kept, codes = self.pending.sample(feature)
             values = np.concatenate([kept, values])
-            labels = np.concatenate([np.asarray(list(self._codes), dtype=object)[codes],
-                                     labels])
-            observed = np.flatnonzero(~np.isnan(values))[:self.settings.sample_size]
+            labels = np.concatenate([label_array(list(self._codes))[codes], labels])
+            observed = np.flatnonzero(~np.isnan(values))
         if observed.size == 0:
             return None
         classes, codes = factorize(labels[observed])
@@ -434,13 +462,14 @@ class NumberReader:
         return (rows[0][0] if rows else learned), rows
 
     def fix_from_table(self, columns: dict, labels: list, learned: int,
-                       known_labels: list, whole: bool = False) -> list:
-        """``learn_many``, before a table's rows are learned: fix the cut points of every
-        numeric column whose sample the table leaves incomplete from its kept values followed
-        by the column (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers
-        count). A sample the table completes is fixed by the rows as in a stream (from its
-        first ``sample_size`` values), so that then ``learn_many`` equals ``learn_one`` on
-        the rows.
+                       known_labels: list) -> list:
+        """``learn_many`` row by row (a learner that forgets, or ``decay="auto"``), before a
+        table's rows are learned: fix the cut points of every numeric column whose sample the
+        table leaves incomplete from its kept values followed by the column
+        (:func:`~onlinebma.numeric.read_table`'s rule: a small table's numbers count). A
+        sample the table completes is fixed by the rows as in a stream (from its first
+        ``sample_size`` values), so that then ``learn_many`` equals ``learn_one`` on the
+        rows.
 
         Parameters
         ----------
@@ -453,13 +482,6 @@ class NumberReader:
             The number of records the learner has learned (the table's first row's index).
         known_labels : list
             Every label the learner knows.
-        whole : bool, default False
-            ``True``: fix the samples the table completes too, now, from their first
-            ``sample_size`` values (kept ones first), as the rows would at their completion:
-            every numeric column with an observed value is then fixed, and a learner that
-            does not forget counts the table's columns at once (the counts of its kept records
-            replayed, :meth:`replay_stream`, plus those of the table's intervals are what the
-            rows would count).
 
         Returns
         -------
@@ -479,9 +501,6 @@ class NumberReader:
             n_kept = len(self.pending.sample(f)[0]) if f in kept else 0
             if n_kept + int(present.sum()) < size:
                 extra[f] = (values, codes)
-            elif whole:  # the sample the rows would complete: its first size values
-                rows = np.flatnonzero(present)[:size - n_kept]
-                extra[f] = (values[rows], codes[rows])
         self.fix(list(extra), known_labels, extra)
         return [f for f in extra if f in self.pending.pending and f in self.readings]
 
@@ -537,6 +556,12 @@ class NumberReader:
         return {f: np.array(r.cuts) if isinstance(r, _Intervals) else None
                 for f, r in self._read.items()}
 
+    @property
+    def first_records(self) -> dict:
+        """``{label: index of its first record}``, in order of first appearance (the labels
+        this reader has noted)."""
+        return dict(self._first)
+
     def labels_before(self, index: int) -> list:
         """The labels whose first record came before ``index``, in order of appearance."""
         return [label for label, t in self._first.items() if t < index]
@@ -556,8 +581,8 @@ class NumberReader:
                     f"learning, learner.fix_numeric(readings) (readings from one sample of "
                     f"all the data, learner.numeric_readings_from(samples), or another "
                     f"learner's numeric_readings)")
-        for f, r in other._read.items():
-            mine = self._read.get(f)
+        for f, reading in other.readings.items():
+            mine, r = self._read.get(f), self._reading(f, reading)
             if mine is not None and mine != r:
                 raise ValueError(
                     f"cannot merge: numeric feature {f!r} was cut into different intervals by "
@@ -569,7 +594,7 @@ class NumberReader:
         for f, r in other.readings.items():
             if f not in self.readings:
                 self._adopt(f, r)
-        for label, t in other._first.items():
+        for label, t in other.first_records.items():
             if label not in self._codes:
                 self._codes[label] = len(self._codes)
                 self._first[label] = t

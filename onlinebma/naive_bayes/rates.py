@@ -276,7 +276,7 @@ class SharedRates(RateWeights):
         self._reweigh(None if iy is None else probas[iy].tolist())
         self.weights = np.exp(self.log_weights)
         if iy is None:
-            iy = self._new_class(y)
+            iy = self.new_class(y)
         w = self.clock.unit
         if nominal:
             self._learn_nominal(nominal, iy, w, cache[0], coded_nominal)
@@ -317,7 +317,7 @@ class SharedRates(RateWeights):
         reader = self.reader
         scratch = SharedRates(self.terms, rates=self.rates)
         for label in reader.labels_before(first):
-            scratch._new_class(label)
+            scratch.new_class(label)
         for record, label in reader.replay_records(first, self.learned, rows, clock=True):
             scratch.learn_one(record, label)
         c = scratch.clock.scale / self.clock.scale
@@ -359,7 +359,8 @@ class SharedRates(RateWeights):
         self.log_ml["numeric"] = np.delete(self.log_ml["numeric"], j, axis=0)
         self.columns = {f: i - (i > j) for f, i in self.columns.items()}
 
-    def _new_class(self, y) -> int:
+    def new_class(self, y) -> int:
+        """Make room for class ``y``, not known yet, with no record; its index."""
         i = len(self.classes)
         self.classes.append(y)
         self.class_index[y] = i

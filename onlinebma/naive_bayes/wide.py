@@ -44,7 +44,7 @@ import numpy as np
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
-from .wide_nominal import WideNominals, current_block
+from .wide_nominal import WideNominals
 
 __all__ = ["MAX_SQUARED_Z", "WIDE_CELLS", "WIDE_FEATURES", "NumericBlock", "WideNumerics"]
 
@@ -131,7 +131,7 @@ class WideNumerics(WideNominals):
     def _wide_block(self, classes, student: bool):
         """The current :class:`NumericBlock`, rebuilt when stale; ``None`` when the learner
         forgets or reads counts."""
-        return current_block(self, "_wide", classes, lambda: NumericBlock(
+        return self._current_block("_wide", classes, lambda: NumericBlock(
             self._tables, classes, self._log_ml if student else None, self._t))
 
     # -------------------------------------------------------------- predicting

@@ -51,7 +51,7 @@ import numpy as np
 from ..stats.tables import NominalTable
 
 __all__ = ["BMANB_NOMINAL_CELLS", "NOMINAL_CELLS", "NOMINAL_FEATURES", "NominalBlock",
-           "WideNominals", "current_block"]
+           "WideNominals"]
 
 NOMINAL_FEATURES = 8
 """A record with fewer observed nominal features goes the plain way (the cheap first test)."""
@@ -63,19 +63,6 @@ goes the array way (measured, see the module docstring)."""
 BMANB_NOMINAL_CELLS = 240
 """:data:`NOMINAL_CELLS` for BMANB, whose plain path costs more per cell (measured, see the
 module docstring)."""
-
-
-def current_block(learner, attr: str, classes: list, make):
-    """``learner``'s block ``attr`` if current for its record count and ``classes``, else a
-    new one from ``make()``; ``None`` when the learner forgets, reads counts or mixes rates
-    (the array paths' common guard, also :mod:`~onlinebma.naive_bayes.wide`'s)."""
-    if learner._forgets or learner._zero or learner._auto:
-        return None
-    block = learner.__dict__.get(attr)
-    if block is None or block.t != learner._t or block.classes != classes:
-        block = make()
-        setattr(learner, attr, block)
-    return block
 
 
 class NominalBlock:
@@ -173,12 +160,25 @@ class WideNominals:
     :meth:`_wide_nominals` from :data:`NOMINAL_FEATURES` observed nominal features on, and
     ``_count_record`` calls :meth:`_wide_counted` after counting such a record."""
 
+    def _current_block(self, attr: str, classes: list, make):
+        """This learner's block ``attr`` if current for its record count and ``classes``,
+        else a new one from ``make()``; ``None`` when the learner forgets, reads counts or
+        mixes rates (the array paths' common guard, also
+        :mod:`~onlinebma.naive_bayes.wide`'s)."""
+        if self._forgets or self._zero or self._auto:
+            return None
+        block = self.__dict__.get(attr)
+        if block is None or block.t != self._t or block.classes != classes:
+            block = make()
+            setattr(self, attr, block)
+        return block
+
     def _wide_nominals(self, scores: list, pairs, classes: list):
         """The base's ``_add_nominals`` over all of a wide record's pairs at once; ``None``
         to go the plain way."""
         if len(pairs) * (1 + len(classes)) < self._nominal_cells() or self._cell_prior_varies:
             return None
-        block = current_block(self, "_wide_nominal", classes,
+        block = self._current_block("_wide_nominal", classes,
                               lambda: NominalBlock(self._tables, classes, self._t))
         if block is None:
             return None
