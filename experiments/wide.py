@@ -224,20 +224,19 @@ def _cells(kind, widths, classes, budget, values=(10,)):
     return rows
 
 
-# the array paths by kind of feature: their module and the prefix of its two thresholds
-PATHS = {"numeric": ("wide", "WIDE"), "nominal": ("wide_nominal", "NOMINAL")}
+# the array paths by kind of feature: the prefix of their thresholds in onlinebma.tuning
+PATHS = {"numeric": "WIDE", "nominal": "NOMINAL"}
 
 
 @contextlib.contextmanager
 def forced_path(which, kind="numeric"):
     """Every record the ``"plain"`` way or, where it can, the ``"array"`` way (the thresholds
     of :mod:`onlinebma.naive_bayes.wide` and :mod:`~onlinebma.naive_bayes.wide_nominal` are
-    module constants read at each record); the crossover tables here and the tests of the
-    array paths (``tests/test_nb_wide.py``) force the paths through it."""
-    import importlib
+    constants of :mod:`onlinebma.tuning` read at each record); the crossover tables here and
+    the tests of the array paths (``tests/test_nb_wide.py``) force the paths through it."""
+    from onlinebma import tuning as module
 
-    module_name, prefix = PATHS[kind]
-    module = importlib.import_module(f"onlinebma.naive_bayes.{module_name}")
+    prefix = PATHS[kind]
     names = [name for name in vars(module)  # BMANB_NOMINAL_CELLS too
              if name == f"{prefix}_FEATURES" or name.endswith(f"{prefix}_CELLS")]
     kept = [getattr(module, name) for name in names]
@@ -284,7 +283,7 @@ def run(quick: bool = False, out: pathlib.Path = pathlib.Path("docs"),
         string_rows: int | None = None) -> dict:
     import pandas as pd
 
-    from onlinebma.naive_bayes import wide, wide_nominal
+    from onlinebma import tuning
     from onlinebma.progress import progress
 
     load_before = os.getloadavg()
@@ -366,8 +365,8 @@ come from interleaved runs in one process.
 ## Crossover of the wide-record path
 
 The learners take the array path of :mod:`onlinebma.naive_bayes.wide` for a record with at
-least ``WIDE_FEATURES`` = {wide.WIDE_FEATURES} numeric features and ``WIDE_CELLS`` =
-{wide.WIDE_CELLS} (feature, column) cells, features x (1 + classes); the grid above runs the
+least ``WIDE_FEATURES`` = {tuning.WIDE_FEATURES} numeric features and ``WIDE_CELLS`` =
+{tuning.WIDE_CELLS} (feature, column) cells, features x (1 + classes); the grid above runs the
 shipped learners, which choose by these thresholds. Here both paths are forced on the same
 numeric streams (same protocol, {budget // 2:,} feature values per stream), the array path
 at every width:
@@ -377,9 +376,9 @@ at every width:
 ## Crossover of the nominal path
 
 The learners predict a record the array way of :mod:`onlinebma.naive_bayes.wide_nominal`
-(ModelAveragedNB also learns it so) from ``NOMINAL_FEATURES`` = {wide_nominal.NOMINAL_FEATURES}
-nominal features and ``NOMINAL_CELLS`` = {wide_nominal.NOMINAL_CELLS} cells, features x
-(1 + classes); BMANB from ``BMANB_NOMINAL_CELLS`` = {wide_nominal.BMANB_NOMINAL_CELLS} cells.
+(ModelAveragedNB also learns it so) from ``NOMINAL_FEATURES`` = {tuning.NOMINAL_FEATURES}
+nominal features and ``NOMINAL_CELLS`` = {tuning.NOMINAL_CELLS} cells, features x
+(1 + classes); BMANB from ``BMANB_NOMINAL_CELLS`` = {tuning.BMANB_NOMINAL_CELLS} cells.
 Both paths forced on the nominal grid's streams (10 values per feature, same
 protocol, {budget // 2:,} feature values per stream):
 
@@ -414,12 +413,12 @@ def _reading(tables) -> str:
             for _, r in short.iterrows())
         lines.append(f"- {kind} grid, target >= 1.5 x {ratio[2:]}: {len(df) - len(short)} of "
                      f"{len(df)} cells met" + (f"; not met: {cells}." if cells else "."))
-    from onlinebma.naive_bayes import wide, wide_nominal
+    from onlinebma import tuning
 
     cross = tables["crossover"]
     for kind, (features, cells) in {
-            "numeric": (wide.WIDE_FEATURES, wide.WIDE_CELLS),
-            "nominal": (wide_nominal.NOMINAL_FEATURES, wide_nominal.NOMINAL_CELLS)}.items():
+            "numeric": (tuning.WIDE_FEATURES, tuning.WIDE_CELLS),
+            "nominal": (tuning.NOMINAL_FEATURES, tuning.NOMINAL_CELLS)}.items():
         part = cross[cross["kind"] == kind]
         verdict = {c: "array" if r.min() > 1.0 else "plain" if r.max() < 1.0 else "mixed"
                    for c, r in part.groupby("cells")["array x plain"]}
@@ -429,7 +428,7 @@ def _reading(tables) -> str:
                      "path faster "
                      f"at {said['array']} cells, plain path faster at {said['plain']}, mixed "
                      f"at {mixed}; the learners' threshold: {cells} cells and {features} "
-                     "features" + (f" (BMANB's: {wide_nominal.BMANB_NOMINAL_CELLS} cells)."
+                     "features" + (f" (BMANB's: {tuning.BMANB_NOMINAL_CELLS} cells)."
                                    if kind == "nominal" else "."))
     bags = tables["bags"]
     ours = bags[~bags["learner"].str.startswith("River")]

@@ -14,9 +14,7 @@ already built included, follows it. The bounded caches
 (:class:`~onlinebma.caching.BoundedCache`) take the name of their budget here.
 
 Constants that other modules still hold (to be moved here): ``tan/members.py``
-``_FLAT_CELLS``, ``naive_bayes/bma.py`` ``_STEP_CAP``,
-``naive_bayes/wide.py`` ``WIDE_FEATURES`` and ``WIDE_CELLS``, ``naive_bayes/wide_nominal.py``
-``NOMINAL_FEATURES``, ``NOMINAL_CELLS`` and ``BMANB_NOMINAL_CELLS``. Numerical safety limits
+``_FLAT_CELLS``. Numerical safety limits
 (``stats.numerics.RENORMALISE_ABOVE``, ``stats.elimination.SAFE_NATS``, …) are not tuning
 and stay with their arithmetic.
 """
@@ -154,3 +152,22 @@ DENSE_CELLS = 1 << 20
 ORDER_STATISTIC_SAMPLES = 256
 #: Values gathered at once when the interval of an order statistic holds this few.
 ORDER_STATISTIC_GATHER = 1 << 16
+
+# ---------------------------------------------------------------- naive Bayes wide records
+# Measured by ``python -m experiments wide`` ("Crossover of the wide-record path" and
+# "Crossover of the nominal path" in docs/results/wide.md; docs/naive_bayes.md, *Speed*).
+
+#: A record with fewer observed numeric features goes the plain-float way (the cheap first test).
+WIDE_FEATURES = 16
+#: From this many cells on, numeric features times (1 + classes), a record's numeric features
+#: take the numpy path of onlinebma.naive_bayes.wide.
+WIDE_CELLS = 120
+#: A record with fewer observed nominal features goes the plain-float way.
+NOMINAL_FEATURES = 8
+#: From this many cells on, nominal features times (1 + classes), a record's nominal features
+#: take the numpy path of onlinebma.naive_bayes.wide_nominal.
+NOMINAL_CELLS = 450
+#: NOMINAL_CELLS for BMANB, whose plain path costs more per cell.
+BMANB_NOMINAL_CELLS = 240
+#: BMANB tabulates the Gamma steps of its eq. 14 sums for counts below this (memory).
+BMANB_STEP_TABLE = 1 << 16

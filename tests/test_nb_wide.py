@@ -1,6 +1,6 @@
 """The wide-record path (onlinebma.naive_bayes.wide) computes what the plain path computes.
 
-The learners choose the path by width (``wide.WIDE_FEATURES``, ``wide.WIDE_CELLS``); each test
+The learners choose the path by width (``tuning.WIDE_FEATURES``, ``tuning.WIDE_CELLS``); each test
 runs the same stream through a learner forced the plain way and one taking the array path
 wherever it can (from the thresholds of the shipped learners, or forced at every width) and
 compares predictions, structure posteriors and the tables to 1e-12.
@@ -15,9 +15,10 @@ import random
 import pytest
 
 from experiments.wide import forced_path
-from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes, wide
+from onlinebma import tuning
+from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 
-WIDTH = wide.WIDE_CELLS // 2  # wide from the first class on
+WIDTH = tuning.WIDE_CELLS // 2  # wide from the first class on
 
 LEARNERS = [NaiveBayes, BMANB, ModelAveragedNB]
 
@@ -109,7 +110,7 @@ def test_numeric_equal_to_plain(learner):
 
 @pytest.mark.parametrize("learner", LEARNERS)
 def test_narrow_records_go_the_plain_way(learner):
-    _, other = _run(learner, _stream(20, wide.WIDE_CELLS // 3 - 1, 2, seed=7))
+    _, other = _run(learner, _stream(20, tuning.WIDE_CELLS // 3 - 1, 2, seed=7))
     assert other.__dict__.get("_wide") is None  # no public view: the block is derived state
 
 

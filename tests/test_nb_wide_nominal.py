@@ -15,6 +15,7 @@ import random
 import numpy as np
 import pytest
 
+from onlinebma import tuning
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes, wide_nominal
 from tests.test_nb_wide import (
     _after_learn_many,
@@ -29,7 +30,7 @@ LEARNERS = [(NaiveBayes, {}), (BMANB, {}), (BMANB, {"gamma": 1.3, "alpha": 0.5})
             (ModelAveragedNB, {}), (ModelAveragedNB, {"alpha": 0.3, "inclusion_prior": 0.2})]
 IDS = ["NaiveBayes", "BMANB", "BMANB-gamma", "ModelAveragedNB", "ModelAveragedNB-alpha"]
 
-WIDTH = wide_nominal.NOMINAL_CELLS // 2  # wide from the first class on
+WIDTH = tuning.NOMINAL_CELLS // 2  # wide from the first class on
 
 _nominal_plain = functools.partial(_plain, "nominal")
 _nominal_always = functools.partial(_array_always, "nominal")
@@ -112,7 +113,7 @@ def test_forced_array_path_at_every_width(learner, params):
 
 @pytest.mark.parametrize(("learner", "params"), LEARNERS, ids=IDS)
 def test_narrow_records_go_the_plain_way(learner, params):
-    narrow = min(wide_nominal.NOMINAL_CELLS, wide_nominal.BMANB_NOMINAL_CELLS) // 3 - 1
+    narrow = min(tuning.NOMINAL_CELLS, tuning.BMANB_NOMINAL_CELLS) // 3 - 1
     _, other = _run_nominal(learner, params, _stream(20, narrow, 2, seed=7))
     assert other.__dict__.get("_wide_nominal") is None  # no public view: derived state
 
@@ -120,7 +121,7 @@ def test_narrow_records_go_the_plain_way(learner, params):
 def test_bmanb_goes_the_array_way_from_fewer_cells():
     """Between the two thresholds (2 classes: 3 cells a feature) BMANB's records go the
     array way, equal to its plain path, and the other learners' the plain way."""
-    width = (wide_nominal.BMANB_NOMINAL_CELLS + wide_nominal.NOMINAL_CELLS) // 6
+    width = (tuning.BMANB_NOMINAL_CELLS + tuning.NOMINAL_CELLS) // 6
     for learner in (BMANB, NaiveBayes, ModelAveragedNB):
         plain, other = _run_nominal(learner, {}, _stream(40, width, 2, seed=5))
         assert _array_path_used(other) == (learner is BMANB)

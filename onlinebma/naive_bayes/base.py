@@ -37,6 +37,7 @@ import math
 import numpy as np
 from river import base
 
+from .. import tuning
 from ..forgetting import MIN_WEIGHT, Forgetting, RateMixture, ScaledClock
 from ..labels import ordered_labels
 from ..numeric import Sample
@@ -48,7 +49,6 @@ from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_decay, check_int, check_real
-from . import wide, wide_nominal
 from .batches import BatchPaths
 from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .numbers import DEFAULT_NUMERIC, GAUSSIAN, NumberReader, check_numeric, label_array
@@ -450,7 +450,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         calling :meth:`_learned_numeric` before each. ``seen`` is what :meth:`_add_numerics`
         recorded when it predicted this very record just before (or ``None``). A wide record
         goes the array path of :mod:`~onlinebma.naive_bayes.wide` when it can."""
-        if len(pairs) >= wide.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen):
+        if len(pairs) >= tuning.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen):
             return
         self._count_pairs(pairs, NumericTable, self._learned_numeric, y, w)
 
@@ -622,7 +622,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         tables = self._tables
         w = self._clock.unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)
-        if len(nominal) >= wide_nominal.NOMINAL_FEATURES:
+        if len(nominal) >= tuning.NOMINAL_FEATURES:
             self._wide_counted(nominal, y, w)
         if not self._zero:
             self._learn_numerics(numeric, y, w, seen)
@@ -671,7 +671,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         posterior means, at least ``a / (N + r a) > 0``, and one weight is at least 1/2, so
         the sum cannot underflow; only its log enters the product over features.
         """
-        if len(pairs) >= wide_nominal.NOMINAL_FEATURES and (  # wide: the array path
+        if len(pairs) >= tuning.NOMINAL_FEATURES and (  # wide: the array path
                 out := self._wide_nominals(scores, pairs, classes)) is not None:
             return out
         tables = self._tables

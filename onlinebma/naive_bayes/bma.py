@@ -7,6 +7,7 @@ from array import array
 
 import numpy as np
 
+from .. import tuning
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_real
 from . import wide_nominal
@@ -22,16 +23,17 @@ def _xlog(n: float, a: float) -> float:
     return n * math.log(n + a) if n else 0.0
 
 
-_STEP_CAP = 1 << 16
-_STEPS: dict = {}  # alpha -> array of _xlog(n + 1, alpha) - _xlog(n, alpha), n < _STEP_CAP
+_STEPS: dict = {}  # alpha -> array of _xlog(n + 1, alpha) - _xlog(n, alpha) for small n
 
 
 def _steps(a: float) -> array:
-    """How ``n log(n + a)`` grows when a count n < 65,536 grows by one, tabulated once per
-    alpha (per process): the per-record update then costs a lookup instead of two logs."""
+    """How ``n log(n + a)`` grows when a count n < ``tuning.BMANB_STEP_TABLE`` grows by one,
+    tabulated once per alpha (per process): the per-record update then costs a lookup instead
+    of two logs."""
     table = _STEPS.get(a)
     if table is None:
-        table = _STEPS[a] = array("d", (_xlog(n + 1, a) - _xlog(n, a) for n in range(_STEP_CAP)))
+        table = _STEPS[a] = array("d", (_xlog(n + 1, a) - _xlog(n, a)
+                                        for n in range(tuning.BMANB_STEP_TABLE)))
     return table
 
 
@@ -160,8 +162,9 @@ class BMANB(NaiveBayes):
             if n_v:
                 row, n_class = table.n_joint[v], table.n_class
                 n_vy, n_y = row.get(y, 0), n_class.get(y, 0)
-                sums[0] += steps[n_v] if n_v < _STEP_CAP else _xlog(n_v + 1, a) - _xlog(n_v, a)
-                sums[1] += (steps[n_vy] if n_vy < _STEP_CAP
+                sums[0] += (steps[n_v] if n_v < len(steps)
+                            else _xlog(n_v + 1, a) - _xlog(n_v, a))
+                sums[1] += (steps[n_vy] if n_vy < len(steps)
                             else _xlog(n_vy + 1, a) - _xlog(n_vy, a))
                 m = sums[2]
                 if m == len(n_value):
@@ -236,7 +239,7 @@ class BMANB(NaiveBayes):
 
     def _nominal_cells(self) -> int:
         """The array path of wide nominal records from fewer cells than the others take."""
-        return wide_nominal.BMANB_NOMINAL_CELLS
+        return tuning.BMANB_NOMINAL_CELLS
 
     def _wide_arc_odds(self, features, n, r, n_class):
         """:meth:`_arc_log_odds` of nominal features, as arrays (the array path of wide

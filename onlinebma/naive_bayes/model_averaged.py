@@ -6,11 +6,11 @@ import math
 
 import numpy as np
 
+from .. import tuning
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior, student_t_log_density
 from ..stats.numerics import LOG_PI
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_decay, check_real
-from . import wide, wide_nominal
 from .base import BaseNB, _add_mixture
 from .marginals import IncrementalMarginals
 from .numbers import DEFAULT_NUMERIC
@@ -211,7 +211,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         (and keeps its densities itself, ``seen`` left empty)."""
         if self._forgets:
             return super()._add_numerics(scores, pairs, classes, seen)
-        if len(pairs) >= wide.WIDE_FEATURES:
+        if len(pairs) >= tuning.WIDE_FEATURES:
             out = self._wide_student(scores, pairs, classes, seen)
             if out is not None:
                 return out
@@ -265,7 +265,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         if self._forgets:
             super()._learn_numerics(pairs, y, w, seen)
             return
-        if len(pairs) >= wide.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen, True):
+        if len(pairs) >= tuning.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen, True):
             return
         densities = None
         if seen is not None and y in self._class_counts:
@@ -294,7 +294,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
 
     def _learn_nominals(self, pairs, y, w) -> None:
         """A wide record's nominal pairs go :meth:`_wide_marginals` when they can."""
-        if len(pairs) < wide_nominal.NOMINAL_FEATURES or not self._wide_marginals(pairs, y, w):
+        if len(pairs) < tuning.NOMINAL_FEATURES or not self._wide_marginals(pairs, y, w):
             super()._learn_nominals(pairs, y, w)
 
     def _wide_marginals(self, pairs, y, w) -> bool:

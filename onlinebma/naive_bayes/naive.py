@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
+from .. import tuning
 from ..stats.gaussian import GaussianMoments
 from ..stats.numerics import LOG_2PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
-from . import wide
 from .base import BaseNB, _add_mixture
 from .wide import MAX_SQUARED_Z
 
@@ -138,11 +138,12 @@ class NaiveBayes(BaseNB):
         place in one loop: the Gaussians and, for BMANB, the plug-in log likelihoods of eq. 11
         in one pass over the classes, one log of each class variance, and for BMANB one call
         per feature to mix. A wide record goes the array path of
-        :mod:`~onlinebma.naive_bayes.wide` (from :data:`~.wide.WIDE_FEATURES` features and
-        :data:`~.wide.WIDE_CELLS` cells on), which computes the same terms."""
+        :mod:`~onlinebma.naive_bayes.wide` (from :data:`~onlinebma.tuning.WIDE_FEATURES`
+        features and :data:`~onlinebma.tuning.WIDE_CELLS` cells on), which computes the same
+        terms."""
         if self._forgets:
             return super()._add_numerics(scores, pairs, classes, seen)
-        if len(pairs) >= wide.WIDE_FEATURES:
+        if len(pairs) >= tuning.WIDE_FEATURES:
             out = self._wide_gaussian(scores, pairs, classes, seen)
             if out is not None:
                 return out

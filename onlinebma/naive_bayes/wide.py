@@ -18,21 +18,13 @@ state changed by another path: ``learn_many``, ``merge``, a narrow record) goes 
 and the block is rebuilt from the tables when next needed (it notes the learner's record
 count it is current for).
 
-The threshold is measured (the wide grid's streams, progressive validation, records/s of the
-two paths side by side, load average 2.1): the array path has a fixed cost of some forty numpy
-calls per record; with two classes the plain path is faster at 30 numeric features (90
-cells, 1.1 x the array path for NaiveBayes and BMANB, 0.96 x for ModelAveragedNB), the array
-path at 50 (150 cells, 1.3-1.5 x), and with ten classes already at 20 features (220 cells):
-:data:`WIDE_CELLS` = 120 cells. Rerun with the learners choosing by width (``python -m
-experiments wide``, "Crossover of the wide-record path" in docs/results/wide.md, both paths
-forced side by side, load average 3.6-6.7): with two classes the array path is 0.63-0.74 x
-the plain one at 60 cells, 0.86-1.04 x at 90, 1.05-1.29 x at 120 and 1.38-1.68 x at 180; with
-ten classes 0.86-1.11 x at 16 features (176 cells), 1.04-1.31 x at 20.
-
-Both thresholds are module constants read at each record, so setting them chooses the path:
-``WIDE_FEATURES = math.inf`` sends every record the plain way, ``WIDE_FEATURES = 1`` with
-``WIDE_CELLS = 0`` every record that can go the array way there (the tests run both on the
-same streams and compare them).
+The path is taken from :data:`onlinebma.tuning.WIDE_FEATURES` observed numeric features and
+:data:`onlinebma.tuning.WIDE_CELLS` cells on: speed crossovers measured by ``python -m
+experiments wide`` ("Crossover of the wide-record path" in docs/results/wide.md; the
+measurements behind the values in docs/naive_bayes.md, *Speed*). They are read at each
+record, so setting them chooses the path: ``WIDE_FEATURES = math.inf`` sends every record
+the plain way, ``WIDE_FEATURES = 1`` with ``WIDE_CELLS = 0`` every record that can go the
+array way there (the tests run both on the same streams and compare them).
 """
 
 from __future__ import annotations
@@ -41,20 +33,13 @@ import math
 
 import numpy as np
 
+from .. import tuning
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
 from .wide_nominal import WideNominals
 
-__all__ = ["MAX_SQUARED_Z", "WIDE_CELLS", "WIDE_FEATURES", "NumericBlock", "WideNumerics"]
-
-WIDE_FEATURES = 16
-"""A record with fewer observed numeric features goes the plain way (the learners' cheap
-first test)."""
-
-WIDE_CELLS = 120
-"""From this many (feature, column) cells on, numeric features times (1 + classes), a record
-takes the array path (measured, see the module docstring)."""
+__all__ = ["MAX_SQUARED_Z", "NumericBlock", "WideNumerics"]
 
 MAX_SQUARED_Z = 1e300
 """Cap on a record's squared z-score under a class Gaussian. Beyond it the log density is not
@@ -124,9 +109,10 @@ class WideNumerics(WideNominals):
     (nominal features: :class:`~onlinebma.naive_bayes.wide_nominal.WideNominals`).
     The learners call :meth:`_wide_gaussian` (NaiveBayes, BMANB) / :meth:`_wide_student`
     (ModelAveragedNB) from their ``_add_numerics`` and :meth:`_wide_learn` from their
-    ``_learn_numerics`` when a record has at least :data:`WIDE_FEATURES` numeric features;
+    ``_learn_numerics`` when a record has at least
+    :data:`~onlinebma.tuning.WIDE_FEATURES` numeric features;
     each returns ``None`` / ``False`` when the record must go the plain way (among others,
-    below :data:`WIDE_CELLS`)."""
+    below :data:`~onlinebma.tuning.WIDE_CELLS`)."""
 
     def _wide_block(self, classes, student: bool):
         """The current :class:`NumericBlock`, rebuilt when stale; ``None`` when the learner
@@ -139,7 +125,7 @@ class WideNumerics(WideNominals):
     def _wide_gaussian(self, scores: list, pairs, classes: list, seen: list):
         """NaiveBayes's and BMANB's numeric terms of a wide record (naive.py's
         ``_add_numerics``, vectorised); ``None`` to go the plain way."""
-        if len(pairs) * (1 + len(classes)) < WIDE_CELLS:
+        if len(pairs) * (1 + len(classes)) < tuning.WIDE_CELLS:
             return None
         block = self._wide_block(classes, student=False)
         where = block.locate(pairs) if block is not None else None
@@ -170,7 +156,7 @@ class WideNumerics(WideNominals):
         """ModelAveragedNB's numeric terms of a wide record (model_averaged.py's
         ``_add_numerics``, vectorised), each feature's densities appended to ``seen`` as
         there; ``None`` to go the plain way."""
-        if len(pairs) * (1 + len(classes)) < WIDE_CELLS:
+        if len(pairs) * (1 + len(classes)) < tuning.WIDE_CELLS:
             return None
         block = self._wide_block(classes, student=True)
         where = block.locate(pairs) if block is not None else None
@@ -191,7 +177,7 @@ class WideNumerics(WideNominals):
         ModelAveragedNB's marginal likelihoods, eq. 8); ``False`` (nothing changed) to go the
         plain way."""
         if (w != 1 or y not in self._class_counts
-                or len(pairs) * (1 + len(self._class_counts)) < WIDE_CELLS):
+                or len(pairs) * (1 + len(self._class_counts)) < tuning.WIDE_CELLS):
             return False
         block = self._wide_block(list(self._class_counts), student)
         where = block.locate(pairs) if block is not None else None

@@ -24,22 +24,12 @@ cell (not BDeu); a value or feature never seen is skipped, as there. The block f
 ``learn_many``, ``merge``) leaves it stale, and it is rebuilt from the tables at the next wide
 prediction (it notes the learner's record count it is current for).
 
-The thresholds are measured (the nominal grid's streams, 10 values per feature, both paths
-forced side by side, records/s of the array path over the plain one, NaiveBayes / BMANB /
-ModelAveragedNB, load average 2.0-2.4): the array path has a fixed cost of some thirty numpy
-calls per record and the plain one is a tight loop, so the crossover is late. With two
-classes 0.71 / 0.85 / 0.59 x at 40 features (120 cells), 0.98 / 1.02 / 0.80 at 80 (240),
-1.10 / 1.28 / 1.21 at 160 (480); with ten classes 1.03 / 0.92 / 0.63 at 20 features (220
-cells), 1.50 / 1.30 / 1.02 at 40 (440); with fifty 1.21 / 0.92 / 0.75 at 5 features (255
-cells), 1.81 / 1.36 / 1.11 at 10 (510): :data:`NOMINAL_CELLS` = 450 cells, and
-:data:`NOMINAL_FEATURES` = 8 spares narrower records even the cells' test. BMANB's plain
-path costs more per cell, so it goes the array way from :data:`BMANB_NOMINAL_CELLS` = 240:
-against River's MultinomialNB with two classes and 10 values, plain / array 1.39 / 1.85 x at
-100 features (300 cells), 1.53 / 1.75 at 80 (240), 1.65 / 1.72 at 60 (180), 1.76 / 1.70 at
-50 (150); 2.58 / 2.40 with ten classes at 20 (220), 3.47 / 3.47 with fifty at 5 (255)
-(``experiments.wide`` protocol, medians of 3, load 0.4-1.9). The rerun is
-"Crossover of the nominal path" in docs/results/wide.md. Both are module constants read at
-each record, so setting them chooses the path, as for :mod:`~onlinebma.naive_bayes.wide`.
+The path is taken from :data:`onlinebma.tuning.NOMINAL_FEATURES` observed nominal features
+and :data:`onlinebma.tuning.NOMINAL_CELLS` (BMANB: ``BMANB_NOMINAL_CELLS``) cells on: speed
+crossovers measured by ``python -m experiments wide`` ("Crossover of the nominal path" in
+docs/results/wide.md; the measurements behind the values in docs/naive_bayes.md, *Speed*). They
+are read at each record, so setting them chooses the path, as for
+:mod:`~onlinebma.naive_bayes.wide`.
 """
 
 from __future__ import annotations
@@ -48,21 +38,11 @@ from itertools import chain, repeat
 
 import numpy as np
 
+from .. import tuning
 from ..stats.tables import NominalTable
 
-__all__ = ["BMANB_NOMINAL_CELLS", "NOMINAL_CELLS", "NOMINAL_FEATURES", "NominalBlock",
-           "WideNominals"]
+__all__ = ["NominalBlock", "WideNominals"]
 
-NOMINAL_FEATURES = 8
-"""A record with fewer observed nominal features goes the plain way (the cheap first test)."""
-
-NOMINAL_CELLS = 450
-"""From this many (feature, column) cells on, nominal features times (1 + classes), a record
-goes the array way (measured, see the module docstring)."""
-
-BMANB_NOMINAL_CELLS = 240
-""":data:`NOMINAL_CELLS` for BMANB, whose plain path costs more per cell (measured, see the
-module docstring)."""
 
 
 class NominalBlock:
@@ -157,7 +137,8 @@ def _grown(a: np.ndarray) -> np.ndarray:
 class WideNominals:
     """Mixin of the naive Bayes family (through :class:`~onlinebma.naive_bayes.wide.WideNumerics`):
     the array path of wide nominal records. The base's ``_add_nominals`` calls
-    :meth:`_wide_nominals` from :data:`NOMINAL_FEATURES` observed nominal features on, and
+    :meth:`_wide_nominals` from :data:`~onlinebma.tuning.NOMINAL_FEATURES` observed nominal
+    features on, and
     ``_count_record`` calls :meth:`_wide_counted` after counting such a record."""
 
     def _current_block(self, attr: str, classes: list, make):
@@ -206,7 +187,7 @@ class WideNominals:
 
     def _nominal_cells(self) -> int:
         """The learner's threshold in cells (a module constant, read at each record)."""
-        return NOMINAL_CELLS
+        return tuning.NOMINAL_CELLS
 
     def _wide_arc_odds(self, features: list, n: np.ndarray, r: np.ndarray,
                        n_class: np.ndarray) -> np.ndarray:
