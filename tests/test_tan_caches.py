@@ -74,3 +74,36 @@ def test_class_rows_of_auto_keep_one_layout():
         model.predict_proba_one(x)
         model.learn_one(x, f"y{t % 2}")
     assert len(model.counts._starts) <= 2
+
+
+def _count_puts(cache, monkeypatch) -> list:
+    """Spy on one cache's insertions: the list of keys put, in order."""
+    keys = []
+    put = cache.put
+    monkeypatch.setattr(cache, "put", lambda key, value: keys.append(key) or put(key, value))
+    return keys
+
+
+def test_the_caches_of_a_set_of_features_live_as_long_as_what_they_read(monkeypatch):
+    """Why the column plans and the tree plans of a set of observed features are two caches
+    (docs/architecture.md, *Caches*): on a stream with a new value in every record the counts'
+    version moves at every record, their layout only when a capacity doubles. The column plans
+    read the layout and survive the new values; the priors read the domains and do not. One
+    cache following the version would build the column plans at every record."""
+    model = ModelAveragedTAN(decay=1.0)
+    model.learn_one({"id": "v", "a": "w"}, "y0")  # the state exists from the first record
+    state = model._state
+    column_plans = _count_puts(state._counts._plans, monkeypatch)
+    tree_plans = _count_puts(state._tree.plans, monkeypatch)
+    n = 256
+    versions = set()
+    for t in range(n):
+        x = {"id": f"v{t}", "a": f"w{t % 3}"}
+        model.predict_proba_one(x)
+        model.learn_one(x, f"y{t % 2}")
+        versions.add(state.counts.version)
+    assert len(versions) >= n  # a new value every record
+    both = np.array([0, 1]).tobytes()  # the set {id, a} (a prediction reads {a} only)
+    # built again at the doublings of id's domain only, against at every new value
+    assert column_plans.count(both) <= n.bit_length() + 2
+    assert tree_plans.count(both) >= n
