@@ -21,7 +21,7 @@ order of its rows:
   ``Σ_i log Σ_r w_r P[i, r]``, a concave problem, solved by its EM fixed point
   ``w_r ← mean_i w_r P[i, r] / Σ_s w_s P[i, s]``.
 
-Measured when this was a prototype (issue 38, K = 5, the MDL and Gaussian members; test log
+Measured when this was a prototype (K = 5, the MDL and Gaussian members; test log
 loss of the sequential weights / stacking): iris 0.0754 / 0.0684, glass 0.954 / 0.880, vowel
 0.855 / 0.345, pima 0.503 / 0.484, adult 0.3151 / 0.3129.
 
