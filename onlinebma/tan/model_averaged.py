@@ -12,6 +12,7 @@ from ..forgetting import AUTO_GRID
 from ..validation import check_choice, check_decay, check_real
 from .base import NOMINAL_DOC, NUMERIC_ATTRIBUTES_DOC, SAMPLE_SIZE_DOC, check_reading
 from .gaussian import GAUSSIAN
+from .gaussian_forests import GAUSSIAN_FORESTS
 from .members import Member, TreeMemberStack
 from .merging import Merging
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS
@@ -25,7 +26,7 @@ AUTO_REPRESENTATIONS = {"remembering": ("MDL", GAUSSIAN),
                         "forgetting": ("8 intervals", GAUSSIAN)}
 
 #: What ``numeric`` may name.
-NUMERIC_CHOICES = ("auto", GAUSSIAN, *REPRESENTATIONS)
+NUMERIC_CHOICES = ("auto", GAUSSIAN, GAUSSIAN_FORESTS, *REPRESENTATIONS)
 
 __all__ = ["ModelAveragedTAN", "auto_representations"]
 
