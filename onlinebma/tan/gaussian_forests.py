@@ -38,6 +38,13 @@ member that forgets nothing sets ``l`` to its closed form from the statistics af
 (the same value up to rounding). A value unseen before is ignored when predicting (as the
 stack does: it is an unknown value).
 
+**Forgetting** is the counts' (docs/tan.md, *Forgetting*): after each record every statistic
+of a member is multiplied by its rate λ, so that after records ``1..t`` record ``i`` weighs
+``λ^(t - i + 1)`` in the nominal and the numeric families alike. The Normal–Wishart
+statistics forget *before* adding (:mod:`onlinebma.stats.normal_wishart`), so the record is
+added with weight λ: ``λ S + λ x = λ (S + x)``. (The Gaussian member,
+:mod:`onlinebma.tan.gaussian`, adds with weight 1: its last record weighs 1, its counts' λ.)
+
 **Which numeric features** and **missing values**: as the Gaussian member
 (:mod:`onlinebma.tan.gaussian`): the features observed in the first record with a numeric
 value; a missing value (NaN, or a feature not modelled) leaves its pairs unlearned
@@ -209,11 +216,14 @@ class GaussianForestStatistics(NumericFeatures):
         if self.structure_decay != 1:
             self._l_nominal *= self.structure_decay
             self._l_numeric *= self.structure_decay
+        # the counts' forgetting (times the rate after each record) on statistics that
+        # forget before adding: the record added with weight λ (module docstring)
+        rates = np.array(self.rates)
         weight = np.zeros(self._pairs.shape)
-        weight[:, c] = 1.0
+        weight[:, c] = rates
         self._pairs.add(z, weight)
         cells = np.zeros(self._cells.shape)
-        cells[:, c, codes, values] = 1.0
+        cells[:, c, codes, values] = rates[:, None]
         self._cells.add(z, cells)
         return grew
 
