@@ -273,3 +273,51 @@ def test_river_estimator_checks(params):
     from river import checks
 
     checks.check_estimator(ModelAveragedTAN(numeric=GAUSSIAN_FORESTS, **params))
+
+
+@pytest.mark.parametrize("params", [{}, {"structures": "trees", "ess": 3.0}], ids=repr)
+def test_learn_many_stacks_gaussian_forests_as_the_folds_written_out(params, monkeypatch):
+    # tests/test_tan_stacking.py's reference (one learner per member and fold, learn_one on
+    # the rows outside the fold) with a Gaussian forest member; every nominal value is in
+    # every fold's complement (the stack's fold states code every value of the table)
+    from tests import test_tan_stacking as stacking
+
+    monkeypatch.setattr(stacking, "REPRESENTATIONS", (GAUSSIAN_FORESTS, "MDL"))
+    X, y = stacking.table(120, seed=2)
+    X.loc[X["a"] == "late", "a"] = "a0"
+    P, whole = stacking.written_out(X, y, **params)
+    np.testing.assert_allclose(stacking.stack_probabilities(X, y, **params), P, rtol=0,
+                               atol=1e-9)
+    model = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS, **params)
+    model.learn_many(X, y)  # one member: the statistics of learn_one on every row
+    for x in stacking.records(X.iloc[:30]) + [{}, {"z": 1.0}]:
+        stacking.assert_close_dicts(model.predict_proba_one(x), whole[0].predict_proba_one(x))
+    batch = model.predict_proba_many(X.iloc[:20])
+    for i, x in enumerate(stacking.records(X.iloc[:20])):
+        stacking.assert_close_dicts(dict(batch.iloc[i]), model.predict_proba_one(x))
+
+
+def test_merge_adds_the_statistics_or_names_the_problem():
+    data = mixed_stream(80, seed=7)
+    whole = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
+    left = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
+    for x, y in data:
+        whole.learn_one(x, y)
+    for x, y in data[:40]:
+        left.learn_one(x, y)
+    right = pickle.loads(pickle.dumps(left))  # the same codes, then other records
+    for x, y in data[40:]:
+        right.learn_one(x, y)
+    first = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
+    for x, y in data[:40]:
+        first.learn_one(x, y)
+    merged = left.merge(right)  # data[:40] twice and data[40:]
+    for x, y in data[:40]:
+        whole.learn_one(x, y)
+    for x, _ in data[:25]:
+        close(merged.predict_proba_one(x), whole.predict_proba_one(x), tol=1e-9)
+    other = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
+    for x, y in reversed(data):  # classes and values first seen in another order
+        other.learn_one(x, y)
+    with pytest.raises(ValueError, match="different orders"):
+        first.merge(other)

@@ -67,6 +67,9 @@ from .gaussian import NumericFeatures
 
 __all__ = ["GAUSSIAN_FORESTS", "GaussianForestStatistics"]
 
+# Rows added at once by learn_table (its weights are rows x rates x classes x codes x values).
+_BLOCK = 256
+
 #: The name of the Gaussian forest representation
 #: (``ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)``).
 GAUSSIAN_FORESTS = "Gaussian forests"
@@ -226,6 +229,58 @@ class GaussianForestStatistics(NumericFeatures):
         cells[:, c, codes, values] = rates[:, None]
         self._cells.add(z, cells)
         return grew
+
+    def learn_table(self, nominal, numeric, classes, n_classes: int, top: int) -> None:
+        """Add a table's records at once (statistics that forget nothing; ``l`` is left to
+        :meth:`refresh`): equal to :meth:`learn`'s statistics on each row.
+
+        Parameters
+        ----------
+        nominal : np.ndarray
+            ``(rows, codes)``: each row's value code of every feature code, -1 where missing
+            or not nominal.
+        numeric : np.ndarray
+            ``(rows, features)``: the modelled features' values, NaN where missing.
+        classes : np.ndarray
+            Each row's class code.
+        n_classes : int
+            The number of classes known.
+        top : int
+            The largest number of values of a feature.
+        """
+        if any(rate != 1 for rate in self.rates):
+            raise ValueError("learn_table adds records to statistics that forget nothing")
+        self.grow(n_classes, nominal.shape[1], top)
+        r = len(self.rates)
+        for start in range(0, len(classes), _BLOCK):
+            rows = np.arange(start, min(start + _BLOCK, len(classes)))
+            weights = np.zeros((len(rows),) + self._pairs.shape)
+            weights[np.arange(len(rows)), :, classes[rows]] = 1.0
+            self._pairs.add_many(numeric[rows], weights)
+            cells = np.zeros((len(rows),) + self._cells.shape)
+            row, u = np.nonzero(nominal[rows] >= 0)
+            for i in range(r):
+                cells[row, i, classes[rows][row], u, nominal[rows][row, u]] = 1.0
+            self._cells.add_many(numeric[rows], cells)
+
+    def merge(self, other: GaussianForestStatistics) -> None:
+        """Add ``other``'s statistics (the same features, class codes and nominal codes,
+        checked by the caller; ``l`` is left to :meth:`refresh`)."""
+        if other.features is None:
+            return
+        if self.features is None:
+            self.choose(other.features)
+        elif self.features != other.features:
+            raise ValueError(f"cannot merge: the Gaussian forest members model the numeric "
+                             f"features {self.features} and {other.features}")
+        theirs_pairs, theirs_cells = other._pairs.copy(), other._cells.copy()
+        shape = np.maximum(self._cells.shape, theirs_cells.shape)
+        self.grow(*shape[1:])
+        for axis in (1, 2, 3):
+            theirs_cells.grow(axis, shape[axis])
+        theirs_pairs.grow(1, shape[1])
+        self._pairs.merge(theirs_pairs)
+        self._cells.merge(theirs_cells)
 
     def refresh(self) -> None:
         """``l`` of the rows that forget nothing from the statistics in closed form

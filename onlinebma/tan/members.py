@@ -163,6 +163,13 @@ class TreeMemberStack(RecordCoding, RateWeights):
         return self._gaussian
 
     @property
+    def forest_statistics(self):
+        """The Gaussian forest members'
+        :class:`~onlinebma.tan.gaussian_forests.GaussianForestStatistics`, or ``None``
+        without one (read only)."""
+        return self._forests
+
+    @property
     def counts(self) -> PairCounts:
         """The members' counts, one :class:`~onlinebma.stats.pairs.PairCounts` with a member
         axis (read only; each member's in its scaled unit)."""
@@ -533,7 +540,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         :class:`~onlinebma.tan.merging.StackingPlan`, gives the weights of the whole frame)."""
         columns, new, labels = prepare_frame(self._kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
-            if self.forgets or self._forests is not None:
+            if self.forgets:
                 self._fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
@@ -542,7 +549,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
             self._last = None
             if len(self.members) > 1:
                 self._learn_stacked(X, columns, new, labels)
-            elif self._gaussian is not None:  # one member: its weight is 1
+            elif self._gaussian is not None or self._forests is not None:  # its weight is 1
                 self.agree_on_table(columns, new, labels)
                 self._count_rows(columns, new, labels)
                 self._refresh()
@@ -594,14 +601,14 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self._kinds.commit(new)
         for label in factorize(labels)[0]:  # l is refreshed once the folds are added
             self._counts.add_class(label)
-        if self._gaussian is not None and self._gaussian.features is None:
-            numeric = {f: values for f, (kind, values, _) in columns.items()
-                       if kind != NOMINAL}
-            if numeric:
+        if self._forests is not None:  # the nominal codes too, so that the folds' merge
+            self._code_batch(columns, {}, labels)
+        numeric = {f: values for f, (kind, values, _) in columns.items() if kind != NOMINAL}
+        for gaussian in (self._gaussian, self._forests):
+            if gaussian is not None and gaussian.features is None and numeric:
                 observed = ~np.isnan(np.column_stack(list(numeric.values())))
                 first = observed.any(axis=1).argmax()
-                self._gaussian.choose([f for f, seen in zip(numeric, observed[first])
-                                       if seen])
+                gaussian.choose([f for f, seen in zip(numeric, observed[first]) if seen])
 
     def _empty_copy(self) -> TreeMemberStack:
         """A stack of the same members that has learned nothing but agrees with this one
@@ -625,8 +632,16 @@ class TreeMemberStack(RecordCoding, RateWeights):
         if self._gaussian is not None and theirs.features is not None:
             self._gaussian.choose(theirs.features)
         self._fix_checked(other.numeric_readings)
+        counts = self._counts
         for label in other.counts.classes_:
-            self._counts.add_class(label)
+            counts.add_class(label)
+        if self._forests is not None:  # the same nominal codes (the statistics add)
+            if other.forest_statistics.features is not None:
+                self._forests.choose(other.forest_statistics.features)
+            for f, values in zip(other.counts.features_, other.counts.values_):
+                u = counts.add_feature(f)
+                for value in values:
+                    counts.add_value(u, value)
 
     def fold_states(self, X, labels, offset: int = 0) -> list:
         """One empty copy of this stack (:meth:`_empty_copy`) per fold, each having counted
@@ -682,6 +697,16 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 if f in columns and columns[f][0] != NOMINAL:
                     numeric[:, j] = columns[f][1]
             self._gaussian.learn_many(numeric, classes, self._counts.n_classes)
+        forests = self._forests
+        if forests is not None and forests.features is not None:
+            numeric = np.full((len(labels), len(forests.features)), np.nan)
+            for j, f in enumerate(forests.features):
+                if f in columns and columns[f][0] != NOMINAL:
+                    numeric[:, j] = columns[f][1]
+            nominal = matrix.copy()
+            nominal[:, [self._counts.feature_code(f) for f in self._numbers.readings]] = -1
+            forests.learn_table(nominal, numeric, classes, self._counts.n_classes,
+                                int(self._counts.n_values.max(initial=1)))
         self._t += len(labels)
 
     def complements(self, folds: list) -> StackComplements:
@@ -732,11 +757,32 @@ class TreeMemberStack(RecordCoding, RateWeights):
         """
         counts = self._counts
         for other in others:
+            if self._forests is not None:
+                self._check_forest_codes(other)
             self.merge_coding(other)
+            if self._forests is not None:
+                self._forests.merge(other.forest_statistics)
             if self._gaussian is not None:
                 self._gaussian.merge(other.gaussian_statistics,
                                      [counts.class_code(c) for c in other.counts.classes_])
         self._refresh()
+
+    def _check_forest_codes(self, other: TreeMemberStack) -> None:
+        """Refuse, naming the problem, to add a stack whose classes, nominal features or
+        values are coded otherwise (the Gaussian forest statistics are laid out by code)."""
+        mine, theirs = self._counts, other.counts
+
+        def agree(a, b) -> bool:  # one a prefix of the other: merge_coding appends the rest
+            n = min(len(a), len(b))
+            return list(a)[:n] == list(b)[:n]
+
+        same = (agree(theirs.classes_, mine.classes_) and agree(theirs.features_, mine.features_)
+                and all(agree(v, w) for v, w in zip(theirs.values_, mine.values_)))
+        if not same:
+            raise ValueError(
+                "cannot merge Gaussian forest members whose classes, nominal features or "
+                "values were first seen in different orders (their statistics are laid out "
+                "by code); learn the union with learn_many")
 
     def merge(self, other: TreeMemberStack) -> None:
         """Add ``other``'s records (a stack of the same members that forgets nothing): the
