@@ -95,6 +95,7 @@ class GaussianForestStatistics(NumericFeatures):
     --------
     >>> s = GaussianForestStatistics((1.0,), 1.0)
     >>> s.learn(0, [], [], [("x", 1.0), ("z", 2.0)], n_classes=1, n_codes=0, top=1)
+    False
     >>> s.features, s.numeric_log_weights.shape
     (['x', 'z'], (1, 2, 2))
     """

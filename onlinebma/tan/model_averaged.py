@@ -109,7 +109,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         without forgetting (``decay=1``) or 8 equal-frequency intervals with it
         (:data:`AUTO_REPRESENTATIONS`; docs/tan.md: the measured choice); or one
         of them: ``"B intervals"`` (B = 3, 5, 8, 16, 32), ``"MDL"`` (class-aware cut
-        points) or ``"Gaussian"`` (:data:`NUMERIC_CHOICES`).
+        points), ``"Gaussian"`` or ``"Gaussian forests"`` (:data:`NUMERIC_CHOICES`): the
+        exact average over every forest- (tree-) augmented structure of the nominal and
+        numeric features, numeric pairs by BGe (Normal–Wishart) families, a nominal feature
+        may parent a numeric one (one Gaussian per value), never the reverse, summed by
+        Tutte's directed matrix-tree theorem (:mod:`onlinebma.tan.gaussian_forests`; not in
+        ``"auto"``).
     {SAMPLE_SIZE_DOC}
     {NUMERIC_ATTRIBUTES_DOC}
 
