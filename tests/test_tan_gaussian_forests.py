@@ -31,7 +31,7 @@ from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.gaussian_forests import GAUSSIAN_FORESTS
 from onlinebma.tan.members import Member, TreeMemberStack
 from tests.test_mixed_forests import Reference, allowed_structures, structure_scores
-from tests.test_tan_representations import ExplicitRecursion, close
+from tests.test_tan_representations import ExplicitRecursion, close, learn_beside
 from tests.test_tan_representations import stream as mixed_stream
 
 ESS = 2.0
@@ -224,15 +224,7 @@ def test_a_stack_with_gaussian_forests_equals_the_explicit_recursion(keys, param
                              full["structure_decay"], None, 20,
                              [Member(rate, rep) for rep, rate in keys])
     reference = SeparateLearners(keys, sample_size=20, **params)
-    for t, (x, y) in enumerate(data):
-        if t % 7 == 3:  # learned without a prediction of this very dict
-            shared.learn_one(dict(x), y)
-            reference.learn_one(dict(x), y)
-            continue
-        close(shared.predict_proba_one(x), reference.predict_proba_one(x))
-        shared.learn_one(x, y)
-        reference.learn_one(x, y)
-        close(shared.representation_posterior(), reference.posterior(0))
+    learn_beside(shared, reference, data, rates=False)
     X = pd.DataFrame([x for x, _ in data[-15:]])
     many = shared.predict_proba_many(X)
     for i, (x, _) in enumerate(data[-15:]):  # (the columns in classes_ order)
@@ -250,22 +242,6 @@ def test_pickled_learner_goes_on_as_the_original():
         close(copy.predict_proba_one(x), model.predict_proba_one(x), tol=0)
         model.learn_one(x, y)
         copy.learn_one(x, y)
-
-
-def test_bad_input_changes_nothing():
-    model = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
-    for x, y in mixed_stream(40, seed=5):
-        model.learn_one(x, y)
-    before = pickle.dumps(model)
-    with pytest.raises(TypeError, match="'z'"):
-        model.learn_one({"a": "a1", "z": "high"}, "y0")
-    with pytest.raises(ValueError, match="'w'"):
-        model.learn_one({"a": "a1", "w": math.inf}, "y0")
-    with pytest.raises(ValueError, match="label"):
-        model.learn_one({"a": "a1", "z": 0.5}, None)
-    with pytest.raises(TypeError, match="'z'"):
-        model.learn_many(pd.DataFrame({"z": [0.5, "high"]}), pd.Series(["y0", "y1"]))
-    assert pickle.dumps(model) == before
 
 
 @pytest.mark.parametrize("params", [{}, {"decay": "auto", "structures": "trees"}], ids=repr)
