@@ -83,6 +83,23 @@ def close(got: dict, want: dict, tol=1e-10):
     np.testing.assert_allclose(list(got.values()), list(want.values()), rtol=0, atol=tol)
 
 
+def learn_beside(shared, reference, data, rates: bool) -> None:
+    """Predict and learn ``data`` with both, the predictions and the representation (and,
+    with ``rates``, the rate) posteriors equal to 1e-10 after every record; every seventh
+    record is learned without a prediction of the very dict."""
+    for t, (x, y) in enumerate(data):
+        if t % 7 == 3:
+            shared.learn_one(dict(x), y)
+            reference.learn_one(dict(x), y)
+            continue
+        close(shared.predict_proba_one(x), reference.predict_proba_one(x))
+        shared.learn_one(x, y)
+        reference.learn_one(x, y)
+        if rates:
+            close(shared.decay_posterior(), reference.posterior(1))
+        close(shared.representation_posterior(), reference.posterior(0))
+
+
 @pytest.mark.parametrize("decay, params", [
     ("auto", {}),
     ("auto", {"structures": "trees", "structure_decay": 0.98}),
@@ -94,16 +111,7 @@ def test_shared_state_equals_the_explicit_recursion(decay, params):
     shared = ModelAveragedTAN(decay=decay, sample_size=20, **params)
     rates = AUTO_GRID if decay == "auto" else (decay,)
     reference = ExplicitRecursion(rates, sample_size=20, **params)
-    for t, (x, y) in enumerate(data):
-        if t % 7 == 3:  # learned without a prediction of this very dict
-            shared.learn_one(dict(x), y)
-            reference.learn_one(dict(x), y)
-            continue
-        close(shared.predict_proba_one(x), reference.predict_proba_one(x))
-        shared.learn_one(x, y)
-        reference.learn_one(x, y)
-        close(shared.decay_posterior(), reference.posterior(1))
-        close(shared.representation_posterior(), reference.posterior(0))
+    learn_beside(shared, reference, data, rates=True)
     assert list(shared.numeric_readings) == ["z", "w"]
     X = pd.DataFrame([x for x, _ in data[-40:]])
     many = shared.predict_proba_many(X)
@@ -192,10 +200,12 @@ def test_merge_is_refused_once_the_representation_weights_moved():
         left.merge(right)
 
 
-def test_bad_input_names_the_feature_and_changes_nothing():
+@pytest.mark.parametrize("params", [{"decay": "auto"}, {"numeric": "Gaussian forests"}],
+                         ids=repr)
+def test_bad_input_names_the_feature_and_changes_nothing(params):
     import pickle
 
-    model = ModelAveragedTAN(decay="auto", sample_size=20)
+    model = ModelAveragedTAN(sample_size=20, **params)
     for x, y in stream(60, seed=6):
         model.learn_one(x, y)
     before = pickle.dumps(model)

@@ -36,19 +36,21 @@ import numpy as np
 
 from ..stats.normal_wishart import FullStatistics, NormalWishartPrior
 
-__all__ = ["GAUSSIAN", "GaussianStatistics"]
+__all__ = ["GAUSSIAN", "GaussianStatistics", "NumericFeatures"]
 
 #: The name of the Gaussian representation (``ModelAveragedTAN(numeric=GAUSSIAN)``).
 GAUSSIAN = "Gaussian"
 
 
-class GaussianStatistics:
-    """Normal–Wishart statistics of the numeric features per forgetting rate and class.
+class NumericFeatures:
+    """The numeric features a Gaussian representation models, chosen once (module
+    docstring: *Which numeric features*), and a record's vector of their values.
 
     Parameters
     ----------
     rates : tuple of float
-        The forgetting rate of each row (one per rate of the stack's Gaussian members).
+        The forgetting rate of each row of the statistics (one per rate of the stack's
+        members of this representation).
 
     Attributes
     ----------
@@ -60,8 +62,6 @@ class GaussianStatistics:
         self.rates = tuple(rates)
         self.features = None
         self._index: dict = {}
-        self._stats = None  # FullStatistics (rows, classes)
-        self._prior = None
 
     def choose(self, features) -> None:
         """Model these numeric features (before any is modelled; later calls change
@@ -69,10 +69,11 @@ class GaussianStatistics:
         if self.features is None and features:
             self.features = list(features)
             self._index = {f: i for i, f in enumerate(self.features)}
-            self._prior = NormalWishartPrior(len(self.features))
-            # one class slot to start with (grown as classes come)
-            self._stats = FullStatistics(len(self.features), (len(self.rates), 1),
-                                         np.array(self.rates)[:, None])
+            self._start()
+
+    def _start(self) -> None:
+        """Lay out the statistics once the features are chosen."""
+        raise NotImplementedError
 
     def vector(self, numeric) -> np.ndarray | None:
         """The record's values of the modelled features (NaN where missing), from its
@@ -88,6 +89,32 @@ class GaussianStatistics:
                 x[i] = v
                 seen = True
         return x if seen else None
+
+
+class GaussianStatistics(NumericFeatures):
+    """Normal–Wishart statistics of the numeric features per forgetting rate and class.
+
+    Parameters
+    ----------
+    rates : tuple of float
+        The forgetting rate of each row (one per rate of the stack's Gaussian members).
+
+    Attributes
+    ----------
+    features : list or None
+        The numeric features modelled (``None`` until the first record with a numeric value).
+    """
+
+    def __init__(self, rates):
+        super().__init__(rates)
+        self._stats = None  # FullStatistics (rows, classes)
+        self._prior = None
+
+    def _start(self) -> None:
+        self._prior = NormalWishartPrior(len(self.features))
+        # one class slot to start with (grown as classes come)
+        self._stats = FullStatistics(len(self.features), (len(self.rates), 1),
+                                     np.array(self.rates)[:, None])
 
     def log_densities(self, x: np.ndarray | None, n_classes: int) -> np.ndarray:
         """``log t_c(x)`` of every row and class, ``(rows, n_classes)``; 0 without values."""

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..forgetting import MIN_PROBABILITY, RateWeights
 from ..labels import ordered_labels, proba_frame
-from ..reading import factorize, prepare_frame, records_of, uninterrupted
+from ..reading import factorize, prepare_columns, prepare_frame, records_of, uninterrupted
 from ..records import NOMINAL, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
 from ..stats.numerics import RENORMALISE_ABOVE
@@ -50,6 +50,7 @@ from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
 from .coding import RecordCoding
 from .gaussian import GAUSSIAN, GaussianStatistics
+from .gaussian_forests import GAUSSIAN_FORESTS, GaussianForestStatistics
 from .narrow import NARROW_CELLS, narrow_predictions
 from .numbers import NumericReading
 from .stacking import FOLDS, folds_of, stacking_weights
@@ -109,13 +110,18 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self.members = tuple(members)
         self._arguments = (structures, ess, edge_prior, structure_decay, nominal_attributes,
                            sample_size, self.members, numeric_attributes)
-        grids = {m.representation for m in self.members} - {GAUSSIAN}
+        grids = {m.representation for m in self.members} - {GAUSSIAN, GAUSSIAN_FORESTS}
         if len(grids) > 1:
             raise ValueError(f"one interval representation per stack, got {sorted(grids)}")
         self.rates = tuple(dict.fromkeys(m.rate for m in self.members))  # the count rows
         self._rows = [self.rates.index(m.rate) for m in self.members]
         self._gaussian_members = [i for i, m in enumerate(self.members)
                                   if m.representation == GAUSSIAN]
+        self._forest_members = [i for i, m in enumerate(self.members)
+                                if m.representation == GAUSSIAN_FORESTS]
+        self._interval_members = (len(self.members) - len(self._gaussian_members)
+                                  - len(self._forest_members))
+        self._structures, self._log_edge_prior = structures, math.log(edge_prior)
         self.structure_decay = structure_decay
         self.log_weights = [-math.log(len(self.members))] * len(self.members)
         r = len(self.rates)
@@ -123,6 +129,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self._counts = PairCounts(r)
         self._numbers = NumericReading(grids.pop() if grids else None, sample_size)
         self._gaussian = GaussianStatistics(self.rates) if self._gaussian_members else None
+        self._forests = (GaussianForestStatistics(self.rates, structure_decay)
+                         if self._forest_members else None)
         self._numeric_codes = (-1, frozenset())  # (counts version, codes of numeric features)
         self._tree = TreeTerms(ess, structures == "forests", edge_prior)
         self._k = [0] * r  # records since each member's last renormalisation
@@ -155,6 +163,13 @@ class TreeMemberStack(RecordCoding, RateWeights):
         return self._gaussian
 
     @property
+    def forest_statistics(self):
+        """The Gaussian forest members'
+        :class:`~onlinebma.tan.gaussian_forests.GaussianForestStatistics`, or ``None``
+        without one (read only)."""
+        return self._forests
+
+    @property
     def counts(self) -> PairCounts:
         """The members' counts, one :class:`~onlinebma.stats.pairs.PairCounts` with a member
         axis (read only; each member's in its scaled unit)."""
@@ -180,17 +195,22 @@ class TreeMemberStack(RecordCoding, RateWeights):
             return None, None, None, None
         codes, values, columns, split = self._read_record(x)
         numeric, nominal, _ = split
-        rows = jll = memo = None
-        if len(self._gaussian_members) < len(self.members):
+        rows = jll = memo = forest_rows = None
+        if self._interval_members:
             jll, memo = self._member_terms(codes, columns)
         if self._gaussian is not None:
             rows = self._gaussian_terms(codes, values, columns, numeric, jll)
+        if self._forests is not None:
+            forest_rows = self._forest_terms(codes, values, columns, numeric).tolist()
         p = []  # a few members and classes: plain floats cost less than numpy calls
         exp = math.exp
         jll = None if jll is None else jll.tolist()
         rows = None if rows is None else rows.tolist()
         for m, i in zip(self.members, self._rows):
-            row = rows[i] if m.representation == GAUSSIAN else jll[i]
+            if m.representation == GAUSSIAN_FORESTS:
+                row = forest_rows[i]
+            else:
+                row = rows[i] if m.representation == GAUSSIAN else jll[i]
             top = max(row)
             e = [exp(s - top) for s in row]
             total = sum(e)
@@ -207,6 +227,18 @@ class TreeMemberStack(RecordCoding, RateWeights):
         values (:mod:`onlinebma.tan.gaussian`); ``jll`` the rows' terms of the whole coded
         record if computed (reused when it has no numeric code)."""
         counts = self._counts
+        codes, values, columns, cut = self._nominal_part(codes, values, columns)
+        if cut:
+            jll = None
+        if jll is None:
+            jll = self._member_terms(codes, columns)[0] if len(codes) else self._class_terms()
+        return jll + self._gaussian.log_densities(self._gaussian.vector(numeric),
+                                                  counts.n_classes)
+
+    def _nominal_part(self, codes, values, columns):
+        """``(codes, values, columns, cut)``: a coded record without the codes of its numeric
+        features cut into intervals (``cut``: whether it had any)."""
+        counts = self._counts
         version, numeric_codes = self._numeric_codes
         if version != counts.version:
             numeric_codes = frozenset(counts.feature_code(f) for f in self._numbers.readings)
@@ -214,12 +246,29 @@ class TreeMemberStack(RecordCoding, RateWeights):
         if numeric_codes and not numeric_codes.isdisjoint(codes.tolist()):
             keep = np.array([u not in numeric_codes for u in codes.tolist()])
             codes, values = codes[keep], values[keep]
-            columns = counts.record_columns(codes, values)
-            jll = None
-        if jll is None:
-            jll = self._member_terms(codes, columns)[0] if len(codes) else self._class_terms()
-        return jll + self._gaussian.log_densities(self._gaussian.vector(numeric),
-                                                  counts.n_classes)
+            return codes, values, counts.record_columns(codes, values), True
+        return codes, values, columns, False
+
+    def _forest_terms(self, codes, values, columns, numeric) -> np.ndarray:
+        """The Gaussian forest rows' joint log likelihoods ``(rows, K)``
+        (:mod:`onlinebma.tan.gaussian_forests`): the class and nominal terms and the nominal
+        pairs' ``l`` from the counts, the numeric families from the forest statistics."""
+        counts = self._counts
+        codes, values, columns, _ = self._nominal_part(codes, values, columns)
+        k = counts.n_classes
+        if len(codes):
+            ids, prior = self._tree.plan(counts, codes, k)
+            base, log_q = self._tree.record(len(codes), counts.gather(columns), prior,
+                                            self._units[:, None], False)
+            l_pairs = self._l.take(ids, axis=1)
+        else:
+            base, log_q, l_pairs = self._class_terms(), None, None
+        if len(codes) < 2:
+            r = len(self.rates)
+            log_q, l_pairs = np.zeros((r, k, 0)), np.zeros((r, 0))
+        self._forests.grow(k, counts.n_features, int(counts.n_values.max(initial=1)))
+        return self._forests.joint(codes, values, numeric, base, l_pairs, log_q,
+                                   self._log_edge_prior, self._structures)
 
     def _class_terms(self) -> np.ndarray:
         """Every count row's class terms ``log(a_c + N_c)`` ``(R, K)`` in its unit: the
@@ -289,6 +338,10 @@ class TreeMemberStack(RecordCoding, RateWeights):
         np.ndarray
         """
         counts = self._counts
+        if self._forests is not None:  # record by record (the structure sums of each)
+            return np.array([self._predict(x)[0] for x in records_of(
+                prepare_columns(self._kinds, X)[0], len(X))]).reshape(
+                    len(X), len(self.members), counts.n_classes)
         coded = self._code_frame(X)
         # identical coded rows (frequent after discretisation) are computed once
         distinct, back, _ = unique_rows(coded)
@@ -365,6 +418,11 @@ class TreeMemberStack(RecordCoding, RateWeights):
         counts.add(c, columns, self._units)
         if self._gaussian is not None:
             self._gaussian.learn(split[0], c, counts.n_classes)
+        if self._forests is not None:
+            nominal_codes, nominal_values, _, _ = self._nominal_part(codes, values, columns)
+            grew = self._forests.learn(
+                c, nominal_codes, nominal_values, split[0], counts.n_classes,
+                counts.n_features, int(counts.n_values.max(initial=1))) or grew
         if reading is None:
             grew = self._keep_pending(split, c, nominal) or grew
         self._t += 1
@@ -444,6 +502,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
         super().fix_numeric(readings)
         if self._gaussian is not None:
             self._gaussian.choose(list(readings))
+        if self._forests is not None:
+            self._forests.choose(list(readings))
 
     def _refresh(self, only_remembering: bool = False) -> None:
         """``l = log W`` from the counts for every member (``only_remembering``: for the
@@ -451,6 +511,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
         counts = self._counts
         self._last = None
         self._widen()
+        if self._forests is not None:
+            self._forests.refresh()
         for i, forgets in enumerate(self._forgetting):
             if not (only_remembering and forgets):
                 self._l[i] = self._tree.log_weights(counts, counts.member_table(i),
@@ -487,7 +549,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
             self._last = None
             if len(self.members) > 1:
                 self._learn_stacked(X, columns, new, labels)
-            elif self._gaussian is not None:  # one member: its weight is 1
+            elif self._gaussian is not None or self._forests is not None:  # its weight is 1
                 self.agree_on_table(columns, new, labels)
                 self._count_rows(columns, new, labels)
                 self._refresh()
@@ -539,14 +601,14 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self._kinds.commit(new)
         for label in factorize(labels)[0]:  # l is refreshed once the folds are added
             self._counts.add_class(label)
-        if self._gaussian is not None and self._gaussian.features is None:
-            numeric = {f: values for f, (kind, values, _) in columns.items()
-                       if kind != NOMINAL}
-            if numeric:
+        if self._forests is not None:  # the nominal codes too, so that the folds' merge
+            self._code_batch(columns, {}, labels)
+        numeric = {f: values for f, (kind, values, _) in columns.items() if kind != NOMINAL}
+        for gaussian in (self._gaussian, self._forests):
+            if gaussian is not None and gaussian.features is None and numeric:
                 observed = ~np.isnan(np.column_stack(list(numeric.values())))
                 first = observed.any(axis=1).argmax()
-                self._gaussian.choose([f for f, seen in zip(numeric, observed[first])
-                                       if seen])
+                gaussian.choose([f for f, seen in zip(numeric, observed[first]) if seen])
 
     def _empty_copy(self) -> TreeMemberStack:
         """A stack of the same members that has learned nothing but agrees with this one
@@ -570,8 +632,16 @@ class TreeMemberStack(RecordCoding, RateWeights):
         if self._gaussian is not None and theirs.features is not None:
             self._gaussian.choose(theirs.features)
         self._fix_checked(other.numeric_readings)
+        counts = self._counts
         for label in other.counts.classes_:
-            self._counts.add_class(label)
+            counts.add_class(label)
+        if self._forests is not None:  # the same nominal codes (the statistics add)
+            if other.forest_statistics.features is not None:
+                self._forests.choose(other.forest_statistics.features)
+            for f, values in zip(other.counts.features_, other.counts.values_):
+                u = counts.add_feature(f)
+                for value in values:
+                    counts.add_value(u, value)
 
     def fold_states(self, X, labels, offset: int = 0) -> list:
         """One empty copy of this stack (:meth:`_empty_copy`) per fold, each having counted
@@ -627,6 +697,16 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 if f in columns and columns[f][0] != NOMINAL:
                     numeric[:, j] = columns[f][1]
             self._gaussian.learn_many(numeric, classes, self._counts.n_classes)
+        forests = self._forests
+        if forests is not None and forests.features is not None:
+            numeric = np.full((len(labels), len(forests.features)), np.nan)
+            for j, f in enumerate(forests.features):
+                if f in columns and columns[f][0] != NOMINAL:
+                    numeric[:, j] = columns[f][1]
+            nominal = matrix.copy()
+            nominal[:, [self._counts.feature_code(f) for f in self._numbers.readings]] = -1
+            forests.learn_table(nominal, numeric, classes, self._counts.n_classes,
+                                int(self._counts.n_values.max(initial=1)))
         self._t += len(labels)
 
     def complements(self, folds: list) -> StackComplements:
@@ -677,11 +757,32 @@ class TreeMemberStack(RecordCoding, RateWeights):
         """
         counts = self._counts
         for other in others:
+            if self._forests is not None:
+                self._check_forest_codes(other)
             self.merge_coding(other)
+            if self._forests is not None:
+                self._forests.merge(other.forest_statistics)
             if self._gaussian is not None:
                 self._gaussian.merge(other.gaussian_statistics,
                                      [counts.class_code(c) for c in other.counts.classes_])
         self._refresh()
+
+    def _check_forest_codes(self, other: TreeMemberStack) -> None:
+        """Refuse, naming the problem, to add a stack whose classes, nominal features or
+        values are coded otherwise (the Gaussian forest statistics are laid out by code)."""
+        mine, theirs = self._counts, other.counts
+
+        def agree(a, b) -> bool:  # one a prefix of the other: merge_coding appends the rest
+            n = min(len(a), len(b))
+            return list(a)[:n] == list(b)[:n]
+
+        same = (agree(theirs.classes_, mine.classes_) and agree(theirs.features_, mine.features_)
+                and all(agree(v, w) for v, w in zip(theirs.values_, mine.values_)))
+        if not same:
+            raise ValueError(
+                "cannot merge Gaussian forest members whose classes, nominal features or "
+                "values were first seen in different orders (their statistics are laid out "
+                "by code); learn the union with learn_many")
 
     def merge(self, other: TreeMemberStack) -> None:
         """Add ``other``'s records (a stack of the same members that forgets nothing): the
@@ -706,7 +807,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
         members (renormalised; every member's when all are Gaussian): the structure posterior
         given the interval representation of the numbers."""
         counts = self._counts
-        intervals = [i for i, m in enumerate(self.members) if m.representation != GAUSSIAN]
+        intervals = [i for i, m in enumerate(self.members)
+                     if m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)]
         chosen = intervals or range(len(self.members))
         weights = np.zeros(len(self.rates))
         for i in chosen:

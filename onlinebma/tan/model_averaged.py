@@ -12,6 +12,7 @@ from ..forgetting import AUTO_GRID
 from ..validation import check_choice, check_decay, check_real
 from .base import NOMINAL_DOC, NUMERIC_ATTRIBUTES_DOC, SAMPLE_SIZE_DOC, check_reading
 from .gaussian import GAUSSIAN
+from .gaussian_forests import GAUSSIAN_FORESTS
 from .members import Member, TreeMemberStack
 from .merging import Merging
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS
@@ -25,7 +26,7 @@ AUTO_REPRESENTATIONS = {"remembering": ("MDL", GAUSSIAN),
                         "forgetting": ("8 intervals", GAUSSIAN)}
 
 #: What ``numeric`` may name.
-NUMERIC_CHOICES = ("auto", GAUSSIAN, *REPRESENTATIONS)
+NUMERIC_CHOICES = ("auto", GAUSSIAN, GAUSSIAN_FORESTS, *REPRESENTATIONS)
 
 __all__ = ["ModelAveragedTAN", "auto_representations"]
 
@@ -108,7 +109,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         without forgetting (``decay=1``) or 8 equal-frequency intervals with it
         (:data:`AUTO_REPRESENTATIONS`; docs/tan.md: the measured choice); or one
         of them: ``"B intervals"`` (B = 3, 5, 8, 16, 32), ``"MDL"`` (class-aware cut
-        points) or ``"Gaussian"`` (:data:`NUMERIC_CHOICES`).
+        points), ``"Gaussian"`` or ``"Gaussian forests"`` (:data:`NUMERIC_CHOICES`): the
+        exact average over every forest- (tree-) augmented structure of the nominal and
+        numeric features, numeric pairs by BGe (Normal–Wishart) families, a nominal feature
+        may parent a numeric one (one Gaussian per value), never the reverse, summed by
+        Tutte's directed matrix-tree theorem (:mod:`onlinebma.tan.gaussian_forests`; not in
+        ``"auto"``).
     {SAMPLE_SIZE_DOC}
     {NUMERIC_ATTRIBUTES_DOC}
 
