@@ -17,7 +17,7 @@ graphs of ``m`` nodes, side by side in one process:
   ``STREAM_RECORDS`` records of each stream of ``python -m experiments drift``, each learner
   in a process of its own (``--auto Elec2 Agrawal`` for some streams only);
 - narrow records (``--narrow``, docs/tan.md *Speed*): ``ModelAveragedTAN``'s plain-Python
-  terms against the array path by gathered cells (``narrow.NARROW_CELLS``), the closed sums
+  terms against the array path by gathered cells (``tuning.NARROW_CELLS``), the closed sums
   of 2–3 features graph by graph against numpy over a stack
   (``tuning.TINY_ARRAY_GRAPHS``), and ``log_tree_sums_python``'s shifted-float branch
   against its log branch.
@@ -177,17 +177,17 @@ def narrow_records(rng, n, p, k):
 def narrow_table(rng) -> str:
     """µs per predict + learn of ``ModelAveragedTAN`` (1,000 records after 200 of warm-up)
     with the plain-Python terms of :mod:`onlinebma.tan.narrow` always or never taken."""
-    from onlinebma.tan import ModelAveragedTAN, members
+    from onlinebma.tan import ModelAveragedTAN
 
     rows = ["| features | classes | decay | gathered cells | array µs | plain Python µs |",
             "|---:|---:|:---|---:|---:|---:|"]
-    keep = members.NARROW_CELLS
+    keep = tuning.NARROW_CELLS
     for p, k, decay in [(3, 2, 0.99), (4, 2, 0.99), (5, 2, 0.99), (7, 2, 0.99), (3, 5, 0.99),
                         (3, 2, "auto"), (4, 2, "auto")]:
         data = narrow_records(rng, 1200, p, k)
         us = []
         for cells in (-1, 10 ** 9):
-            members.NARROW_CELLS = cells  # one member or decay="auto"'s stack
+            tuning.NARROW_CELLS = cells  # one member or decay="auto"'s stack
             model = ModelAveragedTAN(decay=decay)
             for x, y in data[:200]:
                 model.predict_proba_one(x)
@@ -200,7 +200,7 @@ def narrow_table(rng) -> str:
         members = 5 if decay == "auto" else 1
         cells = members * k * (1 + 2 * p + 2 * p * (p - 1))
         rows.append(f"| {p} | {k} | {decay} | {cells} | {us[0]:.0f} | {us[1]:.0f} |")
-    members.NARROW_CELLS = keep
+    tuning.NARROW_CELLS = keep
     return "\n".join(rows)
 
 

@@ -13,10 +13,8 @@ one with ``monkeypatch.setattr(onlinebma.tuning, "NAME", value)`` and every lear
 already built included, follows it. The bounded caches
 (:class:`~onlinebma.caching.BoundedCache`) take the name of their budget here.
 
-Constants that other modules still hold (to be moved here): ``tan/members.py``
-``_FLAT_CELLS``. Numerical safety limits
-(``stats.numerics.RENORMALISE_ABOVE``, ``stats.elimination.SAFE_NATS``, …) are not tuning
-and stay with their arithmetic.
+Numerical safety limits (``stats.numerics.RENORMALISE_ABOVE``, ``stats.elimination.SAFE_NATS``,
+…) are not tuning and stay with their arithmetic.
 """
 
 from __future__ import annotations
@@ -58,6 +56,9 @@ TREE_BASES = 64
 CACHED_GRAPHS = 64
 #: Gather and scatter layouts kept per tree basis (entries: one per stack size and trees).
 BASIS_LAYOUTS = 64
+#: Flat positions of the edge weights kept per set of observed pairs by a ModelAveragedTAN's
+#: learning (a stream whose records each miss another set of features would grow them).
+FLAT_CELLS = 1 << 16
 #: Column indices kept by a tree learner's record reading over all its codings (one entry per
 #: coding of a record: a narrow stream repeats few, wide records rarely repeat).
 READING_CELLS = 1 << 18

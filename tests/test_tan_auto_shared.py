@@ -29,9 +29,8 @@ from river import checks
 
 import onlinebma.tan.members as members
 from onlinebma.forgetting import RateMixture
-from onlinebma.numeric.sample import ColumnSample
+from onlinebma.numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 from onlinebma.tan import ModelAveragedTAN
-from onlinebma.tan.numbers import TABLE_SAMPLE_SIZE
 
 # the rate axis over one interval representation (the representation axis:
 # tests/test_tan_representations.py)

@@ -9,7 +9,6 @@ import pickle
 import numpy as np
 import pytest
 
-import onlinebma.tan.members as members
 from onlinebma import tuning
 from onlinebma.tan import ModelAveragedTAN
 
@@ -31,7 +30,7 @@ def test_caches_keyed_by_observed_features_stay_bounded(decay, monkeypatch):
     monkeypatch.setattr(tuning, "PAIR_PLAN_CELLS", 1 << 14)
     monkeypatch.setattr(tuning, "TREE_PLAN_CELLS", 1 << 12)
     monkeypatch.setattr(tuning, "TREE_BASES", 16)
-    monkeypatch.setattr(members, "_FLAT_CELLS", 1 << 12)
+    monkeypatch.setattr(tuning, "FLAT_CELLS", 1 << 12)
     model = _varied(ModelAveragedTAN(decay=decay))
     state = model._state
     plans = state._counts._plans
@@ -53,7 +52,7 @@ def test_bounded_caches_predict_the_same():
         patch.setattr(tuning, "PAIR_PLAN_CELLS", 1 << 10)
         patch.setattr(tuning, "TREE_PLAN_CELLS", 1 << 8)
         patch.setattr(tuning, "TREE_BASES", 2)
-        patch.setattr(members, "_FLAT_CELLS", 1 << 8)
+        patch.setattr(tuning, "FLAT_CELLS", 1 << 8)
         small = _varied(small, n=150, seed=3)
     big = _varied(big, n=150, seed=3)
     for _ in range(20):

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import onlinebma.tan.members as members
+from onlinebma import tuning
 from onlinebma.tan import ModelAveragedTAN
 
 # the rate axis over one interval representation (the representation axis:
@@ -39,7 +40,7 @@ def run(params, data, cells, monkeypatch):
         return plain(*args)
 
     monkeypatch.setattr(members, "narrow_predictions", counted)
-    monkeypatch.setattr(members, "NARROW_CELLS", cells)
+    monkeypatch.setattr(tuning, "NARROW_CELLS", cells)
     model = ModelAveragedTAN(numeric=INTERVALS, sample_size=10, **params)
     out = []
     for x, y in data:

@@ -20,13 +20,12 @@ import pandas as pd
 import pytest
 
 from onlinebma.forgetting import AUTO_FORGETTING
-from onlinebma.numeric.sample import ColumnSample
+from onlinebma.numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 from onlinebma.reading import prepare_frame
 from onlinebma.records import FeatureKinds
 from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.members import Member, TreeMemberStack
 from onlinebma.tan.merging import first_record_samples
-from onlinebma.tan.numbers import TABLE_SAMPLE_SIZE
 from onlinebma.tan.stacking import FOLDS, folds_of, stacking_weights
 
 REPRESENTATIONS = ("MDL", "Gaussian")  # numeric="auto" at decay=1

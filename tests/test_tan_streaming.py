@@ -7,10 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.numeric.sample import ColumnSample
+from onlinebma.numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 from onlinebma.stats.pairs import PairCounts, pair_id, pairs_of
 from onlinebma.tan import ModelAveragedTAN
-from onlinebma.tan.numbers import TABLE_SAMPLE_SIZE
 
 
 def raw(seed, rows=150, n=5, missing=0.2):

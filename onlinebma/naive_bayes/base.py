@@ -253,7 +253,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         sample is read whole, after the values this learner keeps for the feature (its own
         sample incomplete), as ``learn_many`` on the data would read it. So for the
         :class:`~onlinebma.numeric.sample.ColumnSample` of each column of a table (at most
-        :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values) the readings are those
+        :data:`~onlinebma.numeric.sample.TABLE_SAMPLE_SIZE` values) the readings are those
         ``learn_many`` on the table gives.
 
         Parameters

@@ -20,7 +20,7 @@ import pandas as pd
 from ..distributed.first_pass import SampledMergePlan
 from ..distributed.protocol import MergePlan
 from ..labels import in_class_order
-from ..numeric.sample import ColumnSample
+from ..numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 from ..reading import (
     coded_labels,
     pairs_of,
@@ -32,7 +32,6 @@ from ..reading import (
 )
 from ..records import NOMINAL, FeatureKinds, numeric_values
 from ..stats.tables import NumericTable
-from ..tan.numbers import TABLE_SAMPLE_SIZE
 from ..validation import check_mergeable_with
 from .column_counts import nominal_counts, numeric_moments
 from .counts import check_bag, check_name
@@ -121,7 +120,7 @@ class BatchPaths(WideNumerics):
         """``learn_many`` without forgetting, numbers read as intervals: fix the cut points
         of every numeric column of the table without them from the column's whole-table
         sample (:class:`~onlinebma.numeric.sample.ColumnSample` of at most
-        :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values drawn by row position, the
+        :data:`~onlinebma.numeric.sample.TABLE_SAMPLE_SIZE` values drawn by row position, the
         whole column when shorter, after the values kept for the feature: the tree
         learners' rule, and what :func:`onlinebma.distributed.fit`'s first pass draws from
         the partitions), count the kept values of the features fixed (:meth:`fix_numeric`),

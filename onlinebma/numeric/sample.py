@@ -46,9 +46,20 @@ import numpy as np
 
 from ..validation import check_bool, check_int
 
-__all__ = ["ColumnSample", "Sample", "priorities"]
+__all__ = ["TABLE_SAMPLE_SIZE", "ColumnSample", "Sample", "priorities"]
 
 _EMPTY_ROWS = np.zeros(0, dtype=np.int64)
+
+#: The values of a table's numeric column that ``learn_many`` (the tree learners and the naive
+#: Bayes family) fixes its cut points from: a uniform sample of the whole column
+#: (:class:`ColumnSample`, the same rows whether the table is read whole or in Dask
+#: partitions), the whole column when it has fewer observed values. Measured on adult
+#: (docs/tan.md, *Numbers*: 20,000 training rows): ``numeric="MDL"`` scores 0.3538 log loss
+#: from 200 values, 0.3436 from 1,000, 0.3184 from 5,000, 0.3151 from 10,000 and 0.3140 from
+#: the whole column (MDL finds more cut points in more values); 8 equal-frequency intervals
+#: stay within 0.317-0.329 at every size. 10,000 values cost a Dask first pass 240 KB per
+#: numeric column per partition.
+TABLE_SAMPLE_SIZE = 10_000
 
 
 def priorities(rows: np.ndarray, spread: bool) -> np.ndarray:

@@ -19,10 +19,9 @@ import numpy as np
 
 from .. import tuning
 from ..numeric import Grids
-from ..numeric.sample import ColumnSample
+from ..numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 from ..reading import factorize
 from ..records import NOMINAL, NUMERIC, numeric_values
-from .numbers import TABLE_SAMPLE_SIZE
 
 __all__ = ["RecordCoding", "table_samples"]
 
@@ -42,7 +41,7 @@ def _new_cells(new: np.ndarray) -> np.ndarray:
 def table_samples(columns, labels) -> dict:
     """``{feature: ColumnSample}`` of a validated table's numeric columns
     (:func:`~onlinebma.reading.prepare_frame`'s ``columns``, each with an observed value):
-    each column's sample of at most :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values,
+    each column's sample of at most :data:`~onlinebma.numeric.sample.TABLE_SAMPLE_SIZE` values,
     as ``learn_many`` on the table fixes its cut points from (:meth:`RecordCoding.fix_numeric`
     takes them).
 
@@ -365,7 +364,7 @@ class RecordCoding:
         """Before a validated batch is counted at once, or learned row by row: give each of
         its numeric columns without cut points the cut points of its whole-table sample
         (:class:`~onlinebma.numeric.sample.ColumnSample` of at most
-        :data:`~onlinebma.tan.numbers.TABLE_SAMPLE_SIZE` values, after the values kept for
+        :data:`~onlinebma.numeric.sample.TABLE_SAMPLE_SIZE` values, after the values kept for
         it: :meth:`fix_numeric`), and replay what was kept; the counts are then those of the
         rows learned one by one with those cut points from the first record."""
         numbers = self._numbers

@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .. import tuning
 from ..forgetting import MIN_PROBABILITY, RateWeights
 from ..labels import ordered_labels, proba_frame
 from ..reading import factorize, prepare_columns, prepare_frame, records_of, uninterrupted
@@ -51,17 +52,14 @@ from ..stats.unique import unique_rows
 from .coding import RecordCoding
 from .gaussian import GAUSSIAN, GaussianStatistics
 from .gaussian_forests import GAUSSIAN_FORESTS, GaussianForestStatistics
-from .narrow import NARROW_CELLS, narrow_predictions
+from .narrow import narrow_predictions
 from .numbers import NumericReading
+from .record_sums import takes_narrow_terms
 from .stacking import FOLDS, folds_of, stacking_weights
 from .tree_terms import TreeTerms
 
 __all__ = ["Member", "StackComplements", "TreeMemberStack"]
 
-# The flat positions kept per set of observed pairs are dropped once they would hold about
-# this many (a stream whose records each miss another set of features would grow them
-# without bound).
-_FLAT_CELLS = 1 << 16
 # The column of the class counts in every record's columns (``PairCounts.record_columns``).
 _CLASS_COLUMN = np.zeros(1, dtype=np.int64)
 
@@ -290,7 +288,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         ids, prior = self._tree.plan(counts, codes, k)
         m = len(codes)
         gathered = counts.gather(columns)
-        if r * k * len(columns) <= NARROW_CELLS:
+        if takes_narrow_terms(r * k * len(columns)):
             jll, memo, _ = narrow_predictions(
                 self._tree, self._t, codes, ids, prior, gathered.tolist(),
                 self._units.tolist(), self._l.take(ids, axis=1).tolist(), [0.0] * r)
@@ -448,7 +446,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         width = self._l.shape[1]
         flat = self._flat.get(ids.tobytes()) if self._flat_pairs == width else None
         if flat is None:
-            if self._flat_pairs != width or len(self._flat) * r * len(ids) > _FLAT_CELLS:
+            if self._flat_pairs != width or len(self._flat) * r * len(ids) > tuning.FLAT_CELLS:
                 self._flat, self._flat_pairs = {}, width
             flat = self._flat[ids.tobytes()] = (np.arange(r)[:, None] * width + ids).ravel()
         self._l.put(flat, self._l.take(flat) + log_q.ravel())

@@ -23,10 +23,10 @@ import numpy as np
 
 from ..distributed.chain import ChainPlan
 from ..distributed.first_pass import OffsetPass, SampledMergePlan
+from ..numeric.sample import TABLE_SAMPLE_SIZE
 from ..records import FeatureKinds
 from ..validation import check_mergeable_with
 from .gaussian import GAUSSIAN
-from .numbers import TABLE_SAMPLE_SIZE
 
 __all__ = ["Merging", "StackingPlan", "agree_before_chain", "agree_numbers"]
 

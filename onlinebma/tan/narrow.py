@@ -20,14 +20,10 @@ import math
 
 import numpy as np
 
-from .. import tuning
 from .record_sums import choose_route
 
-__all__ = ["NARROW_CELLS", "narrow_predictions", "narrow_terms"]
+__all__ = ["narrow_predictions", "narrow_terms"]
 
-#: The old name of :data:`onlinebma.tuning.NARROW_CELLS`, read by ``tan/members.py`` until it
-#: asks :func:`~onlinebma.tan.record_sums.takes_narrow_terms` instead (then this goes).
-NARROW_CELLS = tuning.NARROW_CELLS
 
 
 def narrow_terms(rows, prior, log_norm: float, m: int):

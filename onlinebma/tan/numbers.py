@@ -20,8 +20,8 @@ with and the records that arrived before (:class:`~onlinebma.numeric.PendingReco
   are observed together), each with its numeric values and its nominal codes.
 - **A table** (``learn_many`` of a learner that forgets nothing) gives every feature without
   cut points its cut points from a sample of the table's whole column: the values kept from a
-  stream before it, then at most :data:`TABLE_SAMPLE_SIZE` of the column's observed values, a
-  uniform draw fixed by the rows' positions
+  stream before it, then at most :data:`~onlinebma.numeric.sample.TABLE_SAMPLE_SIZE` of the
+  column's observed values, a uniform draw fixed by the rows' positions
   (:class:`~onlinebma.numeric.sample.ColumnSample`; the whole column when it is shorter);
   then the kept records are replayed and the table is learned. The draw does not depend on
   how the table is cut, so :func:`onlinebma.distributed.fit` draws the same one from a Dask
@@ -60,7 +60,7 @@ from ..numeric import Grids, PendingRecords
 from ..numeric.cuts import distinct_counts, observed_sample
 from ..validation import check_choice, check_int
 
-__all__ = ["LEARN_MANY_CHECK", "MDL_GRID", "REPRESENTATIONS", "TABLE_SAMPLE_SIZE",
+__all__ = ["LEARN_MANY_CHECK", "MDL_GRID", "REPRESENTATIONS",
            "NumericReading", "check_numeric"]
 
 #: The interval representations a learner can name in ``numeric``.
@@ -72,23 +72,13 @@ REPRESENTATIONS = ("3 intervals", "5 intervals", "8 intervals", "16 intervals", 
 MDL_GRID = 16
 
 
-#: The values of a table's numeric column that ``learn_many`` fixes its cut points from: a
-#: uniform sample of the whole column (:class:`~onlinebma.numeric.sample.ColumnSample`, the
-#: same rows whether the table is read whole or in Dask partitions), the whole column when it
-#: has fewer observed values. Measured on adult (docs/tan.md, *Numbers*: 20,000 training
-#: rows): ``numeric="MDL"`` scores 0.3538 log loss from 200 values, 0.3436 from 1,000, 0.3184
-#: from 5,000, 0.3151 from 10,000 and 0.3140 from the whole column (MDL finds more cut points
-#: in more values); 8 equal-frequency intervals stay within 0.317–0.329 at every size. 10,000
-#: values cost a Dask first pass 240 KB per numeric column per partition.
-TABLE_SAMPLE_SIZE = 10_000
-
 
 #: River's check that ``learn_many`` on batches equals ``learn_one`` on their rows, skipped by
 #: the learners' ``_unit_test_skips``: ``learn_many`` takes a table's cut points from a sample
-#: of the whole table (:data:`TABLE_SAMPLE_SIZE`), ``learn_one`` from a stream's first
-#: ``sample_size`` values, so they differ by design until the cut points are agreed
-#: (``tests/test_tan_river.py`` runs the check's comparison on learners given the same cut
-#: points first).
+#: of the whole table (:data:`~onlinebma.numeric.sample.TABLE_SAMPLE_SIZE`), ``learn_one``
+#: from a stream's first ``sample_size`` values, so they differ by design until the cut
+#: points are agreed (``tests/test_tan_river.py`` runs the check's comparison on learners
+#: given the same cut points first).
 LEARN_MANY_CHECK = "check_learn_many_matches_learn_one"
 
 
