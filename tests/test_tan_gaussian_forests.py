@@ -297,3 +297,20 @@ def test_merge_adds_the_statistics_or_names_the_problem():
         other.learn_one(x, y)
     with pytest.raises(ValueError, match="different orders"):
         first.merge(other)
+
+
+def test_dask_refuses_gaussian_forests_that_forget_nothing_before_reading_a_partition():
+    """The partitions' learners would lay out their statistics in their own orders of classes
+    and values and not merge: distributed.fit refuses up front, naming what works instead,
+    and the learner is unchanged."""
+    import dask.dataframe as dd
+
+    from onlinebma import distributed
+
+    frame = pd.DataFrame({"a": ["u", "v", "w", "u"] * 5, "x": np.arange(20.0),
+                          "class": ["p", "q"] * 10})
+    model = ModelAveragedTAN(numeric="Gaussian forests")
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="Gaussian forests.*learn_many on the whole frame"):
+        distributed.fit(model, dd.from_pandas(frame, npartitions=2))
+    assert pickle.dumps(model) == before

@@ -27,6 +27,7 @@ from ..numeric.sample import TABLE_SAMPLE_SIZE
 from ..records import FeatureKinds
 from ..validation import check_mergeable_with
 from .gaussian import GAUSSIAN
+from .gaussian_forests import GAUSSIAN_FORESTS
 
 __all__ = ["Merging", "StackingPlan", "agree_before_chain", "agree_numbers"]
 
@@ -67,11 +68,21 @@ class Merging:
           points on the learner, which then learns the partitions one after the other
           (:class:`~onlinebma.distributed.chain.ChainPlan`: exact, but one partition at a
           time). A learner that cuts no numbers (``numeric="Gaussian"``) has nothing to
-          agree and skips the first pass."""
+          agree and skips the first pass.
+
+        ``numeric="Gaussian forests"`` that forgets nothing is refused (a ValueError, before
+        any partition is read): its statistics are laid out by the order in which a learner
+        meets the classes and nominal values, which differs between partitions."""
         kinds = FeatureKinds(self.nominal_attributes, self.numeric_attributes)
         if self._forgets:
             return ChainPlan(self) if self.numeric == GAUSSIAN else \
                 ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
+        if self.numeric == GAUSSIAN_FORESTS:
+            raise ValueError(
+                "distributed.fit cannot train numeric='Gaussian forests' without forgetting: "
+                "its statistics are laid out by the order in which each partition meets the "
+                "classes and nominal values, so the partitions' learners do not merge; use "
+                "learn_many on the whole frame, or numeric='auto' or 'Gaussian' on Dask")
         if self.numeric == "auto":
             return StackingPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
         return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
