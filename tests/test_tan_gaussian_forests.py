@@ -314,3 +314,26 @@ def test_dask_refuses_gaussian_forests_that_forget_nothing_before_reading_a_part
     with pytest.raises(ValueError, match="Gaussian forests.*learn_many on the whole frame"):
         distributed.fit(model, dd.from_pandas(frame, npartitions=2))
     assert pickle.dumps(model) == before
+
+
+def test_dask_chains_gaussian_forests_that_forget_and_equals_learn_many():
+    """With forgetting the partitions are learned one after the other by one learner (the
+    chain), so the orders of classes and values are the whole frame's: the result equals
+    learn_many on the whole frame."""
+    import dask
+    import dask.dataframe as dd
+
+    from onlinebma import distributed
+
+    rng = np.random.default_rng(0)
+    n = 300
+    frame = pd.DataFrame({"a": rng.choice(["u", "v", "w"], n), "x": rng.normal(size=n),
+                          "z": rng.normal(size=n), "class": rng.choice(["p", "q"], n)})
+    with dask.config.set(scheduler="synchronous"):
+        got = distributed.fit(ModelAveragedTAN(numeric="Gaussian forests", decay=0.9),
+                              dd.from_pandas(frame, npartitions=3))
+    want = ModelAveragedTAN(numeric="Gaussian forests", decay=0.9)
+    want.learn_many(frame.drop(columns="class"), frame["class"])
+    rows = frame.drop(columns="class").head(40)
+    assert np.abs(got.predict_proba_many(rows).to_numpy()
+                  - want.predict_proba_many(rows).to_numpy()).max() < 1e-9
