@@ -88,12 +88,16 @@ def test_the_guide_says_what_its_table_shows():
         for learner in ("ISA", "FixedOrderBMA", "OrderMCMC"):
             r = rows[s, learner]
             for b in nb:
-                assert r["accuracy"] > rows[s, b]["accuracy"], (s, learner, b)
+                if s == "Phishing":  # within a point of the naive Bayes family's 0.90
+                    assert abs(r["accuracy"] - rows[s, b]["accuracy"]) <= 0.01, (s, learner, b)
+                    assert abs(rows[s, b]["accuracy"] - 0.90) <= 0.01
+                else:
+                    assert r["accuracy"] > rows[s, b]["accuracy"], (s, learner, b)
                 assert r["log loss"] < rows[s, b]["log loss"], (s, learner, b)
                 assert r["ECE"] < rows[s, b]["ECE"], (s, learner, b)
         ms = [rows[s, m]["ms/record"] for m in ("FixedOrderBMA", "OrderMCMC")]
-        assert 1.5 <= min(ms) and max(ms) <= 8.0, ms
-        assert 5.0 <= rows[s, "ISA"]["ms/record"] <= 40.0
+        assert 1.5 <= min(ms) and max(ms) <= 12.0, ms
+        assert 8.0 <= rows[s, "ISA"]["ms/record"] <= 50.0
         fan, naive = rows[s, "FAN"], rows[s, "NaiveBayes"]
         worse = (fan["accuracy"] < naive["accuracy"], fan["log loss"] > naive["log loss"],
                  fan["ECE"] > naive["ECE"])
@@ -107,7 +111,7 @@ def test_the_guide_says_what_its_table_shows():
         if s != "Phishing":  # as accurate as the dependency models on the nominal streams
             assert min(rows[s, m]["accuracy"] for m in TREES) >= 0.93
         assert round(min(rows[s, m]["ms/record"] for m in TREES), 1) >= 0.2
-        assert max(rows[s, m]["ms/record"] for m in TREES) <= 2.0
+        assert max(rows[s, m]["ms/record"] for m in TREES) <= 3.0
         assert max((r["pickled kB"], m) for (t, m), r in rows.items() if t == s)[1] == \
             "OrderMCMC"
     for s in ("mushroom", "Phishing"):
@@ -119,8 +123,10 @@ def test_the_guide_says_what_its_table_shows():
     assert all(0.26 <= r["log loss"] <= 0.29 and 0.845 <= r["accuracy"] <= 0.86
                for r in phishing.values())
     assert max(r["log loss"] for r in phishing.values()) < \
-        min(rows["Phishing", m]["log loss"] for m in (*nb, "FAN"))
-    assert min(rows["Phishing", b]["accuracy"] for b in nb) >= 0.885
+        min(rows["Phishing", m]["log loss"] for m in ("NaiveBayes", "BMANB", "FAN"))
+    assert all(abs(r["log loss"] - rows["Phishing", "ModelAveragedNB"]["log loss"]) <= 0.02
+               for r in phishing.values())
+    assert min(rows["Phishing", b]["accuracy"] for b in nb) >= 0.895
     assert min((r["ECE"], m) for m, r in phishing.items())[1] == "ModelAveragedTAN"
     votes = [rows["house-votes-84", b] for b in nb]
     assert all(r["log loss"] > r["prior log loss"] for r in votes)
