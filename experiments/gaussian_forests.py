@@ -10,10 +10,9 @@ Run: ``python -m experiments.gaussian_forests [records]`` (default 5,000 records
 
 from __future__ import annotations
 
-import math
 import sys
 
-from experiments import drift, numbers
+from experiments import drift, guide, numbers
 from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.members import Member, TreeMemberStack
 from onlinebma.tan.model_averaged import auto_representations
@@ -36,24 +35,15 @@ def choices(nominal) -> dict:
     }
 
 
-def progressive(model, records) -> tuple[float, float]:
-    """Mean log loss and accuracy of predicting each record before learning it."""
-    loss, hits = 0.0, 0
-    for x, y in records:
-        p = model.predict_proba_one(x)
-        loss -= math.log(min(max(p.get(y, 0.0), numbers.EPS), 1.0))
-        hits += bool(p) and max(p, key=p.get) == y
-        model.learn_one(x, y)
-    return loss / len(records), hits / len(records)
-
-
 def run(n_records: int = 5000) -> str:
     rows = {}
     data = drift.synthetic(n_records)
     for name in STREAMS:
         stream = data[name]
-        rows[name] = {label: progressive(make(), stream.data)
-                      for label, make in choices(list(stream.nominal)).items()}
+        records, labels = zip(*stream.data)
+        for label, make in choices(list(stream.nominal)).items():
+            trace = guide.evaluate(make(), records, labels)  # predict, then learn
+            rows.setdefault(name, {})[label] = (-trace["logp"].mean(), trace["correct"].mean())
     original = numbers.table_learners
     try:
         for name in TABLES:
