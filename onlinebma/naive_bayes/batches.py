@@ -98,6 +98,20 @@ class BatchPaths:
     reader : NumberReader or None
         How numbers are read as intervals (``None``: by their moments, or by each rate's
         learner with ``decay="auto"``).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from onlinebma.records import FeatureKinds
+    >>> from onlinebma.naive_bayes.batches import BatchPaths
+    >>> tables, class_counts = {}, {}
+    >>> paths = BatchPaths(FeatureKinds(), tables, class_counts, None)
+    >>> batch = paths.prepared(pd.DataFrame({"colour": ["red", "blue", "red"]}),
+    ...                        pd.Series(["yes", "no", "yes"]))
+    >>> paths.count(batch, records=0, fix_numeric=None)
+    ['colour']
+    >>> class_counts, tables["colour"].n_value
+    ({'yes': 2, 'no': 1}, {'red': 2, 'blue': 1})
     """
 
     def __init__(self, kinds: FeatureKinds, tables: dict, class_counts: dict,

@@ -67,6 +67,25 @@ class MarginalLikelihoods:
         cells have each count, ``[{count: cells}, {count: cells}]``. A new value changes
         every cell's pseudo-count, and the marginal likelihoods are recomputed from these
         histograms in O(distinct counts), not O(values). ``None`` otherwise.
+
+    Examples
+    --------
+    Two records, ``red`` of class ``yes`` then ``blue`` of class ``no``, under K2 with unit
+    pseudo-counts: without the arc the feature's sequence has probability 1/2 · 1/3, with
+    it each class's single value 1/2 · 1/2 (Dirichlet-multinomial predictives):
+
+    >>> import math
+    >>> from onlinebma.forgetting import ScaledClock
+    >>> from onlinebma.stats import NormalGammaPrior
+    >>> from onlinebma.naive_bayes.marginals import MarginalLikelihoods
+    >>> tables, class_counts = {}, {}
+    >>> marginals = MarginalLikelihoods(tables, class_counts, ScaledClock(1), "K2", 1.0,
+    ...                                 1.0, 1.0, False, NormalGammaPrior())
+    >>> marginals.learn_nominals([("colour", "red")], "yes", 1, records=0)
+    >>> class_counts["yes"] = 1  # the learner counts the class
+    >>> marginals.learn_nominals([("colour", "blue")], "no", 1, records=1)
+    >>> [round(math.exp(v), 12) for v in marginals.log_ml["colour"]]
+    [0.166666666667, 0.25]
     """
 
     def __init__(self, tables: dict, class_counts: dict, clock, prior: str, alpha: float,

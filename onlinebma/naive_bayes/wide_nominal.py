@@ -143,6 +143,26 @@ class WideNominals:
     :data:`~onlinebma.tuning.NOMINAL_FEATURES` observed nominal features and its threshold
     in cells on) and calls :meth:`terms` from its ``_add_nominals`` and :meth:`counted`
     after counting such a record.
+
+    Examples
+    --------
+    Every feature depending on the class (``arc_odds`` gives ``None``, as NaiveBayes's),
+    a record's terms are the smoothed ``(N_vy + 1) / (N_y + r)``:
+
+    >>> import math
+    >>> from onlinebma.stats.tables import NominalTable
+    >>> from onlinebma.naive_bayes.wide_nominal import WideNominals
+    >>> table = NominalTable()
+    >>> table.update("red", "yes")
+    >>> table.update("blue", "no")
+    >>> path = WideNominals()
+    >>> scores = path.terms([0.0, 0.0], [("colour", "red")], ["yes", "no"],
+    ...                     {"colour": table}, 2, 1.0, lambda *counts: None)
+    >>> [round(math.exp(s), 12) for s in scores]
+    [0.666666666667, 0.333333333333]
+    >>> path.counted([("colour", "red")], "yes", 1, 2)  # after the learner counted it
+    >>> path.current_block(3) is path.block
+    True
     """
 
     def __init__(self):
