@@ -211,3 +211,38 @@ def test_entries_left_out_are_bounded_record_by_record():
     basis.dropped_ = (basis.dropped_[0][:0], basis.dropped_[1][:0])  # broken bound
     got, ok = tree_basis_sums(basis, lifted)
     assert ok[0] and abs(got[0] - want[0]) > 1e-9
+
+
+def test_maximum_spanning_tree_weighs_the_brute_force_maximum():
+    """Prim's tree of the tree basis weighs as much as the heaviest of all spanning trees,
+    enumerated (every parent vector that reaches node 0), on small graphs with ties and
+    missing (-inf) edges; a node the tree cannot reach keeps parent -1."""
+    import itertools
+
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        g = int(rng.integers(2, 6))
+        w = np.round(rng.normal(size=(g, g)) * 3)  # integers: ties
+        w = w + w.T
+        parent = maximum_spanning_tree(w)
+        best = -np.inf
+        for choice in itertools.product(range(g), repeat=g - 1):
+            p = (-1, *choice)
+            if all(reaches_root_of(p, x) for x in range(1, g)):
+                best = max(best, sum(w[x, p[x]] for x in range(1, g)))
+        assert parent[0] == -1 and all(reaches_root_of(parent, x) for x in range(1, g))
+        assert sum(w[x, parent[x]] for x in range(1, g)) == best
+    w = np.zeros((3, 3))
+    w[0, 2] = w[2, 0] = w[1, 2] = w[2, 1] = -np.inf
+    w[0, 1] = w[1, 0] = -np.inf
+    assert maximum_spanning_tree(w).tolist() == [-1, -1, -1]
+
+
+def reaches_root_of(parent, x) -> bool:
+    for _ in range(len(parent)):
+        if x == 0:
+            return True
+        x = int(parent[x])
+        if x < 0:
+            return False
+    return False

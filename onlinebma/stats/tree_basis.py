@@ -86,22 +86,31 @@ def maximum_spanning_tree(log_weights: np.ndarray) -> np.ndarray:
     """
     w = np.asarray(log_weights, dtype=float)
     g = w.shape[0]
-    parent = np.full(g, -1)
-    best = w[0].copy()
-    src = np.zeros(g, dtype=np.int64)
-    done = np.zeros(g, dtype=bool)
-    done[0] = True
-    best[0] = -np.inf
+    rows = w.tolist()  # plain floats: a record's graph has a few dozen nodes
+    parent = [-1] * g
+    best = rows[0][:]
+    best[0] = -math.inf
+    src = [0] * g
+    left = list(range(1, g))  # the nodes not in the tree yet, in order
     for _ in range(g - 1):
-        k = int(np.argmax(np.where(done, -np.inf, best)))
-        if done[k] or best[k] == -np.inf:
+        k, top = -1, -math.inf  # the first largest best (a nan first), as np.argmax
+        for j in left:
+            b = best[j]
+            if b != b:
+                k = j
+                break
+            if b > top:
+                k, top = j, b
+        if k < 0:
             break
-        done[k] = True
+        left.remove(k)
         parent[k] = src[k]
-        better = ~done & (w[k] > best)
-        best[better] = w[k][better]
-        src[better] = k
-    return parent
+        row = rows[k]
+        for j in left:
+            if row[j] > best[j]:
+                best[j] = row[j]
+                src[j] = k
+    return np.array(parent, dtype=np.int64)
 
 
 class TreeBasis:
