@@ -246,3 +246,11 @@ def reaches_root_of(parent, x) -> bool:
         if x < 0:
             return False
     return False
+
+
+def test_tree_basis_refuses_a_tree_that_misses_a_node_or_an_edge():
+    u, v = np.array([0, 0, 1]), np.array([1, 2, 2])
+    with pytest.raises(ValueError, match="reach every node"):
+        TreeBasis(np.array([-1, 0, -1]), u, v)
+    with pytest.raises(ValueError, match="edge list"):
+        TreeBasis(np.array([-1, 0, 1]), u[:2], v[:2])

@@ -134,17 +134,22 @@ class TreeBasis:
     def __init__(self, parent: np.ndarray, u: np.ndarray, v: np.ndarray, log_edges=None):
         g = len(parent)
         n = g - 1
-        key = {}
-        for e, (a, b) in enumerate(zip(u.tolist(), v.tolist())):
-            key[(a, b)] = key[(b, a)] = e
-        tree = np.array([key[(x, int(parent[x]))] for x in range(1, g)], dtype=np.int64)
+        up = np.asarray(parent).tolist()
+        if min(up[1:], default=0) < 0:
+            raise ValueError(f"the tree must reach every node from node 0, got parents {up}")
+        edge = np.full((g, g), -1, dtype=np.int64)  # the edge of each pair of nodes
+        edge[u, v] = edge[v, u] = np.arange(len(u))
+        tree = edge[np.arange(1, g), up[1:]]
+        if (tree < 0).any():
+            raise ValueError("every edge of the tree must be in the edge list")
         # path[x, f - 1]: tree edge (f, parent[f]) lies on the path from x to node 0
-        path = np.zeros((g, n))
+        path = [[0.0] * n for _ in range(g)]
         for x in range(1, g):
-            y = x
+            y, on_path = x, path[x]
             while y > 0:
-                path[x, y - 1] = 1.0
-                y = int(parent[y])
+                on_path[y - 1] = 1.0
+                y = up[y]
+        path = np.array(path)
         on_tree = np.zeros(len(u), dtype=bool)
         on_tree[tree] = True
         off = np.flatnonzero(~on_tree)
