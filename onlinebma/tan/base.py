@@ -173,6 +173,11 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
     def _multiclass(self):
         return True
 
+    @property
+    def representations(self) -> tuple:
+        """The numeric representation records are read with: ``(numeric,)``."""
+        return (self.numeric,)
+
     def _unit_test_skips(self):  # River's hook: the checks not to run
         return {LEARN_MANY_CHECK}
 

@@ -337,7 +337,7 @@ class RecordCoding:
         Parameters
         ----------
         x : dict
-            The record.
+            The record to read (left unchanged).
 
         Returns
         -------

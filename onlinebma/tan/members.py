@@ -30,6 +30,10 @@ does not forget. The weights are updated as
 :data:`~onlinebma.forgetting.AUTO_FORGETTING`, in log space
 (``tests/test_tan_auto_shared.py`` runs the stack against separate learners, and a stack of
 one against the recursion written out).
+
+A stack holds one interval representation; several interval grids are several stacks, one
+per grid, under one set of weights (:class:`~onlinebma.tan.grid_stack.GridStack`), which
+shares with this one what :class:`WeightedMembers` does with the weights.
 """
 
 from __future__ import annotations
@@ -58,7 +62,7 @@ from .record_sums import takes_narrow_terms
 from .stacking import FOLDS, folds_of, stacking_weights
 from .tree_terms import TreeTerms
 
-__all__ = ["Member", "StackComplements", "TreeMemberStack"]
+__all__ = ["Member", "StackComplements", "TreeMemberStack", "WeightedMembers"]
 
 # The column of the class counts in every record's columns (``PairCounts.record_columns``).
 _CLASS_COLUMN = np.zeros(1, dtype=np.int64)
@@ -75,7 +79,108 @@ class Member(NamedTuple):
     representation: str = "5 intervals"
 
 
-class TreeMemberStack(RateWeights):
+class WeightedMembers:
+    """What every state of weighted members shares (a mixin): :class:`TreeMemberStack` (one
+    interval grid) and :class:`~onlinebma.tan.grid_stack.GridStack` (several). The host has
+    ``members`` (:class:`Member`), ``log_weights`` (one per member), ``rates``, ``counts``,
+    and computes ``member_predictions(x)``, ``member_probabilities(X)``, ``add_records``,
+    ``agree_on_table``, ``fold_states`` and ``complements``."""
+
+    def predict_proba_one(self, x: dict) -> dict:
+        """The members' class probabilities of ``x`` averaged with their weights (``{}``
+        before the first label)."""
+        probas = self.member_predictions(x)
+        if probas is None:
+            return {}
+        mixed = [0.0] * len(probas[0])
+        for lw, p in zip(self.log_weights, probas):
+            w = math.exp(lw)
+            mixed = [a + w * q for a, q in zip(mixed, p)]
+        total = sum(mixed)
+        return {label: q / total for label, q in zip(self.counts.classes_, mixed)}
+
+    def predict_proba_many(self, X):
+        """Every member's batch predictions (:meth:`member_probabilities`), averaged."""
+        import pandas as pd
+
+        counts = self.counts
+        if not counts.n_classes:
+            return pd.DataFrame(index=X.index)
+        p = self.member_probabilities(X)
+        out = np.einsum("nrk,r->nk", p, np.exp(self.log_weights))
+        return proba_frame(out / out.sum(axis=1, keepdims=True), counts.classes_, X.index)
+
+    def _learn_stacked(self, X, columns, new, labels) -> None:
+        """``learn_many`` of a validated table by members that forget nothing
+        (:mod:`onlinebma.tan.stacking`).
+
+        1. What every fold agrees on is fixed here first (:meth:`agree_on_table`): cut points
+           from the table, the table's classes, the Gaussian's features.
+        2. Row ``i`` is in fold :func:`~onlinebma.tan.stacking.folds_of` ``(i)``; each fold's
+           rows are counted at once by an empty stack that agrees (:meth:`fold_states`).
+        3. Member ``r``'s probability ``P[i, r]`` of row ``i``'s label is read from this stack
+           (the records it learned before the table) merged with every fold but row ``i``'s
+           (:meth:`complements`, :meth:`cross_validated_probabilities`): merges are exact.
+        4. Every fold is merged into this stack and the members' weights become
+           :func:`~onlinebma.tan.stacking.stacking_weights` of ``P`` (:meth:`finish_stacked`).
+        """
+        self.agree_on_table(columns, new, labels)
+        folds = self.fold_states(X, labels)
+        P = self.complements(folds).cross_validated_probabilities(X, labels)
+        self.finish_stacked(folds, P)
+
+    def finish_stacked(self, folds: list, probabilities) -> None:
+        """Add every fold's records and set the members' weights to the stacking weights of
+        ``probabilities`` (unchanged without rows).
+
+        Parameters
+        ----------
+        folds : list
+            :meth:`fold_states` of the table, by fold.
+        probabilities : np.ndarray
+            ``(rows, members)``: the complements' ``cross_validated_probabilities`` of
+            the table's rows.
+        """
+        self.add_records(folds)
+        if len(probabilities):
+            weights = np.maximum(stacking_weights(probabilities), MIN_PROBABILITY)
+            self.log_weights = np.log(weights / weights.sum()).tolist()
+
+    def merge(self, other) -> None:
+        """Add ``other``'s records (a state of the same members that forgets nothing): the
+        counts and the Gaussian statistics add exactly. The weights of several members are
+        not a function of the statistics (the recursion over a stream depends on the order
+        of its records, the stacking weights of a table on its cross-validated
+        probabilities), so stacks whose weights have moved are refused."""
+        for stack in (self, other):  # members that predicted alike keep equal weights
+            if max(stack.log_weights) - min(stack.log_weights) > 1e-9:
+                raise ValueError(
+                    "cannot merge: the weights of the members (numeric representations or "
+                    "rates) are not a function of the counts (the recursion over a stream, "
+                    "the stacking weights of a table); merge learners of one representation "
+                    "(numeric='8 intervals', 'MDL' or 'Gaussian'), or learn the union with "
+                    "learn_many (distributed.fit for a Dask frame)")
+        self.add_records([other])
+
+    def posterior(self) -> dict:
+        """``{rate: posterior probability}``: the members' weights summed over the
+        representations."""
+        out = dict.fromkeys(self.rates, 0.0)
+        for m, lw in zip(self.members, self.log_weights):
+            out[m.rate] += math.exp(lw)
+        return out
+
+    def representation_posterior(self) -> dict:
+        """``{representation: posterior probability}``: the members' weights summed over the
+        rates."""
+        out: dict = {}
+        for m, lw in zip(self.members, self.log_weights):
+            out[m.representation] = out.get(m.representation, 0.0) + math.exp(lw)
+        return out
+
+
+
+class TreeMemberStack(WeightedMembers, RateWeights):
     """The members of a :class:`~onlinebma.tan.ModelAveragedTAN` as one state (module
     docstring).
 
@@ -314,27 +419,20 @@ class TreeMemberStack(RateWeights):
         l_pairs = self._l.take(ids, axis=1)[:, None, :]
         return base + self._tree.sums(codes.tobytes(), m, l_pairs, log_q, self._t), log_q
 
-    def predict_proba_one(self, x: dict) -> dict:
-        probas = self._predict(x)[0]
-        if probas is None:
-            return {}
-        mixed = [0.0] * len(probas[0])
-        for lw, p in zip(self.log_weights, probas):
-            w = math.exp(lw)
-            mixed = [a + w * q for a, q in zip(mixed, p)]
-        total = sum(mixed)
-        return {label: q / total for label, q in zip(self.counts.classes_, mixed)}
+    def member_predictions(self, x: dict):
+        """Every member's class probabilities of ``x`` (a list of ``K`` per member, the
+        classes in the counts' order), or ``None`` before the first label; validates ``x``.
 
-    def predict_proba_many(self, X):
-        """Every member's batch predictions (:meth:`member_probabilities`), averaged."""
-        import pandas as pd
+        Parameters
+        ----------
+        x : dict
+            The record.
 
-        counts = self.counts
-        if not counts.n_classes:
-            return pd.DataFrame(index=X.index)
-        p = self.member_probabilities(X)
-        out = np.einsum("nrk,r->nk", p, np.exp(self.log_weights))
-        return proba_frame(out / out.sum(axis=1, keepdims=True), counts.classes_, X.index)
+        Returns
+        -------
+        list or None
+        """
+        return self._predict(x)[0]
 
     def member_probabilities(self, X) -> np.ndarray:
         """Every member's class probabilities of a DataFrame's rows, ``(rows, members,
@@ -523,6 +621,25 @@ class TreeMemberStack(RateWeights):
         if self._forests is not None:
             self._forests.choose(list(readings))
 
+    def fix_from_table(self, columns, labels) -> None:
+        """Give a validated table's numeric columns without cut points those of the whole
+        table, replaying what was kept
+        (:meth:`RecordCoding.fix_from_table <onlinebma.tan.coding.RecordCoding.fix_from_table>`).
+
+        Parameters
+        ----------
+        columns : dict
+            The validated table's columns (``prepare_frame``), read, not changed.
+        labels : pandas.Series
+            One per row: MDL cut points read them.
+        """
+        self._after_fixing(self.coding.fix_from_table(columns, labels, self._clock()))
+
+    def fix_pending(self) -> None:
+        """Fix every feature still without cut points from the values kept for it, and
+        replay them (the end of a table)."""
+        self._after_fixing(self.coding.fix_pending(self._clock()))
+
     def _refresh(self, only_remembering: bool = False) -> None:
         """``l = log W`` from the counts for every member (``only_remembering``: for the
         members that do not forget, whose ``l`` is that by definition)."""
@@ -559,11 +676,10 @@ class TreeMemberStack(RateWeights):
         columns, new, labels = prepare_frame(self.coding.kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self.forgets:
-                self._after_fixing(self.coding.fix_from_table(columns, labels, self._clock()))
+                self.fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
-                # the end of the table ends its numeric samples
-                self._after_fixing(self.coding.fix_pending(self._clock()))
+                self.fix_pending()  # the end of the table ends its numeric samples
                 return
             self._last = None
             if len(self.members) > 1:
@@ -578,25 +694,6 @@ class TreeMemberStack(RateWeights):
                 self._refresh()
 
     # ------------------------------------------------------ stacking (no forgetting)
-
-    def _learn_stacked(self, X, columns, new, labels) -> None:
-        """``learn_many`` of a validated table by members that forget nothing
-        (:mod:`onlinebma.tan.stacking`).
-
-        1. What every fold agrees on is fixed here first (:meth:`agree_on_table`): cut points
-           from the table, the table's classes, the Gaussian's features.
-        2. Row ``i`` is in fold :func:`~onlinebma.tan.stacking.folds_of` ``(i)``; each fold's
-           rows are counted at once by an empty stack that agrees (:meth:`fold_states`).
-        3. Member ``r``'s probability ``P[i, r]`` of row ``i``'s label is read from this stack
-           (the records it learned before the table) merged with every fold but row ``i``'s
-           (:meth:`complements`, :meth:`cross_validated_probabilities`): merges are exact.
-        4. Every fold is merged into this stack and the members' weights become
-           :func:`~onlinebma.tan.stacking.stacking_weights` of ``P`` (:meth:`finish_stacked`).
-        """
-        self.agree_on_table(columns, new, labels)
-        folds = self.fold_states(X, labels)
-        P = self.complements(folds).cross_validated_probabilities(X, labels)
-        self.finish_stacked(folds, P)
 
     def agree_on_table(self, columns, new, labels) -> None:
         """Fix, before the folds of a validated table are counted, what every fold state
@@ -618,8 +715,8 @@ class TreeMemberStack(RateWeights):
         labels : pandas.Series
             Its labels.
         """
-        self._after_fixing(self.coding.fix_from_table(columns, labels, self._clock()))
-        self._after_fixing(self.coding.fix_pending(self._clock()))
+        self.fix_from_table(columns, labels)
+        self.fix_pending()
         self.coding.kinds.commit(new)
         for label in factorize(labels)[0]:  # l is refreshed once the folds are added
             self.counts.add_class(label)
@@ -751,23 +848,6 @@ class TreeMemberStack(RateWeights):
             out.append(state)
         return StackComplements(out)
 
-    def finish_stacked(self, folds: list, probabilities) -> None:
-        """Add every fold's records and set the members' weights to the stacking weights of
-        ``probabilities`` (unchanged without rows).
-
-        Parameters
-        ----------
-        folds : list of TreeMemberStack
-            :meth:`fold_states` of the table, by fold.
-        probabilities : np.ndarray
-            ``(rows, members)``: :meth:`StackComplements.cross_validated_probabilities` of
-            the table's rows.
-        """
-        self.add_records(folds)
-        if len(probabilities):
-            weights = np.maximum(stacking_weights(probabilities), MIN_PROBABILITY)
-            self.log_weights = np.log(weights / weights.sum()).tolist()
-
     def add_records(self, others) -> None:
         """Add other stacks' records (counts and Gaussian statistics, exactly), then ``l``
         from the counts; the weights are left as they are (:meth:`merge` checks them).
@@ -808,58 +888,40 @@ class TreeMemberStack(RateWeights):
                 "values were first seen in different orders (their statistics are laid out "
                 "by code); learn the union with learn_many")
 
-    def merge(self, other: TreeMemberStack) -> None:
-        """Add ``other``'s records (a stack of the same members that forgets nothing): the
-        counts and the Gaussian statistics add exactly. The weights of several members are
-        not a function of the statistics (the recursion over a stream depends on the order
-        of its records, the stacking weights of a table on its cross-validated
-        probabilities), so stacks whose weights have moved are refused."""
-        for stack in (self, other):  # members that predicted alike keep equal weights
-            if max(stack.log_weights) - min(stack.log_weights) > 1e-9:
-                raise ValueError(
-                    "cannot merge: the weights of the members (numeric representations or "
-                    "rates) are not a function of the counts (the recursion over a stream, "
-                    "the stacking weights of a table); merge learners of one representation "
-                    "(numeric='8 intervals', 'MDL' or 'Gaussian'), or learn the union with "
-                    "learn_many (distributed.fit for a Dask frame)")
-        self.add_records([other])
-
     # ------------------------------------------------------------------ reading
 
     def edge_posteriors(self) -> dict:
         """Every count row's edge posteriors, averaged with the weights of the interval
         members (renormalised; every member's when all are Gaussian): the structure posterior
         given the interval representation of the numbers."""
+        sums, mass = self.edge_posterior_sums(np.exp(self.log_weights))
+        return {e: p / mass for e, p in sums.items()}
+
+    def edge_posterior_sums(self, member_weights) -> tuple:
+        """``({edge: Σ_m w_m P_m(edge)}, Σ_m w_m)`` over the interval members ``m`` (every
+        member when all are Gaussian), ``P_m`` the edge posterior of ``m``'s count row.
+
+        Parameters
+        ----------
+        member_weights : sequence of float
+            A non-negative weight per member (not necessarily normalised).
+
+        Returns
+        -------
+        tuple
+        """
         counts = self.counts
         intervals = [i for i, m in enumerate(self.members)
                      if m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)]
         chosen = intervals or range(len(self.members))
         weights = np.zeros(len(self.rates))
         for i in chosen:
-            weights[self._rows[i]] += math.exp(self.log_weights[i])
-        weights /= weights.sum()
+            weights[self._rows[i]] += member_weights[i]
         out: dict = {}
         for w, l_r in zip(weights, self._l):
             for e, p in self._tree.edge_posteriors(counts, l_r, counts.n_classes).items():
                 out[e] = out.get(e, 0.0) + w * p
-        return out
-
-    def posterior(self) -> dict:
-        """``{rate: posterior probability}``: the members' weights summed over the
-        representations."""
-        out = dict.fromkeys(self.rates, 0.0)
-        for m, lw in zip(self.members, self.log_weights):
-            out[m.rate] += math.exp(lw)
-        return out
-
-    def representation_posterior(self) -> dict:
-        """``{representation: posterior probability}``: the members' weights summed over the
-        rates."""
-        out: dict = {}
-        for m, lw in zip(self.members, self.log_weights):
-            out[m.representation] = out.get(m.representation, 0.0) + math.exp(lw)
-        return out
-
+        return out, float(weights.sum())
 
 class StackComplements:
     """The complement of every fold of a table (:meth:`TreeMemberStack.complements`): fold

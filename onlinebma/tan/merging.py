@@ -74,16 +74,17 @@ class Merging:
         any partition is read): its statistics are laid out by the order in which a learner
         meets the classes and nominal values, which differs between partitions."""
         kinds = FeatureKinds(self.nominal_attributes, self.numeric_attributes)
+        representations = self.representations
         if self._forgets:
-            return ChainPlan(self) if self.numeric == GAUSSIAN else \
+            return ChainPlan(self) if representations == (GAUSSIAN,) else \
                 ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
-        if self.numeric == GAUSSIAN_FORESTS:
+        if GAUSSIAN_FORESTS in representations:
             raise ValueError(
                 "distributed.fit cannot train numeric='Gaussian forests' without forgetting: "
                 "its statistics are laid out by the order in which each partition meets the "
                 "classes and nominal values, so the partitions' learners do not merge; use "
                 "learn_many on the whole frame, or numeric='auto' or 'Gaussian' on Dask")
-        if self.numeric == "auto":
+        if len(representations) > 1:
             return StackingPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
         return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
 
@@ -135,8 +136,7 @@ def agree_numbers(learner, samples: dict):
         Where no agreement gives the learner of the whole frame: a Gaussian learner that has
         learned already (the features and classes it chose are its own).
     """
-    numeric = learner.numeric
-    if numeric == GAUSSIAN:
+    if learner.representations == (GAUSSIAN,):
         if learner.counts.n_classes:
             raise ValueError(
                 "distributed.fit of ModelAveragedTAN(numeric='Gaussian') on a frame with "
@@ -183,7 +183,8 @@ def agree_before_chain(learner, samples: dict):
     -------
     ``learner``.
     """
-    if learner.numeric == "auto":
+    representations = learner.representations
+    if len(representations) > 1 and GAUSSIAN in representations:
         learner.fix_numeric(first_record_samples(samples))
     learner.fix_numeric(samples)  # features with cut points keep them
     return learner
