@@ -58,6 +58,16 @@ def test_stream_equals_separate_learners_mixed_by_the_recursion(decay, represent
         close(model.decay_posterior(), reference.posterior(1))
     for x, _ in data[:20] + [({}, None), ({"z": 100.0}, None), ({"f0": "new"}, None)]:
         close(model.predict_proba_one(x), reference.predict_proba_one(x))
+    # the edge posteriors: averaged over the interval members with their weights
+    weights = np.exp(reference.log_weights)
+    grids = [i for i, (r, _) in enumerate(reference.keys)
+             if r not in ("Gaussian", "Gaussian forests")]
+    want: dict = {}
+    for i in grids:
+        for e, p in reference.learners[i].edge_posteriors().items():
+            want[e] = want.get(e, 0.0) + weights[i] * p / weights[grids].sum()
+    got = model.edge_posteriors()
+    close(dict(sorted(got.items())), dict(sorted(want.items())))
     for x, y in data[:5]:  # pickled: the same learner, going on
         model = pickle.loads(pickle.dumps(model))
         model.learn_one(x, y)
@@ -181,3 +191,17 @@ def test_learn_many_of_a_forgetting_learner_equals_learn_one_after_the_tables_cu
     close(many.representation_posterior(), one.representation_posterior(), 1e-12)
     for x in records(X.iloc[:20]):
         close(many.predict_proba_one(x), one.predict_proba_one(x), 1e-12)
+
+
+def test_a_refused_record_or_label_changes_nothing():
+    model = ModelAveragedTAN(numeric=GRIDS, sample_size=10)
+    for x, y in mixed_stream(40, seed=8):
+        model.learn_one(x, y)
+    before = pickle.dumps(model)
+    with pytest.raises(ValueError, match="z"):
+        model.learn_one({"z": 1e200, "f0": "v1"}, "y0")
+    with pytest.raises((TypeError, ValueError), match="label"):
+        model.learn_one({"z": 1.0}, None)
+    with pytest.raises((TypeError, ValueError), match="f0"):
+        model.learn_one({"f0": [1, 2]}, "y0")
+    assert pickle.dumps(model) == before

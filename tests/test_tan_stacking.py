@@ -140,9 +140,11 @@ def agreed(make, before, X, y):
     return learner
 
 
-def written_out(X, y, before=(), representations=REPRESENTATIONS, **params):
+def written_out(X, y, before=(), representations=None, **params):
     """``P[i, r]`` from one learner per (member, fold) trained with learn_one on the rows
-    outside the fold, and the members trained on every row."""
+    outside the fold, and the members trained on every row (the members of
+    ``representations``, by default the module's ``REPRESENTATIONS`` when called)."""
+    representations = representations or REPRESENTATIONS
     folds = folds_of(np.arange(len(X)))
     rows = records(X)
     P = np.zeros((len(X), len(representations)))

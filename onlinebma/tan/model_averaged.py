@@ -159,9 +159,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         ``n_members`` = R, one for a fixed decay): read member ``r``'s tables with
         ``counts.class_counts(r)``, ``counts.single(u, r)``, ``counts.pair(u, v, r)``, in
         that member's scaled unit (a multiple of the decayed counts, renormalised now and
-        then; exact counts without forgetting).
+        then; exact counts without forgetting). With several interval representations,
+        those of the first one's grid (each grid counts its own intervals:
+        ``state.parts[j].counts``).
     edge_log_weights : numpy.ndarray
-        ``l`` of every count row (one per rate), ``(R, pairs)``.
+        ``l`` of every count row (one per rate), ``(R, pairs)`` (the first grid's with
+        several).
 
     Examples
     --------
