@@ -44,6 +44,8 @@ AVERAGED = {
     "MATAN decay=auto": lambda: ModelAveragedTAN(decay="auto"),
     "MATAN structure_decay=0.9 MDL": lambda: ModelAveragedTAN(structure_decay=0.9,
                                                               numeric="MDL"),
+    "MATAN decay=0.99 grids": lambda: ModelAveragedTAN(
+        decay=0.99, numeric=("3 intervals", "16 intervals", "Gaussian")),
 }
 
 

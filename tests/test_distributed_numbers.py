@@ -35,6 +35,9 @@ LEARNERS = {
     "8 intervals": lambda: ModelAveragedTAN(numeric="8 intervals"),
     "Gaussian": lambda: ModelAveragedTAN(numeric="Gaussian"),
     "auto": ModelAveragedTAN,  # two representations weighed by stacking: StackingPlan
+    # several interval grids and a Gaussian (a GridStack), weighed by stacking: StackingPlan
+    "grids": lambda: ModelAveragedTAN(numeric=("3 intervals", "16 intervals", "MDL",
+                                               "Gaussian")),
 }
 
 

@@ -33,7 +33,7 @@ def test_caches_keyed_by_observed_features_stay_bounded(decay, monkeypatch):
     monkeypatch.setattr(tuning, "FLAT_CELLS", 1 << 12)
     model = _varied(ModelAveragedTAN(decay=decay))
     state = model._state
-    plans = state._counts._plans
+    plans = state.counts._plans
     assert 0 < plans.size.weight <= 1 << 14
     assert plans.size.weight == sum(sum(a.size for a in plans.get(key) if a is not None)
                                     for key in plans)
@@ -92,7 +92,7 @@ def test_the_caches_of_a_set_of_features_live_as_long_as_what_they_read(monkeypa
     model = ModelAveragedTAN(decay=1.0)
     model.learn_one({"id": "v", "a": "w"}, "y0")  # the state exists from the first record
     state = model._state
-    column_plans = _count_puts(state._counts._plans, monkeypatch)
+    column_plans = _count_puts(state.counts._plans, monkeypatch)
     tree_plans = _count_puts(state._tree.plans, monkeypatch)
     n = 256
     versions = set()

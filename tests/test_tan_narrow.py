@@ -93,7 +93,7 @@ def test_kept_readings_equal_fresh_ones(params, monkeypatch):
         got = kept.predict_proba_one(x)
         kept_built += len(built) - n_built
         n_built = len(built)
-        fresh._state._readings = {}
+        fresh.state.coding.forget_readings()
         want = fresh.predict_proba_one(x)
         assert len(built) > n_built or not want  # the fresh learner built its coding
         assert list(got) == list(want)

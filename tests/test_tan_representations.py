@@ -45,9 +45,10 @@ class ExplicitRecursion:
     label, ``log π_m += log max(p_m(y | x), 1e-300)`` (a label seen before), then ``π_m ∝
     π_m^β``."""
 
-    def __init__(self, rates, **params):
+    def __init__(self, rates, representations=None, **params):
         decay = rates[0] if len(rates) == 1 else "auto"
-        self.keys = [(rep, rate) for rep in auto_representations(decay) for rate in rates]
+        representations = representations or auto_representations(decay)
+        self.keys = [(rep, rate) for rep in representations for rate in rates]
         self.learners = [ModelAveragedTAN(numeric=rep, decay=rate, **params)
                          for rep, rate in self.keys]
         self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))

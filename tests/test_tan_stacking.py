@@ -140,14 +140,16 @@ def agreed(make, before, X, y):
     return learner
 
 
-def written_out(X, y, before=(), **params):
+def written_out(X, y, before=(), representations=None, **params):
     """``P[i, r]`` from one learner per (member, fold) trained with learn_one on the rows
-    outside the fold, and the members trained on every row."""
+    outside the fold, and the members trained on every row (the members of
+    ``representations``, by default the module's ``REPRESENTATIONS`` when called)."""
+    representations = representations or REPRESENTATIONS
     folds = folds_of(np.arange(len(X)))
     rows = records(X)
-    P = np.zeros((len(X), len(REPRESENTATIONS)))
+    P = np.zeros((len(X), len(representations)))
     whole = []
-    for r, representation in enumerate(REPRESENTATIONS):
+    for r, representation in enumerate(representations):
         make = functools.partial(ModelAveragedTAN, numeric=representation, **params)
         for k in range(FOLDS):
             learner = agreed(make, before, X, y)

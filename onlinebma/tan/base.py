@@ -59,7 +59,7 @@ from ..records import FeatureKinds, check_label
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..validation import check_decay
-from .coding import RecordCoding, table_samples
+from .coding import RecordCoding, ReplayClock, table_samples
 from .merging import Merging
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS, NumericReading, check_numeric
 
@@ -109,7 +109,7 @@ def check_reading(decay, numeric, sample_size, choices: tuple = REPRESENTATIONS)
     check_numeric(numeric, sample_size, choices)
 
 
-class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
+class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
     __doc__ = f"""Counts, record reading and prediction plumbing of TAN and AODE.
 
     Parameters
@@ -129,9 +129,8 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         self.numeric_attributes = numeric_attributes
         self.numeric = numeric
         self.sample_size = sample_size
-        self._kinds = FeatureKinds(nominal_attributes, numeric_attributes)
-        self._counts = PairCounts()
-        self._numbers = NumericReading(numeric, sample_size)
+        self.coding = RecordCoding(FeatureKinds(nominal_attributes, numeric_attributes),
+                                   PairCounts(), NumericReading(numeric, sample_size))
         self._auto = decay == "auto"
         self._rates = None
         self._decays = not self._auto and decay != 1  # counts decay (see _tick)
@@ -141,15 +140,43 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         self._unit = 1.0
         self._scale = 1.0
         self._predicted = None  # the last prediction's record and memo (not pickled)
-        self._readings: dict = {}  # derived (see _read_record, not pickled)
-        self._readings_version = -1
 
     def __getstate__(self):
-        return {**self.__dict__, "_predicted": None, "_readings": {}, "_readings_version": -1}
+        return {**self.__dict__, "_predicted": None}
+
+    @property
+    def _kinds(self):  # what Forgetting validates records against
+        return self.coding.kinds
+
+    @property
+    def _counts(self) -> PairCounts:
+        return self.coding.counts
+
+    @property
+    def records_learned(self) -> int:
+        """The number of records learned."""
+        return self._t
+
+    def _clock(self) -> ReplayClock:
+        """Where this learner's clock stands for records replayed into its counts."""
+        return ReplayClock(self._t, self._replay_weight)
+
+    def _after_fixing(self, width) -> None:
+        """Cut points were fixed (``width`` not ``None``, :class:`RecordCoding`'s methods):
+        the last prediction's reading and what the learner derives from the counts are
+        stale."""
+        if width is not None:
+            self._predicted = None
+            self._refresh()
 
     @property
     def _multiclass(self):
         return True
+
+    @property
+    def representations(self) -> tuple:
+        """The numeric representation records are read with: ``(numeric,)``."""
+        return (self.numeric,)
 
     def _unit_test_skips(self):  # River's hook: the checks not to run
         return {LEARN_MANY_CHECK}
@@ -200,7 +227,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         counts = self._counts
         if reading is None:
             split = self._kinds.split(x)  # validated: from here on nothing can fail
-            codes, values, grew, nominal = self._code_for_learning(split)
+            codes, values, grew, nominal = self.coding.code_for_learning(split)
             columns = counts.record_columns(codes, values)
         else:  # validated and coded by the prediction, every value known: nothing new
             codes, values, columns = reading
@@ -213,7 +240,9 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         self._learning(c, codes, values, columns, grew, memo)
         counts.add(c, columns, self._unit)
         if split is not None:
-            grew = self._keep_pending(split, c, nominal) or grew
+            width = self.coding.keep_pending(split, c, nominal, self._clock())
+            self._after_fixing(width)
+            grew = width is not None or grew
         self._t += 1
         if self._decays:
             self._tick()
@@ -252,30 +281,27 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
                     for host in self._rate_mixture().members:
                         host.fix_numeric(samples)
                 else:
-                    self._fix_from_table(columns, labels)
+                    self._after_fixing(self.coding.fix_from_table(columns, labels,
+                                                                  self._clock()))
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
                 return
             self._predicted = None
-            self._count_table(columns, new, labels)
+            self.coding.count_table(columns, new, labels, self._clock())
+            self._t += len(labels)
+            self._refresh()
 
     def _replay_weight(self, age: int) -> float:
         """The weight, in the counts' current unit, of a record ``age`` records before the
         one whose weight is the unit (the record being learned, or the next one)."""
         return self._unit * self.decay ** age if self._decays else self._unit
 
-    def _numbers_fixed(self, width: int) -> None:
-        """Cut points were fixed: the last prediction's reading and what the learner derives
-        from the counts are stale."""
-        self._predicted = None
-        self._refresh()
-
     @property
     def numeric_readings(self) -> dict:
         """``{feature: Grids}``: the cut points of every numeric feature that has them
         (:class:`~onlinebma.numeric.Grids`, in the order they were fixed; with
         ``decay="auto"``, every rate's clone has the same)."""
-        return dict(self._shown().numeric_reading.readings)
+        return self._shown().coding.numeric_readings
 
     def fix_numeric(self, readings: dict) -> None:
         """Fix numeric features' cut points now (:meth:`RecordCoding.fix_numeric
@@ -285,11 +311,12 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
             for clone in self._rate_mixture().members:
                 clone.fix_numeric(readings)
             return
-        super().fix_numeric(readings)
+        self._after_fixing(self.coding.fix_numeric(readings, self._clock()))
 
     def _merge_from(self, other) -> None:
         """Add ``other``'s records (:class:`~onlinebma.tan.merging.Merging`)."""
-        self.merge_coding(other)
+        self.coding.merge(other.coding, self._clock())
+        self._t += other.records_learned
         self._predicted = None
         self._refresh()
 
@@ -303,7 +330,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
         counts = self._counts
         if not counts.n_classes:
             return {}
-        codes, values, columns, split = self._read_record(x)
+        codes, values, columns, split = self.coding.read(x)
         jll, memo = self._joint_log_likelihood(codes, values, columns)
         self._remember(x, codes, values, columns, split, memo)
         return dict(zip(counts.classes_, jll.tolist()))
@@ -342,7 +369,7 @@ class BaseTAN(RecordCoding, Merging, Forgetting, base.MiniBatchClassifier):
             return self._rate_mixture().predict_proba_many(X)
         if not self._counts.n_classes:
             return pd.DataFrame(index=X.index)
-        jll = self._joint_log_likelihood_many(self._code_frame(X))
+        jll = self._joint_log_likelihood_many(self.coding.code_frame(X))
         p = np.exp(jll - jll.max(axis=1, keepdims=True))
         p /= p.sum(axis=1, keepdims=True)
         return proba_frame(p, self._counts.classes_, X.index)

@@ -30,6 +30,10 @@ does not forget. The weights are updated as
 :data:`~onlinebma.forgetting.AUTO_FORGETTING`, in log space
 (``tests/test_tan_auto_shared.py`` runs the stack against separate learners, and a stack of
 one against the recursion written out).
+
+A stack holds one interval representation; several interval grids are several stacks, one
+per grid, under one set of weights (:class:`~onlinebma.tan.grid_stack.GridStack`), which
+shares with this one what :class:`WeightedMembers` does with the weights.
 """
 
 from __future__ import annotations
@@ -49,7 +53,7 @@ from ..stats.gaussian import MAX_ABS_VALUE, check_magnitude
 from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
-from .coding import RecordCoding
+from .coding import RecordCoding, ReplayClock
 from .gaussian import GAUSSIAN, GaussianStatistics
 from .gaussian_forests import GAUSSIAN_FORESTS, GaussianForestStatistics
 from .narrow import narrow_predictions
@@ -58,7 +62,7 @@ from .record_sums import takes_narrow_terms
 from .stacking import FOLDS, folds_of, stacking_weights
 from .tree_terms import TreeTerms
 
-__all__ = ["Member", "StackComplements", "TreeMemberStack"]
+__all__ = ["Member", "StackComplements", "TreeMemberStack", "WeightedMembers"]
 
 # The column of the class counts in every record's columns (``PairCounts.record_columns``).
 _CLASS_COLUMN = np.zeros(1, dtype=np.int64)
@@ -75,7 +79,108 @@ class Member(NamedTuple):
     representation: str = "5 intervals"
 
 
-class TreeMemberStack(RecordCoding, RateWeights):
+class WeightedMembers:
+    """What every state of weighted members shares (a mixin): :class:`TreeMemberStack` (one
+    interval grid) and :class:`~onlinebma.tan.grid_stack.GridStack` (several). The host has
+    ``members`` (:class:`Member`), ``log_weights`` (one per member), ``rates``, ``counts``,
+    and computes ``member_predictions(x)``, ``member_probabilities(X)``, ``add_records``,
+    ``agree_on_table``, ``fold_states`` and ``complements``."""
+
+    def predict_proba_one(self, x: dict) -> dict:
+        """The members' class probabilities of ``x`` averaged with their weights (``{}``
+        before the first label)."""
+        probas = self.member_predictions(x)
+        if probas is None:
+            return {}
+        mixed = [0.0] * len(probas[0])
+        for lw, p in zip(self.log_weights, probas):
+            w = math.exp(lw)
+            mixed = [a + w * q for a, q in zip(mixed, p)]
+        total = sum(mixed)
+        return {label: q / total for label, q in zip(self.counts.classes_, mixed)}
+
+    def predict_proba_many(self, X):
+        """Every member's batch predictions (:meth:`member_probabilities`), averaged."""
+        import pandas as pd
+
+        counts = self.counts
+        if not counts.n_classes:
+            return pd.DataFrame(index=X.index)
+        p = self.member_probabilities(X)
+        out = np.einsum("nrk,r->nk", p, np.exp(self.log_weights))
+        return proba_frame(out / out.sum(axis=1, keepdims=True), counts.classes_, X.index)
+
+    def _learn_stacked(self, X, columns, new, labels) -> None:
+        """``learn_many`` of a validated table by members that forget nothing
+        (:mod:`onlinebma.tan.stacking`).
+
+        1. What every fold agrees on is fixed here first (:meth:`agree_on_table`): cut points
+           from the table, the table's classes, the Gaussian's features.
+        2. Row ``i`` is in fold :func:`~onlinebma.tan.stacking.folds_of` ``(i)``; each fold's
+           rows are counted at once by an empty stack that agrees (:meth:`fold_states`).
+        3. Member ``r``'s probability ``P[i, r]`` of row ``i``'s label is read from this stack
+           (the records it learned before the table) merged with every fold but row ``i``'s
+           (:meth:`complements`, :meth:`cross_validated_probabilities`): merges are exact.
+        4. Every fold is merged into this stack and the members' weights become
+           :func:`~onlinebma.tan.stacking.stacking_weights` of ``P`` (:meth:`finish_stacked`).
+        """
+        self.agree_on_table(columns, new, labels)
+        folds = self.fold_states(X, labels)
+        P = self.complements(folds).cross_validated_probabilities(X, labels)
+        self.finish_stacked(folds, P)
+
+    def finish_stacked(self, folds: list, probabilities) -> None:
+        """Add every fold's records and set the members' weights to the stacking weights of
+        ``probabilities`` (unchanged without rows).
+
+        Parameters
+        ----------
+        folds : list
+            :meth:`fold_states` of the table, by fold.
+        probabilities : np.ndarray
+            ``(rows, members)``: the complements' ``cross_validated_probabilities`` of
+            the table's rows.
+        """
+        self.add_records(folds)
+        if len(probabilities):
+            weights = np.maximum(stacking_weights(probabilities), MIN_PROBABILITY)
+            self.log_weights = np.log(weights / weights.sum()).tolist()
+
+    def merge(self, other) -> None:
+        """Add ``other``'s records (a state of the same members that forgets nothing): the
+        counts and the Gaussian statistics add exactly. The weights of several members are
+        not a function of the statistics (the recursion over a stream depends on the order
+        of its records, the stacking weights of a table on its cross-validated
+        probabilities), so stacks whose weights have moved are refused."""
+        for stack in (self, other):  # members that predicted alike keep equal weights
+            if max(stack.log_weights) - min(stack.log_weights) > 1e-9:
+                raise ValueError(
+                    "cannot merge: the weights of the members (numeric representations or "
+                    "rates) are not a function of the counts (the recursion over a stream, "
+                    "the stacking weights of a table); merge learners of one representation "
+                    "(numeric='8 intervals', 'MDL' or 'Gaussian'), or learn the union with "
+                    "learn_many (distributed.fit for a Dask frame)")
+        self.add_records([other])
+
+    def posterior(self) -> dict:
+        """``{rate: posterior probability}``: the members' weights summed over the
+        representations."""
+        out = dict.fromkeys(self.rates, 0.0)
+        for m, lw in zip(self.members, self.log_weights):
+            out[m.rate] += math.exp(lw)
+        return out
+
+    def representation_posterior(self) -> dict:
+        """``{representation: posterior probability}``: the members' weights summed over the
+        rates."""
+        out: dict = {}
+        for m, lw in zip(self.members, self.log_weights):
+            out[m.representation] = out.get(m.representation, 0.0) + math.exp(lw)
+        return out
+
+
+
+class TreeMemberStack(WeightedMembers, RateWeights):
     """The members of a :class:`~onlinebma.tan.ModelAveragedTAN` as one state (module
     docstring).
 
@@ -123,9 +228,9 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self.structure_decay = structure_decay
         self.log_weights = [-math.log(len(self.members))] * len(self.members)
         r = len(self.rates)
-        self._kinds = FeatureKinds(nominal_attributes, numeric_attributes)
-        self._counts = PairCounts(r)
-        self._numbers = NumericReading(grids.pop() if grids else None, sample_size)
+        self.coding = RecordCoding(FeatureKinds(nominal_attributes, numeric_attributes),
+                                   PairCounts(r),
+                                   NumericReading(grids.pop() if grids else None, sample_size))
         self._gaussian = GaussianStatistics(self.rates) if self._gaussian_members else None
         self._forests = (GaussianForestStatistics(self.rates, structure_decay)
                          if self._forest_members else None)
@@ -139,14 +244,11 @@ class TreeMemberStack(RecordCoding, RateWeights):
         self._forgetting = [rate != 1 or structure_decay != 1 for rate in self.rates]
         self._t = 0
         self._last = None  # the last prediction (see _predict)
-        self._readings: dict = {}
-        self._readings_version = -1
         self._flat: dict = {}  # pair ids -> flat positions in _l, _flat_pairs wide
         self._flat_pairs = -1
 
     def __getstate__(self):  # the caches are derived, not state
-        return {**self.__dict__, "_last": None, "_readings": {},
-                "_readings_version": -1, "_flat": {}, "_flat_pairs": -1,
+        return {**self.__dict__, "_last": None, "_flat": {}, "_flat_pairs": -1,
                 "_numeric_codes": (-1, frozenset())}
 
     @property
@@ -171,7 +273,24 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def counts(self) -> PairCounts:
         """The members' counts, one :class:`~onlinebma.stats.pairs.PairCounts` with a member
         axis (read only; each member's in its scaled unit)."""
-        return self._counts
+        return self.coding.counts
+
+    @property
+    def numeric_readings(self) -> dict:
+        """``{feature: Grids}``: the cut points of every numeric feature that has them
+        (:attr:`~onlinebma.tan.coding.RecordCoding.numeric_readings`)."""
+        return self.coding.numeric_readings
+
+    @property
+    def records_learned(self) -> int:
+        """The number of records the members learned (the same for every member)."""
+        return self._t
+
+    def _clock(self) -> ReplayClock:
+        """The members' clocks for records replayed into the counts: the record being learned
+        (or the next one) and each member's weight of an older record
+        (:meth:`_replay_weight`)."""
+        return ReplayClock(self._t, self._replay_weight)
 
     @property
     def edge_log_weights(self) -> np.ndarray:
@@ -189,9 +308,9 @@ class TreeMemberStack(RecordCoding, RateWeights):
         last = self._last
         if last is not None and last[0] is x and last[1] == x:
             return last[2]
-        if not self._counts.n_classes:
+        if not self.counts.n_classes:
             return None, None, None, None
-        codes, values, columns, split = self._read_record(x)
+        codes, values, columns, split = self.coding.read(x)
         numeric, nominal, _ = split
         rows = jll = memo = forest_rows = None
         if self._interval_members:
@@ -213,8 +332,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
             e = [exp(s - top) for s in row]
             total = sum(e)
             p.append([q / total for q in e])
-        complete = len(codes) == len(nominal) + (len(numeric) if self._numbers.cuts_numbers
-                                                 else 0)
+        cuts = self.coding.numeric_reading.cuts_numbers
+        complete = len(codes) == len(nominal) + (len(numeric) if cuts else 0)
         out = (p, memo, (codes, values, columns) if complete else None, split)
         self._last = (x, dict(x), out)
         return out
@@ -224,7 +343,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         the record's nominal features at each row's rate plus ``log t_c`` of its numeric
         values (:mod:`onlinebma.tan.gaussian`); ``jll`` the rows' terms of the whole coded
         record if computed (reused when it has no numeric code)."""
-        counts = self._counts
+        counts = self.counts
         codes, values, columns, cut = self._nominal_part(codes, values, columns)
         if cut:
             jll = None
@@ -236,10 +355,11 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def _nominal_part(self, codes, values, columns):
         """``(codes, values, columns, cut)``: a coded record without the codes of its numeric
         features cut into intervals (``cut``: whether it had any)."""
-        counts = self._counts
+        counts = self.counts
         version, numeric_codes = self._numeric_codes
         if version != counts.version:
-            numeric_codes = frozenset(counts.feature_code(f) for f in self._numbers.readings)
+            cut = self.coding.numeric_reading.readings
+            numeric_codes = frozenset(counts.feature_code(f) for f in cut)
             self._numeric_codes = (counts.version, numeric_codes)
         if numeric_codes and not numeric_codes.isdisjoint(codes.tolist()):
             keep = np.array([u not in numeric_codes for u in codes.tolist()])
@@ -251,7 +371,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         """The Gaussian forest rows' joint log likelihoods ``(rows, K)``
         (:mod:`onlinebma.tan.gaussian_forests`): the class and nominal terms and the nominal
         pairs' ``l`` from the counts, the numeric families from the forest statistics."""
-        counts = self._counts
+        counts = self.counts
         codes, values, columns, _ = self._nominal_part(codes, values, columns)
         k = counts.n_classes
         if len(codes):
@@ -272,7 +392,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         """Every count row's class terms ``log(a_c + N_c)`` ``(R, K)`` in its unit: the
         joint log likelihoods of a record without nominal features (up to a constant per
         row), one gather of the class counts."""
-        counts = self._counts
+        counts = self.counts
         n = counts.gather(_CLASS_COLUMN)[..., 0]
         return np.log(self._tree.ess / counts.n_classes * self._units[:, None] + n)
 
@@ -283,7 +403,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
         classes, so the constants are left out: ``log(ess + N)``, and the tree sums'
         denominator ``LT(l)`` over the record's features (the same for every class, it is not
         computed: one tree sum per class, not one more)."""
-        counts = self._counts
+        counts = self.counts
         r, k = len(self.rates), counts.n_classes
         ids, prior = self._tree.plan(counts, codes, k)
         m = len(codes)
@@ -299,27 +419,20 @@ class TreeMemberStack(RecordCoding, RateWeights):
         l_pairs = self._l.take(ids, axis=1)[:, None, :]
         return base + self._tree.sums(codes.tobytes(), m, l_pairs, log_q, self._t), log_q
 
-    def predict_proba_one(self, x: dict) -> dict:
-        probas = self._predict(x)[0]
-        if probas is None:
-            return {}
-        mixed = [0.0] * len(probas[0])
-        for lw, p in zip(self.log_weights, probas):
-            w = math.exp(lw)
-            mixed = [a + w * q for a, q in zip(mixed, p)]
-        total = sum(mixed)
-        return {label: q / total for label, q in zip(self._counts.classes_, mixed)}
+    def member_predictions(self, x: dict):
+        """Every member's class probabilities of ``x`` (a list of ``K`` per member, the
+        classes in the counts' order), or ``None`` before the first label; validates ``x``.
 
-    def predict_proba_many(self, X):
-        """Every member's batch predictions (:meth:`member_probabilities`), averaged."""
-        import pandas as pd
+        Parameters
+        ----------
+        x : dict
+            The record.
 
-        counts = self._counts
-        if not counts.n_classes:
-            return pd.DataFrame(index=X.index)
-        p = self.member_probabilities(X)
-        out = np.einsum("nrk,r->nk", p, np.exp(self.log_weights))
-        return proba_frame(out / out.sum(axis=1, keepdims=True), counts.classes_, X.index)
+        Returns
+        -------
+        list or None
+        """
+        return self._predict(x)[0]
 
     def member_probabilities(self, X) -> np.ndarray:
         """Every member's class probabilities of a DataFrame's rows, ``(rows, members,
@@ -335,17 +448,17 @@ class TreeMemberStack(RecordCoding, RateWeights):
         -------
         np.ndarray
         """
-        counts = self._counts
+        counts = self.counts
         if self._forests is not None:  # record by record (the structure sums of each)
             return np.array([self._predict(x)[0] for x in records_of(
-                prepare_columns(self._kinds, X)[0], len(X))]).reshape(
+                prepare_columns(self.coding.kinds, X)[0], len(X))]).reshape(
                     len(X), len(self.members), counts.n_classes)
-        coded = self._code_frame(X)
+        coded = self.coding.code_frame(X)
         # identical coded rows (frequent after discretisation) are computed once
         distinct, back, _ = unique_rows(coded)
         if self._gaussian is not None:
             nominal = coded.copy()
-            nominal[:, [counts.feature_code(f) for f in self._numbers.readings]] = -1
+            nominal[:, [counts.feature_code(f) for f in self.coding.numeric_reading.readings]] = -1
             nominal_rows, nominal_back, _ = unique_rows(nominal)
             log_t = self._gaussian_batch(X, counts.n_classes)
         out = np.empty((len(X), len(self.members), counts.n_classes))
@@ -364,7 +477,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
     @property
     def classes_(self) -> tuple:
         """The labels in ``classes_`` order (:mod:`onlinebma.labels`)."""
-        return ordered_labels(self._counts.classes_)
+        return ordered_labels(self.counts.classes_)
 
     def _gaussian_batch(self, X, n_classes: int) -> np.ndarray:
         """``log t_c`` of every row of a validated DataFrame, ``(rows, count rows, K)``."""
@@ -395,15 +508,15 @@ class TreeMemberStack(RecordCoding, RateWeights):
             probas = memo = reading = split = None
         check_label(y)
         if reading is None:
-            split = self._kinds.split(x) if split is None else split
+            split = self.coding.kinds.split(x) if split is None else split
         for f, v in split[0]:  # a learned square must stay finite (stats.gaussian)
             if not -MAX_ABS_VALUE <= v <= MAX_ABS_VALUE:
                 check_magnitude(f, v)
         # validated: nothing fails after
         self._last = None
-        counts = self._counts
+        counts = self.counts
         if reading is None:
-            codes, values, grew, nominal = self._code_for_learning(split)
+            codes, values, grew, nominal = self.coding.code_for_learning(split)
             columns = counts.record_columns(codes, values)
         else:  # coded by the prediction, every value known: nothing new
             codes, values, columns = reading
@@ -422,7 +535,9 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 c, nominal_codes, nominal_values, split[0], counts.n_classes,
                 counts.n_features, int(counts.n_values.max(initial=1))) or grew
         if reading is None:
-            grew = self._keep_pending(split, c, nominal) or grew
+            width = self.coding.keep_pending(split, c, nominal, self._clock())
+            self._after_fixing(width)
+            grew = width is not None or grew
         self._t += 1
         self._tick()
         if grew:
@@ -433,7 +548,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def _learn(self, c: int, codes, columns, memo) -> None:
         """Every member's ``l <- α (l + log Q_c(x))`` before the record of class code ``c``
         is counted (``log Q`` from the prediction's ``memo``, else from the counts)."""
-        counts = self._counts
+        counts = self.counts
         r = len(self.rates)
         self._widen()
         ids, prior = self._tree.plan(counts, codes, counts.n_classes)
@@ -456,8 +571,8 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def _widen(self) -> None:
         """Give the pairs of new features their ``l``, 0 (no counts yet)."""
         r, width = self._l.shape
-        if width < self._counts.n_pairs:
-            self._l = np.concatenate([self._l, np.zeros((r, self._counts.n_pairs - width))], 1)
+        if width < self.counts.n_pairs:
+            self._l = np.concatenate([self._l, np.zeros((r, self.counts.n_pairs - width))], 1)
 
     def _tick(self) -> None:
         """Each member's counts times its rate, through its scaled unit; a member's counts
@@ -468,7 +583,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
             k = self._k[i] + 1
             unit = rate ** -k
             if unit > RENORMALISE_ABOVE:
-                self._counts.scale(rate ** k, i)
+                self.counts.scale(rate ** k, i)
                 k, unit = 0, 1.0
             self._k[i] = k
             self._units[i] = unit
@@ -478,12 +593,15 @@ class TreeMemberStack(RecordCoding, RateWeights):
         its unit (the record being learned, or the next one), in its current unit."""
         return self._units * np.array(self.rates) ** age
 
-    def _numbers_fixed(self, width: int) -> None:
+    def _after_fixing(self, width) -> None:
         """Cut points were fixed and kept records replayed (new features from pair ``width``
-        on): ``l = log W`` for the members that do not forget; a member that forgets gets
-        ``log W`` of its decayed counts for the new pairs only (:mod:`onlinebma.tan.numbers`:
-        its recursion over the records before cannot be replayed)."""
-        counts = self._counts
+        on; nothing when ``width`` is ``None``): ``l = log W`` for the members that do not
+        forget; a member that forgets gets ``log W`` of its decayed counts for the new pairs
+        only (:mod:`onlinebma.tan.numbers`: its recursion over the records before cannot be
+        replayed)."""
+        if width is None:
+            return
+        counts = self.counts
         self._last = None
         self._widen()
         for i, forgets in enumerate(self._forgetting):
@@ -497,16 +615,35 @@ class TreeMemberStack(RecordCoding, RateWeights):
         """:meth:`RecordCoding.fix_numeric <onlinebma.tan.coding.RecordCoding.fix_numeric>`,
         the last prediction forgotten."""
         self._last = None
-        super().fix_numeric(readings)
+        self._after_fixing(self.coding.fix_numeric(readings, self._clock()))
         if self._gaussian is not None:
             self._gaussian.choose(list(readings))
         if self._forests is not None:
             self._forests.choose(list(readings))
 
+    def fix_from_table(self, columns, labels) -> None:
+        """Give a validated table's numeric columns without cut points those of the whole
+        table, replaying what was kept
+        (:meth:`RecordCoding.fix_from_table <onlinebma.tan.coding.RecordCoding.fix_from_table>`).
+
+        Parameters
+        ----------
+        columns : dict
+            The validated table's columns (``prepare_frame``), read, not changed.
+        labels : pandas.Series
+            One per row: MDL cut points read them.
+        """
+        self._after_fixing(self.coding.fix_from_table(columns, labels, self._clock()))
+
+    def fix_pending(self) -> None:
+        """Fix every feature still without cut points from the values kept for it, and
+        replay them (the end of a table)."""
+        self._after_fixing(self.coding.fix_pending(self._clock()))
+
     def _refresh(self, only_remembering: bool = False) -> None:
         """``l = log W`` from the counts for every member (``only_remembering``: for the
         members that do not forget, whose ``l`` is that by definition)."""
-        counts = self._counts
+        counts = self.counts
         self._last = None
         self._widen()
         if self._forests is not None:
@@ -519,7 +656,7 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def learn_many(self, X, y) -> None:
         """Learn a DataFrame and its labels. The whole batch is validated before anything
         changes, and the table's numeric columns without cut points get them from the table
-        first (:meth:`~onlinebma.tan.coding.RecordCoding._fix_from_table`: a sample of the
+        first (:meth:`~onlinebma.tan.coding.RecordCoding.fix_from_table`: a sample of the
         whole column). Then
 
         - one member that forgets nothing: every row counted at once (one ``bincount`` per
@@ -536,13 +673,13 @@ class TreeMemberStack(RecordCoding, RateWeights):
         table learned (the records before it are in every fold's training state), so a table
         is learned at once, in memory or with :func:`onlinebma.distributed.fit` (whose plan,
         :class:`~onlinebma.tan.merging.StackingPlan`, gives the weights of the whole frame)."""
-        columns, new, labels = prepare_frame(self._kinds, X, y)
+        columns, new, labels = prepare_frame(self.coding.kinds, X, y)
         with uninterrupted():  # Ctrl-C waits for the whole batch
             if self.forgets:
-                self._fix_from_table(columns, labels)
+                self.fix_from_table(columns, labels)
                 for x, label in zip(records_of(columns, len(labels)), labels):
                     self.learn_one(x, label)
-                self._fix_pending()  # the end of the table ends its numeric samples
+                self.fix_pending()  # the end of the table ends its numeric samples
                 return
             self._last = None
             if len(self.members) > 1:
@@ -552,34 +689,18 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 self._count_rows(columns, new, labels)
                 self._refresh()
             else:
-                self._count_table(columns, new, labels)
+                self.coding.count_table(columns, new, labels, self._clock())
+                self._t += len(labels)
+                self._refresh()
 
     # ------------------------------------------------------ stacking (no forgetting)
-
-    def _learn_stacked(self, X, columns, new, labels) -> None:
-        """``learn_many`` of a validated table by members that forget nothing
-        (:mod:`onlinebma.tan.stacking`).
-
-        1. What every fold agrees on is fixed here first (:meth:`agree_on_table`): cut points
-           from the table, the table's classes, the Gaussian's features.
-        2. Row ``i`` is in fold :func:`~onlinebma.tan.stacking.folds_of` ``(i)``; each fold's
-           rows are counted at once by an empty stack that agrees (:meth:`fold_states`).
-        3. Member ``r``'s probability ``P[i, r]`` of row ``i``'s label is read from this stack
-           (the records it learned before the table) merged with every fold but row ``i``'s
-           (:meth:`complements`, :meth:`cross_validated_probabilities`): merges are exact.
-        4. Every fold is merged into this stack and the members' weights become
-           :func:`~onlinebma.tan.stacking.stacking_weights` of ``P`` (:meth:`finish_stacked`).
-        """
-        self.agree_on_table(columns, new, labels)
-        folds = self.fold_states(X, labels)
-        P = self.complements(folds).cross_validated_probabilities(X, labels)
-        self.finish_stacked(folds, P)
 
     def agree_on_table(self, columns, new, labels) -> None:
         """Fix, before the folds of a validated table are counted, what every fold state
         must share (nothing fails after the table's validation): the table's new feature
         kinds; the cut points of its numeric columns from the table (and of the features
-        whose kept records the table ends, :meth:`_fix_pending`); its classes, in order of
+        whose kept records the table ends,
+        :meth:`~onlinebma.tan.coding.RecordCoding.fix_pending`); its classes, in order of
         first appearance (a member trained on the other folds knows every class of the
         table, as the cut points' samples make it know them); and, if the Gaussian models
         no feature yet, the features observed in the table's first row with a numeric value
@@ -594,13 +715,13 @@ class TreeMemberStack(RecordCoding, RateWeights):
         labels : pandas.Series
             Its labels.
         """
-        self._fix_from_table(columns, labels)
-        self._fix_pending()
-        self._kinds.commit(new)
+        self.fix_from_table(columns, labels)
+        self.fix_pending()
+        self.coding.kinds.commit(new)
         for label in factorize(labels)[0]:  # l is refreshed once the folds are added
-            self._counts.add_class(label)
+            self.counts.add_class(label)
         if self._forests is not None:  # the nominal codes too, so that the folds' merge
-            self._code_batch(columns, {}, labels)
+            self.coding.code_batch(columns, {}, labels)
         numeric = {f: values for f, (kind, values, _) in columns.items() if kind != NOMINAL}
         for gaussian in (self._gaussian, self._forests):
             if gaussian is not None and gaussian.features is None and numeric:
@@ -625,12 +746,12 @@ class TreeMemberStack(RecordCoding, RateWeights):
         other : TreeMemberStack
             Read through its public views; left unchanged.
         """
-        self._kinds.commit(other.coded_kinds.kind)
+        self.coding.kinds.commit(other.coding.kinds.kind)
         theirs = other.gaussian_statistics
         if self._gaussian is not None and theirs.features is not None:
             self._gaussian.choose(theirs.features)
-        self._fix_checked(other.numeric_readings)
-        counts = self._counts
+        self._after_fixing(self.coding.fix_numeric(other.numeric_readings, self._clock()))
+        counts = self.counts
         for label in other.counts.classes_:
             counts.add_class(label)
         if self._forests is not None:  # the same nominal codes (the statistics add)
@@ -682,19 +803,19 @@ class TreeMemberStack(RecordCoding, RateWeights):
         y : pandas.Series
             Their labels.
         """
-        self._count_rows(*prepare_frame(self._kinds, X, y))
+        self._count_rows(*prepare_frame(self.coding.kinds, X, y))
 
     def _count_rows(self, columns, new, labels) -> None:
         """Count a validated table at once, every numeric column cut already (or not cut by
         this stack): its counts and its Gaussian statistics; no ``l`` refreshed."""
-        matrix, classes = self._code_batch(columns, new, labels)
-        self._counts.learn_many(matrix, classes)
+        matrix, classes = self.coding.code_batch(columns, new, labels)
+        self.counts.learn_many(matrix, classes)
         if self._gaussian is not None and self._gaussian.features is not None:
             numeric = np.full((len(labels), len(self._gaussian.features)), np.nan)
             for j, f in enumerate(self._gaussian.features):
                 if f in columns and columns[f][0] != NOMINAL:
                     numeric[:, j] = columns[f][1]
-            self._gaussian.learn_many(numeric, classes, self._counts.n_classes)
+            self._gaussian.learn_many(numeric, classes, self.counts.n_classes)
         forests = self._forests
         if forests is not None and forests.features is not None:
             numeric = np.full((len(labels), len(forests.features)), np.nan)
@@ -702,9 +823,10 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 if f in columns and columns[f][0] != NOMINAL:
                     numeric[:, j] = columns[f][1]
             nominal = matrix.copy()
-            nominal[:, [self._counts.feature_code(f) for f in self._numbers.readings]] = -1
-            forests.learn_table(nominal, numeric, classes, self._counts.n_classes,
-                                int(self._counts.n_values.max(initial=1)))
+            cut = self.coding.numeric_reading.readings
+            nominal[:, [self.counts.feature_code(f) for f in cut]] = -1
+            forests.learn_table(nominal, numeric, classes, self.counts.n_classes,
+                                int(self.counts.n_values.max(initial=1)))
         self._t += len(labels)
 
     def complements(self, folds: list) -> StackComplements:
@@ -726,23 +848,6 @@ class TreeMemberStack(RecordCoding, RateWeights):
             out.append(state)
         return StackComplements(out)
 
-    def finish_stacked(self, folds: list, probabilities) -> None:
-        """Add every fold's records and set the members' weights to the stacking weights of
-        ``probabilities`` (unchanged without rows).
-
-        Parameters
-        ----------
-        folds : list of TreeMemberStack
-            :meth:`fold_states` of the table, by fold.
-        probabilities : np.ndarray
-            ``(rows, members)``: :meth:`StackComplements.cross_validated_probabilities` of
-            the table's rows.
-        """
-        self.add_records(folds)
-        if len(probabilities):
-            weights = np.maximum(stacking_weights(probabilities), MIN_PROBABILITY)
-            self.log_weights = np.log(weights / weights.sum()).tolist()
-
     def add_records(self, others) -> None:
         """Add other stacks' records (counts and Gaussian statistics, exactly), then ``l``
         from the counts; the weights are left as they are (:meth:`merge` checks them).
@@ -753,11 +858,12 @@ class TreeMemberStack(RecordCoding, RateWeights):
             Stacks of the same members that forget nothing, with this stack's cut points
             where both have them; left unchanged.
         """
-        counts = self._counts
+        counts = self.counts
         for other in others:
             if self._forests is not None:
                 self._check_forest_codes(other)
-            self.merge_coding(other)
+            self._after_fixing(self.coding.merge(other.coding, self._clock()))
+            self._t += other.records_learned
             if self._forests is not None:
                 self._forests.merge(other.forest_statistics)
             if self._gaussian is not None:
@@ -768,9 +874,9 @@ class TreeMemberStack(RecordCoding, RateWeights):
     def _check_forest_codes(self, other: TreeMemberStack) -> None:
         """Refuse, naming the problem, to add a stack whose classes, nominal features or
         values are coded otherwise (the Gaussian forest statistics are laid out by code)."""
-        mine, theirs = self._counts, other.counts
+        mine, theirs = self.counts, other.counts
 
-        def agree(a, b) -> bool:  # one a prefix of the other: merge_coding appends the rest
+        def agree(a, b) -> bool:  # one a prefix of the other: RecordCoding.merge appends the rest
             n = min(len(a), len(b))
             return list(a)[:n] == list(b)[:n]
 
@@ -782,58 +888,40 @@ class TreeMemberStack(RecordCoding, RateWeights):
                 "values were first seen in different orders (their statistics are laid out "
                 "by code); learn the union with learn_many")
 
-    def merge(self, other: TreeMemberStack) -> None:
-        """Add ``other``'s records (a stack of the same members that forgets nothing): the
-        counts and the Gaussian statistics add exactly. The weights of several members are
-        not a function of the statistics (the recursion over a stream depends on the order
-        of its records, the stacking weights of a table on its cross-validated
-        probabilities), so stacks whose weights have moved are refused."""
-        for stack in (self, other):  # members that predicted alike keep equal weights
-            if max(stack.log_weights) - min(stack.log_weights) > 1e-9:
-                raise ValueError(
-                    "cannot merge: the weights of the members (numeric representations or "
-                    "rates) are not a function of the counts (the recursion over a stream, "
-                    "the stacking weights of a table); merge learners of one representation "
-                    "(numeric='8 intervals', 'MDL' or 'Gaussian'), or learn the union with "
-                    "learn_many (distributed.fit for a Dask frame)")
-        self.add_records([other])
-
     # ------------------------------------------------------------------ reading
 
     def edge_posteriors(self) -> dict:
         """Every count row's edge posteriors, averaged with the weights of the interval
         members (renormalised; every member's when all are Gaussian): the structure posterior
         given the interval representation of the numbers."""
-        counts = self._counts
+        sums, mass = self.edge_posterior_sums(np.exp(self.log_weights))
+        return {e: p / mass for e, p in sums.items()}
+
+    def edge_posterior_sums(self, member_weights) -> tuple:
+        """``({edge: Σ_m w_m P_m(edge)}, Σ_m w_m)`` over the interval members ``m`` (every
+        member when all are Gaussian), ``P_m`` the edge posterior of ``m``'s count row.
+
+        Parameters
+        ----------
+        member_weights : sequence of float
+            A non-negative weight per member (not necessarily normalised).
+
+        Returns
+        -------
+        tuple
+        """
+        counts = self.counts
         intervals = [i for i, m in enumerate(self.members)
                      if m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)]
         chosen = intervals or range(len(self.members))
         weights = np.zeros(len(self.rates))
         for i in chosen:
-            weights[self._rows[i]] += math.exp(self.log_weights[i])
-        weights /= weights.sum()
+            weights[self._rows[i]] += member_weights[i]
         out: dict = {}
         for w, l_r in zip(weights, self._l):
             for e, p in self._tree.edge_posteriors(counts, l_r, counts.n_classes).items():
                 out[e] = out.get(e, 0.0) + w * p
-        return out
-
-    def posterior(self) -> dict:
-        """``{rate: posterior probability}``: the members' weights summed over the
-        representations."""
-        out = dict.fromkeys(self.rates, 0.0)
-        for m, lw in zip(self.members, self.log_weights):
-            out[m.rate] += math.exp(lw)
-        return out
-
-    def representation_posterior(self) -> dict:
-        """``{representation: posterior probability}``: the members' weights summed over the
-        rates."""
-        out: dict = {}
-        for m, lw in zip(self.members, self.log_weights):
-            out[m.representation] = out.get(m.representation, 0.0) + math.exp(lw)
-        return out
-
+        return out, float(weights.sum())
 
 class StackComplements:
     """The complement of every fold of a table (:meth:`TreeMemberStack.complements`): fold

@@ -7,10 +7,10 @@ features' cut points from the whole frame; then a learner whose counts add has i
 counted by copies of the agreed learner and merged in order, :func:`agree_numbers`, and a
 learner whose state depends on the order of the records, one that forgets, learns the
 partitions one after the other, :func:`agree_before_chain`; ``ModelAveragedTAN``'s
-``numeric="auto"``, whose ``learn_many`` weighs its representations by stacking, has its
-folds counted in parallel, :class:`StackingPlan`). ``merge`` refuses learners that forget:
-their counts weigh records by age on two unrelated clocks.
-:meth:`~onlinebma.tan.coding.RecordCoding.merge_coding` adds one coded state to another
+``numeric="auto"`` or a tuple of several representations, whose ``learn_many`` weighs them
+by stacking, has its folds counted in parallel, :class:`StackingPlan`). ``merge`` refuses
+learners that forget: their counts weigh records by age on two unrelated clocks.
+:meth:`~onlinebma.tan.coding.RecordCoding.merge` adds one coded state to another
 (feature kinds, numeric intervals, counts): :class:`~onlinebma.tan.base.BaseTAN` and
 :class:`~onlinebma.tan.members.TreeMemberStack` merge through it.
 """
@@ -57,11 +57,13 @@ class Merging:
           :func:`agree_numbers` fixes the cut points from those samples, and the partitions
           are counted where they lie, in parallel, by copies of the agreed learner and merged
           in order (the counts and the Gaussian statistics add);
-        - ``ModelAveragedTAN(numeric="auto")`` that forgets nothing (several representations
-          of the numbers, weighed by stacking in ``learn_many``): :class:`StackingPlan`, the
-          same first pass, then the partitions' fold states counted in parallel and merged
-          per fold, each partition's cross-validated probabilities under the merged
-          complements, and the stacking weights of all rows, on the client (a frame without
+        - ``ModelAveragedTAN(numeric="auto")``, or ``numeric=`` a tuple of several names
+          (:class:`~onlinebma.tan.grid_stack.GridStack`), that forgets nothing (several
+          representations of the numbers, weighed by stacking in ``learn_many``):
+          :class:`StackingPlan`, the same first pass, then the partitions' fold states
+          counted in parallel and merged per fold, each partition's cross-validated
+          probabilities under the merged complements, and the stacking weights of all
+          rows, on the client (a frame without
           numeric values, whose members predict alike, is merged as above);
         - a learner that forgets (``decay`` or ``structure_decay`` other than 1), whose state
           depends on the order of the records: :func:`agree_before_chain` fixes the cut
@@ -74,16 +76,17 @@ class Merging:
         any partition is read): its statistics are laid out by the order in which a learner
         meets the classes and nominal values, which differs between partitions."""
         kinds = FeatureKinds(self.nominal_attributes, self.numeric_attributes)
+        representations = self.representations
         if self._forgets:
-            return ChainPlan(self) if self.numeric == GAUSSIAN else \
+            return ChainPlan(self) if representations == (GAUSSIAN,) else \
                 ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
-        if self.numeric == GAUSSIAN_FORESTS:
+        if GAUSSIAN_FORESTS in representations:
             raise ValueError(
                 "distributed.fit cannot train numeric='Gaussian forests' without forgetting: "
                 "its statistics are laid out by the order in which each partition meets the "
                 "classes and nominal values, so the partitions' learners do not merge; use "
                 "learn_many on the whole frame, or numeric='auto' or 'Gaussian' on Dask")
-        if self.numeric == "auto":
+        if len(representations) > 1:
             return StackingPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
         return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
 
@@ -94,7 +97,7 @@ class Merging:
         result's labels, features and values are coded as first seen by ``self``, then
         ``other``. Learners that forget are refused (their counts weigh records by age on two
         unrelated clocks), and so are numeric features cut into different intervals or still
-        without cut points (:meth:`~onlinebma.tan.coding.RecordCoding.merge_coding`).
+        without cut points (:meth:`~onlinebma.tan.coding.RecordCoding.merge`).
         """
         check_mergeable_with(self, other)
         refuse_forgetting(self, "merge")
@@ -135,8 +138,7 @@ def agree_numbers(learner, samples: dict):
         Where no agreement gives the learner of the whole frame: a Gaussian learner that has
         learned already (the features and classes it chose are its own).
     """
-    numeric = learner.numeric
-    if numeric == GAUSSIAN:
+    if learner.representations == (GAUSSIAN,):
         if learner.counts.n_classes:
             raise ValueError(
                 "distributed.fit of ModelAveragedTAN(numeric='Gaussian') on a frame with "
@@ -167,9 +169,10 @@ def agree_before_chain(learner, samples: dict):
     its :class:`~onlinebma.numeric.sample.ColumnSample` (the values ``learner`` kept come
     first, its classes not yet learned are added in the frame's order): so does
     :meth:`~onlinebma.tan.coding.RecordCoding.fix_numeric` of the whole frame's samples. With
-    ``numeric="auto"`` the Gaussian member models the features it will meet first, learning
-    row by row (those of the frame's first record with a numeric value): they are fixed
-    first, which makes the Gaussian member choose them, then the others.
+    several representations (``numeric="auto"``, or a tuple naming ``"Gaussian"``) the
+    Gaussian member models the features it will meet first, learning row by row (those of
+    the frame's first record with a numeric value): they are fixed first, which makes the
+    Gaussian member choose them, then the others.
 
     Parameters
     ----------
@@ -183,7 +186,8 @@ def agree_before_chain(learner, samples: dict):
     -------
     ``learner``.
     """
-    if learner.numeric == "auto":
+    representations = learner.representations
+    if len(representations) > 1 and GAUSSIAN in representations:
         learner.fix_numeric(first_record_samples(samples))
     learner.fix_numeric(samples)  # features with cut points keep them
     return learner
@@ -200,7 +204,8 @@ def _merge_folds(partials: list) -> list:
 
 
 class StackingPlan(SampledMergePlan):
-    """The plan of ``ModelAveragedTAN(numeric="auto")`` at ``decay=1`` on a frame with
+    """The plan of ``ModelAveragedTAN(numeric="auto")`` (or several representations named in
+    a tuple) at ``decay=1`` on a frame with
     numeric values: ``learn_many`` on the whole frame, in parallel
     (:meth:`~onlinebma.tan.members.TreeMemberStack.learn_many`, which weighs the members by
     stacking, :mod:`onlinebma.tan.stacking`).

@@ -9,10 +9,11 @@ import numpy as np
 from river import base
 
 from ..forgetting import AUTO_GRID
-from ..validation import check_choice, check_decay, check_real
-from .base import NOMINAL_DOC, NUMERIC_ATTRIBUTES_DOC, SAMPLE_SIZE_DOC, check_reading
+from ..validation import check_choice, check_decay, check_int, check_real
+from .base import NOMINAL_DOC, NUMERIC_ATTRIBUTES_DOC, SAMPLE_SIZE_DOC
 from .gaussian import GAUSSIAN
 from .gaussian_forests import GAUSSIAN_FORESTS
+from .grid_stack import GridStack
 from .members import Member, TreeMemberStack
 from .merging import Merging
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS
@@ -28,13 +29,43 @@ AUTO_REPRESENTATIONS = {"remembering": ("MDL", GAUSSIAN),
 #: What ``numeric`` may name.
 NUMERIC_CHOICES = ("auto", GAUSSIAN, GAUSSIAN_FORESTS, *REPRESENTATIONS)
 
-__all__ = ["ModelAveragedTAN", "auto_representations"]
+__all__ = ["ModelAveragedTAN", "auto_representations", "chosen_representations"]
 
 
 def auto_representations(decay) -> tuple:
     """The representations ``numeric="auto"`` averages at this ``decay``
     (:data:`AUTO_REPRESENTATIONS`)."""
     return AUTO_REPRESENTATIONS["remembering" if decay == 1 else "forgetting"]
+
+
+def chosen_representations(numeric, decay) -> tuple:
+    """The representations a learner's ``numeric`` names at this ``decay``: ``"auto"``'s
+    (:func:`auto_representations`), one name of :data:`NUMERIC_CHOICES`, or a tuple or list
+    of distinct names (not ``"auto"``); a ValueError naming a bad one.
+
+    >>> chosen_representations(["3 intervals", "MDL"], 1.0)
+    ('3 intervals', 'MDL')
+    >>> chosen_representations(("MDL", "7 intervals"), 1.0)
+    Traceback (most recent call last):
+    ...
+    ValueError: numeric must name representations among ('Gaussian', 'Gaussian forests', \
+'3 intervals', '5 intervals', '8 intervals', '16 intervals', '32 intervals', 'MDL'), \
+got '7 intervals'
+    """
+    if isinstance(numeric, (tuple, list)):
+        if not numeric:
+            raise ValueError("numeric must name at least one representation, got an empty "
+                             f"{type(numeric).__name__}")
+        for name in numeric:
+            if not isinstance(name, str) or name not in NUMERIC_CHOICES[1:]:
+                raise ValueError(f"numeric must name representations among "
+                                 f"{NUMERIC_CHOICES[1:]}, got {name!r}")
+        for name in numeric:
+            if numeric.count(name) > 1:
+                raise ValueError(f"numeric names {name!r} twice")
+        return tuple(numeric)
+    check_choice("numeric", numeric, NUMERIC_CHOICES)
+    return auto_representations(decay) if numeric == "auto" else (numeric,)
 
 class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     __doc__ = rf"""Exact Bayesian model averaging over all tree- or forest-augmented networks.
@@ -100,7 +131,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         ``l <- α (l + log Q_y(x))`` (prequential, with the counts and priors current before
         the record; the prior over structures is applied outside, not flattened).
     {NOMINAL_DOC}
-    numeric : str, default "auto"
+    numeric : str or tuple of str, default "auto"
         How numeric features are read: ``"auto"`` averages two representations per record,
         exactly, with dynamic-model-averaging weights over (representation, rate)
         (:meth:`representation_posterior`; stacking weights after :meth:`learn_many` of a
@@ -114,7 +145,10 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         numeric features, numeric pairs by BGe (Normal–Wishart) families, a nominal feature
         may parent a numeric one (one Gaussian per value), never the reverse, summed by
         Tutte's directed matrix-tree theorem (:mod:`onlinebma.tan.gaussian_forests`; not in
-        ``"auto"``).
+        ``"auto"``); or a tuple (or list) of distinct names of them, averaged alike: e.g.
+        ``("3 intervals", "16 intervals", "MDL", "Gaussian")``, interval grids at several
+        resolutions, each with its own cut points from the same sample
+        (:class:`~onlinebma.tan.grid_stack.GridStack`).
     {SAMPLE_SIZE_DOC}
     {NUMERIC_ATTRIBUTES_DOC}
 
@@ -125,9 +159,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         ``n_members`` = R, one for a fixed decay): read member ``r``'s tables with
         ``counts.class_counts(r)``, ``counts.single(u, r)``, ``counts.pair(u, v, r)``, in
         that member's scaled unit (a multiple of the decayed counts, renormalised now and
-        then; exact counts without forgetting).
+        then; exact counts without forgetting). With several interval representations,
+        those of the first one's grid (each grid counts its own intervals:
+        ``state.parts[j].counts``).
     edge_log_weights : numpy.ndarray
-        ``l`` of every count row (one per rate), ``(R, pairs)``.
+        ``l`` of every count row (one per rate), ``(R, pairs)`` (the first grid's with
+        several).
 
     Examples
     --------
@@ -153,7 +190,9 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
                  decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None, numeric: str = "auto",
                  sample_size: int = 200, numeric_attributes: list | None = None):
-        check_reading(decay, numeric, sample_size, NUMERIC_CHOICES)
+        check_decay("decay", decay, auto=True)
+        representations = chosen_representations(numeric, decay)
+        check_int("sample_size", sample_size, 1)
         check_choice("structures", structures, ("forests", "trees"))
         check_real("ess", ess, 0.0, strict=True)
         check_real("edge_prior", edge_prior, 0.0, strict=True)
@@ -168,16 +207,22 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         self.sample_size = sample_size
         self.numeric_attributes = numeric_attributes
         rates = AUTO_GRID if decay == "auto" else (decay,)
-        representations = auto_representations(decay) if numeric == "auto" else (numeric,)
-        self._state = TreeMemberStack(structures, ess, edge_prior, structure_decay,
-                                      nominal_attributes, sample_size,
-                                      [Member(rate, representation)
-                                       for representation in representations
-                                       for rate in rates], numeric_attributes)
+        grids = [r for r in representations if r in REPRESENTATIONS]
+        state = GridStack if len(grids) > 1 else TreeMemberStack
+        self._state = state(structures, ess, edge_prior, structure_decay, nominal_attributes,
+                            sample_size, [Member(rate, representation)
+                                          for representation in representations
+                                          for rate in rates], numeric_attributes)
 
     @property
     def _multiclass(self):
         return True
+
+    @property
+    def representations(self) -> tuple:
+        """The numeric representations the members read numbers with
+        (:func:`chosen_representations` of ``numeric``)."""
+        return chosen_representations(self.numeric, self.decay)
 
     @property
     def _forgets(self) -> bool:
@@ -273,7 +318,11 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
 
     @property
     def numeric_readings(self) -> dict:
-        """``{feature: Grids}``: the cut points of every numeric feature that has them."""
+        """``{feature: Grids}``: the cut points of every numeric feature that has them; with
+        several interval representations, ``{feature: (Grids, ...)}``, one per grid
+        (:attr:`GridStack.numeric_readings
+        <onlinebma.tan.grid_stack.GridStack.numeric_readings>`), which :meth:`fix_numeric`
+        takes back."""
         return self._state.numeric_readings
 
     def _merge_from(self, other) -> None:
@@ -283,9 +332,10 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     # ------------------------------------------------------------------ reading
 
     @property
-    def state(self) -> TreeMemberStack:
-        """The members as one :class:`~onlinebma.tan.members.TreeMemberStack` (the learner's
-        whole state: what the plans of :mod:`onlinebma.tan.merging` drive)."""
+    def state(self) -> TreeMemberStack | GridStack:
+        """The members as one :class:`~onlinebma.tan.members.TreeMemberStack`, or a
+        :class:`~onlinebma.tan.grid_stack.GridStack` for several interval representations
+        (the learner's whole state: what the plans of :mod:`onlinebma.tan.merging` drive)."""
         return self._state
 
     @property
