@@ -120,7 +120,9 @@ def learned(model):
     """What a learner learned, as bytes: its statistics and ModelAveragedNB's marginal
     likelihoods (not BMANB's class sums, which predictions bring up to date lazily)."""
     # no public view of the learned state: the statistics, compared as bytes
-    return pickle.dumps((model._tables, model._class_counts, getattr(model, "_log_ml", None)))
+    marginals = getattr(model, "_marginals", None)
+    return pickle.dumps((model._tables, model._class_counts,
+                         marginals.log_ml if marginals is not None else None))
 
 
 @pytest.mark.parametrize("learner", LEARNERS[1:3] + [ModelAveragedNB(alpha=0.5)], ids=repr)
@@ -130,12 +132,12 @@ def test_incremental_marginal_likelihoods_equal_recomputation(learner):
         model.learn_one(x, y)
         if i % 150 == 149:
             # no public view of the kept marginal likelihoods: compared to recomputation
-            incremental = {f: list(v) for f, v in model._log_ml.items()}
+            incremental = {f: list(v) for f, v in model._marginals.log_ml.items()}
             model._refresh(list(model._tables))
             for f, (a, b) in incremental.items():
-                for inc, full in zip((a, b), model._log_ml[f]):
+                for inc, full in zip((a, b), model._marginals.log_ml[f]):
                     assert math.isclose(inc, full, rel_tol=1e-9), f
-            model._log_ml = {f: list(v) for f, v in incremental.items()}  # keep streaming
+            model._marginals.log_ml = {f: list(v) for f, v in incremental.items()}  # go on
 
 
 def test_bmanb_incremental_sums_equal_recomputation():
@@ -310,8 +312,8 @@ def test_bdeu_cost_is_linear_in_a_features_distinct_values(monkeypatch):
 
     no_arc = ml(list(t.n_value.values()), 1 / r)
     arc = sum(ml([t.n_joint[v].get(y, 0) for v in t.n_value], 1 / (r * q)) for y in range(q))
-    assert math.isclose(model._log_ml["id"][0], no_arc, rel_tol=1e-10)
-    assert math.isclose(model._log_ml["id"][1], arc, rel_tol=1e-10)
+    assert math.isclose(model._marginals.log_ml["id"][0], no_arc, rel_tol=1e-10)
+    assert math.isclose(model._marginals.log_ml["id"][1], arc, rel_tol=1e-10)
 
 
 def test_cached_student_t_constants_are_derived_state_only():

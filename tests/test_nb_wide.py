@@ -60,7 +60,7 @@ def _array_path_used(model) -> bool:
     """Whether ``model`` learned its last record the array way (no public view: the array
     block is derived state of the path, current for the learner's count of records, which
     has no public view either)."""
-    block = model.__dict__.get("_wide")
+    block = model._wide_numerics.block
     return block is not None and block.t == model._t
 
 
@@ -111,7 +111,7 @@ def test_numeric_equal_to_plain(learner):
 @pytest.mark.parametrize("learner", LEARNERS)
 def test_narrow_records_go_the_plain_way(learner):
     _, other = _run(learner, _stream(20, tuning.WIDE_CELLS // 3 - 1, 2, seed=7))
-    assert other.__dict__.get("_wide") is None  # no public view: the block is derived state
+    assert other._wide_numerics.block is None  # no public view: the block is derived state
 
 
 @pytest.mark.parametrize("learner", LEARNERS)
@@ -176,7 +176,7 @@ def test_after_learn_many_and_pickle(learner):
 @pytest.mark.parametrize("learner", LEARNERS)
 def test_decay_goes_the_plain_way(learner):
     _, other = _run(learner, _stream(40, WIDTH + 1, 2, seed=5), decay=0.95)
-    assert other.__dict__.get("_wide") is None  # no public view: the block is derived state
+    assert other._wide_numerics.block is None  # no public view: the block is derived state
 
 
 def test_refused_record_changes_nothing():

@@ -56,7 +56,7 @@ def _stream(n, n_features, n_classes, seed, missing=0.0, numeric=0, new_features
 def _array_path_used(model) -> bool:
     """Whether ``model``'s block followed its last record (no public view: the block is
     derived state of the path, current for the learner's count of records)."""
-    block = model.__dict__.get("_wide_nominal")
+    block = model._wide_nominals.block
     return block is not None and block.t == model._t
 
 
@@ -67,7 +67,7 @@ def _run_nominal(learner, params, stream, wide_path=contextlib.nullcontext):
 
 def _assert_block_is_tables(model):
     """The block followed record by record equals one rebuilt from the tables."""
-    block = model.__dict__["_wide_nominal"]
+    block = model._wide_nominals.block
     fresh = wide_nominal.NominalBlock(model._tables, block.classes, model._t)
     assert block.slots.keys() == fresh.slots.keys() and block.rows.keys() == fresh.rows.keys()
     mine, theirs = list(block.slots.values()), [fresh.slots[p] for p in block.slots]
@@ -91,12 +91,13 @@ def test_nominal_equal_to_plain(learner, params):
 
 def _assert_marginals_exact(plain, other):
     """ModelAveragedNB's marginal likelihoods learned the array way are the plain path's to
-    1e-13 relative (no public view: the learner's ``_log_ml``). Its predictive terms are the
-    plain path's floats bit for bit; a domain's growth sums its classes in another order."""
+    1e-13 relative (no public view: the learner's ``_marginals.log_ml``). Its predictive
+    terms are the plain path's floats bit for bit; a domain's growth sums its classes in
+    another order."""
     if isinstance(plain, ModelAveragedNB):
-        assert plain._log_ml.keys() == other._log_ml.keys()
-        for f, log_ml in plain._log_ml.items():
-            assert other._log_ml[f] == pytest.approx(log_ml, rel=1e-13, abs=0)
+        assert plain._marginals.log_ml.keys() == other._marginals.log_ml.keys()
+        for f, log_ml in plain._marginals.log_ml.items():
+            assert other._marginals.log_ml[f] == pytest.approx(log_ml, rel=1e-13, abs=0)
 
 
 @pytest.mark.parametrize(("learner", "params"), LEARNERS, ids=IDS)
@@ -115,7 +116,7 @@ def test_forced_array_path_at_every_width(learner, params):
 def test_narrow_records_go_the_plain_way(learner, params):
     narrow = min(tuning.NOMINAL_CELLS, tuning.BMANB_NOMINAL_CELLS) // 3 - 1
     _, other = _run_nominal(learner, params, _stream(20, narrow, 2, seed=7))
-    assert other.__dict__.get("_wide_nominal") is None  # no public view: derived state
+    assert other._wide_nominals.block is None  # no public view: derived state
 
 
 def test_bmanb_goes_the_array_way_from_fewer_cells():
@@ -156,7 +157,7 @@ def test_after_learn_many_copy_and_pickle(learner, params):
     (ModelAveragedNB, {"structure_decay": 0.9})])
 def test_forgetting_and_bdeu_go_the_plain_way(learner, params):
     _, other = _run_nominal(learner, params, _stream(40, WIDTH + 1, 2, seed=5))
-    assert other.__dict__.get("_wide_nominal") is None  # no public view: derived state
+    assert other._wide_nominals.block is None  # no public view: derived state
 
 
 def test_refused_record_changes_nothing():
@@ -182,7 +183,7 @@ def test_new_class_grows_the_block(learner, params):
     for x, y in records:
         model.predict_proba_one(x)
         model.learn_one(x, y)
-        block = model.__dict__.get("_wide_nominal")
+        block = model._wide_nominals.block
         if block is not None and not any(b is block for b in blocks):
             blocks.append(block)
     assert len(model._class_counts) == 6 and _array_path_used(model)

@@ -13,11 +13,14 @@ the class" (arc C → F), with the posterior weight of each::
   (Wu, Sanner & Oliveira 2015, eq. 11).
 
 The base owns the statistics (:mod:`onlinebma.stats.tables`), reading and validating records
-(:mod:`onlinebma.records`) and the per-record paths (``learn_one``, ``predict_proba_one``);
-the paths over many records (``learn_many``, ``predict_proba_many``, ``merge``, the Dask plan)
-are :mod:`~onlinebma.naive_bayes.batches`. A learner supplies, through hooks, the structure
-weights (:meth:`BaseNB._arc_log_odds`, :meth:`BaseNB._kept_log_odds`), the Dirichlet
-pseudo-counts and the numeric density.
+(:mod:`onlinebma.records`) and the per-record paths (``learn_one``, ``predict_proba_one``),
+and holds the objects that do the rest on what it gives them: the paths over many records
+(``learn_many``, ``predict_proba_many``, ``merge``, the Dask plan: the learner's methods,
+whose per-column work is :class:`~onlinebma.naive_bayes.batches.BatchPaths`) and the array
+paths of wide records (:class:`~onlinebma.naive_bayes.wide.WideNumerics`,
+:class:`~onlinebma.naive_bayes.wide_nominal.WideNominals`). A learner supplies, through
+hooks, the structure weights (:meth:`BaseNB._arc_log_odds`, :meth:`BaseNB._kept_log_odds`),
+the Dirichlet pseudo-counts and the numeric density.
 
 Conventions shared by the three learners:
 
@@ -32,30 +35,35 @@ Conventions shared by the three learners:
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
+import pandas as pd
 from river import base
 
 from .. import tuning
+from ..distributed.protocol import MergePlan
 from ..forgetting import MIN_WEIGHT, Forgetting, RateMixture, ScaledClock
-from ..labels import ordered_labels
+from ..labels import in_class_order, ordered_labels
 from ..numeric import Sample
 from ..numeric.sample import ColumnSample
-from ..reading import read_record, uninterrupted
-from ..records import NUMERIC, FeatureKinds, check_label
+from ..reading import pairs_of, prepare_frame, read_frame, read_record, records_of, uninterrupted
+from ..records import NOMINAL, NUMERIC, FeatureKinds, check_label
 from ..stats.gaussian import MAX_ABS_VALUE, GaussianMoments, check_magnitude
 from ..stats.logmath import normalize_log
 from ..stats.numerics import log_sigmoid
 from ..stats.tables import NominalTable, NumericTable
-from ..validation import check_choice, check_decay, check_int, check_real
-from .batches import BatchPaths
+from ..validation import check_choice, check_decay, check_int, check_mergeable_with, check_real
+from .batches import BatchPaths, Statistics
 from .counts import COUNTS, check_bag, check_name, plugin_bag
 from .numbers import DEFAULT_NUMERIC, GAUSSIAN, NumberReader, check_numeric, label_array
+from .wide import WideNumerics
+from .wide_nominal import WideNominals, gathered
 
 __all__ = ["BaseNB"]
 
-class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
+class BaseNB(Forgetting, base.MiniBatchClassifier):
     """Shared statistics, validation and prediction of the naive Bayes family.
 
     Parameters
@@ -131,6 +139,12 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         # built at every prediction, and a dataclass's __init__ measured 6.7 times a tuple's
         # (2.2 us against 0.33 us, load average 6, timeit), a cost on the per-record path.
         self._predicted = None
+        # The array paths of wide records (.wide, .wide_nominal), each with the block it
+        # keeps beside the tables; used when _arrays_apply().
+        self._wide_numerics = WideNumerics()
+        self._wide_nominals = WideNominals()
+        # The vectorised paths over many records (.batches), counting into these statistics.
+        self._batches = BatchPaths(self._kinds, self._tables, self._class_counts, self._reader)
 
     def __getstate__(self):
         return {**self.__dict__, "_predicted": None}
@@ -170,6 +184,33 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         and with the arc), so the prediction loop reads them without a call per feature;
         ``None`` (the default) to call :meth:`_arc_log_odds`. Called once per prediction."""
         return None
+
+    def _arrays_apply(self) -> bool:
+        """Whether the array paths of wide records (:mod:`~onlinebma.naive_bayes.wide`,
+        :mod:`~onlinebma.naive_bayes.wide_nominal`) may run: not when the learner forgets,
+        reads counts or mixes rates."""
+        return not (self._forgets or self._zero or self._auto)
+
+    def _nominal_cells(self) -> int:
+        """The learner's threshold in cells of the array path of wide nominal records (a
+        module constant, read at each record)."""
+        return tuning.NOMINAL_CELLS
+
+    def _wide_arc_odds(self, features: list, n: np.ndarray, r: np.ndarray,
+                       n_class: np.ndarray) -> np.ndarray:
+        """Per nominal feature, the arc's posterior log odds (``inf``: always), for the
+        array path of wide nominal records (:meth:`WideNominals.terms
+        <onlinebma.naive_bayes.wide_nominal.WideNominals.terms>`): from the kept marginal
+        likelihoods of :meth:`_kept_log_odds` when there are, else a call of
+        :meth:`_arc_log_odds` each; ``n``, ``r`` and ``n_class`` are the features' counts,
+        values seen and counts by class (class x feature, the block's class order)."""
+        kept = self._kept_log_odds()
+        if kept is None:
+            odds, tables = self._arc_log_odds, self._tables
+            return np.array([odds(f, tables[f]) for f in features], dtype=float)
+        log_ml, prior_odds = kept
+        ml = gathered(log_ml, features, 2)
+        return prior_odds + ml[:, 1] - ml[:, 0]  # eq. 8 and the structure prior
 
     def _log_weights(self, f, table) -> tuple[float, float]:
         """``(log w(no arc), log w(arc))``: the posterior structure weights of feature ``f``."""
@@ -450,7 +491,9 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         calling :meth:`_learned_numeric` before each. ``seen`` is what :meth:`_add_numerics`
         recorded when it predicted this very record just before (or ``None``). A wide record
         goes the array path of :mod:`~onlinebma.naive_bayes.wide` when it can."""
-        if len(pairs) >= tuning.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen):
+        if (len(pairs) >= tuning.WIDE_FEATURES and self._arrays_apply()
+                and self._wide_numerics.learn(pairs, y, w, self._tables,
+                                              list(self._class_counts), self._t)):
             return
         self._count_pairs(pairs, NumericTable, self._learned_numeric, y, w)
 
@@ -553,8 +596,8 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
             self._adopt_feature(f, scratch.feature_statistics(f), c, first)
         if not self._forgets:
             self._refresh(features)
-        self.__dict__.pop("_wide", None)  # the array blocks of wide records: rebuilt
-        self.__dict__.pop("_wide_nominal", None)
+        self._wide_numerics.clear()  # the array blocks of wide records: rebuilt
+        self._wide_nominals.clear()
 
     def know_classes(self, labels) -> None:
         """Know ``labels`` as classes before any of their records, with weight 0 (as
@@ -623,7 +666,7 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         w = self._clock.unit  # the record's weight in the scaled unit (1 without forgetting)
         self._learn_nominals(nominal, y, w)
         if len(nominal) >= tuning.NOMINAL_FEATURES:
-            self._wide_counted(nominal, y, w)
+            self._wide_nominals.counted(nominal, y, w, self._t)
         if not self._zero:
             self._learn_numerics(numeric, y, w, seen)
         elif numeric:  # one observation of the multinomial over words
@@ -671,9 +714,11 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         posterior means, at least ``a / (N + r a) > 0``, and one weight is at least 1/2, so
         the sum cannot underflow; only its log enters the product over features.
         """
-        if len(pairs) >= tuning.NOMINAL_FEATURES and (  # wide: the array path
-                out := self._wide_nominals(scores, pairs, classes)) is not None:
-            return out
+        if (len(pairs) >= tuning.NOMINAL_FEATURES and self._arrays_apply()  # wide: the array
+                and not self._cell_prior_varies  # path (.wide_nominal)
+                and len(pairs) * (1 + len(classes)) >= self._nominal_cells()):
+            return self._wide_nominals.terms(scores, pairs, classes, self._tables, self._t,
+                                             self.alpha, self._wide_arc_odds)
         tables = self._tables
         exp, inf = math.exp, math.inf
         odds = self._arc_log_odds
@@ -791,6 +836,177 @@ class BaseNB(BatchPaths, Forgetting, base.MiniBatchClassifier):
         if self._auto:
             return self._rate_mixture().predict_proba_one(x)
         return normalize_log(self.joint_log_likelihood(x))
+
+    # ------------------------------------------------------ many records at once
+
+    def learn_many(self, X, y) -> None:
+        """Learn a pandas DataFrame (NaN/None = missing) and its labels.
+
+        Without forgetting, vectorised per column (:mod:`~onlinebma.naive_bayes.batches`);
+        with it (``decay`` or ``structure_decay`` below 1, or ``"auto"``) and with
+        ``absent="zero"``, row by row in order, equal to ``learn_one`` on each row. The whole
+        batch is validated before anything changes.
+
+        ``X`` and ``y`` are paired by position, not by index, as in River and scikit-learn
+        (align first, ``y.loc[X.index]``, to pair by index). A Ctrl-C while the counts are
+        updated is delivered once the batch is counted whole (:mod:`.interrupts`), also row
+        by row, where it waits for the batch's last row.
+        """
+        if self._auto or self._zero or self._forgets:
+            self._learn_rows(X, y)
+            return
+        batch = self._batches.prepared(X, y)
+        with uninterrupted():  # Ctrl-C waits for the whole batch (.interrupts)
+            features = self._batches.count(batch, self._t, self.fix_numeric)
+            self._n += len(batch.codes)
+            self._t += len(batch.codes)
+            self._refresh(features)
+
+    def _learn_rows(self, X, y) -> None:
+        """``learn_many`` row by row, for learners that forget and for ``absent="zero"``
+        (numbers read as intervals after their cut points are fixed from the table)."""
+        columns, new, labels = prepare_frame(self.feature_kinds, X, y)
+        if self._zero:
+            check_name(new)
+            for f, (kind, values, present) in columns.items():
+                if kind != NOMINAL:
+                    check_bag([(f, float(np.min(values[present])))])
+        if self._auto or self._zero or self._reads:
+            # rows validate as their columns did: none fails; one block with the cut points
+            # fixed from the table (a Ctrl-C waits for the batch whole, .interrupts)
+            with uninterrupted():
+                for _, _, fix_from_table in self._number_hosts():
+                    fix_from_table(columns, labels.tolist())
+                for x, label in zip(records_of(columns, len(labels)), labels):
+                    self.learn_one(x, label)
+            return
+        with uninterrupted():  # learn_one's counting, on rows read and validated per column
+            self._predicted = None
+            self._kinds.commit(new)
+            count = self._count_record
+            for (numeric, nominal), label in zip(pairs_of(columns, len(labels)), labels):
+                count(numeric, nominal, label)
+
+    @property
+    def statistics(self) -> Statistics:
+        """This learner's sufficient statistics, what :meth:`merge` adds (the live objects,
+        not copies: read them, change them only through :meth:`add_statistics`)."""
+        return Statistics(self._kinds, self._reader, self._tables, self._class_counts,
+                          self._n, self._t)
+
+    def merge(self, other):
+        """A new learner equal to one trained on both learners' streams.
+
+        Both must be the same class with the same hyperparameters; sufficient statistics
+        add up (:meth:`add_statistics`). The result's labels are ordered as first seen by
+        ``self``, then ``other``. Learners that forget are refused: their statistics weigh
+        records by age on two unrelated clocks, and the posterior over structures is a
+        recursion over one ordered stream, not a function of summed statistics.
+        """
+        check_mergeable_with(self, other)
+        theirs = other.statistics
+        self._check_addable(theirs)
+        out = copy.deepcopy(self)
+        out.add_statistics(theirs)
+        return out
+
+    def add_statistics(self, statistics: Statistics) -> None:
+        """Add another learner's sufficient statistics to this learner, in place: it then
+        equals a learner trained on both streams (:meth:`merge` does this on a copy).
+
+        Parameters
+        ----------
+        statistics : Statistics
+            ``other.statistics`` of a learner of this class with the same hyperparameters
+            (:meth:`merge` checks that); not changed.
+
+        Raises
+        ------
+        ValueError
+            If this learner forgets, a feature is nominal in one and numeric in the other,
+            or the numeric features' cut points differ or are not fixed yet; nothing is
+            changed then.
+
+        Examples
+        --------
+        >>> from onlinebma.naive_bayes import NaiveBayes
+        >>> left, right = NaiveBayes(), NaiveBayes()
+        >>> left.learn_one({"colour": "red"}, "yes")
+        >>> right.learn_one({"colour": "blue"}, "no")
+        >>> left.add_statistics(right.statistics)
+        >>> left.statistics.class_counts
+        {'yes': 1, 'no': 1}
+        """
+        self._check_addable(statistics)
+        with uninterrupted():  # Ctrl-C waits for the statistics added whole (.interrupts)
+            self._predicted = None
+            self._batches.add(statistics)
+            self._n += statistics.weight
+            self._t += statistics.records
+            self._refresh(list(self._tables))
+
+    def _check_addable(self, statistics: Statistics) -> None:
+        """Refuse statistics that do not add to this learner's (:meth:`add_statistics`)."""
+        if not isinstance(statistics, Statistics):
+            raise TypeError(f"statistics must be a learner's .statistics, got "
+                            f"{type(statistics).__name__}")
+        self._refuse_forgetting("merge learners")
+        self._batches.check_addable(statistics)
+
+    def _refuse_forgetting(self, action: str) -> None:
+        """A ``ValueError`` when this learner forgets: its statistics weigh records by age
+        on one clock, so those of two streams (or partitions) do not combine."""
+        if self._auto or self._forgets:
+            raise ValueError(
+                f"cannot {action} that forget (decay or structure_decay other than 1.0): "
+                "records of two streams have no common age; train one learner on the "
+                "interleaved stream instead"
+            )
+
+    def distributed_plan(self) -> MergePlan:
+        """How :func:`onlinebma.distributed.fit` trains this learner on Dask: each partition
+        counted where it lies and the learners merged in order (:meth:`merge`; only count
+        tables and moments travel). With numbers read as intervals, a first pass draws each
+        numeric column's sample from the whole frame as ``learn_many`` on it draws it
+        (:class:`~onlinebma.distributed.first_pass.SampledMergePlan`) and
+        :func:`~onlinebma.naive_bayes.batches.agree_cut_points` fixes the cut points from it,
+        so that the learners of the partitions merge and the result equals ``learn_many`` on
+        the whole frame. A learner that forgets is refused here, before any partition is
+        learned."""
+        self._refuse_forgetting("train on Dask learners")
+        return self._batches.distributed_plan(self, self.feature_kinds)
+
+    def predict_proba_many(self, X):
+        """Class probabilities of a DataFrame's rows, vectorised per column (numbers read as
+        intervals: each column coded at once, then predicted as a nominal column; a feature
+        whose cut points are not fixed yet by its Gaussian, as ``predict_proba_one`` does)."""
+        kinds, _ = read_frame(self._kinds, X, learning=False)
+        if self._auto:
+            return self._rate_mixture().predict_proba_many(X)
+        if not self._class_counts:
+            return pd.DataFrame(index=X.index)
+        if self._zero:  # row by row (documented): a bag's terms do not split per column
+            rows = [self.predict_proba_one(x) for x in X.to_dict("records")]
+            return in_class_order(pd.DataFrame(rows, columns=list(self._class_counts),
+                                               index=X.index))
+        return self._batches.probabilities(X, kinds, self._log_prior(), self._add_nominals,
+                                           self._numeric_term_np)
+
+    def _numeric_term_np(self, f, t: NumericTable, x: np.ndarray, classes) -> np.ndarray:
+        """Per row of ``x`` (``f``'s values, NaN where missing) and class, the feature's
+        term (zero where missing), vectorised (:meth:`predict_proba_many`)."""
+        out = np.zeros((len(x), len(classes)))
+        present = ~np.isnan(x)
+        xs = x[present]
+        none = self._log_density_np(t, t.marginal, xs)
+        if none is None:
+            return out
+        arc = np.column_stack([self._log_density_np(t, t.by_class.get(y), xs) for y in classes])
+        lw0, lw1 = self._log_weights(f, t)
+        if lw0 != -math.inf:
+            arc = np.logaddexp(lw0 + none[:, None], lw1 + arc)
+        out[present] = arc
+        return out
 
 
 def _add_mixture(scores: list, densities: list, d: float) -> None:

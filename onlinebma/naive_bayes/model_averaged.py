@@ -12,13 +12,14 @@ from ..stats.numerics import LOG_PI
 from ..stats.tables import NominalTable, NumericTable
 from ..validation import check_choice, check_decay, check_real
 from .base import BaseNB, _add_mixture
-from .marginals import IncrementalMarginals
+from .counts import dirichlet_bag
+from .marginals import MarginalLikelihoods
 from .numbers import DEFAULT_NUMERIC
 
 __all__ = ["ModelAveragedNB"]
 
 
-class ModelAveragedNB(IncrementalMarginals, BaseNB):
+class ModelAveragedNB(BaseNB):
     """The naive network C* whose predictions equal averaging over every feature subset.
 
     Each feature F either depends on the class (arc C → F) or not. Averaging the predictions
@@ -129,16 +130,11 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         self.normal_gamma = normal_gamma
         self._ng = normal_gamma or NormalGammaPrior()
         self._prior_log_odds = math.log(inclusion_prior) - math.log1p(-inclusion_prior)
-        # feature -> [log P(D_f | no arc), log P(D_f | arc)] (eq. 8), kept as sums of the
-        # records' predictive log probabilities. With structure_decay α < 1
-        # both are as of record _last[f] and owe α^(records since) (step 3, applied lazily).
-        self._log_ml: dict = {}
-        self._last: dict = {}
-        # BDeu without forgetting: per nominal feature, how many values / (value, class) cells
-        # have each count, [{count: cells}, {count: cells}]. A new value changes every cell's
-        # pseudo-count, and the marginal likelihoods are recomputed from these histograms in
-        # O(distinct counts), not O(values).
-        self._histograms: dict | None = {} if prior == "BDeu" and not self._forgets else None
+        # per feature [log P(D_f | no arc), log P(D_f | arc)] (eq. 8), kept record by record
+        # (.marginals); the learning hooks below call it
+        self._marginals = MarginalLikelihoods(self._tables, self._class_counts, self._clock,
+                                              prior, alpha, ess, structure_decay,
+                                              self._forgets, self._ng)
         # Without forgetting: per numeric feature, the Student-t predictive's constants
         # {_Marginal or class: ...} (NormalGammaPrior.predictive_params), recomputed only for
         # the moments a learned record changed, so a prediction needs no lgamma.
@@ -149,22 +145,43 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
     # -------------------------------------------------------------- parameters
 
     def _pseudo_counts(self, n_values: int) -> tuple[float, float]:
-        if self.prior == "K2":
-            return self.alpha, self.alpha
-        n_classes = max(len(self._class_counts), 1)
-        return self.ess / n_values, self.ess / (n_values * n_classes)
+        return self._marginals.pseudo_counts(n_values)
 
     def _arc_log_odds(self, f, table) -> float:
-        no_arc, arc = self._log_ml[f]
+        marginals = self._marginals
+        no_arc, arc = marginals.log_ml[f]
         if self.structure_decay != 1:  # the flattening owed since the feature was last seen
-            return self._prior_log_odds + self.structure_decay ** (self._t - self._last[f]) * (
-                arc - no_arc)
+            return self._prior_log_odds + self.structure_decay ** (
+                self._t - marginals.last[f]) * (arc - no_arc)
         return self._prior_log_odds + arc - no_arc  # eq. 8 and the structure prior
 
     def _kept_log_odds(self):
         if self.structure_decay != 1:  # the flattening owed differs per feature
             return None
-        return self._log_ml, self._prior_log_odds
+        return self._marginals.log_ml, self._prior_log_odds
+
+    # ------------------------------------------------ the marginal likelihoods' hooks
+
+    def _learned_nominal(self, f, table: NominalTable, v, y) -> None:
+        self._marginals.learned_nominal(f, table, v, y, self._t)
+
+    def _learned_bag(self, table: NominalTable, bag: list, y) -> None:
+        self._marginals.learned_bag(table, bag, y, self._t)
+
+    def _learned_numeric(self, f, table: NumericTable, x: float, y) -> None:
+        self._marginals.learned_numeric(f, table, x, y, self._t)  # (with forgetting)
+
+    def _new_class(self, y) -> None:
+        self._marginals.new_class(self._t)
+
+    def _refresh(self, features) -> None:
+        self._marginals.refresh(features)
+        for f in features:
+            self._t_cache.pop(f, None)  # the Student-t constants of numeric features
+
+    def _bag_densities(self, table: NominalTable, bag: list, classes, marginal: bool = True):
+        return dirichlet_bag(self.alpha, len(table.n_value), self._clock.scale, table, bag,
+                             classes, marginal)
 
     def __getstate__(self):
         return {**super().__getstate__(), "_t_cache": {}}
@@ -173,18 +190,20 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         """:meth:`~onlinebma.naive_bayes.base.BaseNB.feature_statistics`, with the feature's
         ``"log_ml"`` (the two structures' log marginal likelihoods), ``"last"`` (the record
         they are as of) and, with ``prior="BDeu"`` and no forgetting, ``"histogram"``."""
-        out = {**super().feature_statistics(f), "log_ml": self._log_ml[f],
-               "last": self._last[f]}
-        if self._histograms is not None:
-            out["histogram"] = self._histograms[f]
+        marginals = self._marginals
+        out = {**super().feature_statistics(f), "log_ml": marginals.log_ml[f],
+               "last": marginals.last[f]}
+        if marginals.histograms is not None:
+            out["histogram"] = marginals.histograms[f]
         return out
 
     def _adopt_feature(self, f, statistics: dict, c: float, offset: int) -> None:
         super()._adopt_feature(f, statistics, c, offset)
-        self._log_ml[f] = statistics["log_ml"]  # sums of log probabilities: no unit
-        self._last[f] = statistics["last"] + offset
-        if self._histograms is not None:
-            self._histograms[f] = statistics["histogram"]
+        marginals = self._marginals
+        marginals.log_ml[f] = statistics["log_ml"]  # sums of log probabilities: no unit
+        marginals.last[f] = statistics["last"] + offset
+        if marginals.histograms is not None:
+            marginals.histograms[f] = statistics["histogram"]
         self._t_cache.pop(f, None)  # the Gaussian's constants, until then
 
     def _t_constants(self, f, t: NumericTable, key) -> tuple:
@@ -211,11 +230,13 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         (and keeps its densities itself, ``seen`` left empty)."""
         if self._forgets:
             return super()._add_numerics(scores, pairs, classes, seen)
-        if len(pairs) >= tuning.WIDE_FEATURES:
-            out = self._wide_student(scores, pairs, classes, seen)
+        if len(pairs) >= tuning.WIDE_FEATURES and self._arrays_apply():
+            out = self._wide_numerics.student_terms(scores, pairs, classes, self._tables,
+                                                    self._t, self._marginals.log_ml, self._ng,
+                                                    self._prior_log_odds)
             if out is not None:
                 return out
-        tables, cache, log_mls = self._tables, self._t_cache, self._log_ml
+        tables, cache, log_mls = self._tables, self._t_cache, self._marginals.log_ml
         params, prior_t, prior_odds = self._ng.predictive_params, self._prior_t, \
             self._prior_log_odds
         k0, k0mu0, mu0, b2, a0h, ratios = self._ng.constants()
@@ -265,20 +286,24 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         if self._forgets:
             super()._learn_numerics(pairs, y, w, seen)
             return
-        if len(pairs) >= tuning.WIDE_FEATURES and self._wide_learn(pairs, y, w, seen, True):
+        if (len(pairs) >= tuning.WIDE_FEATURES and self._arrays_apply()
+                and self._wide_numerics.learn(pairs, y, w, self._tables,
+                                              list(self._class_counts), self._t,
+                                              self._marginals.log_ml, self._ng)):
+            self._t_cache.clear()  # derived from the moments this record changed
             return
         densities = None
         if seen is not None and y in self._class_counts:
             classes, densities = seen
             iy = classes.index(y) + 1
-        tables, cache, log_mls = self._tables, self._t_cache, self._log_ml
+        tables, cache, log_mls = self._tables, self._t_cache, self._marginals.log_ml
         for k, (f, x) in enumerate(pairs):
             t = tables.get(f)
             if t is None:
                 t = tables[f] = NumericTable()
             log_ml = log_mls.get(f)
             if log_ml is None:
-                log_ml = self._current_log_ml(f)
+                log_ml = self._marginals.current(f, self._t)
             known = densities[k] if densities is not None else None
             if known is not None:
                 log_ml[0] += known[0]
@@ -293,18 +318,25 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
                 e.pop(y, None)
 
     def _learn_nominals(self, pairs, y, w) -> None:
-        """A wide record's nominal pairs go :meth:`_wide_marginals` when they can."""
-        if len(pairs) < tuning.NOMINAL_FEATURES or not self._wide_marginals(pairs, y, w):
+        """A wide record's nominal pairs go :meth:`_wide_marginals` when they can; with K2
+        the counts and eq. 8's terms in one loop (:meth:`MarginalLikelihoods.learn_nominals
+        <onlinebma.naive_bayes.marginals.MarginalLikelihoods.learn_nominals>`)."""
+        if len(pairs) >= tuning.NOMINAL_FEATURES and self._wide_marginals(pairs, y, w):
+            return
+        if self.prior == "K2":
+            self._marginals.learn_nominals(pairs, y, w, self._t)
+        else:
             super()._learn_nominals(pairs, y, w)
 
     def _wide_marginals(self, pairs, y, w) -> bool:
         """K2 without forgetting, the array block current: eq. 8's two sequential predictive
         terms of every pair at once, from the block's counts (numpy's arithmetic, then
         ``math.log`` on each: the plain loop's floats, bit for bit), the domain growth of
-        the features with a new value at once (:meth:`_domain_growth`), then one loop adding
+        the features with a new value at once (:meth:`MarginalLikelihoods.domain_growth
+        <onlinebma.naive_bayes.marginals.MarginalLikelihoods.domain_growth>`), then one loop adding
         them and counting the pairs; ``False`` (nothing changed) to go the plain way."""
-        block = self.__dict__.get("_wide_nominal")
-        if (self.prior != "K2" or w != 1 or block is None or block.t != self._t
+        block = self._wide_nominals.current_block(self._t)
+        if (self.prior != "K2" or w != 1 or block is None
                 or y not in block.classes):
             return False
         tables, a = self._tables, self.alpha
@@ -325,10 +357,10 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
         terms0 = map(log, ((a + n_v) / (r * a + n)).tolist())
         terms1 = map(log, ((a + n_vy) / (r * a + n_y)).tolist())
         for k in np.flatnonzero(fresh).tolist():  # new features (_learned_nominal)
-            self._current_log_ml(pairs[k][0])
+            self._marginals.current(pairs[k][0], self._t)
             tables[pairs[k][0]] = NominalTable()
         grown = np.flatnonzero(~known & ~fresh)  # new values: the domain grows first
-        growth = None if not len(grown) else self._domain_growth(
+        growth = None if not len(grown) else self._marginals.domain_growth(
             (pairs[k][0] for k in grown.tolist()), r[grown], n[grown],
             block.n_class[:, rows[grown]])
         if growth is not None:  # added to the terms of those features (0 elsewhere)
@@ -336,7 +368,7 @@ class ModelAveragedNB(IncrementalMarginals, BaseNB):
             g0[grown], g1[grown] = growth
             terms0 = map(float.__add__, g0.tolist(), terms0)
             terms1 = map(float.__add__, g1.tolist(), terms1)
-        log_mls = self._log_ml
+        log_mls = self._marginals.log_ml
         counts = zip(*(c.astype(np.int64).tolist() for c in (n_v + 1, n_vy + 1, n_y + 1)))
         for (f, v), t0, t1, (v1, vy1, y1) in zip(pairs, terms0, terms1, counts):
             log_ml = log_mls[f]

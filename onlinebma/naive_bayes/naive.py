@@ -143,8 +143,9 @@ class NaiveBayes(BaseNB):
         terms."""
         if self._forgets:
             return super()._add_numerics(scores, pairs, classes, seen)
-        if len(pairs) >= tuning.WIDE_FEATURES:
-            out = self._wide_gaussian(scores, pairs, classes, seen)
+        if len(pairs) >= tuning.WIDE_FEATURES and self._arrays_apply():
+            out = self._wide_numerics.gaussian_terms(scores, pairs, classes, self._tables,
+                                                     self._t, self._plugin_log_gamma)
             if out is not None:
                 return out
         tables = self._tables

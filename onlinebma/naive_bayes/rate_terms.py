@@ -212,7 +212,7 @@ class StudentTerms:
 
     def grow_domain(self, st, g) -> None:
         """K2: a new value changes each column's normaliser Γ(r a) / Γ(r a + N_j)
-        (marginals.py's _grow_domain)."""
+        (marginals.py's MarginalLikelihoods.grow_domain)."""
         a = self.alpha
         r = int(st.n_values[g]) + 1
         old, new = (r - 1) * a, r * a

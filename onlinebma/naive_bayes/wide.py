@@ -37,7 +37,6 @@ from .. import tuning
 from ..stats.gaussian import GaussianMoments, NormalGammaPrior
 from ..stats.numerics import LOG_2PI, LOG_PI, VAR_SMOOTHING
 from ..stats.tables import NumericTable
-from .wide_nominal import WideNominals
 
 __all__ = ["MAX_SQUARED_Z", "NumericBlock", "WideNumerics"]
 
@@ -103,32 +102,66 @@ class NumericBlock:
         return out
 
 
-class WideNumerics(WideNominals):
-    """Mixin of the naive Bayes family (through
-    :class:`~onlinebma.naive_bayes.batches.BatchPaths`): the array path for wide records
-    (nominal features: :class:`~onlinebma.naive_bayes.wide_nominal.WideNominals`).
-    The learners call :meth:`_wide_gaussian` (NaiveBayes, BMANB) / :meth:`_wide_student`
-    (ModelAveragedNB) from their ``_add_numerics`` and :meth:`_wide_learn` from their
-    ``_learn_numerics`` when a record has at least
-    :data:`~onlinebma.tuning.WIDE_FEATURES` numeric features;
-    each returns ``None`` / ``False`` when the record must go the plain way (among others,
-    below :data:`~onlinebma.tuning.WIDE_CELLS`)."""
+class WideNumerics:
+    """The array path of wide numeric records, held by each learner of the naive Bayes
+    family (its ``_wide_numerics``) with the one :class:`NumericBlock` it keeps (``block``,
+    ``None`` until first needed). The learner hands it, per call, the state it reads (the
+    tables, its classes, the number of records learned, for which the block is current, and
+    ModelAveragedNB's marginal likelihoods and prior) and decides when the path applies (no
+    forgetting, ``absent="missing"``, from :data:`~onlinebma.tuning.WIDE_FEATURES` numeric
+    features on). NaiveBayes and BMANB call :meth:`gaussian_terms`, ModelAveragedNB
+    :meth:`student_terms`, from their ``_add_numerics``, and all :meth:`learn` from their
+    ``_learn_numerics``; each returns ``None`` / ``False`` when the record must go the plain
+    way (among others, below :data:`~onlinebma.tuning.WIDE_CELLS`)."""
 
-    def _wide_block(self, classes, student: bool):
-        """The current :class:`NumericBlock`, rebuilt when stale; ``None`` when the learner
-        forgets or reads counts."""
-        return self._current_block("_wide", classes, lambda: NumericBlock(
-            self._tables, classes, self._log_ml if student else None, self._t))
+    def __init__(self):
+        self.block: NumericBlock | None = None
+
+    def clear(self) -> None:
+        """Forget the block (state changed in a way it does not follow: rebuilt when next
+        needed)."""
+        self.block = None
+
+    def _current(self, tables: dict, classes: list, records: int,
+                 log_ml: dict | None) -> NumericBlock:
+        """The block, rebuilt when not current for ``records`` and ``classes``."""
+        block = self.block
+        if block is None or block.t != records or block.classes != classes:
+            block = self.block = NumericBlock(tables, classes, log_ml, records)
+        return block
 
     # -------------------------------------------------------------- predicting
 
-    def _wide_gaussian(self, scores: list, pairs, classes: list, seen: list):
+    def gaussian_terms(self, scores: list, pairs, classes: list, tables: dict, records: int,
+                       plugin_log_gamma):
         """NaiveBayes's and BMANB's numeric terms of a wide record (naive.py's
-        ``_add_numerics``, vectorised); ``None`` to go the plain way."""
+        ``_add_numerics``, vectorised); ``None`` to go the plain way.
+
+        Parameters
+        ----------
+        scores : list
+            The record's scores so far, one per class, in the order of ``classes``.
+        pairs : list
+            The record's observed numeric ``(feature, value)`` pairs, in the order the
+            learner reads them.
+        classes : list
+            The learner's classes.
+        tables : dict
+            The learner's counts and moments, ``{feature: NominalTable or NumericTable}``.
+        records : int
+            How many records the learner learned: the block is current for that count.
+        plugin_log_gamma : callable
+            ``plugin_log_gamma()``: ``log Γ`` of BMANB's structure prior (eq. 11 of Wu et
+            al.), ``None`` for NaiveBayes (every feature always used).
+
+        Returns
+        -------
+        list or None
+        """
         if len(pairs) * (1 + len(classes)) < tuning.WIDE_CELLS:
             return None
-        block = self._wide_block(classes, student=False)
-        where = block.locate(pairs) if block is not None else None
+        block = self._current(tables, classes, records, None)
+        where = block.locate(pairs)
         if where is None:
             return None
         rows, x = where
@@ -142,7 +175,7 @@ class WideNumerics(WideNominals):
             lp = -0.5 * (LOG_2PI + log_var + q)
             lp = np.where(has, lp, lp[:, :1])  # a class never seen: the marginal Gaussian
             keep = floor > 0.0  # a feature constant so far carries no information
-            log_gamma = self._plugin_log_gamma()
+            log_gamma = plugin_log_gamma()
             if log_gamma is None:  # NaiveBayes: every feature, always
                 terms = lp[keep, 1:]
             else:  # BMANB's eq. 11 log odds, as naive.py computes them
@@ -152,46 +185,53 @@ class WideNumerics(WideNominals):
                 terms = _mixture(lp[keep], odds[keep])
         return (np.asarray(scores) + terms.sum(axis=0)).tolist()
 
-    def _wide_student(self, scores: list, pairs, classes: list, seen: list):
+    def student_terms(self, scores: list, pairs, classes: list, tables: dict, records: int,
+                      log_ml: dict, prior: NormalGammaPrior, prior_log_odds: float):
         """ModelAveragedNB's numeric terms of a wide record (model_averaged.py's
-        ``_add_numerics``, vectorised), each feature's densities appended to ``seen`` as
-        there; ``None`` to go the plain way."""
+        ``_add_numerics``, vectorised; its densities kept in the block for learning the
+        record); ``None`` to go the plain way. ``scores`` to ``records`` as in
+        :meth:`gaussian_terms`; ``log_ml`` the learner's ``{feature: [log P(D_f | no arc),
+        log P(D_f | arc)]}`` (eq. 8), ``prior`` its Normal-Gamma prior and
+        ``prior_log_odds`` the arc's prior log odds."""
         if len(pairs) * (1 + len(classes)) < tuning.WIDE_CELLS:
             return None
-        block = self._wide_block(classes, student=True)
-        where = block.locate(pairs) if block is not None else None
+        block = self._current(tables, classes, records, log_ml)
+        where = block.locate(pairs)
         if where is None:
             return None
         rows, x = where
-        lps = _student_densities(block, rows, x, self._ng)
-        log_ml = block.log_ml if rows is None else block.log_ml[rows]
-        odds = self._prior_log_odds + log_ml[:, 1] - log_ml[:, 0]
-        block.last = (pairs, lps)  # for learning this record (nothing in seen: learning it
-        # the plain way recomputes the densities, as after any prediction of another path)
+        lps = _student_densities(block, rows, x, prior)
+        kept = block.log_ml if rows is None else block.log_ml[rows]
+        odds = prior_log_odds + kept[:, 1] - kept[:, 0]
+        block.last = (pairs, lps)  # for learning this record (learning it the plain way
+        # recomputes the densities, as after any prediction of another path)
         return (np.asarray(scores) + _mixture(lps, odds).sum(axis=0)).tolist()
 
     # ---------------------------------------------------------------- learning
 
-    def _wide_learn(self, pairs, y, w, seen, student: bool = False) -> bool:
-        """Learn a wide record's numeric pairs (the tables, the block and, with ``student``,
-        ModelAveragedNB's marginal likelihoods, eq. 8); ``False`` (nothing changed) to go the
-        plain way."""
-        if (w != 1 or y not in self._class_counts
-                or len(pairs) * (1 + len(self._class_counts)) < tuning.WIDE_CELLS):
+    def learn(self, pairs, y, w, tables: dict, classes: list, records: int,
+              log_ml: dict | None = None, prior: NormalGammaPrior | None = None) -> bool:
+        """Learn a wide record's numeric ``pairs`` of class ``y`` with weight ``w`` (the
+        tables, the block and, with ``log_ml``, ModelAveragedNB's marginal likelihoods,
+        eq. 8, under the Normal-Gamma ``prior``); ``False`` (nothing changed) to go the
+        plain way. ``tables``, ``classes`` and ``records`` as in :meth:`gaussian_terms`
+        (``classes`` the learner's, before this record)."""
+        if (w != 1 or y not in classes
+                or len(pairs) * (1 + len(classes)) < tuning.WIDE_CELLS):
             return False
-        block = self._wide_block(list(self._class_counts), student)
-        where = block.locate(pairs) if block is not None else None
+        block = self._current(tables, classes, records, log_ml)
+        where = block.locate(pairs)
         if where is None:
             return False
         rows, x = where
         iy = 1 + block.classes.index(y)
         every = slice(None) if rows is None else rows
-        if student:
+        if log_ml is not None:
             last = block.last
             if last is not None and last[0] is pairs:
                 lps = last[1]
             else:
-                lps = _student_densities(block, rows, x, self._ng)
+                lps = _student_densities(block, rows, x, prior)
             block.log_ml[every] += lps[:, [0, iy]]
             lists = block.log_ml_lists
             if rows is not None:
@@ -200,14 +240,12 @@ class WideNumerics(WideNominals):
             for lm, a, b in zip(lists, kept[:, 0].tolist(), kept[:, 1].tolist()):
                 lm[0] = a
                 lm[1] = b
-            self._t_cache.clear()  # derived from the moments this record changes
         block.last = None
         marginals, by_y = block.columns[0], block.columns[iy]
         if rows is not None:
             marginals = [marginals[i] for i in rows.tolist()]
             by_y = [by_y[i] for i in rows.tolist()]
         if not block.has[every, iy].all():  # a feature first seen with class y
-            tables = self._tables
             for k in np.flatnonzero(~block.has[every, iy]).tolist():
                 m = tables[pairs[k][0]].by_class[y] = GaussianMoments()
                 by_y[k] = block.columns[iy][k if rows is None else int(rows[k])] = m
@@ -233,7 +271,7 @@ class WideNumerics(WideNominals):
             b.n = n1
             b.mean = u1
             b.m2 = s1
-        block.t = self._t + 1  # _count_record counts the record next
+        block.t = records + 1  # the learner counts the record next
         return True
 
 

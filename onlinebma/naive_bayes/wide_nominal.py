@@ -8,12 +8,12 @@ counts as arrays, one slot per (feature, value) seen with a
 class axis, one row per feature; a record's known pairs are located through one dict of
 slots, and the mixed parameters ``w0 θ(v) + w1 θ(v | y)`` (eq. 12-13 of Dash & Cooper 2002,
 eq. 11 of Wu et al. 2015), their logs and the sum over features are a few numpy calls. The
-structure weights come from the learner (:meth:`WideNominals._wide_arc_odds`: ModelAveragedNB's
-kept marginal likelihoods, BMANB's kept sums of eq. 14, both as arrays). Learning a record
-adds one to its slots and rows by fancy indexing, after the learner counted it: in its own
-loop, or, for ModelAveragedNB with K2, from the block's counts too
-(``ModelAveragedNB._wide_marginals``: eq. 8's terms in numpy's arithmetic and ``math.log``,
-the plain path's floats bit for bit).
+structure weights come from the learner (a function of the learner given to
+:meth:`WideNominals.terms`: ModelAveragedNB's kept marginal likelihoods, BMANB's kept
+sums of eq. 14, both as arrays). Learning a record adds one to its slots and rows by fancy
+indexing, after the learner counted it: in its own loop, or, for ModelAveragedNB with K2,
+from the block's counts too (``ModelAveragedNB._wide_marginals``: eq. 8's terms in numpy's
+arithmetic and ``math.log``, the plain path's floats bit for bit).
 
 The path computes what the plain one computes, in the same operations (numpy's ``log`` may
 differ from the math module's in the last bit, and the sum over features is pairwise, not
@@ -38,7 +38,6 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from .. import tuning
 from ..stats.tables import NominalTable
 
 __all__ = ["NominalBlock", "WideNominals"]
@@ -135,34 +134,85 @@ def _grown(a: np.ndarray) -> np.ndarray:
 
 
 class WideNominals:
-    """Mixin of the naive Bayes family (through :class:`~onlinebma.naive_bayes.wide.WideNumerics`):
-    the array path of wide nominal records. The base's ``_add_nominals`` calls
-    :meth:`_wide_nominals` from :data:`~onlinebma.tuning.NOMINAL_FEATURES` observed nominal
-    features on, and
-    ``_count_record`` calls :meth:`_wide_counted` after counting such a record."""
+    """The array path of wide nominal records, held by each learner of the naive Bayes
+    family (its ``_wide_nominals``) with the one :class:`NominalBlock` it keeps (``block``,
+    ``None`` until the first wide prediction). The learner hands it, per call, the state it
+    reads: the tables, the number of records learned (the block is current for that count)
+    and its structure weights as a function. The learner decides when the path applies (no
+    forgetting, ``absent="missing"``, pseudo-counts that do not vary by cell, from
+    :data:`~onlinebma.tuning.NOMINAL_FEATURES` observed nominal features and its threshold
+    in cells on) and calls :meth:`terms` from its ``_add_nominals`` and :meth:`counted`
+    after counting such a record.
 
-    def _current_block(self, attr: str, classes: list, make):
-        """This learner's block ``attr`` if current for its record count and ``classes``,
-        else a new one from ``make()``; ``None`` when the learner forgets, reads counts or
-        mixes rates (the array paths' common guard, also
-        :mod:`~onlinebma.naive_bayes.wide`'s)."""
-        if self._forgets or self._zero or self._auto:
-            return None
-        block = self.__dict__.get(attr)
-        if block is None or block.t != self._t or block.classes != classes:
-            block = make()
-            setattr(self, attr, block)
-        return block
+    Examples
+    --------
+    Every feature depending on the class (``arc_odds`` gives ``None``, as NaiveBayes's),
+    a record's terms are the smoothed ``(N_vy + 1) / (N_y + r)``:
 
-    def _wide_nominals(self, scores: list, pairs, classes: list):
-        """The base's ``_add_nominals`` over all of a wide record's pairs at once; ``None``
-        to go the plain way."""
-        if len(pairs) * (1 + len(classes)) < self._nominal_cells() or self._cell_prior_varies:
-            return None
-        block = self._current_block("_wide_nominal", classes,
-                              lambda: NominalBlock(self._tables, classes, self._t))
-        if block is None:
-            return None
+    >>> import math
+    >>> from onlinebma.stats.tables import NominalTable
+    >>> from onlinebma.naive_bayes.wide_nominal import WideNominals
+    >>> table = NominalTable()
+    >>> table.update("red", "yes")
+    >>> table.update("blue", "no")
+    >>> path = WideNominals()
+    >>> scores = path.terms([0.0, 0.0], [("colour", "red")], ["yes", "no"],
+    ...                     {"colour": table}, 2, 1.0, lambda *counts: None)
+    >>> [round(math.exp(s), 12) for s in scores]
+    [0.666666666667, 0.333333333333]
+    >>> path.counted([("colour", "red")], "yes", 1, 2)  # after the learner counted it
+    >>> path.current_block(3) is path.block
+    True
+    """
+
+    def __init__(self):
+        self.block: NominalBlock | None = None
+
+    def clear(self) -> None:
+        """Forget the block (state changed in a way it does not follow: rebuilt when next
+        needed)."""
+        self.block = None
+
+    def current_block(self, records: int) -> NominalBlock | None:
+        """The block if it is current for a learner that learned ``records`` records, else
+        ``None``."""
+        block = self.block
+        return block if block is not None and block.t == records else None
+
+    def terms(self, scores: list, pairs, classes: list, tables: dict, records: int,
+              alpha: float, arc_odds) -> list:
+        """``scores`` plus, per class, the log mixed parameter of every known pair of
+        ``pairs`` (the base's ``_add_nominals``, all pairs at once; a value or feature never
+        seen is skipped, like a missing value).
+
+        Parameters
+        ----------
+        scores : list
+            Per class of ``classes``, the score so far.
+        pairs : list
+            The record's observed nominal ``(feature, value)`` pairs.
+        classes : list
+            The learner's classes, in its order.
+        tables : dict
+            The learner's ``{feature: NominalTable or NumericTable}``.
+        records : int
+            The number of records the learner learned (the block is rebuilt when it is
+            current for another count, or for other classes).
+        alpha : float
+            The Dirichlet pseudo-count of every cell (no forgetting: in records).
+        arc_odds : callable
+            ``arc_odds(features, n, r, n_class)``: per feature, the arc's posterior log odds
+            as an array, or ``None`` when every feature always depends on the class
+            (``n``, ``r`` and ``n_class`` the features' counts, values seen and counts by
+            class, class x feature).
+
+        Returns
+        -------
+        list
+        """
+        block = self.block
+        if block is None or block.t != records or block.classes != classes:
+            block = self.block = NominalBlock(tables, classes, records)
         slots = block.locate(pairs)
         if slots.min() < 0:  # a value or feature never seen: skipped, like a missing value
             known = slots >= 0
@@ -174,8 +224,8 @@ class WideNominals:
             features = [f for f, _ in pairs]
         rows = block.slot_row[slots]
         n, r, n_class = block.n[rows], block.r[rows], block.n_class[:, rows]
-        d = self._wide_arc_odds(features, n, r, n_class)
-        a = self.alpha  # no forgetting: the unit is 1
+        d = arc_odds(features, n, r, n_class)
+        a = alpha  # no forgetting: the unit is 1
         ra = r * a
         mixed = (a + block.joint[:, slots]) / (ra + n_class)  # class x feature
         if d is not None:  # w1 = sigmoid(d), w0 = 1 - w1 (exp overflows to w = 0, exactly)
@@ -185,29 +235,12 @@ class WideNominals:
             mixed += w0 * (a + block.n_value[slots]) / (ra + n)
         return (np.asarray(scores) + np.log(mixed).sum(axis=1)).tolist()
 
-    def _nominal_cells(self) -> int:
-        """The learner's threshold in cells (a module constant, read at each record)."""
-        return tuning.NOMINAL_CELLS
-
-    def _wide_arc_odds(self, features: list, n: np.ndarray, r: np.ndarray,
-                       n_class: np.ndarray) -> np.ndarray:
-        """Per feature, the arc's posterior log odds (``inf``: always), from the kept
-        marginal likelihoods of :meth:`_kept_log_odds` when there are, else a call of
-        ``_arc_log_odds`` each; ``n``, ``r`` and ``n_class`` are the features' counts, values
-        seen and counts by class (class x feature, the block's class order)."""
-        kept = self._kept_log_odds()
-        if kept is None:
-            odds, tables = self._arc_log_odds, self._tables
-            return np.array([odds(f, tables[f]) for f in features], dtype=float)
-        log_ml, prior_odds = kept
-        ml = gathered(log_ml, features, 2)
-        return prior_odds + ml[:, 1] - ml[:, 0]  # eq. 8 and the structure prior
-
-    def _wide_counted(self, pairs, y, w) -> None:
-        """After the learner counted a record's nominal ``pairs`` of class ``y``: the same
-        counts in the block, when it is current (else it stays stale)."""
-        block = self.__dict__.get("_wide_nominal")
-        if block is None or block.t != self._t or w != 1:
+    def counted(self, pairs, y, w, records: int) -> None:
+        """After a learner that had learned ``records`` records counted a record's nominal
+        ``pairs`` of class ``y`` with weight ``w``: the same counts in the block, when it is
+        current (else it stays stale)."""
+        block = self.current_block(records)
+        if block is None or w != 1:
             return
         if y not in block.classes:  # the learner's classes gain y at the end, as here
             block.add_class(y)
@@ -223,4 +256,4 @@ class WideNominals:
         block.joint[j, slots] += 1
         block.n[rows] += 1
         block.n_class[j, rows] += 1
-        block.t = self._t + 1  # _count_record counts the record next
+        block.t = records + 1  # the learner counts the record next
