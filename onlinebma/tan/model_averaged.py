@@ -9,11 +9,11 @@ import numpy as np
 from river import base
 
 from ..forgetting import AUTO_GRID
-from ..validation import check_choice, check_decay, check_real
+from ..validation import check_bool, check_choice, check_decay, check_real
 from .base import NOMINAL_DOC, NUMERIC_ATTRIBUTES_DOC, SAMPLE_SIZE_DOC, check_reading
 from .gaussian import GAUSSIAN
 from .gaussian_forests import GAUSSIAN_FORESTS
-from .members import Member, TreeMemberStack
+from .members import AODE, Member, TreeMemberStack
 from .merging import Merging
 from .numbers import LEARN_MANY_CHECK, REPRESENTATIONS
 
@@ -117,6 +117,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         ``"auto"``).
     {SAMPLE_SIZE_DOC}
     {NUMERIC_ATTRIBUTES_DOC}
+    aode : bool, default False
+        Whether AODE's estimates (Webb, Boughton & Wang 2005; :mod:`onlinebma.tan.aode`,
+        Laplace, every value a super-parent) join the average: beside each interval
+        representation's structure average at each rate, a member that predicts with AODE
+        from the same counts, weighed with the others (the same recursion; stacking in
+        :meth:`learn_many`). It costs no counts of its own, only its estimates per record.
 
     Attributes
     ----------
@@ -152,8 +158,10 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
     def __init__(self, structures: str = "forests", ess: float = 10.0, edge_prior: float = 1.0,
                  decay: float | str = 1.0, structure_decay: float = 1.0,
                  nominal_attributes: list | None = None, numeric: str = "auto",
-                 sample_size: int = 200, numeric_attributes: list | None = None):
+                 sample_size: int = 200, numeric_attributes: list | None = None,
+                 aode: bool = False):
         check_reading(decay, numeric, sample_size, NUMERIC_CHOICES)
+        check_bool("aode", aode)
         check_choice("structures", structures, ("forests", "trees"))
         check_real("ess", ess, 0.0, strict=True)
         check_real("edge_prior", edge_prior, 0.0, strict=True)
@@ -167,13 +175,20 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         self.numeric = numeric
         self.sample_size = sample_size
         self.numeric_attributes = numeric_attributes
+        self.aode = aode
         rates = AUTO_GRID if decay == "auto" else (decay,)
         representations = auto_representations(decay) if numeric == "auto" else (numeric,)
+        members = [Member(rate, representation)
+                   for representation in representations for rate in rates]
+        if aode:
+            intervals = [r for r in representations if r in REPRESENTATIONS]
+            if not intervals:
+                raise ValueError(f"aode=True needs an interval representation; numeric="
+                                 f"{numeric!r} has none")
+            members += [Member(rate, r, AODE) for r in intervals for rate in rates]
         self._state = TreeMemberStack(structures, ess, edge_prior, structure_decay,
-                                      nominal_attributes, sample_size,
-                                      [Member(rate, representation)
-                                       for representation in representations
-                                       for rate in rates], numeric_attributes)
+                                      nominal_attributes, sample_size, members,
+                                      numeric_attributes)
 
     @property
     def _multiclass(self):
@@ -188,6 +203,7 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         # the other structures, forgetting of both kinds and small intervals in one set
         yield {"structures": "trees", "ess": 2.0, "decay": 0.99, "structure_decay": 0.99,
                "numeric": "3 intervals", "sample_size": 10}
+        yield {"decay": "auto", "aode": True, "sample_size": 10}
 
     def _unit_test_skips(self):  # River's hook: the checks not to run
         return {LEARN_MANY_CHECK}
@@ -374,3 +390,21 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         {'MDL': 0.0, 'Gaussian': 1.0}
         """
         return self._state.representation_posterior()
+
+    def predictive_posterior(self) -> dict:
+        """``{predictive: weight}`` of the members' ways of predicting from their counts,
+        summed over the rates and representations: ``"structures"`` (the exact average over
+        every structure) and, with ``aode=True``, ``"AODE"``; weights as in
+        :meth:`representation_posterior`.
+
+        Examples
+        --------
+        >>> from onlinebma.tan import ModelAveragedTAN
+        >>> model = ModelAveragedTAN(aode=True, decay="auto")
+        >>> for a, b, y in [("p", "p", 1), ("q", "q", 1), ("p", "q", 0), ("q", "p", 0)] * 10:
+        ...     model.learn_one({"a": a, "b": b}, y)
+        >>> weights = model.predictive_posterior()
+        >>> list(weights), round(sum(weights.values()), 12)
+        (['structures', 'AODE'], 1.0)
+        """
+        return self._state.predictive_posterior()
