@@ -149,8 +149,14 @@ def agreed_aode(X, y):
     return learner
 
 
-def test_aode_needs_an_interval_representation_and_a_bool():
-    with pytest.raises(ValueError, match="aode=True needs an interval representation"):
-        ModelAveragedTAN(numeric="Gaussian", aode=True)
+def test_without_an_interval_representation_there_is_no_aode_member():
+    for model in (ModelAveragedTAN(numeric="Gaussian", decay="auto", aode=True),
+                  ModelAveragedTAN(decay="auto", aode=False)):
+        for x, y in stream(30):
+            model.learn_one(x, y)
+        assert model.predictive_posterior() == {"structures": 1.0}
+
+
+def test_aode_must_be_a_bool():
     with pytest.raises((TypeError, ValueError), match="aode"):
         ModelAveragedTAN(aode="yes")

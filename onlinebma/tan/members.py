@@ -263,7 +263,7 @@ class TreeMemberStack(RateWeights):
         counts = self.counts
         cells = counts.gather(columns) / self._units[:, None, None]
         sizes = counts.n_values[codes]
-        return [log_joint(row, sizes, None, 1).tolist() for row in cells]
+        return log_joint(cells, sizes, None, 1).tolist()
 
     def _gaussian_terms(self, codes, values, columns, numeric, jll) -> np.ndarray:
         """The Gaussian members' joint log likelihoods ``(rows, K)``: the forest average over

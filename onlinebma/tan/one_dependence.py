@@ -16,31 +16,42 @@ def log_joint(cells: np.ndarray, r: np.ndarray, m_estimate, frequency_limit: int
     gathered cells of one record, decayed counts in record units (in the order of
     :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`), its features' numbers of
     values ``r``, the weight ``m_estimate`` of m-estimates (``None``: Laplace) and the
-    ``frequency_limit`` of a super-parent."""
-    k, m = cells.shape[0], len(r)
-    n_class, single, margin = cells[:, 0], cells[:, 1:1 + m], cells[:, 1 + m:1 + 2 * m]
+    ``frequency_limit`` of a super-parent.
+
+    ``cells`` is ``(K, L)``, or ``(R, K, L)`` for ``R`` count rows at once (the members of a
+    stack, each with its own super-parents); the result ``(K,)`` or ``(R, K)``."""
+    stacked = cells.ndim == 3
+    cells = cells if stacked else cells[None]
+    k, m = cells.shape[1], len(r)
+    n_class, single = cells[:, :, 0], cells[:, :, 1:1 + m]
+    margin = cells[:, :, 1 + m:1 + 2 * m]
     w = m_estimate
     # pseudo-counts: child cell a_v, child denominator d_v, class e, class denominator f
     a, d = (np.ones(m), r.astype(float)) if w is None else (w / r, np.full(m, float(w)))
-    frequency = single.sum(axis=0)
-    parents = frequency >= frequency_limit
-    if not parents.any():  # naive Bayes
-        e, f = (1.0, k) if w is None else (w / k, w)
-        return (np.log(n_class + e) - np.log(n_class.sum() + f)
-                + (np.log(single + a) - np.log(margin + d)).sum(axis=1))
-    p = (m * (m - 1)) // 2
-    joint, first, second = (cells[:, 1 + 2 * m + i * p:1 + 2 * m + (i + 1) * p]
-                            for i in range(3))
-    i, j = np.triu_indices(m, 1)
-    child = np.zeros((k, m, m))  # [c, parent, child]: log P̂(x_child | c, x_parent)
-    child[:, i, j] = np.log(joint + a[j]) - np.log(first + d[j])
-    child[:, j, i] = np.log(joint + a[i]) - np.log(second + d[i])
-    e, f = (1.0, k * r) if w is None else (w / (k * r), np.full(m, float(w)))
-    spode = np.log(single + e) - np.log(margin.sum(axis=0) + f) + child.sum(axis=2)
-    spode = spode[:, parents]
-    top = spode.max(axis=1, keepdims=True)
-    return (top[:, 0] + np.log(np.exp(spode - top).sum(axis=1))
-            - np.log(parents.sum()))
+    e, f = (1.0, k) if w is None else (w / k, w)
+    out = (np.log(n_class + e) - np.log(n_class.sum(axis=1, keepdims=True) + f)
+           + (np.log(single + a) - np.log(margin + d)).sum(axis=2))  # naive Bayes
+    parents = single.sum(axis=1) >= frequency_limit  # (R, m)
+    n_parents = parents.sum(axis=1)
+    if n_parents.any():
+        p = (m * (m - 1)) // 2
+        joint, first, second = (cells[:, :, 1 + 2 * m + i * p:1 + 2 * m + (i + 1) * p]
+                                for i in range(3))
+        i, j = np.triu_indices(m, 1)
+        # [row, c, parent, child]: log P̂(x_child | c, x_parent)
+        child = np.zeros((len(cells), k, m, m))
+        child[:, :, i, j] = np.log(joint + a[j]) - np.log(first + d[j])
+        child[:, :, j, i] = np.log(joint + a[i]) - np.log(second + d[i])
+        e, f = (1.0, k * r) if w is None else (w / (k * r), np.full(m, float(w)))
+        spode = (np.log(single + e) - np.log(margin.sum(axis=1, keepdims=True) + f)
+                 + child.sum(axis=3))
+        spode = np.where(parents[:, None, :], spode, -np.inf)
+        top = np.where(n_parents > 0, spode.max(axis=2).T, 0.0).T[:, :, None]
+        with np.errstate(divide="ignore"):
+            averaged = (top[:, :, 0] + np.log(np.exp(spode - top).sum(axis=2))
+                        - np.log(np.maximum(n_parents, 1))[:, None])
+        out = np.where(n_parents[:, None] > 0, averaged, out)
+    return out if stacked else out[0]
 
 
 def log_joint_many(counts, codes, scale: float, m_estimate, frequency_limit: int,
