@@ -154,7 +154,7 @@ def test_without_an_interval_representation_there_is_no_aode_member():
                   ModelAveragedTAN(decay="auto", aode=False)):
         for x, y in stream(30):
             model.learn_one(x, y)
-        assert model.predictive_posterior() == {"structures": 1.0}
+        assert list(model.predictive_posterior()) == ["structures"]
 
 
 def test_aode_must_be_a_bool():
