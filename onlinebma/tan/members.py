@@ -58,11 +58,13 @@ from .gaussian import GAUSSIAN, GaussianStatistics
 from .gaussian_forests import GAUSSIAN_FORESTS, GaussianForestStatistics
 from .narrow import narrow_predictions
 from .numbers import NumericReading
+from .one_dependence import log_joint, log_joint_many
 from .record_sums import takes_narrow_terms
 from .stacking import FOLDS, folds_of, stacking_weights
 from .tree_terms import TreeTerms
 
-__all__ = ["Member", "StackComplements", "TreeMemberStack", "WeightedMembers"]
+__all__ = ["AODE", "STRUCTURES", "Member", "StackComplements", "TreeMemberStack",
+           "WeightedMembers"]
 
 # The column of the class counts in every record's columns (``PairCounts.record_columns``).
 _CLASS_COLUMN = np.zeros(1, dtype=np.int64)
@@ -73,10 +75,21 @@ class Member(NamedTuple):
     count times λ after each record) and how it reads numeric features: an interval
     representation of :data:`~onlinebma.tan.numbers.REPRESENTATIONS` or
     :data:`~onlinebma.tan.gaussian.GAUSSIAN` (a full-covariance Gaussian per class,
-    :mod:`onlinebma.tan.gaussian`)."""
+    :mod:`onlinebma.tan.gaussian`), and how it predicts from its counts: the exact average
+    over every structure (:data:`STRUCTURES`) or AODE's estimates (:data:`AODE`, an interval
+    representation's only: :func:`onlinebma.tan.one_dependence.log_joint`, Laplace
+    estimates, every value a super-parent, from the same count row as the structure average
+    of its rate)."""
 
     rate: float
     representation: str = "5 intervals"
+    predictive: str = "structures"
+
+
+#: A member predicting with the exact average over every tree- or forest-augmented structure.
+STRUCTURES = "structures"
+#: A member predicting with AODE's estimates (Webb, Boughton & Wang 2005) from its counts.
+AODE = "AODE"
 
 
 class WeightedMembers:
@@ -172,10 +185,19 @@ class WeightedMembers:
 
     def representation_posterior(self) -> dict:
         """``{representation: posterior probability}``: the members' weights summed over the
-        rates."""
+        rates (and the predictives)."""
+        return self._summed("representation")
+
+    def predictive_posterior(self) -> dict:
+        """``{predictive: posterior probability}``: the members' weights summed over the
+        rates and representations, by :data:`STRUCTURES` or :data:`AODE`."""
+        return self._summed("predictive")
+
+    def _summed(self, field: str) -> dict:
         out: dict = {}
         for m, lw in zip(self.members, self.log_weights):
-            out[m.representation] = out.get(m.representation, 0.0) + math.exp(lw)
+            key = getattr(m, field)
+            out[key] = out.get(key, 0.0) + math.exp(lw)
         return out
 
 
@@ -222,8 +244,15 @@ class TreeMemberStack(WeightedMembers, RateWeights):
                                   if m.representation == GAUSSIAN]
         self._forest_members = [i for i, m in enumerate(self.members)
                                 if m.representation == GAUSSIAN_FORESTS]
+        self._aode_members = [i for i, m in enumerate(self.members) if m.predictive == AODE]
+        for m in self.members:
+            if m.predictive not in (STRUCTURES, AODE):
+                raise ValueError(f"a member predicts with {STRUCTURES!r} or {AODE!r}, got "
+                                 f"{m.predictive!r}")
+            if m.predictive == AODE and m.representation in (GAUSSIAN, GAUSSIAN_FORESTS):
+                raise ValueError(f"an AODE member reads intervals, not {m.representation!r}")
         self._interval_members = (len(self.members) - len(self._gaussian_members)
-                                  - len(self._forest_members))
+                                  - len(self._forest_members) - len(self._aode_members))
         self._structures, self._log_edge_prior = structures, math.log(edge_prior)
         self.structure_decay = structure_decay
         self.log_weights = [-math.log(len(self.members))] * len(self.members)
@@ -312,9 +341,11 @@ class TreeMemberStack(WeightedMembers, RateWeights):
             return None, None, None, None
         codes, values, columns, split = self.coding.read(x)
         numeric, nominal, _ = split
-        rows = jll = memo = forest_rows = None
+        rows = jll = memo = forest_rows = aode_rows = None
         if self._interval_members:
             jll, memo = self._member_terms(codes, columns)
+        if self._aode_members:
+            aode_rows = self._aode_terms(codes, columns)
         if self._gaussian is not None:
             rows = self._gaussian_terms(codes, values, columns, numeric, jll)
         if self._forests is not None:
@@ -324,7 +355,9 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         jll = None if jll is None else jll.tolist()
         rows = None if rows is None else rows.tolist()
         for m, i in zip(self.members, self._rows):
-            if m.representation == GAUSSIAN_FORESTS:
+            if m.predictive == AODE:
+                row = aode_rows[i]
+            elif m.representation == GAUSSIAN_FORESTS:
                 row = forest_rows[i]
             else:
                 row = rows[i] if m.representation == GAUSSIAN else jll[i]
@@ -337,6 +370,15 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         out = (p, memo, (codes, values, columns) if complete else None, split)
         self._last = (x, dict(x), out)
         return out
+
+    def _aode_terms(self, codes, columns) -> list:
+        """AODE's ``log P̂(c, x)`` of every count row ``(R, K)`` as lists
+        (:func:`~onlinebma.tan.one_dependence.log_joint` of the row's counts in record units:
+        the stored counts divided by the row's scaled unit)."""
+        counts = self.counts
+        cells = counts.gather(columns) / self._units[:, None, None]
+        sizes = counts.n_values[codes]
+        return log_joint(cells, sizes, None, 1).tolist()
 
     def _gaussian_terms(self, codes, values, columns, numeric, jll) -> np.ndarray:
         """The Gaussian members' joint log likelihoods ``(rows, K)``: the forest average over
@@ -464,7 +506,10 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         out = np.empty((len(X), len(self.members), counts.n_classes))
         for j, (m, i) in enumerate(zip(self.members, self._rows)):
             table = counts.member_table(i)
-            if m.representation == GAUSSIAN:
+            if m.predictive == AODE:
+                jll = log_joint_many(counts, distinct, 1 / self._units[i], None, 1,
+                                     member=i)[back]
+            elif m.representation == GAUSSIAN:
                 jll = self._tree.batch(counts, table, self._units[i], self._l[i],
                                        nominal_rows, self._t)[nominal_back] + log_t[:, i]
             else:
@@ -911,8 +956,8 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         tuple
         """
         counts = self.counts
-        intervals = [i for i, m in enumerate(self.members)
-                     if m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)]
+        intervals = [i for i, m in enumerate(self.members) if m.predictive == STRUCTURES
+                     and m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)]
         chosen = intervals or range(len(self.members))
         weights = np.zeros(len(self.rates))
         for i in chosen:
@@ -922,6 +967,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
             for e, p in self._tree.edge_posteriors(counts, l_r, counts.n_classes).items():
                 out[e] = out.get(e, 0.0) + w * p
         return out, float(weights.sum())
+
 
 class StackComplements:
     """The complement of every fold of a table (:meth:`TreeMemberStack.complements`): fold
