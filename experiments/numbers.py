@@ -156,18 +156,21 @@ class ClassPrior:
                             index=X.index)
 
 
-#: ``ModelAveragedTAN``'s single numeric representations, run beside its default
-#: (``numeric="auto"``) on the tables and adult to choose what ``"auto"`` averages.
-CANDIDATES = ("8 intervals", "MDL", "Gaussian")
+#: ``ModelAveragedTAN`` with other members, run beside its default on the tables and adult
+#: to choose what it averages: single numeric representations, the previous default's pair
+#: (MDL + Gaussian) and the default without its AODE members, by label: parameters.
+CANDIDATES = {"8 intervals": {"numeric": "8 intervals"}, "MDL": {"numeric": "MDL"},
+              "Gaussian": {"numeric": "Gaussian"},
+              "MDL + Gaussian": {"numeric": ("MDL", "Gaussian")},
+              "aode=False": {"aode": False}}
 
 
 def candidates(nominal) -> dict:
     """``ModelAveragedTAN`` with each of :data:`CANDIDATES`, by label."""
     from onlinebma.tan import ModelAveragedTAN
 
-    return {f"{TARGET} {rep}": (lambda r=rep: ModelAveragedTAN(nominal_attributes=list(nominal),
-                                                                numeric=r))
-            for rep in CANDIDATES}
+    return {f"{TARGET} {label}": (lambda p=params: ModelAveragedTAN(
+        nominal_attributes=list(nominal), **p)) for label, params in CANDIDATES.items()}
 
 
 def table_learners(nominal) -> dict:
@@ -277,6 +280,8 @@ def _stream_learners(stream) -> dict:
     out = {name: drift.make_learner(name, stream) for name in PEERS}
     out[f"{TARGET} auto"] = ModelAveragedTAN(nominal_attributes=list(stream.nominal),
                                              decay="auto")
+    out[f"{TARGET} auto, aode=False"] = ModelAveragedTAN(
+        nominal_attributes=list(stream.nominal), decay="auto", aode=False)
     out[f"{TARGET} λ={FIXED_DECAY:g}"] = ModelAveragedTAN(
         nominal_attributes=list(stream.nominal), decay=FIXED_DECAY)
     return out
