@@ -37,7 +37,7 @@ class ExplicitRecursion:
         self.keys += [(rep, rate, "AODE") for rep in representations if rep in REPRESENTATIONS
                       for rate in rates]
         self.learners = [
-            ModelAveragedTAN(numeric=rep, decay=rate, **params) if how == "structures"
+            ModelAveragedTAN(numeric=rep, decay=rate, aode=False, **params) if how == "structures"
             else AODE(numeric=rep, decay=rate, sample_size=params["sample_size"])
             for rep, rate, how in self.keys]
         self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))

@@ -89,8 +89,9 @@ def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch)
     # renormalise every ~270 records at λ = 0.95 and ~1,400 at 0.99 (both clocks)
     monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e6)
     data = mixed_stream(700, seed=3)
-    shared = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15, **params)
-    reference = RateMixture(ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15,
+    shared = ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto", sample_size=15, **params)
+    reference = RateMixture(ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto",
+                                             sample_size=15,
                                              **params))
     learned_alone = 0
     for t, (x, y) in enumerate(data):
@@ -117,7 +118,7 @@ def test_shared_state_equals_a_mixture_of_separate_learners(params, monkeypatch)
 
 def test_pickles_copies_and_batches_continue_alike():
     data = mixed_stream(300, seed=5)
-    model = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
+    model = ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto", sample_size=15)
     for x, y in data[:200]:
         model.predict_proba_one(x)
         model.learn_one(x, y)
@@ -138,9 +139,9 @@ def test_pickles_copies_and_batches_continue_alike():
     # from the table (fix_numeric of each numeric column's sample, the classes in order)
     frame = pd.DataFrame([x for x, _ in data[:120]])
     labels = pd.Series([y for _, y in data[:120]])
-    batch = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
+    batch = ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto", sample_size=15)
     batch.learn_many(frame, labels)
-    one = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
+    one = ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto", sample_size=15)
     codes, classes = pd.factorize(labels)
     one.fix_numeric({f: ColumnSample.of_column(frame[f].to_numpy(dtype=float), codes,
                                                tuple(classes), TABLE_SAMPLE_SIZE)
@@ -153,8 +154,8 @@ def test_pickles_copies_and_batches_continue_alike():
 
 
 def test_merge_is_refused():
-    left = ModelAveragedTAN(numeric=INTERVALS, decay="auto")
-    right = ModelAveragedTAN(numeric=INTERVALS, decay="auto")
+    left = ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto")
+    right = ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto")
     for x, y in mixed_stream(30, seed=6):
         left.learn_one(x, y)
         right.learn_one(x, y)
@@ -164,7 +165,7 @@ def test_merge_is_refused():
 
 @pytest.mark.slow
 def test_river_checks_with_decay_auto():
-    checks.check_estimator(ModelAveragedTAN(numeric=INTERVALS, decay="auto"))
+    checks.check_estimator(ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto"))
 
 
 
@@ -174,8 +175,9 @@ def test_readers_show_every_member_under_decay_auto():
     from onlinebma.forgetting import AUTO_GRID
 
     data = mixed_stream(250, seed=8)
-    shared = ModelAveragedTAN(numeric=INTERVALS, decay="auto", sample_size=15)
-    alone = [ModelAveragedTAN(numeric=INTERVALS, decay=rate, sample_size=15) for rate in AUTO_GRID]
+    shared = ModelAveragedTAN(aode=False, numeric=INTERVALS, decay="auto", sample_size=15)
+    alone = [ModelAveragedTAN(aode=False, numeric=INTERVALS, decay=rate, sample_size=15)
+             for rate in AUTO_GRID]
     for x, y in data:
         for m in (shared, *alone):
             m.predict_proba_one(x)

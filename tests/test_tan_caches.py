@@ -31,7 +31,7 @@ def test_caches_keyed_by_observed_features_stay_bounded(decay, monkeypatch):
     monkeypatch.setattr(tuning, "TREE_PLAN_CELLS", 1 << 12)
     monkeypatch.setattr(tuning, "TREE_BASES", 16)
     monkeypatch.setattr(tuning, "FLAT_CELLS", 1 << 12)
-    model = _varied(ModelAveragedTAN(decay=decay))
+    model = _varied(ModelAveragedTAN(aode=False, decay=decay, numeric=("8 intervals", "Gaussian")))
     state = model._state
     plans = state.counts._plans
     assert 0 < plans.size.weight <= 1 << 14
@@ -45,7 +45,7 @@ def test_caches_keyed_by_observed_features_stay_bounded(decay, monkeypatch):
 
 def test_bounded_caches_predict_the_same():
     """The budgets change what is kept, not what is predicted."""
-    small = ModelAveragedTAN(decay="auto")
+    small = ModelAveragedTAN(aode=False, decay="auto")
     big = pickle.loads(pickle.dumps(small))
     rng = np.random.default_rng(3)
     with pytest.MonkeyPatch.context() as patch:
@@ -67,7 +67,7 @@ def test_class_rows_of_auto_keep_one_layout():
     """decay="auto" keeps the flat starts of each class's member rows per width of the count
     table; a stream with a new value in every record widens the table every record, so only
     the current width's entries may be kept (at most one per class)."""
-    model = ModelAveragedTAN(decay="auto")
+    model = ModelAveragedTAN(aode=False, decay="auto")
     for t in range(300):
         x = {"id": f"v{t}", "a": f"w{t % 3}"}
         model.predict_proba_one(x)
@@ -89,7 +89,7 @@ def test_the_caches_of_a_set_of_features_live_as_long_as_what_they_read(monkeypa
     version moves at every record, their layout only when a capacity doubles. The column plans
     read the layout and survive the new values; the priors read the domains and do not. One
     cache following the version would build the column plans at every record."""
-    model = ModelAveragedTAN(decay=1.0)
+    model = ModelAveragedTAN(aode=False, decay=1.0, numeric=("8 intervals", "Gaussian"))
     model.learn_one({"id": "v", "a": "w"}, "y0")  # the state exists from the first record
     state = model._state
     column_plans = _count_puts(state.counts._plans, monkeypatch)

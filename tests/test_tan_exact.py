@@ -248,14 +248,14 @@ def test_learn_one_many_and_merge_equal_brute_force(case, structures):
     records, labels = make_data(seed, n, k, r, rows, dependent)
     ess, edge_prior = (1.0 + seed, 0.5 + seed) if structures == "forests" else (2.0, 1.0)
     params = {"structures": structures, "ess": ess, "edge_prior": edge_prior}
-    one = ModelAveragedTAN(**params)
+    one = ModelAveragedTAN(aode=False, **params)
     for x, y in zip(records, labels):
         one.predict_proba_one(x)
         one.learn_one(x, y)
-    many = ModelAveragedTAN(**params)
+    many = ModelAveragedTAN(aode=False, **params)
     many.learn_many(pd.DataFrame(records), pd.Series(labels))
     half = rows // 3
-    left, right = ModelAveragedTAN(**params), ModelAveragedTAN(**params)
+    left, right = ModelAveragedTAN(aode=False, **params), ModelAveragedTAN(aode=False, **params)
     left.learn_many(pd.DataFrame(records[:half]), pd.Series(labels[:half]))
     for x, y in zip(records[half:], labels[half:]):
         right.learn_one(x, y)
@@ -273,9 +273,9 @@ def test_learn_one_many_and_merge_equal_brute_force(case, structures):
 @pytest.mark.parametrize("structures", ["trees", "forests"])
 def test_missing_values_have_the_stated_meaning(structures):
     records, labels = make_data(5, 5, 3, 3, 70, True, missing=0.25)
-    model = ModelAveragedTAN(structures=structures, ess=1.5, edge_prior=2.0)
+    model = ModelAveragedTAN(aode=False, structures=structures, ess=1.5, edge_prior=2.0)
     model.learn_many(pd.DataFrame(records), pd.Series(labels))
-    streamed = ModelAveragedTAN(structures=structures, ess=1.5, edge_prior=2.0)
+    streamed = ModelAveragedTAN(aode=False, structures=structures, ess=1.5, edge_prior=2.0)
     for x, y in zip(records, labels):
         streamed.learn_one(x, y)
     data = as_data(records, labels)
@@ -293,7 +293,7 @@ def test_new_values_classes_and_features_mid_stream():
     later, later_labels = make_data(7, 5, 3, 4, 25, True)  # more values, a class, a feature
     # records without features first: the class counts must survive the first features
     records, labels = [{}, {}, *records, *later], ["c1", "c0", *labels, *later_labels]
-    model = ModelAveragedTAN(structures="trees", ess=3.0)
+    model = ModelAveragedTAN(aode=False, structures="trees", ess=3.0)
     for t, (x, y) in enumerate(zip(records, labels)):
         model.predict_proba_one(x)
         model.learn_one(x, y)
@@ -327,7 +327,7 @@ def test_root_independence_of_the_brute_force_and_the_learner():
 def test_edge_posteriors_equal_brute_force():
     for structures, edge_prior in (("trees", 1.0), ("forests", 0.3)):
         records, labels = make_data(9, 5, 2, 3, 40, True, missing=0.1)
-        model = ModelAveragedTAN(structures=structures, ess=1.0, edge_prior=edge_prior)
+        model = ModelAveragedTAN(aode=False, structures=structures, ess=1.0, edge_prior=edge_prior)
         model.learn_many(pd.DataFrame(records), pd.Series(labels))
         expected = brute_edges(as_data(records, labels), 1.0, structures, edge_prior)
         got = model.edge_posteriors()
@@ -342,7 +342,7 @@ def test_small_edge_posteriors_have_full_relative_precision(structures):
     brute force (a sum of positive structure weights, exact relative to its size) to a
     relative 1e-9, far below the ~1e-16 |LT| a difference of two tree sums could resolve."""
     records, labels = make_data(13, 4, 2, 3, 300, True)
-    model = ModelAveragedTAN(structures=structures, ess=1.0, edge_prior=0.3)
+    model = ModelAveragedTAN(aode=False, structures=structures, ess=1.0, edge_prior=0.3)
     model.learn_many(pd.DataFrame(records), pd.Series(labels))
     expected = brute_edges(as_data(records, labels), 1.0, structures, 0.3)
     got = {frozenset(e): p for e, p in model.edge_posteriors().items()}
@@ -365,7 +365,7 @@ def test_forgetting_equals_brute_force_dynamic_model_average(decay, structure_de
     labels += ["c1"]
     records, labels = records + records[:10], labels + ["c2"] + labels[1:10]  # a new class
     edge_prior = 0.6 if structures == "forests" else 1.0
-    model = ModelAveragedTAN(structures=structures, ess=2.0, decay=decay,
+    model = ModelAveragedTAN(aode=False, structures=structures, ess=2.0, decay=decay,
                              structure_decay=structure_decay, edge_prior=edge_prior)
     feats = sorted(records[0])
     structures_ = list(trees(feats) if structures == "trees" else forests(feats))
@@ -409,7 +409,7 @@ def test_edge_weights_spanning_tens_of_thousands_of_nats(structures):
         X[:, f] = np.where(noisy, rng.integers(0, 3, rows), X[:, f - 1])
     frame = pd.DataFrame({f"f{f}": pd.Categorical.from_codes(X[:, f], ["v0", "v1", "v2"])
                           for f in range(5)})
-    model = ModelAveragedTAN(structures=structures, ess=1.0)
+    model = ModelAveragedTAN(aode=False, structures=structures, ess=1.0)
     model.learn_many(frame, pd.Series([f"c{v}" for v in y]))
     assert np.ptp(model.edge_log_weights) > 1e4
     distinct, counts = np.unique(np.column_stack([X, y]), axis=0, return_counts=True)
@@ -436,12 +436,12 @@ def test_long_streams_stay_finite():
     codes = (y[:, None] + (rng.random((rows, 3)) < 0.3) * rng.integers(0, 4, (rows, 3))) % 4
     X = pd.DataFrame({f"f{i}": pd.Categorical.from_codes(codes[:, i], list("abcd"))
                       for i in range(3)})
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False)
     model.learn_many(X, pd.Series(y))
     p = model.predict_proba_many(X.head(1000)).to_numpy()
     assert np.isfinite(p).all() and np.allclose(p.sum(axis=1), 1.0)
     assert all(0.0 <= q <= 1.0 for q in model.edge_posteriors().values())
-    forgetting = ModelAveragedTAN(decay=0.95, structure_decay=0.999)
+    forgetting = ModelAveragedTAN(aode=False, decay=0.95, structure_decay=0.999)
     for x, label in zip(X.head(4000).astype(str).to_dict("records"), y[:4000]):
         forgetting.learn_one(x, label)  # the scaled unit renormalises twice
     p = forgetting.predict_proba_one(X.iloc[0].astype(str).to_dict())
@@ -465,7 +465,7 @@ def test_decay_auto_equals_brute_force_members_and_weights(structure_decay, stru
                *records]
     labels = ["c0", "c1", *labels]
     ess, edge_prior = 2.0, (0.6 if structures == "forests" else 1.0)
-    model = ModelAveragedTAN(structures=structures, ess=ess, edge_prior=edge_prior,
+    model = ModelAveragedTAN(aode=False, structures=structures, ess=ess, edge_prior=edge_prior,
                              decay="auto", structure_decay=structure_decay)
     feats = sorted(records[0])
     structures_ = list(trees(feats) if structures == "trees" else forests(feats))

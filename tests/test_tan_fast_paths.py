@@ -45,8 +45,10 @@ def drifting_stream(n, seed=0, n_features=6, missing=0.1):
 @pytest.mark.parametrize("structures", ["forests", "trees"])
 def test_auto_equals_a_dynamic_average_of_separate_learners(structures):
     data = drifting_stream(160, seed=1)
-    auto = ModelAveragedTAN(numeric=INTERVALS, structures=structures, decay="auto", sample_size=10)
-    members = [ModelAveragedTAN(numeric=INTERVALS, structures=structures, decay=r, sample_size=10)
+    auto = ModelAveragedTAN(aode=False, numeric=INTERVALS, structures=structures, decay="auto",
+                            sample_size=10)
+    members = [ModelAveragedTAN(aode=False, numeric=INTERVALS, structures=structures, decay=r,
+                                sample_size=10)
                for r in AUTO_GRID]
     log_w = np.full(len(members), -math.log(len(members)))
     for x, y in data:
@@ -93,7 +95,7 @@ def test_fast_paths_equal_the_log_path_at_thousands_of_nats(monkeypatch):
     from onlinebma.stats import elimination
 
     data = chain_records(1500, 7, seed=3)
-    model = ModelAveragedTAN(numeric=INTERVALS)
+    model = ModelAveragedTAN(aode=False, numeric=INTERVALS)
     for x, y in data:
         model.learn_one(x, y)
     X = pd.DataFrame([x for x, _ in data[:300]])
@@ -125,7 +127,7 @@ def test_fast_paths_equal_the_log_path_at_thousands_of_nats(monkeypatch):
 @pytest.mark.parametrize("p,values", [(6, 3), (34, 4)])  # row keys fit in int64 / do not
 def test_batched_prediction_equals_per_record(p, values):
     data = chain_records(200, p, seed=4, strength=0.7, missing=0.2, values=values)
-    model = ModelAveragedTAN(numeric=INTERVALS)
+    model = ModelAveragedTAN(aode=False, numeric=INTERVALS)
     for x, y in data[:150]:
         model.learn_one(x, y)
     rows = [x for x, _ in data[150:]] * 2  # repeated rows are computed once

@@ -133,7 +133,8 @@ def brute_force(records, a, d, kind, edge_prior, decay, structure_decay):
 
 
 def learner_predictions(records, kind, edge_prior, decay, structure_decay):
-    model = ModelAveragedTAN(structures=kind, ess=ESS, edge_prior=edge_prior, decay=decay,
+    model = ModelAveragedTAN(aode=False, structures=kind, ess=ESS, edge_prior=edge_prior,
+                             decay=decay,
                              structure_decay=structure_decay, numeric=GAUSSIAN_FORESTS)
     out = []
     for t, (x, y) in enumerate(records):
@@ -204,7 +205,7 @@ class SeparateLearners(ExplicitRecursion):
 
     def __init__(self, keys, **params):
         self.keys = list(keys)
-        self.learners = [ModelAveragedTAN(numeric=rep, decay=rate, **params)
+        self.learners = [ModelAveragedTAN(aode=False, numeric=rep, decay=rate, **params)
                          for rep, rate in self.keys]
         self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))
 
@@ -234,7 +235,7 @@ def test_a_stack_with_gaussian_forests_equals_the_explicit_recursion(keys, param
 
 def test_pickled_learner_goes_on_as_the_original():
     data = mixed_stream(60, seed=4)
-    model = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS, decay=0.95)
+    model = ModelAveragedTAN(aode=False, numeric=GAUSSIAN_FORESTS, decay=0.95)
     for x, y in data[:30]:
         model.learn_one(x, y)
     copy = pickle.loads(pickle.dumps(model))
@@ -248,7 +249,7 @@ def test_pickled_learner_goes_on_as_the_original():
 def test_river_estimator_checks(params):
     from river import checks
 
-    checks.check_estimator(ModelAveragedTAN(numeric=GAUSSIAN_FORESTS, **params))
+    checks.check_estimator(ModelAveragedTAN(aode=False, numeric=GAUSSIAN_FORESTS, **params))
 
 
 @pytest.mark.parametrize("params", [{}, {"structures": "trees", "ess": 3.0}], ids=repr)
@@ -264,7 +265,7 @@ def test_learn_many_stacks_gaussian_forests_as_the_folds_written_out(params, mon
     P, whole = stacking.written_out(X, y, **params)
     np.testing.assert_allclose(stacking.stack_probabilities(X, y, **params), P, rtol=0,
                                atol=1e-9)
-    model = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS, **params)
+    model = ModelAveragedTAN(aode=False, numeric=GAUSSIAN_FORESTS, **params)
     model.learn_many(X, y)  # one member: the statistics of learn_one on every row
     for x in stacking.records(X.iloc[:30]) + [{}, {"z": 1.0}]:
         stacking.assert_close_dicts(model.predict_proba_one(x), whole[0].predict_proba_one(x))
@@ -275,8 +276,8 @@ def test_learn_many_stacks_gaussian_forests_as_the_folds_written_out(params, mon
 
 def test_merge_adds_the_statistics_or_names_the_problem():
     data = mixed_stream(80, seed=7)
-    whole = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
-    left = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
+    whole = ModelAveragedTAN(aode=False, numeric=GAUSSIAN_FORESTS)
+    left = ModelAveragedTAN(aode=False, numeric=GAUSSIAN_FORESTS)
     for x, y in data:
         whole.learn_one(x, y)
     for x, y in data[:40]:
@@ -284,7 +285,7 @@ def test_merge_adds_the_statistics_or_names_the_problem():
     right = pickle.loads(pickle.dumps(left))  # the same codes, then other records
     for x, y in data[40:]:
         right.learn_one(x, y)
-    first = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
+    first = ModelAveragedTAN(aode=False, numeric=GAUSSIAN_FORESTS)
     for x, y in data[:40]:
         first.learn_one(x, y)
     merged = left.merge(right)  # data[:40] twice and data[40:]
@@ -292,7 +293,7 @@ def test_merge_adds_the_statistics_or_names_the_problem():
         whole.learn_one(x, y)
     for x, _ in data[:25]:
         close(merged.predict_proba_one(x), whole.predict_proba_one(x), tol=1e-9)
-    other = ModelAveragedTAN(numeric=GAUSSIAN_FORESTS)
+    other = ModelAveragedTAN(aode=False, numeric=GAUSSIAN_FORESTS)
     for x, y in reversed(data):  # classes and values first seen in another order
         other.learn_one(x, y)
     with pytest.raises(ValueError, match="different orders"):
@@ -309,7 +310,7 @@ def test_dask_refuses_gaussian_forests_that_forget_nothing_before_reading_a_part
 
     frame = pd.DataFrame({"a": ["u", "v", "w", "u"] * 5, "x": np.arange(20.0),
                           "class": ["p", "q"] * 10})
-    model = ModelAveragedTAN(numeric="Gaussian forests")
+    model = ModelAveragedTAN(aode=False, numeric="Gaussian forests")
     before = pickle.dumps(model)
     with pytest.raises(ValueError, match="Gaussian forests.*learn_many on the whole frame"):
         distributed.fit(model, dd.from_pandas(frame, npartitions=2))
@@ -330,9 +331,9 @@ def test_dask_chains_gaussian_forests_that_forget_and_equals_learn_many():
     frame = pd.DataFrame({"a": rng.choice(["u", "v", "w"], n), "x": rng.normal(size=n),
                           "z": rng.normal(size=n), "class": rng.choice(["p", "q"], n)})
     with dask.config.set(scheduler="synchronous"):
-        got = distributed.fit(ModelAveragedTAN(numeric="Gaussian forests", decay=0.9),
+        got = distributed.fit(ModelAveragedTAN(aode=False, numeric="Gaussian forests", decay=0.9),
                               dd.from_pandas(frame, npartitions=3))
-    want = ModelAveragedTAN(numeric="Gaussian forests", decay=0.9)
+    want = ModelAveragedTAN(aode=False, numeric="Gaussian forests", decay=0.9)
     want.learn_many(frame.drop(columns="class"), frame["class"])
     rows = frame.drop(columns="class").head(40)
     assert np.abs(got.predict_proba_many(rows).to_numpy()

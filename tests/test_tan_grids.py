@@ -47,7 +47,8 @@ def written_out_recursion(representations, decay, **params):
 def test_stream_equals_separate_learners_mixed_by_the_recursion(decay, representations,
                                                                  params):
     data = mixed_stream(160, seed=3)
-    model = ModelAveragedTAN(numeric=representations, decay=decay, sample_size=25, **params)
+    model = ModelAveragedTAN(aode=False, numeric=representations, decay=decay, sample_size=25,
+                             **params)
     reference = written_out_recursion(representations, decay, sample_size=25, **params)
     for t, (x, y) in enumerate(data):
         if t % 3:  # records learned with and without their prediction just before
@@ -77,7 +78,7 @@ def test_stream_equals_separate_learners_mixed_by_the_recursion(decay, represent
 
 def test_batch_predictions_equal_one_by_one():
     data = mixed_stream(120, seed=4)
-    model = ModelAveragedTAN(numeric=GRIDS, sample_size=20)
+    model = ModelAveragedTAN(aode=False, numeric=GRIDS, sample_size=20)
     for x, y in data:
         model.learn_one(x, y)
     import pandas as pd
@@ -93,7 +94,7 @@ def test_batch_predictions_equal_one_by_one():
 def test_learn_many_weighs_the_grids_by_stacking_the_folds_written_out(representations):
     X, y = table(n=120, seed=2)
     P, whole = written_out(X, y, representations=representations)
-    model = ModelAveragedTAN(numeric=representations)
+    model = ModelAveragedTAN(aode=False, numeric=representations)
     model.learn_many(X, y)
     weights = model.representation_posterior()
     assert list(weights) == list(representations)
@@ -113,7 +114,7 @@ def test_merge_of_several_grids_equals_the_union_where_the_weights_have_not_move
     the counts; numbers move the weights and the merge is refused, naming the problem."""
     data = [({f: v for f, v in x.items() if f.startswith("f")}, y)
             for x, y in mixed_stream(90, seed=5)]
-    make = functools.partial(ModelAveragedTAN, numeric=GRIDS)
+    make = functools.partial(ModelAveragedTAN, aode=False, numeric=GRIDS)
     left, right, whole = make(), make(), make()
     for i, (x, y) in enumerate(data):
         (left if i < 50 else right).learn_one(x, y)
@@ -130,14 +131,14 @@ def test_merge_of_several_grids_equals_the_union_where_the_weights_have_not_move
 
 def test_bad_numeric_names_are_refused_naming_them():
     with pytest.raises(ValueError, match="'7 intervals'"):
-        ModelAveragedTAN(numeric=("3 intervals", "7 intervals"))
+        ModelAveragedTAN(aode=False, numeric=("3 intervals", "7 intervals"))
     with pytest.raises(ValueError, match="twice"):
-        ModelAveragedTAN(numeric=("MDL", "MDL"))
+        ModelAveragedTAN(aode=False, numeric=("MDL", "MDL"))
     with pytest.raises(ValueError, match="numeric"):
-        ModelAveragedTAN(numeric=())
+        ModelAveragedTAN(aode=False, numeric=())
     with pytest.raises(ValueError, match="'auto'"):
-        ModelAveragedTAN(numeric=("auto", "MDL"))
-    assert ModelAveragedTAN(numeric=["MDL", "Gaussian"]).representation_posterior() == \
+        ModelAveragedTAN(aode=False, numeric=("auto", "MDL"))
+    assert ModelAveragedTAN(aode=False, numeric=["MDL", "Gaussian"]).representation_posterior() == \
         pytest.approx({"MDL": 0.5, "Gaussian": 0.5})
 
 
@@ -145,7 +146,7 @@ def test_fix_numeric_gives_every_grid_its_cut_points():
     """A learner given another's cut points (a tuple per feature, one Grids per grid) learns
     as it from the first record."""
     data = mixed_stream(100, seed=7)
-    make = functools.partial(ModelAveragedTAN, numeric=("3 intervals", "MDL"),
+    make = functools.partial(ModelAveragedTAN, aode=False, numeric=("3 intervals", "MDL"),
                              sample_size=30)
     first = make()
     for x, y in data:
@@ -169,9 +170,9 @@ def test_fix_numeric_gives_every_grid_its_cut_points():
 
 @pytest.mark.slow
 def test_river_checks_with_several_grids():
-    checks.check_estimator(ModelAveragedTAN(numeric=("3 intervals", "MDL", "Gaussian"),
+    checks.check_estimator(ModelAveragedTAN(aode=False, numeric=("3 intervals", "MDL", "Gaussian"),
                                             decay="auto"))
-    checks.check_estimator(ModelAveragedTAN(numeric=("5 intervals", "16 intervals")))
+    checks.check_estimator(ModelAveragedTAN(aode=False, numeric=("5 intervals", "16 intervals")))
 
 
 def test_learn_many_of_a_forgetting_learner_equals_learn_one_after_the_tables_cut_points():
@@ -180,7 +181,8 @@ def test_learn_many_of_a_forgetting_learner_equals_learn_one_after_the_tables_cu
     from onlinebma.numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 
     X, y = table(n=90, seed=3)
-    make = functools.partial(ModelAveragedTAN, numeric=("3 intervals", "MDL"), decay=0.97)
+    make = functools.partial(ModelAveragedTAN, aode=False, numeric=("3 intervals", "MDL"),
+                             decay=0.97)
     many, one = make(), make()
     many.learn_many(X, y)
     codes, names = pd.factorize(y)
@@ -194,7 +196,7 @@ def test_learn_many_of_a_forgetting_learner_equals_learn_one_after_the_tables_cu
 
 
 def test_a_refused_record_or_label_changes_nothing():
-    model = ModelAveragedTAN(numeric=GRIDS, sample_size=10)
+    model = ModelAveragedTAN(aode=False, numeric=GRIDS, sample_size=10)
     for x, y in mixed_stream(40, seed=8):
         model.learn_one(x, y)
     before = pickle.dumps(model)

@@ -75,9 +75,9 @@ def assert_same_tables(got, want, rtol=1e-10):
 
 
 LEARNERS = [
-    (ModelAveragedTAN, {"numeric": "5 intervals"}),
+    (ModelAveragedTAN, {"numeric": "5 intervals", "aode": False}),
     (ModelAveragedTAN, {}),  # intervals and Gaussian, equal counts (not weights: below)
-    (ModelAveragedTAN, {"structures": "trees", "numeric": "MDL"}),
+    (ModelAveragedTAN, {"structures": "trees", "numeric": "MDL", "aode": False}),
     (ModelAveragedTAN, {"decay": 0.95}),
     (ModelAveragedTAN, {"decay": "auto", "numeric": "8 intervals"}),
     (TAN, {}),
@@ -105,7 +105,8 @@ def test_replay_equals_cut_points_from_the_first_record(make, params):
         assert_same_tables(tables(late, r), tables(early, r))
     # without forgetting and with one member, the predictions are equal too; with members,
     # their weights moved with predictions made before the cut points existed
-    if params.get("decay", 1.0) == 1.0 and params.get("numeric", "auto") != "auto":
+    if params.get("decay", 1.0) == 1.0 and params.get("numeric", "auto") != "auto" \
+            and not params.get("aode", True):
         for x, _ in data[-20:]:
             p, q = late.predict_proba_one(x), early.predict_proba_one(x)
             assert list(p) == list(q)
@@ -115,7 +116,7 @@ def test_replay_equals_cut_points_from_the_first_record(make, params):
 def test_replayed_counts_are_every_value():
     """Nothing is dropped: the single counts of z sum to its observed values."""
     data = stream(200, seed=2)
-    model = ModelAveragedTAN(sample_size=40)
+    model = ModelAveragedTAN(aode=False, sample_size=40)
     for x, y in data:
         model.learn_one(x, y)
     observed = sum(1 for x, _ in data if x.get("z") is not None and x["z"] == x["z"])
@@ -158,17 +159,17 @@ def test_learn_many_on_a_small_table_equals_learning_its_rows_then_fixing():
     data = stream(120, seed=4)
     frame = pd.DataFrame([x for x, _ in data])
     labels = pd.Series([y for _, y in data])
-    batch = ModelAveragedTAN()  # sample_size 200 > 120 rows: the table ends the samples
+    batch = ModelAveragedTAN(aode=False)  # sample_size 200 > 120 rows: the table ends the samples
     batch.learn_many(frame, labels)
     assert list(batch.numeric_readings) == ["z", "w"]
-    rows = ModelAveragedTAN()
+    rows = ModelAveragedTAN(aode=False)
     for x, y in data:
         rows.learn_one(x, y)
     assert rows.numeric_readings == {}
     rows.fix_numeric(batch.numeric_readings)
     assert_same_tables(tables(rows), tables(batch))
     # with forgetting, learn_many runs the rows and fixes what is still pending at the end
-    slow = ModelAveragedTAN(decay=0.99)
+    slow = ModelAveragedTAN(aode=False, decay=0.99)
     slow.learn_many(frame, labels)
     assert list(slow.numeric_readings) == ["z", "w"]
 
@@ -196,14 +197,15 @@ def test_learn_many_row_by_row_takes_cut_points_from_the_whole_table_too(params)
     data = stream(300, seed=5)
     frame = pd.DataFrame([x for x, _ in data])
     labels = pd.Series([y for _, y in data])
-    model = ModelAveragedTAN(sample_size=50, **params)
+    model = ModelAveragedTAN(aode=False, sample_size=50, **params)
     model.learn_many(frame, labels)
     z = frame["z"].to_numpy(dtype=float)
     codes = pd.factorize(labels)[0]
+    readings = model.numeric_readings["z"]  # a tuple of Grids with several grids
+    readings = readings if isinstance(readings, tuple) else (readings,)
     for representation in set(model.representation_posterior()) - {"Gaussian"}:
         want = NumericReading(representation, 50).grids_from_sample(z, codes, 3)
-        assert model.numeric_readings["z"].members == want.members
-        assert model.numeric_readings["z"] == want
+        assert want in readings
 
 
 def test_learn_many_samples_a_long_column_uniformly(monkeypatch):
@@ -256,7 +258,8 @@ def test_learn_many_after_learn_one_keeps_the_kept_values_first():
 
 def test_merge_needs_the_same_cut_points():
     data = stream(240, seed=6)
-    left, right = (ModelAveragedTAN(sample_size=20, numeric="8 intervals") for _ in range(2))
+    left, right = (ModelAveragedTAN(aode=False, sample_size=20, numeric="8 intervals")
+                   for _ in range(2))
     for x, y in data[:120]:
         left.learn_one(x, y)
     for x, y in data[120:130]:
@@ -269,8 +272,8 @@ def test_merge_needs_the_same_cut_points():
     first_pass = read_table({f: frame[f].to_numpy(dtype=float) for f in ("z", "w")}, codes,
                             n_classes=3)
     readings = dict(first_pass)
-    parts = [ModelAveragedTAN(numeric="8 intervals") for _ in range(3)]
-    whole = ModelAveragedTAN(numeric="8 intervals")
+    parts = [ModelAveragedTAN(aode=False, numeric="8 intervals") for _ in range(3)]
+    whole = ModelAveragedTAN(aode=False, numeric="8 intervals")
     for m in (*parts, whole):  # read_table's grids hold 3, 5, 8, 16, 32 intervals and MDL
         m.fix_numeric(readings)
     for i, (x, y) in enumerate(data):
@@ -278,7 +281,7 @@ def test_merge_needs_the_same_cut_points():
         whole.learn_one(x, y)
     merged = parts[0].merge(parts[1]).merge(parts[2])
     assert_same_tables(tables(merged), tables(whole))
-    other = ModelAveragedTAN(numeric="8 intervals")
+    other = ModelAveragedTAN(aode=False, numeric="8 intervals")
     other.fix_numeric({"z": other_cut_points("8 intervals")})
     with pytest.raises(ValueError, match="'z' was cut into different intervals"):
         merged.merge(other)
@@ -291,7 +294,7 @@ def other_cut_points(representation="5 intervals"):
 
 
 def test_bad_cut_points_are_refused_and_change_nothing():
-    model = ModelAveragedTAN(sample_size=10, numeric="5 intervals")
+    model = ModelAveragedTAN(aode=False, sample_size=10, numeric="5 intervals")
     for x, y in stream(30, seed=7):
         model.learn_one(x, y)
     before = pickle.dumps(model)
@@ -303,7 +306,7 @@ def test_bad_cut_points_are_refused_and_change_nothing():
     with pytest.raises(ValueError, match="'z' has other cut points"):
         model.fix_numeric({"z": other_cut_points()})
     with pytest.raises(ValueError, match="numeric"):
-        ModelAveragedTAN(numeric="7 intervals")
+        ModelAveragedTAN(aode=False, numeric="7 intervals")
     assert pickle.dumps(model) == before
     model.fix_numeric({"z": copy.deepcopy(grids)})  # the same cut points: nothing to do
     assert pickle.dumps(model) == before

@@ -49,7 +49,7 @@ class ExplicitRecursion:
         decay = rates[0] if len(rates) == 1 else "auto"
         representations = representations or auto_representations(decay)
         self.keys = [(rep, rate) for rep in representations for rate in rates]
-        self.learners = [ModelAveragedTAN(numeric=rep, decay=rate, **params)
+        self.learners = [ModelAveragedTAN(aode=False, numeric=rep, decay=rate, **params)
                          for rep, rate in self.keys]
         self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))
 
@@ -109,7 +109,7 @@ def learn_beside(shared, reference, data, rates: bool) -> None:
 ], ids=repr)
 def test_shared_state_equals_the_explicit_recursion(decay, params):
     data = stream(260, seed=1)
-    shared = ModelAveragedTAN(decay=decay, sample_size=20, **params)
+    shared = ModelAveragedTAN(aode=False, decay=decay, sample_size=20, **params)
     rates = AUTO_GRID if decay == "auto" else (decay,)
     reference = ExplicitRecursion(rates, sample_size=20, **params)
     learn_beside(shared, reference, data, rates=True)
@@ -125,8 +125,8 @@ def test_the_gaussian_member_is_a_nominal_forest_times_a_student_t():
     own definition (a learner of the nominal features alone; FullStatistics per class)."""
     data = stream(120, seed=2)
     data[0][0]["w"] = 1.0  # the Gaussian models the numeric features of the first record
-    model = ModelAveragedTAN(numeric="Gaussian")
-    nominal = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False, numeric="Gaussian")
+    nominal = ModelAveragedTAN(aode=False)
     prior = NormalWishartPrior(2)
     stats: dict = {}
     labels: list = []
@@ -154,7 +154,7 @@ def test_the_gaussian_predicts_before_any_cut_point():
     """A numeric stream shorter than the sample: the interval members cannot use the numbers
     yet, the Gaussian members can, and the weights move to them."""
     rng = np.random.default_rng(3)
-    model = ModelAveragedTAN(decay="auto")
+    model = ModelAveragedTAN(aode=False, decay="auto")
     loss = 0.0
     for _ in range(150):
         y = int(rng.integers(0, 2))
@@ -171,8 +171,8 @@ def test_merge_of_the_gaussian_member_equals_one_learner():
     """numeric="Gaussian" (one member): the statistics add; classes first seen in another
     order are refused (the Gaussian statistics are laid out by class code)."""
     data = stream(200, seed=4)
-    parts = [ModelAveragedTAN(numeric="Gaussian") for _ in range(2)]
-    whole = ModelAveragedTAN(numeric="Gaussian")
+    parts = [ModelAveragedTAN(aode=False, numeric="Gaussian") for _ in range(2)]
+    whole = ModelAveragedTAN(aode=False, numeric="Gaussian")
     for i, (x, y) in enumerate(data):
         whole.learn_one(x, y)
         parts[i // 100].learn_one(x, y)
@@ -180,7 +180,7 @@ def test_merge_of_the_gaussian_member_equals_one_learner():
     merged = parts[0].merge(parts[1])
     for x, _ in data[:30]:
         close(merged.predict_proba_one(x), whole.predict_proba_one(x), 1e-9)
-    swapped = ModelAveragedTAN(numeric="Gaussian")
+    swapped = ModelAveragedTAN(aode=False, numeric="Gaussian")
     for x, y in reversed(data):
         swapped.learn_one(x, y)
     assert swapped.counts.classes_ != whole.counts.classes_
@@ -192,7 +192,7 @@ def test_merge_is_refused_once_the_representation_weights_moved():
     """The weights over representations depend on the order of the records (the DMA
     recursion): learners whose weights moved cannot be merged exactly."""
     data = stream(120, seed=5)
-    left, right = ModelAveragedTAN(), ModelAveragedTAN()
+    left, right = ModelAveragedTAN(aode=False), ModelAveragedTAN(aode=False)
     cuts = {}
     for m in (left, right):
         m.learn_many(pd.DataFrame([x for x, _ in data[:60]]), pd.Series([y for _, y in data[:60]]))
@@ -206,7 +206,7 @@ def test_merge_is_refused_once_the_representation_weights_moved():
 def test_bad_input_names_the_feature_and_changes_nothing(params):
     import pickle
 
-    model = ModelAveragedTAN(sample_size=20, **params)
+    model = ModelAveragedTAN(aode=False, sample_size=20, **params)
     for x, y in stream(60, seed=6):
         model.learn_one(x, y)
     before = pickle.dumps(model)
@@ -225,7 +225,7 @@ def long_stream_is_finite(n):
     """ModelAveragedTAN(decay="auto") over ``n`` records of a drifting two-feature numeric
     stream with a nominal feature: every prediction and posterior finite and normalised."""
     rng = np.random.default_rng(7)
-    model = ModelAveragedTAN(decay="auto")
+    model = ModelAveragedTAN(aode=False, decay="auto")
     for t in range(n):
         y = int(rng.integers(0, 2))
         shift = 3.0 * math.sin(t / 5_000)  # the classes' means drift
@@ -262,7 +262,7 @@ def test_a_record_without_nominal_features_is_the_class_prior_times_a_student_t(
     decayed after each record (the last one weighs λ), the statistics of every class before
     each (the last one weighs 1), written out with one FullStatistics per class."""
     rng = np.random.default_rng(7)
-    model = ModelAveragedTAN(numeric="Gaussian", decay=decay, ess=3.0)
+    model = ModelAveragedTAN(aode=False, numeric="Gaussian", decay=decay, ess=3.0)
     prior = NormalWishartPrior(2)
     counts, stats, labels = {}, {}, []
     for t in range(80):

@@ -40,7 +40,8 @@ def test_river_estimator_checks_on_default_parameters():
 
 
 @pytest.mark.parametrize("make, params", [
-    (ModelAveragedTAN, {"sample_size": 10, "numeric": "MDL"}),  # the default: test_tan_stacking
+    # one member (several are stacked by learn_many: test_tan_stacking, test_tan_grids)
+    (ModelAveragedTAN, {"sample_size": 10, "numeric": "MDL", "aode": False}),
     (ModelAveragedTAN, {"sample_size": 10, "decay": 0.9}),
     (ModelAveragedTAN, {"sample_size": 10, "decay": "auto"}),
     (TAN, {"sample_size": 10, "decay": 0.9}),
@@ -108,11 +109,12 @@ def test_phishing_numeric_features_out_of_the_box():
     metric = evaluate.progressive_val_score(datasets.Phishing(), model, metrics.ROCAUC())
     assert metric.get() > 0.85
     assert model.counts.n_features == 9
-    # each numeric feature's values are the intervals of the interval member (MDL: decay=1)
-    assert set(model.representation_posterior()) == {"MDL", "Gaussian"}
+    # each numeric feature's values in the counts are the intervals of the first grid (MDL;
+    # the 16-interval grid has counts of its own)
+    assert set(model.representation_posterior()) == {"MDL", "16 intervals", "Gaussian"}
     counts = model.counts
     assert all(len(counts.values_[counts.feature_code(f)])
-               == grids.n_intervals[grids.members.index("MDL")]
+               == grids[0].n_intervals[grids[0].members.index("MDL")]
                for f, grids in model.numeric_readings.items())
 
 
@@ -178,7 +180,8 @@ def test_refused_hyperparameters_and_merges():
         ModelAveragedTAN().merge(ModelAveragedTAN(ess=2.0))
     with pytest.raises(ValueError, match="forget"):
         ModelAveragedTAN(structure_decay=0.9).merge(ModelAveragedTAN(structure_decay=0.9))
-    left, right = (ModelAveragedTAN(sample_size=5, numeric="5 intervals") for _ in range(2))
+    left, right = (ModelAveragedTAN(sample_size=5, numeric="5 intervals", aode=False)
+                   for _ in range(2))
     data = stream(40, seed=5)
     for x, y in data[:20]:
         left.learn_one(x, y)
@@ -195,12 +198,12 @@ def test_dask_plan_is_an_exact_merge():
     data = [({f: v for f, v in x.items() if f != "z"}, y) for x, y in data]
     X = pd.DataFrame([x for x, _ in data])
     y = pd.Series([y for _, y in data])
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False)  # members that predict alike on nominal frames
     plan = model.distributed_plan()
     assert isinstance(plan, MergePlan)
     parts = [plan.learn_partition(X[i:i + 40], y[i:i + 40]) for i in (0, 40, 80)]
     trained = plan.finish(plan.combine(parts))
-    whole = ModelAveragedTAN()
+    whole = ModelAveragedTAN(aode=False)
     whole.learn_many(X, y)
     expected = whole.predict_proba_many(X).to_numpy()
     got = trained.predict_proba_many(X).reindex(columns=whole.classes_).to_numpy()

@@ -28,7 +28,7 @@ from onlinebma.tan.members import Member, TreeMemberStack
 from onlinebma.tan.merging import first_record_samples
 from onlinebma.tan.stacking import FOLDS, folds_of, stacking_weights
 
-REPRESENTATIONS = ("MDL", "Gaussian")  # numeric="auto" at decay=1
+REPRESENTATIONS = ("MDL", "Gaussian")  # two members, one interval grid (a TreeMemberStack)
 
 
 def score(P, w):
@@ -150,7 +150,7 @@ def written_out(X, y, before=(), representations=None, **params):
     P = np.zeros((len(X), len(representations)))
     whole = []
     for r, representation in enumerate(representations):
-        make = functools.partial(ModelAveragedTAN, numeric=representation, **params)
+        make = functools.partial(ModelAveragedTAN, aode=False, numeric=representation, **params)
         for k in range(FOLDS):
             learner = agreed(make, before, X, y)
             for i in np.flatnonzero(folds != k):
@@ -191,7 +191,7 @@ def test_learn_many_equals_the_folds_written_out(params):
     X, y = table()
     P, whole = written_out(X, y, **params)
     np.testing.assert_allclose(stack_probabilities(X, y, **params), P, rtol=0, atol=1e-9)
-    model = ModelAveragedTAN(**params)
+    model = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS, **params)
     model.learn_many(X, y)
     weights = model.representation_posterior()
     assert list(weights) == list(REPRESENTATIONS)
@@ -214,7 +214,7 @@ def test_learn_many_after_records_learned_before():
     before = list(zip(records(X.iloc[:20]), y[:20]))
     X, y = X.iloc[20:].reset_index(drop=True), y[20:].reset_index(drop=True)
     P, whole = written_out(X, y, before)
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     for x, label in before:
         model.learn_one(x, label)
     model.learn_many(X, y)
@@ -226,7 +226,7 @@ def test_learn_many_after_records_learned_before():
 
 def test_learn_one_continues_the_recursion_from_the_stacking_weights():
     X, y = table(seed=2)
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     model.learn_many(X, y)
     weights = model.representation_posterior()
     _, whole = written_out(X, y)
@@ -253,7 +253,8 @@ def test_rows_exchanged_within_a_fold_give_the_same_learner():
         rows = np.flatnonzero(folds == k)
         order[rows] = rng.permutation(rows)
     assert (order != np.arange(len(X))).any()
-    one, other = ModelAveragedTAN(), ModelAveragedTAN()
+    one = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
+    other = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     one.learn_many(X, y)
     other.learn_many(X.iloc[order].reset_index(drop=True), y[order].reset_index(drop=True))
     assert_close_dicts(other.representation_posterior(), one.representation_posterior(),
@@ -262,7 +263,7 @@ def test_rows_exchanged_within_a_fold_give_the_same_learner():
     got = other.predict_proba_many(X)[list(want.columns)]
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-9)
     # a permutation across folds moves rows to other folds: other weights
-    shuffled = ModelAveragedTAN()
+    shuffled = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     perm = rng.permutation(len(X))
     shuffled.learn_many(X.iloc[perm].reset_index(drop=True), y[perm].reset_index(drop=True))
     assert abs(shuffled.representation_posterior()["MDL"]
@@ -274,7 +275,7 @@ def test_tables_smaller_than_the_folds(n):
     X, y = table(seed=4)
     X, y = X.iloc[3:3 + n].reset_index(drop=True), y[3:3 + n].reset_index(drop=True)
     P, whole = written_out(X, y)
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     model.learn_many(X, y)
     np.testing.assert_allclose(list(model.representation_posterior().values()),
                                stacking_weights(P), rtol=0, atol=1e-9)
@@ -286,7 +287,7 @@ def test_tables_smaller_than_the_folds(n):
 
 
 def test_one_row_of_a_fresh_learner_keeps_equal_weights():
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     model.learn_many(pd.DataFrame({"z": [1.0], "a": ["p"]}), pd.Series(["u"]))
     assert model.representation_posterior() == pytest.approx({"MDL": 0.5, "Gaussian": 0.5})
 
@@ -294,7 +295,7 @@ def test_one_row_of_a_fresh_learner_keeps_equal_weights():
 def test_a_nominal_table_keeps_equal_weights():
     """Without numbers the members predict alike: no evidence either way."""
     X, y = table(seed=5)
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     model.learn_many(X[["a"]], y)
     assert model.representation_posterior() == pytest.approx({"MDL": 0.5, "Gaussian": 0.5},
                                                              abs=1e-12)
@@ -312,7 +313,7 @@ def snapshot(model, X):
 ])
 def test_a_bad_table_changes_nothing(bad, match):
     X, y = table(seed=6)
-    model = ModelAveragedTAN()
+    model = ModelAveragedTAN(aode=False, numeric=REPRESENTATIONS)
     model.learn_many(X[:60], y[:60])
     before = snapshot(model, X)
     with pytest.raises((TypeError, ValueError), match=match):

@@ -179,7 +179,7 @@ def test_chain_rule_updates_equal_the_batch_weights(structures):
     """Per record l += log Q_y(x) equals log W recomputed from the counts (lgamma)."""
     X, y = raw(4, rows=400, n=6)
     records = [{f"f{f}": f"v{X[i, f]}" for f in range(6) if X[i, f] >= 0} for i in range(400)]
-    model = ModelAveragedTAN(structures=structures, ess=2.5)
+    model = ModelAveragedTAN(aode=False, numeric="MDL", structures=structures, ess=2.5)
     for i, x in enumerate(records):
         if i % 3:
             model.predict_proba_one(x)
@@ -187,7 +187,7 @@ def test_chain_rule_updates_equal_the_batch_weights(structures):
     incremental = model.edge_log_weights
     model._state._refresh()  # private: the batch recomputation under test has no public entry
     np.testing.assert_allclose(incremental, model.edge_log_weights, rtol=1e-10, atol=1e-9)
-    batch = ModelAveragedTAN(structures=structures, ess=2.5)
+    batch = ModelAveragedTAN(aode=False, numeric="MDL", structures=structures, ess=2.5)
     batch.learn_many(pd.DataFrame(records), pd.Series(y))
     probe = pd.DataFrame(records[:50])
     np.testing.assert_allclose(batch.predict_proba_many(probe).to_numpy(),
@@ -201,7 +201,7 @@ def test_scaled_unit_equals_decaying_every_count(monkeypatch):
 
     X, y = raw(5, rows=300, n=3, missing=0.0)
     records = [{f"f{f}": f"v{X[i, f]}" for f in range(3)} for i in range(300)]
-    model = ModelAveragedTAN(decay=0.8, structure_decay=0.9)
+    model = ModelAveragedTAN(aode=False, decay=0.8, structure_decay=0.9)
     # private: the scaled unit (RENORMALISE_ABOVE, the state's _k) is the mechanism under test
     monkeypatch.setattr(members, "RENORMALISE_ABOVE", 1e6)  # renormalise every ~62 records
     reference = PairCounts()
@@ -226,7 +226,7 @@ def test_learn_many_with_forgetting_is_learn_one_row_by_row(params):
     rng = np.random.default_rng(6)
     frame = pd.DataFrame({"a": rng.choice(["p", "q", None], 80), "z": rng.normal(size=80)})
     labels = pd.Series(rng.choice(["s", "t"], 80))
-    many, one = ModelAveragedTAN(**params), ModelAveragedTAN(**params)
+    many, one = ModelAveragedTAN(aode=False, **params), ModelAveragedTAN(aode=False, **params)
     many.learn_many(frame[:30], labels[:30])
     many.learn_many(frame[30:], labels[30:])
     codes, classes = pd.factorize(labels[:30])

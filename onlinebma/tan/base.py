@@ -178,6 +178,11 @@ class BaseTAN(Merging, Forgetting, base.MiniBatchClassifier):
         """The numeric representation records are read with: ``(numeric,)``."""
         return (self.numeric,)
 
+    @property
+    def weighs_members(self) -> bool:
+        """Whether the learner weighs several members (never: one model)."""
+        return False
+
     def _unit_test_skips(self):  # River's hook: the checks not to run
         return {LEARN_MANY_CHECK}
 

@@ -170,9 +170,10 @@ class WeightedMembers:
                 raise ValueError(
                     "cannot merge: the weights of the members (numeric representations or "
                     "rates) are not a function of the counts (the recursion over a stream, "
-                    "the stacking weights of a table); merge learners of one representation "
-                    "(numeric='8 intervals', 'MDL' or 'Gaussian'), or learn the union with "
-                    "learn_many (distributed.fit for a Dask frame)")
+                    "the stacking weights of a table); merge learners of one member (one "
+                    "representation, numeric='8 intervals', 'MDL' or 'Gaussian', with "
+                    "aode=False), or learn the union with learn_many (distributed.fit for a "
+                    "Dask frame)")
         self.add_records([other])
 
     def posterior(self) -> dict:

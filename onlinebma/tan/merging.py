@@ -22,7 +22,7 @@ import copy
 import numpy as np
 
 from ..distributed.chain import ChainPlan
-from ..distributed.first_pass import OffsetPass, SampledMergePlan
+from ..distributed.first_pass import OffsetPass, SampledMergePlan, column_samples, frame_layout
 from ..numeric.sample import TABLE_SAMPLE_SIZE
 from ..records import FeatureKinds
 from ..validation import check_mergeable_with
@@ -57,9 +57,9 @@ class Merging:
           :func:`agree_numbers` fixes the cut points from those samples, and the partitions
           are counted where they lie, in parallel, by copies of the agreed learner and merged
           in order (the counts and the Gaussian statistics add);
-        - ``ModelAveragedTAN(numeric="auto")``, or ``numeric=`` a tuple of several names
-          (:class:`~onlinebma.tan.grid_stack.GridStack`), that forgets nothing (several
-          representations of the numbers, weighed by stacking in ``learn_many``):
+        - ``ModelAveragedTAN(numeric="auto")``, ``numeric=`` a tuple of several names
+          (:class:`~onlinebma.tan.grid_stack.GridStack`) or AODE members (``aode=True``)
+          that forgets nothing (several members, weighed by stacking in ``learn_many``):
           :class:`StackingPlan`, the same first pass, then the partitions' fold states
           counted in parallel and merged per fold, each partition's cross-validated
           probabilities under the merged complements, and the stacking weights of all
@@ -86,7 +86,7 @@ class Merging:
                 "its statistics are laid out by the order in which each partition meets the "
                 "classes and nominal values, so the partitions' learners do not merge; use "
                 "learn_many on the whole frame, or numeric='auto' or 'Gaussian' on Dask")
-        if len(representations) > 1:
+        if self.weighs_members:
             return StackingPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
         return SampledMergePlan(self, kinds, TABLE_SAMPLE_SIZE, agree_numbers)
 
@@ -187,7 +187,7 @@ def agree_before_chain(learner, samples: dict):
     ``learner``.
     """
     representations = learner.representations
-    if len(representations) > 1 and GAUSSIAN in representations:
+    if len(representations) > 1 and GAUSSIAN in representations and samples:
         learner.fix_numeric(first_record_samples(samples))
     learner.fix_numeric(samples)  # features with cut points keep them
     return learner
@@ -230,6 +230,13 @@ class StackingPlan(SampledMergePlan):
     counts). The parameters are :class:`~onlinebma.distributed.first_pass.SampledMergePlan`'s,
     ``agree`` returning the agreed learner.
     """
+
+    def run(self, partitions):
+        """The first pass, then the stacking passes even on a frame without numeric values
+        (its AODE members do not predict as its structure averages, so the weights move)."""
+        layout = frame_layout(partitions)
+        samples = column_samples(partitions, self.kinds, self.size, layout)
+        return self.run_agreed(partitions, samples, layout[0])
 
     def run_agreed(self, partitions, samples: dict, offsets: list):
         learner = self.agree(copy.deepcopy(self.model), samples)

@@ -241,6 +241,12 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         return chosen_representations(self.numeric, self.decay)
 
     @property
+    def weighs_members(self) -> bool:
+        """Whether the learner weighs several members (representations, rates or AODE
+        members): then :meth:`learn_many` stacks them and ``merge`` needs equal weights."""
+        return len(self._state.members) > 1
+
+    @property
     def _forgets(self) -> bool:
         return self._state.forgets
 
