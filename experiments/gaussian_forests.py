@@ -14,7 +14,6 @@ import sys
 
 from experiments import drift, guide, numbers
 from onlinebma.tan import ModelAveragedTAN
-from onlinebma.tan.members import Member, TreeMemberStack
 from onlinebma.tan.model_averaged import auto_representations
 
 STREAMS = ("Hyperplane", "SEA", "RandomRBFDrift")
@@ -23,15 +22,14 @@ TABLES = ("iris", "wine", "pima")
 
 def choices(nominal) -> dict:
     """``{label: a fresh learner}`` makers of the compared learners."""
-    members = [Member(1.0, r) for r in auto_representations(1.0)]
+    default = auto_representations(1.0)
     return {
         "Gaussian forests": lambda: ModelAveragedTAN(nominal_attributes=nominal,
                                                      numeric="Gaussian forests"),
         "Gaussian": lambda: ModelAveragedTAN(nominal_attributes=nominal, numeric="Gaussian"),
         "default": lambda: ModelAveragedTAN(nominal_attributes=nominal),
-        "default + Gaussian forests": lambda: TreeMemberStack(
-            "forests", 10.0, 1.0, 1.0, nominal, 200,
-            [*members, Member(1.0, "Gaussian forests")]),
+        "default + Gaussian forests": lambda: ModelAveragedTAN(
+            nominal_attributes=nominal, numeric=(*default, "Gaussian forests")),
     }
 
 
