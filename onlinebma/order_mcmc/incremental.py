@@ -46,7 +46,7 @@ import numpy as np
 from scipy.special import gammaln
 
 from .. import tuning
-from .count_reads import CountReads
+from .count_reads import CountReads, Families
 from .layout import SetKeys, family_sets
 from .scores import _candidate_sets, candidate_lists
 from .sparse import SparseCounts
@@ -86,7 +86,7 @@ class RecordCounts:
             raise ValueError("the counts were taken in different layouts of the count tables")
 
 
-class StreamingScores(CountReads):
+class StreamingScores:
     """K2 scores of every candidate family of every node, kept exact as records come and go.
 
     Parameters
@@ -220,8 +220,8 @@ class StreamingScores(CountReads):
         miss = self.layout.has_missing[node]
         if miss.any():  # N_ij leaves out the records with the child missing
             at = np.arange(len(self._par))[fams][miss]
-            n_conf[miss] -= self._cells.lookup(self._missing_keys(at, keys[fams_cset[miss]],
-                                                                  row[node[miss]]))
+            missing = self.reads().missing_keys(at, keys[fams_cset[miss]], row[node[miss]])
+            n_conf[miss] -= self._cells.lookup(missing)
         changed = []  # nodes whose number of observed values changes with this record
         for i in np.flatnonzero(row >= 0):
             counts = self._value_counts[i]
@@ -242,13 +242,6 @@ class StreamingScores(CountReads):
             self._card[i] = max(1, int((self._value_counts[i] > 0).sum()))
         if changed:
             self._rescore(changed, cells=False)
-
-    def _missing_keys(self, fams, cell_keys, child) -> np.ndarray:
-        """The keys of ``cell_keys`` (of the families' cell sets, child code ``child``) with
-        the child at its missing slot."""
-        node = self._node[fams]
-        stride = self.layout.stride[self._cset[fams], self._cpos[fams]]
-        return cell_keys + (self.layout.room[node] - child) * stride
 
     def add_many(self, rows) -> None:
         """Count many records; equal to adding them one by one (which it does for a few
@@ -365,6 +358,82 @@ class StreamingScores(CountReads):
                 fam, gammaln(ra + total) - gammaln(ra + total - counts[at]), len(config_fix))
 
     # ----------------------------------------------------------------- reads
+
+    def reads(self) -> CountReads:
+        """The reads of the current counts family by family (built per call: the counts
+        are replaced as the tables grow)."""
+        return CountReads(Families(self._node, self._par, self._start, self._cset, self._pset,
+                                   self._cpos),
+                          self.layout, self._cells, self._value_counts, self._card, self.alpha)
+
+    def uncounted_to_missing(self, rows) -> np.ndarray:
+        """:meth:`.CountReads.uncounted_to_missing` of the current counts."""
+        return self.reads().uncounted_to_missing(rows)
+
+    def cards(self) -> np.ndarray:
+        """Number of observed values of each node (1 for a node never observed)."""
+        return self.reads().cards()
+
+    def predictive(self, i: int, sets, rows) -> np.ndarray:
+        """:meth:`.CountReads.predictive` of the current counts."""
+        return self.reads().predictive(i, sets, rows)
+
+    def predictive_flat(self, fams, rows) -> np.ndarray:
+        """:meth:`.CountReads.predictive_flat` of the current counts."""
+        return self.reads().predictive_flat(fams, rows)
+
+    def dense_counts(self, f: int) -> tuple:
+        """:meth:`.CountReads.dense_counts` of the current counts."""
+        return self.reads().dense_counts(f)
+
+    def pair_tables(self):
+        """The counts to choose candidate parents from: :attr:`selection` when set, else
+        :meth:`.CountReads.pair_tables` of the records counted."""
+        if self.selection is not None:
+            return self.selection
+        return self.reads().pair_tables()
+
+    def restricted(self, candidates):
+        """These tables restricted to the parent sets within ``candidates`` (a list per
+        node): the same counts and scores, copied set by set, without the records."""
+        out = type(self)(self.n, self.max_parents, self.alpha, self.layout.room[:-1],
+                         self.order, candidates)
+        out.reserve(self.layout.room[:-1], self.layout.has_missing[:-1])
+        index = {(int(node), tuple(par.tolist())): f
+                 for f, (node, par) in enumerate(zip(self._node, self._par))}
+        old = np.array([index[(int(node), tuple(par.tolist()))]
+                        for node, par in zip(out.family_nodes, out.family_parents)],
+                       dtype=np.int64)
+        child_sets, parent_sets = out.family_sets
+        new_set = np.full(self.n_tables, -1)  # each kept set's index in the new tables
+        new_set[self._cset[old]] = child_sets
+        new_set[self._pset[old]] = parent_sets
+        keys, _ = self._cells.items()
+        sets = self.layout.set_of(keys)
+        keep = new_set[sets] >= 0
+        moved = keys[keep] - self.layout.off[sets[keep]] + out.layout.off[new_set[sets[keep]]]
+        out.adopt_counts(self._cells.subset(keep, moved), self._cell_part[old].copy(),
+                         self._config_part[old].copy(), [v.copy() for v in self._value_counts],
+                         self._card.copy(), self.n_records)
+        return out
+
+    @property
+    def family_sets(self) -> tuple:
+        """Each family's set of nodes (child and parents) and set of parents, as indices
+        of the count tables (two arrays, one entry per family)."""
+        return self._cset, self._pset
+
+    def adopt_counts(self, cells, cell_part, config_part, value_counts, card,
+                     n_records: int) -> None:
+        """Take counts and score parts laid out for these tables (:meth:`restricted`):
+        the sparse cell counts, each family's cell and configuration parts of its log score,
+        each node's value counts and cardinality, and the number of records counted."""
+        self._cells = cells
+        self._cell_part = cell_part
+        self._config_part = config_part
+        self._value_counts = value_counts
+        self._card = card
+        self.n_records = n_records
 
     def log_score(self, i: int) -> np.ndarray:
         """``log S(X_i; Z)`` of every candidate set of node ``i`` (a new array)."""
