@@ -35,7 +35,7 @@ from .criteria import CRITERIA, scores_many
 from .distributed_em import EMPlan
 from .em import EMEngine, one_component, run_em, run_em_many
 from .engine import Engine
-from .fitted import FittedAttributes
+from .fitted import NotFittedError, SelectedMixture
 from .layout import design as _design
 from .layout import row_key as _row_key
 from .layout import rows_of as _slice
@@ -101,7 +101,7 @@ PARAMETERS_DOC = """max_components : int, default 5
         number (a ``"?"`` for a missing value read as text) is refused, not made a category."""
 
 
-class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
+class MixtureClassifier(BufferRefitClassifier):
     """Base of :class:`~onlinebma.mixture.FAN` and :class:`~onlinebma.mixture.FiniteMixture`."""
 
     _class_parent: bool = True  # FAN: features depend on (class, component); FM: on the component
@@ -146,6 +146,38 @@ class MixtureClassifier(FittedAttributes, BufferRefitClassifier):
         super().__init__(window=window, refit_every=refit_every,
                          nominal_attributes=nominal_attributes,
                          numeric_attributes=numeric_attributes)
+
+    def selected_model(self) -> SelectedMixture:
+        """The selected model, fitting first if records are waiting; a
+        :class:`NotFittedError` (the learner unchanged) before any record."""
+        if self._model is None and self._n_learned:
+            self._training_data()  # fits if records are waiting
+        if self._model is None:
+            raise NotFittedError(
+                f"this {type(self).__name__} has not been fitted yet: learn records "
+                "(learn_one, learn_many or fit) before reading its fitted attributes"
+            )
+        return SelectedMixture(*self._model, self._class_parent)
+
+    @property
+    def weights_(self) -> np.ndarray:
+        """Mixing proportions ``p(h_k)`` of the selected model."""
+        return self.selected_model().weights
+
+    @property
+    def means_(self) -> np.ndarray:
+        """Gaussian means: ``(C, K, q)`` for FAN, ``(K, q)`` for FM (columns: numeric features)."""
+        return self.selected_model().means
+
+    @property
+    def variances_(self) -> np.ndarray:
+        """Gaussian variances, shaped like :attr:`means_`."""
+        return self.selected_model().variances
+
+    @property
+    def value_probabilities_(self) -> dict:
+        """:attr:`SelectedMixture.value_probabilities` of the selected model."""
+        return self.selected_model().value_probabilities
 
     def _reset_model(self):
         self._model = None  # (structure, params, table) of the most probable K

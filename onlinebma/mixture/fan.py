@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .base import PARAMETERS_DOC, MixtureClassifier
 
 __all__ = ["FAN"]
@@ -75,4 +73,4 @@ class FAN(MixtureClassifier):
     @property
     def class_prior_(self):
         """``p(c)`` of every class code, ``(N_c + alpha) / (N + alpha C)``."""
-        return np.exp(self._fitted()[1].log_class)
+        return self.selected_model().class_probabilities

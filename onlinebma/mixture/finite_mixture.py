@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .base import PARAMETERS_DOC, MixtureClassifier
 
 __all__ = ["FiniteMixture"]
@@ -53,4 +51,4 @@ class FiniteMixture(MixtureClassifier):
 
     @property
     def class_given_component_(self):
-        return np.exp(self._fitted()[1].log_class)
+        return self.selected_model().class_probabilities
