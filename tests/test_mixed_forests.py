@@ -456,7 +456,7 @@ def test_nominal_features_alone_give_model_averaged_tan(kind):
 
     k, r = 3, [2, 3, 2, 3]
     ys, xs, _ = make_stream(31, k, r, 0, 60)
-    learner = ModelAveragedTAN(structures=kind, ess=2.0, edge_prior=0.6)
+    learner = ModelAveragedTAN(structures=kind, ess=2.0, edge_prior=0.6, aode=False)
     stats = MixedStatistics(k, r, 0, ess=2.0)
     lw = stats.log_weights()
     names = [f"f{u}" for u in range(len(r))]

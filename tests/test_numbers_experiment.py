@@ -26,6 +26,7 @@ def test_quick_numbers_run(tmp_path):
     # every learner scored on every stream, each against ARF's records/s
     speed = tables["speed"]
     assert set(speed["model"]) == {"river ARF", "ModelAveragedTAN auto",
+                                   "ModelAveragedTAN auto, aode=False",
                                    "ModelAveragedTAN λ=0.99"}
     assert (speed[speed["model"] == "river ARF"]["× ARF"] == 1.0).all()
 
