@@ -18,54 +18,32 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
+from onlinebma.forgetting import AUTO_GRID
 from onlinebma.numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 from onlinebma.tan import AODE, ModelAveragedTAN
 from onlinebma.tan.model_averaged import auto_representations
 from onlinebma.tan.numbers import REPRESENTATIONS
 from onlinebma.tan.stacking import FOLDS, folds_of, stacking_weights
-from tests.test_tan_representations import close, stream
+from tests.test_tan_representations import ExplicitRecursion as RepresentationRecursion
+from tests.test_tan_representations import close, learn_beside, stream
 from tests.test_tan_stacking import agreed, assert_close_dicts, mixture, records, table
 
 
-class ExplicitRecursion:
+class ExplicitRecursion(RepresentationRecursion):
     """One learner per (representation, rate, predictive), weighed by ``log π_m += log
-    max(p_m(y | x), 1e-300)`` (a label seen before), then ``π_m ∝ π_m^β``."""
+    max(p_m(y | x), 1e-300)`` (a label seen before), then ``π_m ∝ π_m^β``
+    (tests/test_tan_representations.py's recursion over these learners)."""
 
     def __init__(self, rates, representations, **params):
         self.keys = [(rep, rate, "structures") for rep in representations for rate in rates]
         self.keys += [(rep, rate, "AODE") for rep in representations if rep in REPRESENTATIONS
                       for rate in rates]
         self.learners = [
-            ModelAveragedTAN(numeric=rep, decay=rate, aode=False, **params) if how == "structures"
+            ModelAveragedTAN(numeric=rep, decay=rate, aode=False, **params)
+            if how == "structures"
             else AODE(numeric=rep, decay=rate, sample_size=params["sample_size"])
             for rep, rate, how in self.keys]
         self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))
-
-    def predict_proba_one(self, x):
-        probas = [m.predict_proba_one(x) for m in self.learners]
-        if not probas[0]:
-            return {}
-        out = {c: sum(math.exp(lw) * p[c] for lw, p in zip(self.log_weights, probas))
-               for c in probas[0]}
-        total = sum(out.values())
-        return {c: p / total for c, p in out.items()}
-
-    def learn_one(self, x, y):
-        probas = [m.predict_proba_one(x) for m in self.learners]
-        lw = self.log_weights
-        if probas[0] and y in probas[0]:
-            lw = lw + np.log([max(p[y], 1e-300) for p in probas])
-        lw = AUTO_FORGETTING * lw
-        self.log_weights = lw - np.logaddexp.reduce(lw)
-        for m in self.learners:
-            m.learn_one(x, y)
-
-    def posterior(self, axis):
-        out: dict = {}
-        for key, lw in zip(self.keys, self.log_weights):
-            out[key[axis]] = out.get(key[axis], 0.0) + math.exp(lw)
-        return out
 
 
 @pytest.mark.parametrize("decay, numeric, params", [
@@ -84,17 +62,8 @@ def test_aode_members_equal_the_explicit_recursion_over_separate_learners(decay,
     representations = (auto_representations(decay) if numeric == "auto"
                        else numeric if isinstance(numeric, tuple) else (numeric,))
     reference = ExplicitRecursion(rates, representations, sample_size=20, **params)
-    for t, (x, y) in enumerate(data):
-        if t % 7 == 3:  # learned without a prediction of the very dict
-            shared.learn_one(dict(x), y)
-            reference.learn_one(dict(x), y)
-            continue
-        close(shared.predict_proba_one(x), reference.predict_proba_one(x))
-        shared.learn_one(x, y)
-        reference.learn_one(x, y)
-        close(shared.decay_posterior(), reference.posterior(1))
-        close(shared.representation_posterior(), reference.posterior(0))
-        close(shared.predictive_posterior(), reference.posterior(2))
+    learn_beside(shared, reference, data, rates=True)  # every record, 1e-10
+    close(shared.predictive_posterior(), reference.posterior(2))
     X = pd.DataFrame([x for x, _ in data[-40:]])
     many = shared.predict_proba_many(X)
     for i, (x, _) in enumerate(data[-40:]):
