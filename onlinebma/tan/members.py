@@ -343,10 +343,13 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         codes, values, columns, split = self.coding.read(x)
         numeric, nominal, _ = split
         rows = jll = memo = forest_rows = aode_rows = None
+        # the record's counts, gathered once for the structure averages and AODE
+        gathered = self.counts.gather(columns) if self._interval_members or \
+            self._aode_members else None
         if self._interval_members:
-            jll, memo = self._member_terms(codes, columns)
+            jll, memo = self._member_terms(codes, columns, gathered)
         if self._aode_members:
-            aode_rows = self._aode_terms(codes, columns)
+            aode_rows = self._aode_terms(codes, gathered)
         if self._gaussian is not None:
             rows = self._gaussian_terms(codes, values, columns, numeric, jll)
         if self._forests is not None:
@@ -372,14 +375,12 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         self._last = (x, dict(x), out)
         return out
 
-    def _aode_terms(self, codes, columns) -> list:
+    def _aode_terms(self, codes, gathered) -> list:
         """AODE's ``log P̂(c, x)`` of every count row ``(R, K)`` as lists
-        (:func:`~onlinebma.tan.one_dependence.log_joint` of the row's counts in record units:
-        the stored counts divided by the row's scaled unit)."""
-        counts = self.counts
-        cells = counts.gather(columns) / self._units[:, None, None]
-        sizes = counts.n_values[codes]
-        return log_joint(cells, sizes, None, 1).tolist()
+        (:func:`~onlinebma.tan.one_dependence.log_joint` of the record's ``gathered`` counts
+        in record units: the stored counts divided by the row's scaled unit)."""
+        cells = gathered / self._units[:, None, None]
+        return log_joint(cells, self.counts.n_values[codes], None, 1).tolist()
 
     def _gaussian_terms(self, codes, values, columns, numeric, jll) -> np.ndarray:
         """The Gaussian members' joint log likelihoods ``(rows, K)``: the forest average over
@@ -439,18 +440,20 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         n = counts.gather(_CLASS_COLUMN)[..., 0]
         return np.log(self._tree.ess / counts.n_classes * self._units[:, None] + n)
 
-    def _member_terms(self, codes, columns):
+    def _member_terms(self, codes, columns, gathered=None):
         """Every count row's joint log likelihoods ``(R, K)`` of a coded record, up to a
         constant per row, and the memo (``log_q``): one gather of the rows' counts, one stack
         of terms and tree sums. Each row's class probabilities are normalised over the
         classes, so the constants are left out: ``log(ess + N)``, and the tree sums'
         denominator ``LT(l)`` over the record's features (the same for every class, it is not
-        computed: one tree sum per class, not one more)."""
+        computed: one tree sum per class, not one more). ``gathered``: the record's counts
+        (``counts.gather(columns)``) if already read."""
         counts = self.counts
         r, k = len(self.rates), counts.n_classes
         ids, prior = self._tree.plan(counts, codes, k)
         m = len(codes)
-        gathered = counts.gather(columns)
+        if gathered is None:
+            gathered = counts.gather(columns)
         if takes_narrow_terms(r * k * len(columns)):
             jll, memo, _ = narrow_predictions(
                 self._tree, self._t, codes, ids, prior, gathered.tolist(),
