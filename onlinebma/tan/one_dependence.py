@@ -6,52 +6,173 @@ with Weka 3.6's Laplace or m-estimates; :mod:`onlinebma.tan.aode` states them): 
 
 from __future__ import annotations
 
+import functools
+import math
+
 import numpy as np
+
+from .. import tuning
 
 __all__ = ["log_joint", "log_joint_many"]
 
 
+@functools.lru_cache(maxsize=64)
+def _estimator_layout(m: int) -> np.ndarray:
+    """Where each term of the ``m + 1`` estimators of eq. 9 lives in a record's gathered
+    cells (the order of :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`): cell
+    indices ``(2, m + 1, m + 1)``, the numerators' and the denominators' (before their
+    pseudo-counts).
+
+    Row 0 is naive Bayes, row ``1 + u`` the estimator of super-parent ``u``. Column 0 holds
+    the class term, ``N(c)`` over ``N`` and ``N(c, x_u)`` over ``N_u`` (eq. 9's ``P̂(c)``
+    and ``P̂(c, x_u)``), whose denominators are sums over the classes: their cells
+    ``N(c)`` and ``N_u(c)`` are row 0 of the denominators, so that the sum of that row over
+    the classes is column 0, and the sum of the numerators' row 0 gives the frequencies of
+    the ``x_u`` (eq. 8). Column ``1 + v`` holds the factor of feature ``v``: ``N(c, x_v)``
+    over ``N_v(c)`` (``P̂(x_v | c)``) and ``N(c, x_u, x_v)`` over ``N_uv(c, x_u)``
+    (``P̂(x_v | c, x_u)``). The diagonal place ``(1 + u, 1 + u)``, a super-parent as its
+    own child, is padding: cell 0 over cell 0 (:func:`_pseudo_counts` makes the ratio 1)."""
+    p = m * (m - 1) // 2
+    joint, first, second = (1 + 2 * m + i * p for i in range(3))
+    pair = np.zeros((m, m), dtype=np.intp)  # pair[u, v]: the index of pair {u, v}
+    i, j = np.triu_indices(m, 1)
+    pair[i, j] = pair[j, i] = np.arange(p)
+    parent, child = np.indices((m, m))
+    cells = np.zeros((2, m + 1, m + 1), dtype=np.intp)
+    cells[0, 0] = np.arange(m + 1)  # N(c), N(c, x_v)
+    cells[1, 0, 1:] = 1 + m + np.arange(m)  # N_v(c) (and N(c) in place 0)
+    cells[1, 1:, 0] = 1 + m + np.arange(m)  # N_u(c), to be summed over the classes
+    cells[0, 1:, 0] = 1 + np.arange(m)  # N(c, x_u)
+    cells[0, 1:, 1:] = joint + pair
+    cells[1, 1:, 1:] = np.where(parent < child, first, second) + pair
+    cells[:, 1:, 1:][:, parent == child] = 0
+    return cells
+
+
+@functools.lru_cache(maxsize=128)
+def _pseudo_counts(r_key: bytes, k: int, m_estimate) -> np.ndarray:
+    """The pseudo-counts ``(2, m + 1, m + 1)`` added to the cells of
+    :func:`_estimator_layout` (the module docstring's Laplace or m-estimates) for features
+    of ``r`` values (``r_key`` their float64 bytes), ``k`` classes and weight
+    ``m_estimate`` (``None``: Laplace); the padding gets 1 over 1."""
+    r = np.frombuffer(r_key)
+    m, w = len(r), m_estimate
+    # child cell a_v over d_v; class-and-parent cell e_u over f_u; class cell e0 over f0
+    a, d = (np.ones(m), r) if w is None else (w / r, np.full(m, float(w)))
+    e, f = (np.ones(m), k * r) if w is None else (w / (k * r), np.full(m, float(w)))
+    e0, f0 = (1.0, k) if w is None else (w / k, w)
+    pseudo = np.empty((2, m + 1, m + 1))
+    pseudo[0, :, 0], pseudo[0, :, 1:] = np.r_[e0, e], a
+    pseudo[1, :, 0], pseudo[1, :, 1:] = np.r_[f0, f], d
+    diagonal = np.arange(1, m + 1)
+    pseudo[:, diagonal, diagonal] = 1.0
+    return pseudo
+
+
+@functools.lru_cache(maxsize=128)
+def _narrow_plan(r_key: bytes, k: int, m_estimate) -> tuple:
+    """:func:`_estimator_layout` and :func:`_pseudo_counts` without the padding, for
+    :func:`_log_joint_narrow`: a flat list of ``(numerator cell, its pseudo-count,
+    denominator cell, its pseudo-count)``, naive Bayes' ``m + 1`` terms then each
+    super-parent's ``m``, where a class term's denominator cell is ``L + s`` (``L`` the
+    cells of a class; place ``s`` of the sums over the classes appended to them); and the
+    cells summed over the classes for these sums."""
+    m = len(r_key) // 8
+    layout = _estimator_layout(m)
+    top, bottom = layout.reshape(2, -1).tolist()
+    add_top, add_bottom = _pseudo_counts(r_key, k, m_estimate).reshape(2, -1).tolist()
+    width = 1 + 2 * m + 2 * m * (m - 1)
+    bottom[::m + 1] = range(width, width + m + 1)
+    terms = [t for p, t in enumerate(zip(top, add_top, bottom, add_bottom))
+             if p == 0 or p % (m + 2)]  # the diagonal places 1 + u are padding
+    return terms, layout[1, 0].tolist()
+
+
 def log_joint(cells: np.ndarray, r: np.ndarray, m_estimate, frequency_limit: int) -> np.ndarray:
     """``log P̂(c, x)`` of every class (the module docstring's eq. 9 estimates) from the
-    gathered cells of one record, decayed counts in record units (in the order of
-    :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`), its features' numbers of
-    values ``r``, the weight ``m_estimate`` of m-estimates (``None``: Laplace) and the
-    ``frequency_limit`` of a super-parent.
+    gathered cells of one record.
 
-    ``cells`` is ``(K, L)``, or ``(R, K, L)`` for ``R`` count rows at once (the members of a
-    stack, each with its own super-parents); the result ``(K,)`` or ``(R, K)``."""
+    Each of the ``m + 1`` estimators (naive Bayes and one per super-parent) is a sum of
+    ``log`` ratios of a count plus its pseudo-count over a margin plus its pseudo-count:
+    one gather, one division and one ``log`` over all of them
+    (:func:`_estimator_layout`). The super-parents' estimators are averaged in log space
+    (eq. 9), naive Bayes taken where none qualifies (eq. 8). Small inputs (``R K (m + 1)²``
+    at most :data:`onlinebma.tuning.NARROW_AODE_TERMS`) take plain Python floats.
+
+    Parameters
+    ----------
+    cells : numpy.ndarray
+        ``(K, L)``, or ``(R, K, L)`` for ``R`` count rows at once (the members of a stack,
+        each with its own super-parents): decayed counts in record units, in the order of
+        :meth:`~onlinebma.stats.pairs.PairCounts.record_columns` (``L = 1 + 2m + 4P``).
+    r : numpy.ndarray
+        The numbers of values of the record's ``m`` observed features.
+    m_estimate : float or None
+        The weight of m-estimates; ``None`` for Laplace estimates.
+    frequency_limit : int
+        A value of lower frequency (its count over the classes) is no super-parent.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``(K,)``, or ``(R, K)`` for 3-D ``cells``.
+    """
     stacked = cells.ndim == 3
     cells = cells if stacked else cells[None]
     k, m = cells.shape[1], len(r)
-    n_class, single = cells[:, :, 0], cells[:, :, 1:1 + m]
-    margin = cells[:, :, 1 + m:1 + 2 * m]
-    w = m_estimate
-    # pseudo-counts: child cell a_v, child denominator d_v, class e, class denominator f
-    a, d = (np.ones(m), r.astype(float)) if w is None else (w / r, np.full(m, float(w)))
-    e, f = (1.0, k) if w is None else (w / k, w)
-    out = (np.log(n_class + e) - np.log(n_class.sum(axis=1, keepdims=True) + f)
-           + (np.log(single + a) - np.log(margin + d)).sum(axis=2))  # naive Bayes
-    parents = single.sum(axis=1) >= frequency_limit  # (R, m)
+    r_key = np.asarray(r, dtype=float).tobytes()
+    if len(cells) * k * (m + 1) ** 2 <= tuning.NARROW_AODE_TERMS:
+        out = np.array(_log_joint_narrow(cells.tolist(), r_key, m_estimate, frequency_limit))
+        return out if stacked else out[0]
+    terms = cells.take(_estimator_layout(m), axis=2)  # (R, K, 2, m + 1, m + 1)
+    summed = terms[:, :, :, 0].sum(axis=1)  # over the classes: (R, 2, m + 1)
+    terms[:, :, 1, :, 0] = summed[:, None, 1]  # N and the N_u
+    terms += _pseudo_counts(r_key, k, m_estimate)
+    ratios = np.divide(terms[:, :, 0], terms[:, :, 1], out=terms[:, :, 0])
+    estimators = np.log(ratios, out=ratios).sum(axis=3)  # (R, K, m + 1): log P̂ each
+    naive, spode = estimators[:, :, 0], estimators[:, :, 1:]
+    parents = summed[:, 0, 1:] >= frequency_limit  # eq. 8
+    if m and parents.all():
+        high = spode.max(axis=2, keepdims=True)
+        spode -= high
+        out = high[:, :, 0] + np.log(np.exp(spode, out=spode).sum(axis=2)) - math.log(m)
+        return out if stacked else out[0]
     n_parents = parents.sum(axis=1)
     if n_parents.any():
-        p = (m * (m - 1)) // 2
-        joint, first, second = (cells[:, :, 1 + 2 * m + i * p:1 + 2 * m + (i + 1) * p]
-                                for i in range(3))
-        i, j = np.triu_indices(m, 1)
-        # [row, c, parent, child]: log P̂(x_child | c, x_parent)
-        child = np.zeros((len(cells), k, m, m))
-        child[:, :, i, j] = np.log(joint + a[j]) - np.log(first + d[j])
-        child[:, :, j, i] = np.log(joint + a[i]) - np.log(second + d[i])
-        e, f = (1.0, k * r) if w is None else (w / (k * r), np.full(m, float(w)))
-        spode = (np.log(single + e) - np.log(margin.sum(axis=1, keepdims=True) + f)
-                 + child.sum(axis=3))
         spode = np.where(parents[:, None, :], spode, -np.inf)
-        top = np.where(n_parents > 0, spode.max(axis=2).T, 0.0).T[:, :, None]
+        high = np.where(n_parents > 0, spode.max(axis=2, initial=-np.inf).T, 0.0).T
         with np.errstate(divide="ignore"):
-            averaged = (top[:, :, 0] + np.log(np.exp(spode - top).sum(axis=2))
+            averaged = (high + np.log(np.exp(spode - high[:, :, None]).sum(axis=2))
                         - np.log(np.maximum(n_parents, 1))[:, None])
-        out = np.where(n_parents[:, None] > 0, averaged, out)
-    return out if stacked else out[0]
+        naive = np.where(n_parents[:, None] > 0, averaged, naive)
+    return naive if stacked else naive[0]
+
+
+def _log_joint_narrow(cells: list, r_key: bytes, m_estimate, frequency_limit: int) -> list:
+    """:func:`log_joint` of nested lists ``cells`` ``(R, K, L)`` in plain Python floats
+    (``r_key`` the float64 bytes of ``r``), as nested lists ``(R, K)``: on narrow records a
+    few dozen ``log`` calls cost less than numpy's per-call overhead."""
+    plan, summed_cells = _narrow_plan(r_key, len(cells[0]), m_estimate)
+    m = len(r_key) // 8
+    log, exp = math.log, math.exp
+    out = []
+    for row in cells:
+        summed = [sum(cell[i] for cell in row) for i in summed_cells]  # N and the N_u
+        parents = [m + 1 + u * m for u in range(m)  # eq. 8 (x_u's cell is 1 + u)
+                   if sum(cell[1 + u] for cell in row) >= frequency_limit]
+        values = []
+        for cell in row:
+            cell = cell + summed
+            logs = [log((cell[i] + a) / (cell[j] + d)) for i, a, j, d in plan]
+            if parents:
+                spode = [sum(logs[s:s + m]) for s in parents]
+                high = max(spode)
+                values.append(high + log(sum(exp(s - high) for s in spode))
+                              - log(len(spode)))
+            else:
+                values.append(sum(logs[:m + 1]))
+        out.append(values)
+    return out
 
 
 def log_joint_many(counts, codes, scale: float, m_estimate, frequency_limit: int,
