@@ -18,20 +18,25 @@ __all__ = ["log_joint", "log_joint_many"]
 
 @functools.lru_cache(maxsize=64)
 def _estimator_layout(m: int) -> np.ndarray:
-    """Where each term of the ``m + 1`` estimators of eq. 9 lives in a record's gathered
-    cells (the order of :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`): cell
-    indices ``(2, m + 1, m + 1)``, the numerators' and the denominators' (before their
-    pseudo-counts).
+    """Where the terms of eq. 9's ``m + 1`` estimators live in a record's gathered cells
+    (the order of :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`), ``m`` its
+    observed features: cell indices ``(2, m + 1, m + 1)``, ``[0]`` the numerators and
+    ``[1]`` the denominators of the ratios whose logs the estimators sum (before their
+    pseudo-counts, :func:`_pseudo_counts`). Read-only (cached).
 
-    Row 0 is naive Bayes, row ``1 + u`` the estimator of super-parent ``u``. Column 0 holds
-    the class term, ``N(c)`` over ``N`` and ``N(c, x_u)`` over ``N_u`` (eq. 9's ``P̂(c)``
-    and ``P̂(c, x_u)``), whose denominators are sums over the classes: their cells
-    ``N(c)`` and ``N_u(c)`` are row 0 of the denominators, so that the sum of that row over
-    the classes is column 0, and the sum of the numerators' row 0 gives the frequencies of
-    the ``x_u`` (eq. 8). Column ``1 + v`` holds the factor of feature ``v``: ``N(c, x_v)``
-    over ``N_v(c)`` (``P̂(x_v | c)``) and ``N(c, x_u, x_v)`` over ``N_uv(c, x_u)``
-    (``P̂(x_v | c, x_u)``). The diagonal place ``(1 + u, 1 + u)``, a super-parent as its
-    own child, is padding: cell 0 over cell 0 (:func:`_pseudo_counts` makes the ratio 1)."""
+    Row 0 is naive Bayes, row ``1 + u`` the estimator of super-parent ``u``; column 0 their
+    class term, column ``1 + v`` the factor of feature ``v``:
+
+    - row 0: ``N(c) / N`` (``P̂(c)``), then ``N(c, x_v) / N_v(c)`` (``P̂(x_v | c)``);
+    - row ``1 + u``: ``N(c, x_u) / N_u`` (``P̂(c, x_u)``), then ``N(c, x_u, x_v) /
+      N_uv(c, x_u)`` (``P̂(x_v | c, x_u)``; the first or the second pair margin), and at
+      ``v = u``, a super-parent as its own child, padding: cell 0 over cell 0, a ratio of 1.
+
+    The class terms' denominators ``N`` and ``N_u`` are sums over the classes, written in at
+    run time: the denominators' row 0 holds ``N(c)`` and the ``N_v(c)`` (``N(c)`` at place
+    0), so that its sum over the classes is that column; the sum of the numerators' row 0
+    gives the frequencies of the ``x_u`` (eq. 8).
+    """
     p = m * (m - 1) // 2
     joint, first, second = (1 + 2 * m + i * p for i in range(3))
     pair = np.zeros((m, m), dtype=np.intp)  # pair[u, v]: the index of pair {u, v}
@@ -46,7 +51,21 @@ def _estimator_layout(m: int) -> np.ndarray:
     cells[0, 1:, 1:] = joint + pair
     cells[1, 1:, 1:] = np.where(parent < child, first, second) + pair
     cells[:, 1:, 1:][:, parent == child] = 0
+    cells.flags.writeable = False
     return cells
+
+
+def _weka_pseudo_counts(r: np.ndarray, k: int, m_estimate) -> tuple:
+    """The pseudo-counts of the module docstring's estimates for features of ``r`` values
+    (floats) and ``k`` classes: ``(a, d, e, f, e0, f0)``, ``a_v`` added to a child's cell
+    and ``d_v`` to its margin, ``e_u`` to a super-parent's cell and ``f_u`` to its margin,
+    ``e0`` to a class count and ``f0`` to their total (``m_estimate`` ``None``: Laplace,
+    else the m-estimates of weight ``m_estimate``)."""
+    w, m = m_estimate, len(r)
+    if w is None:
+        return np.ones(m), r, np.ones(m), k * r, 1.0, k
+    w = float(w)
+    return w / r, np.full(m, w), w / (k * r), np.full(m, w), w / k, w
 
 
 @functools.lru_cache(maxsize=128)
@@ -54,18 +73,16 @@ def _pseudo_counts(r_key: bytes, k: int, m_estimate) -> np.ndarray:
     """The pseudo-counts ``(2, m + 1, m + 1)`` added to the cells of
     :func:`_estimator_layout` (the module docstring's Laplace or m-estimates) for features
     of ``r`` values (``r_key`` their float64 bytes), ``k`` classes and weight
-    ``m_estimate`` (``None``: Laplace); the padding gets 1 over 1."""
+    ``m_estimate`` (``None``: Laplace); the padding gets 1 over 1. Read-only (cached)."""
     r = np.frombuffer(r_key)
-    m, w = len(r), m_estimate
-    # child cell a_v over d_v; class-and-parent cell e_u over f_u; class cell e0 over f0
-    a, d = (np.ones(m), r) if w is None else (w / r, np.full(m, float(w)))
-    e, f = (np.ones(m), k * r) if w is None else (w / (k * r), np.full(m, float(w)))
-    e0, f0 = (1.0, k) if w is None else (w / k, w)
+    m = len(r)
+    a, d, e, f, e0, f0 = _weka_pseudo_counts(r, k, m_estimate)
     pseudo = np.empty((2, m + 1, m + 1))
     pseudo[0, :, 0], pseudo[0, :, 1:] = np.r_[e0, e], a
     pseudo[1, :, 0], pseudo[1, :, 1:] = np.r_[f0, f], d
     diagonal = np.arange(1, m + 1)
     pseudo[:, diagonal, diagonal] = 1.0
+    pseudo.flags.writeable = False
     return pseudo
 
 
@@ -104,7 +121,8 @@ def log_joint(cells: np.ndarray, r: np.ndarray, m_estimate, frequency_limit: int
     cells : numpy.ndarray
         ``(K, L)``, or ``(R, K, L)`` for ``R`` count rows at once (the members of a stack,
         each with its own super-parents): decayed counts in record units, in the order of
-        :meth:`~onlinebma.stats.pairs.PairCounts.record_columns` (``L = 1 + 2m + 4P``).
+        :meth:`~onlinebma.stats.pairs.PairCounts.record_columns` (``L = 1 + 2m + 4P``,
+        ``P = m (m - 1) / 2``).
     r : numpy.ndarray
         The numbers of values of the record's ``m`` observed features.
     m_estimate : float or None
@@ -181,14 +199,11 @@ def log_joint_many(counts, codes, scale: float, m_estimate, frequency_limit: int
     over the rows: one pass over the features' single tables and one over the pairs' tables
     of ``counts`` (a :class:`~onlinebma.stats.pairs.PairCounts`; its member ``member``'s
     counts times ``scale`` are the decayed counts in record units)."""
-    w = m_estimate
     rows, n = codes.shape
     k = counts.n_classes
-    r = counts.n_values.astype(float)
     seen = codes >= 0
     at = np.where(seen, codes, 0)
-    a, d = (np.ones(n), r) if w is None else (w / r, np.full(n, float(w)))
-    e, f = (np.ones(n), k * r) if w is None else (w / (k * r), np.full(n, float(w)))
+    a, d, e, f, e0, f0 = _weka_pseudo_counts(counts.n_values.astype(float), k, m_estimate)
     naive = np.zeros((k, rows))
     spode = np.zeros((k, rows, n))  # [c, row, parent]
     frequency = np.zeros((rows, n))
@@ -218,6 +233,5 @@ def log_joint_many(counts, codes, scale: float, m_estimate, frequency_limit: int
         averaged = top + np.log(np.exp(spode - top[:, :, None]).sum(axis=2)) - np.log(
             np.maximum(n_parents, 1))
     n_class = counts.class_counts(member) * scale
-    e0, f0 = (1.0, k) if w is None else (w / k, w)
     naive += (np.log(n_class + e0) - np.log(n_class.sum() + f0))[:, None]
     return np.where(n_parents > 0, averaged, naive).T
