@@ -150,20 +150,16 @@ def log_joint(cells: np.ndarray, r: np.ndarray, m_estimate, frequency_limit: int
     estimators = np.log(ratios, out=ratios).sum(axis=3)  # (R, K, m + 1): log P̂ each
     naive, spode = estimators[:, :, 0], estimators[:, :, 1:]
     parents = summed[:, 0, 1:] >= frequency_limit  # eq. 8
-    if m and parents.all():
-        high = spode.max(axis=2, keepdims=True)
-        spode -= high
-        out = high[:, :, 0] + np.log(np.exp(spode, out=spode).sum(axis=2)) - math.log(m)
-        return out if stacked else out[0]
-    n_parents = parents.sum(axis=1)
-    if n_parents.any():
-        spode = np.where(parents[:, None, :], spode, -np.inf)
-        high = np.where(n_parents > 0, spode.max(axis=2, initial=-np.inf).T, 0.0).T
-        with np.errstate(divide="ignore"):
-            averaged = (high + np.log(np.exp(spode - high[:, :, None]).sum(axis=2))
-                        - np.log(np.maximum(n_parents, 1))[:, None])
-        naive = np.where(n_parents[:, None] > 0, averaged, naive)
-    return naive if stacked else naive[0]
+    if m and parents.all():  # the common case: every value seen often enough
+        out = np.logaddexp.reduce(spode, axis=2) - math.log(m)  # eq. 9
+    elif parents.any():
+        n_parents = parents.sum(axis=1)[:, None]
+        averaged = (np.logaddexp.reduce(np.where(parents[:, None, :], spode, -np.inf), axis=2)
+                    - np.log(np.maximum(n_parents, 1)))
+        out = np.where(n_parents > 0, averaged, naive)
+    else:
+        out = naive
+    return out if stacked else out[0]
 
 
 def _log_joint_narrow(cells: list, r_key: bytes, m_estimate, frequency_limit: int) -> list:
@@ -184,7 +180,7 @@ def _log_joint_narrow(cells: list, r_key: bytes, m_estimate, frequency_limit: in
             logs = [log((cell[i] + a) / (cell[j] + d)) for i, a, j, d in plan]
             if parents:
                 spode = [sum(logs[s:s + m]) for s in parents]
-                high = max(spode)
+                high = max(spode)  # eq. 9's mean in log space
                 values.append(high + log(sum(exp(s - high) for s in spode))
                               - log(len(spode)))
             else:
