@@ -16,7 +16,7 @@ from .. import tuning
 __all__ = ["log_joint", "log_joint_many"]
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=16)  # O(m²) each; a stream has few numbers of observed features
 def _estimator_layout(m: int) -> np.ndarray:
     """Where the terms of eq. 9's ``m + 1`` estimators live in a record's gathered cells
     (the order of :meth:`~onlinebma.stats.pairs.PairCounts.record_columns`), ``m`` its
@@ -68,7 +68,7 @@ def _weka_pseudo_counts(r: np.ndarray, k: int, m_estimate) -> tuple:
     return w / r, np.full(m, w), w / (k * r), np.full(m, w), w / k, w
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=32)  # O(m²) each; a miss costs a few small numpy calls
 def _pseudo_counts(r_key: bytes, k: int, m_estimate) -> np.ndarray:
     """The pseudo-counts ``(2, m + 1, m + 1)`` added to the cells of
     :func:`_estimator_layout` (the module docstring's Laplace or m-estimates) for features
@@ -86,7 +86,7 @@ def _pseudo_counts(r_key: bytes, k: int, m_estimate) -> np.ndarray:
     return pseudo
 
 
-@functools.lru_cache(maxsize=128)
+@functools.lru_cache(maxsize=128)  # tiny records only: a few dozen terms each
 def _narrow_plan(r_key: bytes, k: int, m_estimate) -> tuple:
     """:func:`_estimator_layout` and :func:`_pseudo_counts` without the padding, for
     :func:`_log_joint_narrow`: a flat list of ``(numerator cell, its pseudo-count,
