@@ -32,6 +32,12 @@ TINY_ARRAY_GRAPHS = 6
 #: Records of at most this many gathered cells (classes x columns x members) take the
 #: plain-Python terms of onlinebma.tan.narrow.
 NARROW_CELLS = 64
+#: A record's AODE estimates of R count rows, K classes and m observed features
+#: (onlinebma.tan.one_dependence.log_joint) are computed in plain Python floats when
+#: R K (m + 1)^2 is at most this, else by numpy. Measured by timing log_joint in one process
+#: with this set to -1 (numpy) and to 10**9 (plain), interleaved, best of several repeats, on
+#: fixed random counts at R = 1-5, K = 2-4, m = 2-5.
+NARROW_AODE_TERMS = 50
 #: Stacks of B graphs of m nodes with B m^3 <= SMALL_WORK + SMALL_WORK_PER_NODE m are
 #: eliminated in plain Python floats by log_tree_sum's "auto" path.
 SMALL_WORK = 1300
