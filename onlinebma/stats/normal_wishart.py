@@ -78,7 +78,9 @@ records and shards are pooled by Chan et al.'s formula written as a sum of posit
 factors of ``T``, ``S`` and the prior-mean term. The full scatter is a Cholesky factor pooled
 by QR (Householder; a single record's row, and a record's Student t of a few small factors,
 by Givens rotations in plain floats: :data:`~onlinebma.tuning.NARROW_UPDATE_WORK`), and
-``log|R_SS|`` comes from a QR of the stacked factors, never from ``R`` itself. Near-duplicate
+``log|R_SS|`` comes from a QR of the stacked factors, never from ``R`` itself; a Student t
+takes ``log|R_SS|`` and its quadratic form from one QR of that stack bordered by the record's
+row (``r^2 = 1 / (1 + u^T R^-1 u)`` by Sherman–Morrison; no solve). Near-duplicate
 features (``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
 precision.
 
