@@ -11,6 +11,8 @@ The statistics forget by multiplying their weights and factors by the rate befor
 statistics do not see).
 """
 
+import copy
+import pickle
 from math import lgamma, log, pi
 
 import mpmath
@@ -199,3 +201,32 @@ def test_near_duplicate_features_predict_with_their_digits():
         assert abs(full.log_predictive(prior, np.array(x))[0] - want) < TOL
     # The test can fail: slogdet and a solve of R formed from the raw sums miss by far more.
     assert abs(explicit.log_t_from_slogdet(prior, np.array(x)) - want) > 1000 * TOL
+
+
+def test_copies_and_pickles_predict_as_the_original():
+    """A copy and a pickled copy learn other records than the original; predictions
+    interleaved, each equals the explicit density of its own records (the array the
+    predictive fills is no state, and not shared)."""
+    d, k = 4, 2
+    prior = NormalWishartPrior(d)
+    X, labels = stream(d, k, 60, seed=3)
+    s = FullStatistics(d, (2, k), np.array(RATES)[:, None])
+    mine = [[ExplicitClass(d, rate) for _ in range(k)] for rate in RATES]
+    for x, c in zip(X[:30], labels[:30]):
+        s.add(x, np.eye(k)[c][None].repeat(2, 0))
+        for row in mine:
+            row[c].add(x, 1.0)
+            row[1 - c].add(x, 0.0)
+    s.log_predictive(prior, X[0])
+    others = [s.copy(), pickle.loads(pickle.dumps(s))]
+    theirs = [copy.deepcopy(mine) for _ in others]
+    for i, (x, c) in enumerate(zip(X[30:], labels[30:])):
+        learner, explicit = ([s] + others)[i % 3], ([mine] + theirs)[i % 3]
+        learner.add(x, np.eye(k)[c][None].repeat(2, 0))
+        for row in explicit:
+            row[c].add(x, 1.0)
+            row[1 - c].add(x, 0.0)
+        for learner, explicit in zip([s] + others, [mine] + theirs):
+            want = [[e.log_t_from_slogdet(prior, X[0]) for e in row] for row in explicit]
+            np.testing.assert_allclose(learner.log_predictive(prior, X[0]), want, rtol=0,
+                                       atol=TOL)

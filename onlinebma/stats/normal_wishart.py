@@ -1042,17 +1042,18 @@ class FullStatistics(_Statistics):
 
     def _bordered_rows(self, prior) -> np.ndarray:
         """The array ``N`` of :meth:`_log_det_r_and_quad` over every feature, kept (for the
-        last prior and shape) with its constant parts filled in: ``T^(1/2)``, the zero
-        column and the corner 1; each call writes the rest (no state is kept in it). A new
-        array of this size per record cost more than the QR itself (fresh pages)."""
+        last prior and shape, not shared with a copy) with its constant parts filled in:
+        ``T^(1/2)``, the zero column and the corner 1; each call writes the rest (no state
+        is kept in it). Filling a new array per record cost about as much as the QR."""
         kept = self.__dict__.get("_bordered_kept")
-        if kept is None or kept[0] is not prior or kept[1] != self.shape:
+        if (kept is None or kept[0] is not prior or kept[1] != self.shape
+                or kept[2] != id(self)):
             d = self.n_features
             N = np.zeros(self.shape + (2 * d + 2, d + 1))
             N[..., d:2 * d, :d] = np.diag(np.sqrt(prior.t))
             N[..., -1, d] = 1.0
-            kept = self._bordered_kept = (prior, self.shape, N)
-        return kept[2]
+            kept = self._bordered_kept = (prior, self.shape, id(self), N)
+        return kept[3]
 
     def _stacked_factors(self, prior, subset, root_t=True) -> list:
         """The blocks of rows whose Gram matrix is ``R_SS`` (``subset`` ``None``: every
