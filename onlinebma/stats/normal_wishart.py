@@ -1062,7 +1062,8 @@ class FullStatistics(_Statistics):
         with the scatter's factor on top, each Householder pivot is a large entry of ``L``
         and ``T``'s share of a near-singular scatter enters as products, not as a
         difference of large numbers (``T`` on top lost about ``sqrt(S / t)`` relative,
-        2e-10 nats on 10^4 near-duplicate records)."""
+        2e-10 nats on 10^4 near-duplicate records). With ``root_t`` false the middle block
+        is ``None`` (the kept array of :meth:`_bordered_rows` holds it)."""
         n, mean, L = self._state
         if subset is None:
             t, nu, rows = prior.t, prior.nu, L
