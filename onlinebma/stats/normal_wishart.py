@@ -78,7 +78,9 @@ records and shards are pooled by Chan et al.'s formula written as a sum of posit
 factors of ``T``, ``S`` and the prior-mean term. The full scatter is a Cholesky factor pooled
 by QR (Householder; a single record's row, and a record's Student t of a few small factors,
 by Givens rotations in plain floats: :data:`~onlinebma.tuning.NARROW_UPDATE_WORK`), and
-``log|R_SS|`` comes from a QR of the stacked factors, never from ``R`` itself. Near-duplicate
+``log|R_SS|`` comes from a QR of the stacked factors, never from ``R`` itself; a Student t
+takes ``log|R_SS|`` and its quadratic form from one QR of that stack bordered by the record's
+row (``r^2 = 1 / (1 + u^T R^-1 u)`` by Sherman–Morrison; no solve). Near-duplicate
 features (``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
 precision.
 
@@ -828,12 +830,16 @@ class PairStatistics(_Statistics):
 
 # ------------------------------------------------------------------------ full statistics
 
-def _qr_factor(M):
-    """Upper-triangular ``G`` with ``G^T G = M^T M`` and a non-negative diagonal (Householder
-    QR of the stacked rows ``M``, batched over leading axes)."""
-    G = np.linalg.qr(M, mode="r")
-    sign = np.where(np.diagonal(G, 0, -2, -1) < 0, -1.0, 1.0)
-    return G * sign[..., :, None]
+def _lower_factor(M):
+    """Lower-triangular ``F`` with ``F F^T = M^T M`` and a non-negative diagonal: ``G^T``
+    of the Householder QR ``M = Q G`` of the stacked rows ``M`` (batched over leading axes),
+    read from the leading lower triangle of numpy's raw QR (its ``h`` is the transposed
+    LAPACK array, ``G^T`` below the diagonal and the Householder vectors above), which skips
+    the copy and ``triu`` of ``mode="r"``."""
+    p = M.shape[-1]
+    F = np.linalg.qr(M, mode="raw")[0][..., :p] * _lower_mask(p)
+    sign = np.where(np.diagonal(F, 0, -2, -1) < 0, -1.0, 1.0)
+    return F * sign[..., None, :]
 
 
 @functools.lru_cache(maxsize=64)
@@ -854,7 +860,7 @@ def _pool_full(A, B):
     mean = mA + frac[..., None] * diff
     z = (np.sqrt(nA * frac)[..., None] * diff)[..., None, :]
     M = np.concatenate([np.swapaxes(L, -1, -2) for L in [LA, *scatter_B]] + [z], axis=-2)
-    return n, mean, np.swapaxes(_qr_factor(M), -1, -2)
+    return n, mean, _lower_factor(M)
 
 
 
@@ -963,10 +969,11 @@ class FullStatistics(_Statistics):
     _layout = (0, 1, 2)  # n, mean, L
     _pool = staticmethod(_pool_full)
 
-    def __getstate__(self):  # the kept roots of the prior and the decay are derived
+    def __getstate__(self):  # the kept roots of the prior and decay, the workspace: derived
         state = dict(self.__dict__)
         state.pop("_root_t_kept", None)
         state.pop("_decay_kept", None)
+        state.pop("_bordered_kept", None)
         return state
 
     def add(self, x, weight=1.0) -> None:
@@ -1005,7 +1012,7 @@ class FullStatistics(_Statistics):
                     L[i] = np.array([[0.0] * j + u for j, u in enumerate(U)]).T
             else:
                 M = np.concatenate([np.swapaxes(L[todo], -1, -2), rows[:, None, :]], axis=-2)
-                L[todo] = np.swapaxes(_qr_factor(M), -1, -2)
+                L[todo] = _lower_factor(M)
         self._state = (n, mA + frac[..., None] * diff, L.reshape(LA.shape))
 
     def _block(self, X, w):
@@ -1020,7 +1027,7 @@ class FullStatistics(_Statistics):
                                                   + X.shape[1:]) - mean)
         d = self.n_features
         M = np.concatenate([np.moveaxis(rows, 0, -2), np.zeros(self.shape + (d, d))], axis=-2)
-        return n, mean, np.swapaxes(_qr_factor(M), -1, -2)
+        return n, mean, _lower_factor(M)
 
     @property
     def cholesky(self) -> np.ndarray:
@@ -1033,27 +1040,78 @@ class FullStatistics(_Statistics):
         L = self._state[2]
         return L @ np.swapaxes(L, -1, -2)
 
-    def _log_det_r(self, prior, subset):
-        """``log|R_SS|`` and the lower factor ``G^T`` (``G^T G = R_SS``, the signs of its
-        columns as the QR leaves them), from the QR of the stacked factors: the scatter's
-        rows ``S`` of ``L``, then ``T_SS^(1/2)``, then the prior-mean term (``subset``
-        ``None``: every feature). The order matters: with the scatter's factor on top, each
-        Householder pivot is a large entry of ``L`` and ``T``'s share of a near-singular
-        scatter enters as products, not as a difference of large numbers (``T`` on top lost
-        about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4 near-duplicate records)."""
+    def _bordered_rows(self, prior) -> np.ndarray:
+        """The array ``N`` of :meth:`_log_det_r_and_quad` over every feature, kept (for the
+        last prior and shape, not shared with a copy) with its constant parts filled in:
+        ``T^(1/2)``, the zero column and the corner 1; each call writes the rest (no state
+        is kept in it). Filling a new array per record cost about as much as the QR."""
+        kept = self.__dict__.get("_bordered_kept")
+        if (kept is None or kept[0] is not prior or kept[1] != self.shape
+                or kept[2] != id(self)):
+            d = self.n_features
+            N = np.zeros(self.shape + (2 * d + 2, d + 1))
+            N[..., d:2 * d, :d] = np.diag(np.sqrt(prior.t))
+            N[..., -1, d] = 1.0
+            kept = self._bordered_kept = (prior, self.shape, id(self), N)
+        return kept[3]
+
+    def _stacked_factors(self, prior, subset, root_t=True) -> list:
+        """The blocks of rows whose Gram matrix is ``R_SS`` (``subset`` ``None``: every
+        feature), in this order: the scatter's rows ``S`` of ``L`` (transposed), then
+        ``T_SS^(1/2)``, then the prior-mean term. The order matters to the QR of the stack:
+        with the scatter's factor on top, each Householder pivot is a large entry of ``L``
+        and ``T``'s share of a near-singular scatter enters as products, not as a
+        difference of large numbers (``T`` on top lost about ``sqrt(S / t)`` relative,
+        2e-10 nats on 10^4 near-duplicate records). With ``root_t`` false the middle block
+        is ``None`` (the kept array of :meth:`_bordered_rows` holds it)."""
         n, mean, L = self._state
         if subset is None:
             t, nu, rows = prior.t, prior.nu, L
         else:
             t, nu, rows = prior.t[subset], prior.nu[subset], L[..., subset, :]
-        p = len(t)
         centred = (mean if subset is None else mean[..., subset]) - nu
         b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * centred
-        M = np.concatenate([np.swapaxes(rows, -1, -2), self._root_t(prior, subset, t),
-                            b[..., None, :]], axis=-2)
-        # the raw QR holds G^T in its leading lower triangle (Householder vectors above)
-        G_t = np.linalg.qr(M, mode="raw")[0][..., :p] * _lower_mask(p)
-        return 2.0 * np.log(np.abs(np.diagonal(G_t, 0, -2, -1))).sum(axis=-1), G_t
+        return [np.swapaxes(rows, -1, -2), self._root_t(prior, subset, t) if root_t else None,
+                b[..., None, :]]
+
+    def _log_det_r(self, prior, subset):
+        """``log|R_SS|`` from the QR of :meth:`_stacked_factors` (the diagonal of its
+        factor)."""
+        M = np.concatenate(self._stacked_factors(prior, subset), axis=-2)
+        return 2.0 * np.log(np.abs(np.diagonal(np.linalg.qr(M, mode="raw")[0], 0, -2, -1))
+                            ).sum(axis=-1)
+
+    def _log_det_r_and_quad(self, prior, subset, u):
+        """``log|R_SS|`` and ``log(u^T R_SS^-1 u)`` (``u`` of shape ``shape + (p,)``) from
+        one QR, with no solve: the stacked factors ``M`` of ``R_SS``
+        (:meth:`_stacked_factors`) bordered by a column of zeros and the row ``[u^T, 1]``,
+
+        .. math:: N = \\begin{pmatrix} M & 0 \\\\ u^T & 1 \\end{pmatrix}, \\qquad
+                  N^T N = \\begin{pmatrix} R + u u^T & u \\\\ u^T & 1 \\end{pmatrix}.
+
+        Its determinant is ``|R|`` (the Schur complement of the corner 1 is ``R``), and the
+        factor of its QR, ``[[G, g], [0, r]]``, has ``G^T g = u`` and ``r^2 = 1 - u^T (R +
+        u u^T)^-1 u = 1 / (1 + u^T R^-1 u)`` (Sherman–Morrison), so ``log|R| = 2 sum_i
+        log|G_ii| + 2 log|r|`` and ``u^T R^-1 u = |g|^2 / r^2``: products and sums of
+        squares, nothing subtracted."""
+        p = u.shape[-1]
+        if subset is None:  # the kept array, T^(1/2), the zeros and the corner in place
+            N = self._bordered_rows(prior)
+            L_t, _, b = self._stacked_factors(prior, subset, root_t=False)
+            N[..., :p, :p] = L_t
+            N[..., 2 * p, :p] = b[..., 0, :]
+        else:
+            blocks = self._stacked_factors(prior, subset)
+            N = np.zeros(self.shape + (sum(x.shape[-2] for x in blocks) + 1, p + 1))
+            N[..., :-1, :p] = np.concatenate(blocks, axis=-2)
+            N[..., -1, p] = 1.0
+        N[..., -1, :p] = u
+        h = np.linalg.qr(N, mode="raw")[0]  # the factor's transpose in its lower triangle
+        log_diag = np.log(np.abs(np.diagonal(h, 0, -2, -1)))
+        g = h[..., p, :p]  # the last column of the factor, above its diagonal
+        with np.errstate(divide="ignore"):  # u = 0: log 0 = -inf (and log1p(0) = 0 later)
+            log_quad = np.log((g * g).sum(axis=-1)) - 2.0 * log_diag[..., p]
+        return 2.0 * log_diag.sum(axis=-1), log_quad
 
     def _root_t(self, prior, subset, t):
         """``T_SS^(1/2)`` broadcast to the batch axes (kept for the last prior of every
@@ -1097,7 +1155,7 @@ class FullStatistics(_Statistics):
         idx = self._subset(subset)
         if len(idx) == 0:
             return np.zeros(self.shape)
-        log_det_r, _ = self._log_det_r(prior, idx)
+        log_det_r = self._log_det_r(prior, idx)
         return _log_ml(prior, len(idx), self._state[0], np.log(prior.t[idx]).sum(), log_det_r)
 
     def log_predictive(self, prior: NormalWishartPrior, x) -> np.ndarray:
@@ -1136,18 +1194,15 @@ class FullStatistics(_Statistics):
             if len(idx) == 0:
                 return np.zeros(self.shape)
             p, nu, x, mean = len(idx), prior.nu[idx], x[idx], mean[..., idx]
-        log_det_r, G_t = self._log_det_r(prior, idx)
         loc = (prior.k0 * nu + n[..., None] * mean) / (prior.k0 + n[..., None])
         delta = x - loc
-        # any finite value may be predicted: delta is scaled by its largest entry s before
-        # the solve and the quadratic form kept as log(s^2) + log|y|^2, so a value near the
-        # largest float gives a finite (very small) density instead of inf - inf
+        # any finite value may be predicted: delta is scaled by its largest entry s and the
+        # quadratic form kept as log(s^2) + log(u^T R^-1 u), u = delta / s, so a value near
+        # the largest float gives a finite (very small) density instead of inf - inf
         scale = np.maximum(np.abs(delta).max(axis=-1, keepdims=True), 1.0)
-        # |y| is the same whatever the signs of G's rows (y's entries change sign with them)
-        y = np.linalg.solve(G_t, (delta / scale)[..., None])[..., 0]
-        with np.errstate(divide="ignore"):  # y = 0: log 0 = -inf, and log1p(0) = 0 below
-            log_quad = 2.0 * np.log(scale[..., 0]) + np.log((y * y).sum(axis=-1))
-        return _log_student(prior, p, n, log_det_r, log_quad=log_quad)
+        log_det_r, log_quad = self._log_det_r_and_quad(prior, idx, delta / scale)
+        return _log_student(prior, p, n, log_det_r,
+                            log_quad=2.0 * np.log(scale[..., 0]) + log_quad)
 
 
 def _check_prior_for(prior, d):
