@@ -192,9 +192,10 @@ class TreeBases:
 
 def _layout(basis, tree, b: int, e: int):
     """What the sums of ``b`` graphs of ``e`` edges in the bases ``tree`` (``None``: all in
-    ``basis``, a :class:`TreeBasis`) gather and scatter: a stack of ``(rows + n, n)``
-    matrices with ``I`` in its last rows (each graph's ``A`` padded with zero rows to the
-    largest basis' rows, so that the stacked product is ``M``), the flat positions of
+    ``basis``, a :class:`TreeBasis`) gather and scatter: the stack of ``(rows + n, n)``
+    matrices (a buffer every call reuses) with ``I`` in its last rows (each graph's ``A``
+    padded with zero rows to the largest basis' rows, so that the stacked product is
+    ``M``), the flat positions of
     ``A``'s entries in it, the edges of each entry and of its tree edge, the signs, the tree
     edges of each graph; for :class:`TreeBases` also the bound's terms of each graph's
     basis. Cached on ``basis`` per stack of a record's size (at most ``_CACHED_GRAPHS``)."""
@@ -208,8 +209,11 @@ def _layout(basis, tree, b: int, e: int):
     n = bases[0].n_
     size = (max(bases[k].shape_[0] for k in used) + n) * n  # of each graph's matrix
     diagonal = (size - n * n) + np.arange(n) * (n + 1)
-    template = np.zeros(b * size)
-    template[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
+    # the stack's matrices, reused by every call of the layout: the sums write A's entries
+    # at the same positions each time, and nothing else of it changes (a fresh copy of this
+    # buffer, mostly zeros, cost more than the product)
+    work = np.zeros(b * size)
+    work[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
     pos, src_e, src_f, sign = [], [], [], []
     on_tree = np.zeros((b, e))
     for k in used:  # the graphs of each basis at once
@@ -226,7 +230,7 @@ def _layout(basis, tree, b: int, e: int):
         eta, dropped, top, ref = (np.array(x)[tree] for x in zip(*per_basis))
         terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()), 2 * n * eta.max(),
                  int(dropped.max()), float(top.max()))
-    layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
+    layout = (work, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
               np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
     if b <= tuning.CACHED_GRAPHS:
         basis.layouts.put(key, layout)
@@ -256,7 +260,7 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
     ([3.0, 3.0], [True, True])
     """
     b, e = log_edges.shape
-    template, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
+    a, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
     if terms is None:  # one basis: its terms as they are now
         n = basis.n_
         c_eta, dropped = 2 * n * basis.eta_, len(basis.dropped_[0])
@@ -267,7 +271,6 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         c_eta, dropped, top, ref, any_dropped = terms[:5]
         worst = terms[5:]
     half = log_edges.ravel() * 0.5
-    a = template.copy()
     # the entries left out: each at most e^(top + spread / 2), spread that of the change of
     # the graph's edges from the weights its basis left them out in
     change = log_edges - ref if any_dropped else None
