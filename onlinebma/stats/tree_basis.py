@@ -46,6 +46,22 @@ graphs (``δ`` from the spread of the whole stack's change): when that passes, e
 passes; else each graph is tested with its own. ``tr M >= n`` plus the ties among the root
 node's edges, so beyond about 24 nodes the bound fails and the elimination is used.
 
+**A sharper rounding bound, after factorising.** The test above spends ``n ||ΔM||_2 <= n η
+tr M``; a graph it refuses with ``tr M <= 1e6`` (no tree dominant: nearly tied weights, as
+in a learner's first records) whose entries left out pass alone is factorised anyway and
+tested again. With ``X = M^{-1/2} ΔM M^{-1/2}``, ``|log det(M + ΔM) - log det M| = |log
+det(I + X)| <= ||X||_* / (1 - ||X||_2)`` (``||.||_*`` the nuclear norm, the sum of the
+singular values). Writing ``ΔM = Σ_ij ΔM_ij e_i e_j^T``, each term's ``M^{-1/2}``-scaled
+nuclear norm is ``|ΔM_ij| ||M^{-1/2} e_i|| ||M^{-1/2} e_j||`` with ``||M^{-1/2} e_i||^2 =
+(M^{-1})_ii``, so ``||X||_* <= η S^2``, ``S = Σ_i (M_ii (M^{-1})_ii)^{1/2}``. As ``M >= I``,
+``(M^{-1})_ii <= 1`` and, by Cauchy–Schwarz, ``S^2 <= n tr M``: never looser than the
+first bound, and several times tighter when the weights are spread over many trees. The
+diagonal of ``M^{-1}`` comes from the Cholesky factor (``M = R^T R``: ``(M^{-1})_ii`` the
+squared norm of row ``i`` of ``R^{-1}``), within a relative ``n u tr M`` (below 1e-8 at
+``tr M <= 1e6``), taken 1.001 times larger and at most 1. The graph is accepted when ``2 η
+S^2`` (the 2 covers ``1 / (1 - ||X||_2)``, as in the first test) plus the term of the
+entries left out is at most ``TOLERANCE``.
+
 **Several trees in one call** (:class:`TreeBases`): a stack whose graphs are far apart
 (``decay="auto"``'s members, whose weights forget at different rates) needs a maximal tree
 per graph. Each graph's ``A`` is gathered in its own tree, padded with zero rows to the
@@ -59,6 +75,7 @@ import math
 
 import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
+from scipy.linalg.lapack import dtrtri as _trtri
 
 from .. import tuning
 from ..caching import BoundedCache
@@ -284,43 +301,23 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         delta = (_exp(worst[2] + float(change.max() - change.min()) * 0.5) if any_dropped
                  else 0.0)
         all_ok = _bound(n, worst[0], float(trace.max()), delta, worst[1]) <= TOLERANCE
+    if all_ok:
+        ok, refine, left = np.ones(b, dtype=bool), None, None
+    else:  # each graph's own bound: rounding + entries left out
+        with np.errstate(over="ignore", invalid="ignore"):
+            delta = (np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
+                     if any_dropped else 0.0)
+            left = _bound(n, 0.0, trace, delta, dropped)
+            ok = c_eta * trace + left <= TOLERANCE  # refuses nan
+            # refused by the trace alone: factorised anyway, for the sharper bound
+            refine = ~ok & (trace <= _SHARPER_TRACE) & (left <= TOLERANCE)
+        if not refine.any():
+            refine = None
     if b > tuning.LOOP_GRAPHS:  # stacked calls
-        ok = None
-        if not all_ok:
-            with np.errstate(over="ignore", invalid="ignore"):
-                delta = (np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-                         if any_dropped else 0.0)
-                ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
-        try:
-            if ok is None or ok.all():
-                out = np.log(np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)).sum(axis=1)
-                ok = np.ones(b, dtype=bool)
-            else:
-                out = np.full(b, np.nan)
-                if ok.any():
-                    diag = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
-                    out[ok] = np.log(diag).sum(axis=1)
-        except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
-            ok = np.zeros(b, dtype=bool)
-            out = np.full(b, np.nan)
-        out *= 2.0
+        out = _stacked_log_dets(m, ok, refine, c_eta / (2 * n), left)
     else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
-        if all_ok:
-            passes = [True] * b
-        else:
-            spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
-                       else [0.0] * b)
-            per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
-                         for x in (c_eta, dropped, top)]
-            passes = [_bound(n, c, t, _exp(h + s * 0.5) if k else 0.0, k) <= TOLERANCE
-                      for c, k, h, t, s in zip(*per_graph, trace.tolist(), spreads)]
-        out, ok = [], []
-        for i, passed in enumerate(passes):
-            r, info = _potrf(m[i], 0, 0, 1) if passed else (None, 1)
-            ok.append(info == 0)  # else not reached within the bound; kept exact anyway
-            out.append(2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0
-                       else math.nan)
-        out, ok = np.array(out), np.array(ok)
+        out = _looped_log_dets(m, ok, refine, c_eta / (2 * n), left)
+    ok = ~np.isnan(out)
     # log det L = sum of the tree's l_f + 2 sum log diag(R)
     out += log_edges @ on_tree if terms is None else (log_edges * on_tree).sum(axis=1)
     return out, ok
@@ -331,6 +328,82 @@ def _exp(x: float) -> float:
         return math.exp(x)
     except OverflowError:
         return math.inf
+
+
+# Largest trace of M whose graphs a failed first bound sends to the sharper one (module
+# docstring): the diagonal of M^-1 from the factor is then within 1e-8 relative.
+_SHARPER_TRACE = 1e6
+# Margin on that diagonal (its computed value times this)
+_INVERSE_MARGIN = 1.001
+
+
+def _sharper_passes(eta, m_diag, inverse_diag, left) -> np.ndarray:
+    """The sharper bound of the module docstring, ``2 η S^2`` plus the entries left out
+    (``left``), at most :data:`TOLERANCE`: graphs ``(B,)`` from the diagonals of ``M`` and
+    of ``M^-1`` ``(B, n)``."""
+    s = np.sqrt(m_diag * np.minimum(inverse_diag * _INVERSE_MARGIN, 1.0)).sum(axis=1)
+    return 2.0 * eta * s * s + left <= TOLERANCE
+
+
+def _stacked_log_dets(m, ok, refine, eta, left) -> np.ndarray:
+    """``log det M`` of the graphs ``ok`` and of those of ``refine`` (``None``: none) that
+    pass the sharper bound, ``nan`` elsewhere, by numpy's stacked Cholesky."""
+    b = len(m)
+    out = np.full(b, np.nan)
+    take = ok if refine is None else ok | refine
+    if not take.any():
+        return out
+    every = take.all()
+    try:
+        factor = np.linalg.cholesky(m if every else m[take])
+    except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
+        return out
+    log_det = 2.0 * np.log(factor.diagonal(axis1=1, axis2=2)).sum(axis=1)
+    if refine is not None:  # M = F F^T: (M^-1)_ii = sum_k (F^-1)_ki^2
+        sharp = refine[take]
+        inverse = np.linalg.inv(factor[sharp])
+        passed = _sharper_passes(_graphs_of(eta, refine), m[refine].diagonal(axis1=1, axis2=2),
+                                 (inverse * inverse).sum(axis=1), left[refine])
+        log_det[np.flatnonzero(sharp)[~passed]] = np.nan
+    if every:
+        return log_det
+    out[take] = log_det
+    return out
+
+
+def _looped_log_dets(m, ok, refine, eta, left) -> np.ndarray:
+    """:func:`_stacked_log_dets` graph by graph (LAPACK's ``potrf`` and ``trtri``), the
+    sharper bound once for the graphs that take it."""
+    out, sharp = [], []
+    m_diag = None if refine is None else m[refine].diagonal(axis1=1, axis2=2)
+    for i, passed in enumerate(ok.tolist()):
+        refined = refine is not None and bool(refine[i])
+        if not (passed or refined):
+            out.append(math.nan)
+            continue
+        r, info = _potrf(m[i], 0, int(refined), 1)  # upper; lower zeroed for trtri
+        log_det = 2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0 else math.nan
+        if info == 0 and refined:  # M = R^T R: (M^-1)_ii = sum_k (R^-1)_ik^2
+            inverse, info = _trtri(r, 0, 0, 1)
+            if info == 0:
+                sharp.append(inverse)
+            else:
+                log_det = math.nan
+        out.append(log_det)  # nan: refused, or not reached within the bound
+    out = np.array(out)
+    if sharp:
+        inverse = np.array(sharp)
+        rows = np.flatnonzero(refine)[~np.isnan(out[refine])]  # the graphs of sharp
+        keep = ~np.isnan(out[refine])
+        passed = _sharper_passes(_graphs_of(eta, refine)[keep], m_diag[keep],
+                                 (inverse * inverse).sum(axis=2), left[refine][keep])
+        out[rows[~passed]] = np.nan
+    return out
+
+
+def _graphs_of(eta, rows) -> np.ndarray:
+    """``η`` of the graphs ``rows`` (a mask) from one value or one per graph."""
+    return np.full(int(rows.sum()), eta) if np.ndim(eta) == 0 else eta[rows]
 
 
 def _bound(n: int, c_eta, trace, delta, dropped):

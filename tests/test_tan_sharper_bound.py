@@ -1,0 +1,100 @@
+"""The sharper rounding bound of the tree-basis sums (module docstring of
+:mod:`onlinebma.stats.tree_basis`): graphs whose weights are spread over many trees (no tree
+dominant, ``tr M`` in the hundreds) fail the first bound ``2 n η tr M`` at 21 nodes; the
+bound from the diagonal of ``M^-1`` certifies them, and they equal a 100-digit elimination
+to the tolerance. Graphs far from their tree stay refused."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from onlinebma.stats import tree_basis
+from onlinebma.stats.spanning import log_tree_sum
+from onlinebma.stats.tree_basis import (
+    TOLERANCE,
+    TreeBases,
+    TreeBasis,
+    maximum_spanning_tree,
+    tree_basis_sums,
+)
+from tests.test_spanning import mp_eliminate_tree
+from tests.test_tan_tree_basis import edges_of, matrices
+
+
+def tied_forests(rng, b, g, spread=1.0):
+    """Forest-like graphs of ``g`` nodes (node 0 the root, its edges at 0 nats) whose feature
+    pairs are nearly tied (a few nats), as a learner's first records: ``(weights of the
+    basis (E,), graphs (b, E))``."""
+    i, j = edges_of(g)
+    w = np.where(i == 0, 0.0, rng.normal(0.0, spread, len(i)))
+    q = rng.normal(0.0, 0.5, (b, len(i))) * (i > 0)
+    return w, w + q
+
+
+def _first_bound_refuses(basis, ev):
+    """Whether every graph fails the first bound: its trace-based test (the sharper one
+    switched off)."""
+    sharper = tree_basis._SHARPER_TRACE
+    tree_basis._SHARPER_TRACE = -1.0
+    try:
+        return not tree_basis_sums(basis, ev)[1].any()
+    finally:
+        tree_basis._SHARPER_TRACE = sharper
+
+
+@pytest.mark.parametrize("b", [3, 12])  # graph by graph, and stacked
+def test_tied_graphs_are_certified_by_the_sharper_bound(b):
+    g = 21
+    rng = np.random.default_rng(11)
+    w, ev = tied_forests(rng, b, g)
+    i, j = edges_of(g)
+    basis = TreeBasis(maximum_spanning_tree(matrices(w[None], g)[0]), i, j, w)
+    assert _first_bound_refuses(basis, ev)
+    got, ok = tree_basis_sums(basis, ev)
+    assert ok.all()
+    lw = matrices(ev, g)
+    np.testing.assert_allclose(got, log_tree_sum(lw, path="log"), rtol=0, atol=TOLERANCE)
+    order = list(range(g - 1, -1, -1))
+    exact = [mp_eliminate_tree(x, order) for x in lw[:2]]
+    np.testing.assert_allclose(got[:2], exact, rtol=0, atol=TOLERANCE)
+
+
+def test_the_sharper_bound_keeps_each_graph_its_own_in_a_stack_of_trees():
+    """A stack of two learners' bases: tied graphs in their own tree certified by the
+    sharper bound, graphs given the other learner's (far) tree refused."""
+    g, b = 21, 12
+    rng = np.random.default_rng(12)
+    i, j = edges_of(g)
+    w0, ev0 = tied_forests(rng, b // 2, g)
+    w1 = np.where(i == 0, 0.0, -200.0)
+    w1[(i > 0) & (j == i + 1)] = 600.0  # a strong chain
+    ev1 = w1 + rng.normal(0.0, 2.0, (b // 2, len(i))) * (i > 0)
+    bases = TreeBases([TreeBasis(maximum_spanning_tree(matrices(w[None], g)[0]), i, j, w)
+                       for w in (w0, w1)])
+    ev = np.concatenate([ev0, ev1])
+    tree = np.repeat([0, 1], b // 2)
+    got, ok = tree_basis_sums(bases, ev, tree)
+    assert ok.all()
+    np.testing.assert_allclose(got, log_tree_sum(matrices(ev, g), path="log"), rtol=0,
+                               atol=TOLERANCE + 1e-12 * 600 * g)
+    with np.errstate(over="ignore"):
+        assert not tree_basis_sums(bases, ev, 1 - tree)[1].any()
+
+
+@pytest.mark.parametrize("b", [3, 12])
+def test_the_sharper_bound_refuses_a_tree_far_from_maximal(b):
+    """A star under chains of 8-nat pairs: the exponentials stay finite and ``tr M`` below
+    the sharper bound's limit, but ``|A_ef|`` reaches e^4 and ``S^2`` is far beyond what
+    the tolerance allows: refused."""
+    g = 21
+    rng = np.random.default_rng(13)
+    i, j = edges_of(g)
+    w = np.where(i == 0, 0.0, -20.0)
+    w[(i > 0) & (j == i + 1)] = 8.0
+    ev = w + rng.normal(0.0, 0.5, (b, len(i))) * (i > 0)
+    star = TreeBasis(np.r_[-1, np.zeros(g - 1, dtype=np.int64)], i, j)
+    m_trace = g - 1 + (np.exp(ev[:, i > 0] - 0.0) * 2).sum(axis=1)  # star: A_e = ±e^(l_e/2)
+    assert (m_trace < tree_basis._SHARPER_TRACE).all()
+    got, ok = tree_basis_sums(star, ev)
+    assert not ok.any() and np.isnan(got).all()
