@@ -90,6 +90,10 @@ TOLERANCE = 1e-10
 # margin for its log Q).
 DROP_NATS = 60.0
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
+# A stack forms M = I + A^T A from the products of A's entries within each row (gathers and
+# one bincount) when they number at most 1/_SPARSE_COST of the multiply-adds of the stacked
+# product of the padded A (BLAS), which pays for itself on denser A.
+_SPARSE_COST = 16
 
 
 def maximum_spanning_tree(log_weights: np.ndarray) -> np.ndarray:
@@ -184,11 +188,26 @@ class TreeBasis:
         self.edge_, self.tree_edge_ = off[e[keep]], tree[f[keep]]
         self.sign_ = cycles[e[keep], f[keep]]
         self.flat_ = e_kept.ravel() * n + f[keep]
+        self.pairs_ = _row_pairs(e_kept.ravel(), f[keep], n)
         self.shape_ = (len(rows), n)
         self.dropped_ = (off[e[~keep]], tree[f[~keep]])
         self.n_ = n
         self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
         self.layouts = BoundedCache("BASIS_LAYOUTS")  # see _layout
+
+
+def _row_pairs(rows: np.ndarray, cols: np.ndarray, n: int):
+    """The ordered pairs of entries of ``A`` in one row (``rows``, ``cols`` of each entry):
+    ``(first, second, flat target f * n + g in M)``, whose products summed per target are
+    ``A^T A``."""
+    order = np.argsort(rows, kind="stable")
+    count = np.bincount(rows[order])
+    start = np.cumsum(count) - count
+    partners = count[rows[order]]  # of each entry, in row order
+    first = np.repeat(order, partners)
+    within = np.arange(len(first)) - np.repeat(np.cumsum(partners) - partners, partners)
+    second = order[np.repeat(start[rows[order]], partners) + within]
+    return first, second, cols[first] * n + cols[second]
 
 
 class TreeBases:
@@ -209,13 +228,15 @@ class TreeBases:
 
 def _layout(basis, tree, b: int, e: int):
     """What the sums of ``b`` graphs of ``e`` edges in the bases ``tree`` (``None``: all in
-    ``basis``, a :class:`TreeBasis`) gather and scatter: the stack of ``(rows + n, n)``
-    matrices (a buffer every call reuses) with ``I`` in its last rows (each graph's ``A``
-    padded with zero rows to the largest basis' rows, so that the stacked product is
-    ``M``), the flat positions of
-    ``A``'s entries in it, the edges of each entry and of its tree edge, the signs, the tree
-    edges of each graph; for :class:`TreeBases` also the bound's terms of each graph's
-    basis. Cached on ``basis`` per stack of a record's size (at most ``_CACHED_GRAPHS``)."""
+    ``basis``, a :class:`TreeBasis`) gather and scatter to form each graph's ``M = I + A^T
+    A``: the edges of each entry of ``A`` and of its tree edge, the signs, the tree edges of
+    each graph; for :class:`TreeBases` also the bound's terms of each graph's basis. ``M``
+    is either summed from the products of the entries sharing a row of ``A`` (one bincount:
+    a sparse ``A``, where most entries are left out or the cycles are short), or the
+    stacked product of the ``(rows + n, n)`` matrices ``A`` padded with zero rows to the
+    largest basis' rows and with ``I`` in their last rows (a buffer every call reuses, with
+    the flat positions of ``A``'s entries in it). Cached on ``basis`` per stack of a
+    record's size (at most ``tuning.CACHED_GRAPHS`` graphs)."""
     key = (b, e, None if tree is None else tree.tobytes())
     layout = basis.layouts.get(key)
     if layout is not None:
@@ -225,21 +246,33 @@ def _layout(basis, tree, b: int, e: int):
     used = [k for k in range(len(bases)) if (which == k).any()]
     n = bases[0].n_
     size = (max(bases[k].shape_[0] for k in used) + n) * n  # of each graph's matrix
-    diagonal = (size - n * n) + np.arange(n) * (n + 1)
-    # the stack's matrices, reused by every call of the layout: the sums write A's entries
-    # at the same positions each time, and nothing else of it changes (a fresh copy of this
-    # buffer, mostly zeros, cost more than the product)
-    work = np.zeros(b * size)
-    work[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
+    groups = [(bases[k], np.flatnonzero(which == k)[:, None]) for k in used]
     pos, src_e, src_f, sign = [], [], [], []
     on_tree = np.zeros((b, e))
-    for k in used:  # the graphs of each basis at once
-        t, graphs = bases[k], np.flatnonzero(which == k)[:, None]
-        pos.append((graphs * size + t.flat_).ravel())
+    for t, graphs in groups:  # the graphs of each basis at once
         src_e.append((graphs * e + t.edge_).ravel())
         src_f.append((graphs * e + t.tree_edge_).ravel())
         sign.append(np.tile(t.sign_, len(graphs)))
         on_tree[graphs, t.tree_] = 1.0
+    products = sum(len(t.pairs_[0]) * len(graphs) for t, graphs in groups)
+    if products * _SPARSE_COST <= b * size * n:  # M from the products within A's rows
+        work, first, second, target, start = None, [], [], [], 0
+        for t, graphs in groups:
+            entries = start + np.arange(len(graphs))[:, None] * len(t.edge_)
+            first.append((entries + t.pairs_[0]).ravel())
+            second.append((entries + t.pairs_[1]).ravel())
+            target.append((graphs * (n * n) + t.pairs_[2]).ravel())
+            start += len(graphs) * len(t.edge_)
+        identity = np.tile(np.eye(n).ravel(), b)
+        pos = (np.concatenate(first), np.concatenate(second), np.concatenate(target),
+               identity)
+    else:  # the stacked product of the padded A: the stack's matrices, reused by every
+        # call of the layout (the sums write A's entries at the same positions each time,
+        # and nothing else changes; a fresh copy, mostly zeros, cost more than the product)
+        diagonal = (size - n * n) + np.arange(n) * (n + 1)
+        work = np.zeros(b * size)
+        work[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
+        pos = np.concatenate([(graphs * size + t.flat_).ravel() for t, graphs in groups])
     terms = None
     if tree is not None:  # each graph's (2 n eta, d, top, reference edges): bound below
         per_basis = [(t.eta_, len(t.dropped_[0]), t.dropped_top_,
@@ -247,7 +280,7 @@ def _layout(basis, tree, b: int, e: int):
         eta, dropped, top, ref = (np.array(x)[tree] for x in zip(*per_basis))
         terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()), 2 * n * eta.max(),
                  int(dropped.max()), float(top.max()))
-    layout = (work, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
+    layout = (work, pos, np.concatenate(src_e), np.concatenate(src_f),
               np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
     if b <= tuning.CACHED_GRAPHS:
         basis.layouts.put(key, layout)
@@ -292,9 +325,16 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
     # the graph's edges from the weights its basis left them out in
     change = log_edges - ref if any_dropped else None
     with np.errstate(over="ignore", invalid="ignore"):  # a graph far from its tree: refused
-        a[pos] = np.exp(half.take(src_e) - half.take(src_f)) * sign
-        a = a.reshape(b, -1, n)
-        m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
+        entries = np.exp(half.take(src_e) - half.take(src_f)) * sign
+        if a is None:  # I + A^T A from the products of A's entries within each row
+            first, second, target, identity = pos
+            m = np.bincount(target, entries.take(first) * entries.take(second),
+                            minlength=b * n * n) + identity  # (ints when A is empty)
+            m = m.reshape(b, n, n)
+        else:  # the stacked product of the padded A (I in its last rows)
+            a[pos] = entries
+            a = a.reshape(b, -1, n)
+            m = np.matmul(a.transpose(0, 2, 1), a)
         trace = m.trace(axis1=1, axis2=2)
         # first the bound of the largest of each term over the stack (the bound grows with
         # each): usually every graph passes at once (a nan fails); else each graph's own
