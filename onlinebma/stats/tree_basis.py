@@ -44,7 +44,8 @@ with a tree far from maximal) fails the test. The bound grows with each of its t
 ``tr M``, ``δ``, ``d``), so a stack is first tested once with the largest of each over its
 graphs (``δ`` from the spread of the whole stack's change): when that passes, every graph
 passes; else each graph is tested with its own. ``tr M >= n`` plus the ties among the root
-node's edges, so beyond about 24 nodes the bound fails and the elimination is used.
+node's edges, so beyond about 24 nodes the bound fails and the elimination is used (the
+sharper bound below certifies some of those graphs).
 
 **A sharper rounding bound, after factorising.** The test above spends ``n ||ΔM||_2 <= n η
 tr M``; a graph it refuses with ``tr M <= 1e6`` (no tree dominant: nearly tied weights, as
