@@ -44,7 +44,24 @@ with a tree far from maximal) fails the test. The bound grows with each of its t
 ``tr M``, ``δ``, ``d``), so a stack is first tested once with the largest of each over its
 graphs (``δ`` from the spread of the whole stack's change): when that passes, every graph
 passes; else each graph is tested with its own. ``tr M >= n`` plus the ties among the root
-node's edges, so beyond about 24 nodes the bound fails and the elimination is used.
+node's edges, so beyond about 24 nodes the bound fails and the elimination is used (the
+sharper bound below certifies some of those graphs).
+
+**A sharper rounding bound, after factorising.** The test above spends ``n ||ΔM||_2 <= n η
+tr M``; a graph it refuses with ``tr M <= 1e6`` (no tree dominant: nearly tied weights, as
+in a learner's first records) whose entries left out pass alone is factorised anyway and
+tested again. With ``X = M^{-1/2} ΔM M^{-1/2}``, ``|log det(M + ΔM) - log det M| = |log
+det(I + X)| <= ||X||_* / (1 - ||X||_2)`` (``||.||_*`` the nuclear norm, the sum of the
+singular values). Writing ``ΔM = Σ_ij ΔM_ij e_i e_j^T``, each term's ``M^{-1/2}``-scaled
+nuclear norm is ``|ΔM_ij| ||M^{-1/2} e_i|| ||M^{-1/2} e_j||`` with ``||M^{-1/2} e_i||^2 =
+(M^{-1})_ii``, so ``||X||_* <= η S^2``, ``S = Σ_i (M_ii (M^{-1})_ii)^{1/2}``. As ``M >= I``,
+``(M^{-1})_ii <= 1`` and, by Cauchy–Schwarz, ``S^2 <= n tr M``: never looser than the
+first bound, and several times tighter when the weights are spread over many trees. The
+diagonal of ``M^{-1}`` comes from the Cholesky factor (``M = R^T R``: ``(M^{-1})_ii`` the
+squared norm of row ``i`` of ``R^{-1}``), within a relative ``n u tr M`` (below 1e-8 at
+``tr M <= 1e6``), taken 1.001 times larger and at most 1. The graph is accepted when ``2 η
+S^2`` (the 2 covers ``1 / (1 - ||X||_2)``, as in the first test) plus the term of the
+entries left out is at most ``TOLERANCE``.
 
 **Several trees in one call** (:class:`TreeBases`): a stack whose graphs are far apart
 (``decay="auto"``'s members, whose weights forget at different rates) needs a maximal tree
@@ -59,6 +76,7 @@ import math
 
 import numpy as np
 from scipy.linalg.lapack import dpotrf as _potrf
+from scipy.linalg.lapack import dtrtri as _trtri
 
 from .. import tuning
 from ..caching import BoundedCache
@@ -73,6 +91,10 @@ TOLERANCE = 1e-10
 # margin for its log Q).
 DROP_NATS = 60.0
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
+# A stack forms M = I + A^T A from the products of A's entries within each row (gathers and
+# one bincount) when they number at most 1/_SPARSE_COST of the multiply-adds of the stacked
+# product of the padded A (BLAS), which pays for itself on denser A.
+_SPARSE_COST = 16
 
 
 def maximum_spanning_tree(log_weights: np.ndarray) -> np.ndarray:
@@ -167,11 +189,26 @@ class TreeBasis:
         self.edge_, self.tree_edge_ = off[e[keep]], tree[f[keep]]
         self.sign_ = cycles[e[keep], f[keep]]
         self.flat_ = e_kept.ravel() * n + f[keep]
+        self.pairs_ = _row_pairs(e_kept.ravel(), f[keep], n)
         self.shape_ = (len(rows), n)
         self.dropped_ = (off[e[~keep]], tree[f[~keep]])
         self.n_ = n
         self.eta_ = _UNIT_ROUNDOFF * (len(rows) + n + 94)
         self.layouts = BoundedCache("BASIS_LAYOUTS")  # see _layout
+
+
+def _row_pairs(rows: np.ndarray, cols: np.ndarray, n: int):
+    """The ordered pairs of entries of ``A`` in one row (``rows``, ``cols`` of each entry):
+    ``(first, second, flat target f * n + g in M)``, whose products summed per target are
+    ``A^T A``."""
+    order = np.argsort(rows, kind="stable")
+    count = np.bincount(rows[order])
+    start = np.cumsum(count) - count
+    partners = count[rows[order]]  # of each entry, in row order
+    first = np.repeat(order, partners)
+    within = np.arange(len(first)) - np.repeat(np.cumsum(partners) - partners, partners)
+    second = order[np.repeat(start[rows[order]], partners) + within]
+    return first, second, cols[first] * n + cols[second]
 
 
 class TreeBases:
@@ -192,12 +229,15 @@ class TreeBases:
 
 def _layout(basis, tree, b: int, e: int):
     """What the sums of ``b`` graphs of ``e`` edges in the bases ``tree`` (``None``: all in
-    ``basis``, a :class:`TreeBasis`) gather and scatter: a stack of ``(rows + n, n)``
-    matrices with ``I`` in its last rows (each graph's ``A`` padded with zero rows to the
-    largest basis' rows, so that the stacked product is ``M``), the flat positions of
-    ``A``'s entries in it, the edges of each entry and of its tree edge, the signs, the tree
-    edges of each graph; for :class:`TreeBases` also the bound's terms of each graph's
-    basis. Cached on ``basis`` per stack of a record's size (at most ``_CACHED_GRAPHS``)."""
+    ``basis``, a :class:`TreeBasis`) gather and scatter to form each graph's ``M = I + A^T
+    A``: the edges of each entry of ``A`` and of its tree edge, the signs, the tree edges of
+    each graph; for :class:`TreeBases` also the bound's terms of each graph's basis. ``M``
+    is either summed from the products of the entries sharing a row of ``A`` (one bincount:
+    a sparse ``A``, where most entries are left out or the cycles are short), or the
+    stacked product of the ``(rows + n, n)`` matrices ``A`` padded with zero rows to the
+    largest basis' rows and with ``I`` in their last rows (a buffer every call reuses, with
+    the flat positions of ``A``'s entries in it). Cached on ``basis`` per stack of a
+    record's size (at most ``tuning.CACHED_GRAPHS`` graphs)."""
     key = (b, e, None if tree is None else tree.tobytes())
     layout = basis.layouts.get(key)
     if layout is not None:
@@ -207,18 +247,33 @@ def _layout(basis, tree, b: int, e: int):
     used = [k for k in range(len(bases)) if (which == k).any()]
     n = bases[0].n_
     size = (max(bases[k].shape_[0] for k in used) + n) * n  # of each graph's matrix
-    diagonal = (size - n * n) + np.arange(n) * (n + 1)
-    template = np.zeros(b * size)
-    template[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
+    groups = [(bases[k], np.flatnonzero(which == k)[:, None]) for k in used]
     pos, src_e, src_f, sign = [], [], [], []
     on_tree = np.zeros((b, e))
-    for k in used:  # the graphs of each basis at once
-        t, graphs = bases[k], np.flatnonzero(which == k)[:, None]
-        pos.append((graphs * size + t.flat_).ravel())
+    for t, graphs in groups:  # the graphs of each basis at once
         src_e.append((graphs * e + t.edge_).ravel())
         src_f.append((graphs * e + t.tree_edge_).ravel())
         sign.append(np.tile(t.sign_, len(graphs)))
         on_tree[graphs, t.tree_] = 1.0
+    products = sum(len(t.pairs_[0]) * len(graphs) for t, graphs in groups)
+    if products * _SPARSE_COST <= b * size * n:  # M from the products within A's rows
+        work, first, second, target, start = None, [], [], [], 0
+        for t, graphs in groups:
+            entries = start + np.arange(len(graphs))[:, None] * len(t.edge_)
+            first.append((entries + t.pairs_[0]).ravel())
+            second.append((entries + t.pairs_[1]).ravel())
+            target.append((graphs * (n * n) + t.pairs_[2]).ravel())
+            start += len(graphs) * len(t.edge_)
+        identity = np.tile(np.eye(n).ravel(), b)
+        pos = (np.concatenate(first), np.concatenate(second), np.concatenate(target),
+               identity)
+    else:  # the stacked product of the padded A: the stack's matrices, reused by every
+        # call of the layout (the sums write A's entries at the same positions each time,
+        # and nothing else changes; a fresh copy, mostly zeros, cost more than the product)
+        diagonal = (size - n * n) + np.arange(n) * (n + 1)
+        work = np.zeros(b * size)
+        work[(np.arange(b)[:, None] * size + diagonal).ravel()] = 1.0
+        pos = np.concatenate([(graphs * size + t.flat_).ravel() for t, graphs in groups])
     terms = None
     if tree is not None:  # each graph's (2 n eta, d, top, reference edges): bound below
         per_basis = [(t.eta_, len(t.dropped_[0]), t.dropped_top_,
@@ -226,7 +281,7 @@ def _layout(basis, tree, b: int, e: int):
         eta, dropped, top, ref = (np.array(x)[tree] for x in zip(*per_basis))
         terms = (2 * n * eta, dropped, top, ref, bool(dropped.any()), 2 * n * eta.max(),
                  int(dropped.max()), float(top.max()))
-    layout = (template, np.concatenate(pos), np.concatenate(src_e), np.concatenate(src_f),
+    layout = (work, pos, np.concatenate(src_e), np.concatenate(src_f),
               np.concatenate(sign), on_tree[0] if tree is None else on_tree, terms)
     if b <= tuning.CACHED_GRAPHS:
         basis.layouts.put(key, layout)
@@ -256,7 +311,7 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
     ([3.0, 3.0], [True, True])
     """
     b, e = log_edges.shape
-    template, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
+    a, pos, src_e, src_f, sign, on_tree, terms = _layout(basis, tree, b, e)
     if terms is None:  # one basis: its terms as they are now
         n = basis.n_
         c_eta, dropped = 2 * n * basis.eta_, len(basis.dropped_[0])
@@ -267,57 +322,43 @@ def tree_basis_sums(basis, log_edges: np.ndarray, tree=None):
         c_eta, dropped, top, ref, any_dropped = terms[:5]
         worst = terms[5:]
     half = log_edges.ravel() * 0.5
-    a = template.copy()
     # the entries left out: each at most e^(top + spread / 2), spread that of the change of
     # the graph's edges from the weights its basis left them out in
     change = log_edges - ref if any_dropped else None
     with np.errstate(over="ignore", invalid="ignore"):  # a graph far from its tree: refused
-        a[pos] = np.exp(half.take(src_e) - half.take(src_f)) * sign
-        a = a.reshape(b, -1, n)
-        m = np.matmul(a.transpose(0, 2, 1), a)  # I + A^T A
+        entries = np.exp(half.take(src_e) - half.take(src_f)) * sign
+        if a is None:  # I + A^T A from the products of A's entries within each row
+            first, second, target, identity = pos
+            m = np.bincount(target, entries.take(first) * entries.take(second),
+                            minlength=b * n * n) + identity  # (ints when A is empty)
+            m = m.reshape(b, n, n)
+        else:  # the stacked product of the padded A (I in its last rows)
+            a[pos] = entries
+            a = a.reshape(b, -1, n)
+            m = np.matmul(a.transpose(0, 2, 1), a)
         trace = m.trace(axis1=1, axis2=2)
         # first the bound of the largest of each term over the stack (the bound grows with
         # each): usually every graph passes at once (a nan fails); else each graph's own
         delta = (_exp(worst[2] + float(change.max() - change.min()) * 0.5) if any_dropped
                  else 0.0)
         all_ok = _bound(n, worst[0], float(trace.max()), delta, worst[1]) <= TOLERANCE
+    if all_ok:
+        ok, refine, left = np.ones(b, dtype=bool), None, None
+    else:  # each graph's own bound: rounding + entries left out
+        with np.errstate(over="ignore", invalid="ignore"):
+            delta = (np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
+                     if any_dropped else 0.0)
+            left = _bound(n, 0.0, trace, delta, dropped)
+            ok = c_eta * trace + left <= TOLERANCE  # refuses nan
+            # refused by the trace alone: factorised anyway, for the sharper bound
+            refine = ~ok & (trace <= _SHARPER_TRACE) & (left <= TOLERANCE)
+        if not refine.any():
+            refine = None
     if b > tuning.LOOP_GRAPHS:  # stacked calls
-        ok = None
-        if not all_ok:
-            with np.errstate(over="ignore", invalid="ignore"):
-                delta = (np.exp(top + (change.max(axis=1) - change.min(axis=1)) * 0.5)
-                         if any_dropped else 0.0)
-                ok = _bound(n, c_eta, trace, delta, dropped) <= TOLERANCE  # refuses nan
-        try:
-            if ok is None or ok.all():
-                out = np.log(np.linalg.cholesky(m).diagonal(axis1=1, axis2=2)).sum(axis=1)
-                ok = np.ones(b, dtype=bool)
-            else:
-                out = np.full(b, np.nan)
-                if ok.any():
-                    diag = np.linalg.cholesky(m[ok]).diagonal(axis1=1, axis2=2)
-                    out[ok] = np.log(diag).sum(axis=1)
-        except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
-            ok = np.zeros(b, dtype=bool)
-            out = np.full(b, np.nan)
-        out *= 2.0
+        out = _stacked_log_dets(m, ok, refine, c_eta / (2 * n), left)
     else:  # graph by graph, in floats: numpy's calls cost more for a record's few graphs
-        if all_ok:
-            passes = [True] * b
-        else:
-            spreads = ((change.max(axis=1) - change.min(axis=1)).tolist() if any_dropped
-                       else [0.0] * b)
-            per_graph = [x.tolist() if isinstance(x, np.ndarray) else [x] * b
-                         for x in (c_eta, dropped, top)]
-            passes = [_bound(n, c, t, _exp(h + s * 0.5) if k else 0.0, k) <= TOLERANCE
-                      for c, k, h, t, s in zip(*per_graph, trace.tolist(), spreads)]
-        out, ok = [], []
-        for i, passed in enumerate(passes):
-            r, info = _potrf(m[i], 0, 0, 1) if passed else (None, 1)
-            ok.append(info == 0)  # else not reached within the bound; kept exact anyway
-            out.append(2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0
-                       else math.nan)
-        out, ok = np.array(out), np.array(ok)
+        out = _looped_log_dets(m, ok, refine, c_eta / (2 * n), left)
+    ok = ~np.isnan(out)
     # log det L = sum of the tree's l_f + 2 sum log diag(R)
     out += log_edges @ on_tree if terms is None else (log_edges * on_tree).sum(axis=1)
     return out, ok
@@ -328,6 +369,82 @@ def _exp(x: float) -> float:
         return math.exp(x)
     except OverflowError:
         return math.inf
+
+
+# Largest trace of M whose graphs a failed first bound sends to the sharper one (module
+# docstring): the diagonal of M^-1 from the factor is then within 1e-8 relative.
+_SHARPER_TRACE = 1e6
+# Margin on that diagonal (its computed value times this)
+_INVERSE_MARGIN = 1.001
+
+
+def _sharper_passes(eta, m_diag, inverse_diag, left) -> np.ndarray:
+    """The sharper bound of the module docstring, ``2 η S^2`` plus the entries left out
+    (``left``), at most :data:`TOLERANCE`: graphs ``(B,)`` from the diagonals of ``M`` and
+    of ``M^-1`` ``(B, n)``."""
+    s = np.sqrt(m_diag * np.minimum(inverse_diag * _INVERSE_MARGIN, 1.0)).sum(axis=1)
+    return 2.0 * eta * s * s + left <= TOLERANCE
+
+
+def _stacked_log_dets(m, ok, refine, eta, left) -> np.ndarray:
+    """``log det M`` of the graphs ``ok`` and of those of ``refine`` (``None``: none) that
+    pass the sharper bound, ``nan`` elsewhere, by numpy's stacked Cholesky."""
+    b = len(m)
+    out = np.full(b, np.nan)
+    take = ok if refine is None else ok | refine
+    if not take.any():
+        return out
+    every = take.all()
+    try:
+        factor = np.linalg.cholesky(m if every else m[take])
+    except np.linalg.LinAlgError:  # not reached within the bound; kept exact anyway
+        return out
+    log_det = 2.0 * np.log(factor.diagonal(axis1=1, axis2=2)).sum(axis=1)
+    if refine is not None:  # M = F F^T: (M^-1)_ii = sum_k (F^-1)_ki^2
+        sharp = refine[take]
+        inverse = np.linalg.inv(factor[sharp])
+        passed = _sharper_passes(_graphs_of(eta, refine), m[refine].diagonal(axis1=1, axis2=2),
+                                 (inverse * inverse).sum(axis=1), left[refine])
+        log_det[np.flatnonzero(sharp)[~passed]] = np.nan
+    if every:
+        return log_det
+    out[take] = log_det
+    return out
+
+
+def _looped_log_dets(m, ok, refine, eta, left) -> np.ndarray:
+    """:func:`_stacked_log_dets` graph by graph (LAPACK's ``potrf`` and ``trtri``), the
+    sharper bound once for the graphs that take it."""
+    out, sharp = [], []
+    m_diag = None if refine is None else m[refine].diagonal(axis1=1, axis2=2)
+    for i, passed in enumerate(ok.tolist()):
+        refined = refine is not None and bool(refine[i])
+        if not (passed or refined):
+            out.append(math.nan)
+            continue
+        r, info = _potrf(m[i], 0, int(refined), 1)  # upper; lower zeroed for trtri
+        log_det = 2.0 * sum(map(math.log, r.diagonal().tolist())) if info == 0 else math.nan
+        if info == 0 and refined:  # M = R^T R: (M^-1)_ii = sum_k (R^-1)_ik^2
+            inverse, info = _trtri(r, 0, 0, 1)
+            if info == 0:
+                sharp.append(inverse)
+            else:
+                log_det = math.nan
+        out.append(log_det)  # nan: refused, or not reached within the bound
+    out = np.array(out)
+    if sharp:
+        inverse = np.array(sharp)
+        rows = np.flatnonzero(refine)[~np.isnan(out[refine])]  # the graphs of sharp
+        keep = ~np.isnan(out[refine])
+        passed = _sharper_passes(_graphs_of(eta, refine)[keep], m_diag[keep],
+                                 (inverse * inverse).sum(axis=2), left[refine][keep])
+        out[rows[~passed]] = np.nan
+    return out
+
+
+def _graphs_of(eta, rows) -> np.ndarray:
+    """``η`` of the graphs ``rows`` (a mask) from one value or one per graph."""
+    return np.full(int(rows.sum()), eta) if np.ndim(eta) == 0 else eta[rows]
 
 
 def _bound(n: int, c_eta, trace, delta, dropped):

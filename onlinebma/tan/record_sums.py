@@ -19,7 +19,8 @@ four routes, and :func:`choose_route` alone chooses (the crossovers are
   after one rebuild of the tree from the current ``l``, and a rebuilt tree that fails is not
   tried again for a doubling number of records. A stack of learners (``l`` ``(R, 1, P)``,
   ``decay="auto"``'s members) takes one tree per learner, in one call
-  (:class:`~onlinebma.stats.tree_basis.TreeBases`);
+  (:class:`~onlinebma.stats.tree_basis.TreeBases`), each learner with its own schedule: one
+  whose tree fails backs off alone, the others' graphs stay on the basis;
 - ``"elimination"``: else by elimination (:func:`~onlinebma.stats.spanning.log_tree_sum`).
 
 Before any of them, :func:`takes_narrow_terms` says whether a record's terms are formed in
@@ -109,7 +110,7 @@ class RecordTreeSums:
     def __init__(self, forests: bool, log_edge_prior: float):
         self.forests = forests
         self.log_edge_prior = log_edge_prior
-        # set of observed features -> [basis or None, next try, back-off, renewal]
+        # (set of observed features, learners) -> their bases (_LearnerTrees)
         self.bases = BoundedCache("TREE_BASES")
 
     def clear(self) -> None:
@@ -156,30 +157,29 @@ class RecordTreeSums:
         e[..., m * self.forests:] = pairs
         e = e.reshape(b, -1)
         tree, trees = _graph_trees(np.shape(l_pairs)[:-1], shape)  # each graph's own l
-        entry = self.bases.get(key)
-        if entry is None:  # [basis, next try, back-off, renewal]
-            entry = self.bases.put(key, [None, t, _BACKOFF, t])
-        if t >= (entry[1] if entry[0] is None else entry[3]) or (
-                entry[0] is not None and _n_trees(entry[0]) != trees):
-            # new trees from the current l: the first, after a back-off, a renewal (at
-            # doubling record counts: the entries left out grow as l sharpens), or a stack
-            # of another number of weight vectors
-            entry[0], entry[3] = self._basis(m, l_pairs, trees), 2 * t + 16
-        if entry[0] is None:
-            out = np.full(len(e), np.nan)
-        else:
-            out, ok = tree_basis_sums(entry[0], e, tree)
-            if ok.all():
-                return out.reshape(shape)
-            todo = ~ok
-            entry[0], entry[1] = self._basis(m, l_pairs, trees), t  # one retry, fresh trees
-            lt, ok = tree_basis_sums(entry[0], e[todo], None if tree is None else tree[todo])
-            out[np.flatnonzero(todo)[ok]] = lt[ok]
-            if not ok.all():  # wait before trying the basis again
-                entry[0], entry[1] = None, t + entry[2]
-                entry[2] = min(2 * entry[2], _MAX_BACKOFF)
-            else:
-                entry[2] = _BACKOFF
+        l_rows = np.reshape(l_pairs, (-1, p))[:trees]
+        state = self.bases.get((key, trees))
+        if state is None:
+            state = self.bases.put((key, trees), _LearnerTrees(trees, t))
+        for i in state.due(t):  # first, after a back-off, or a renewal
+            state.renew(i, self._basis(m, l_rows[i]), t)
+        out = np.full(b, np.nan)
+        if state.live:
+            basis, which, graphs = state.stack(tree, b)
+            lt, ok = tree_basis_sums(basis, e if len(graphs) == b else e[graphs], which)
+            out[graphs] = lt
+            if not ok.all():  # new trees from the current l for the learners refused, once
+                retry = graphs[~ok]
+                failed = np.unique(tree[retry]).tolist() if trees > 1 else [0]
+                for i in failed:
+                    state.renew(i, self._basis(m, l_rows[i]), None)
+                basis, which, _ = state.stack(None if tree is None else tree[retry], len(retry))
+                lt, ok = tree_basis_sums(basis, e[retry], which)
+                out[retry[ok]] = lt[ok]
+                refused = set(np.unique(tree[retry[~ok]]).tolist() if trees > 1
+                              else [0] * (not ok.all()))
+                for i in failed:
+                    state.settle(i, i not in refused, t)
         todo = np.isnan(out)
         if todo.any():
             graphs = self.graphs(m, l_pairs, log_q).reshape(len(e), g, g)
@@ -215,24 +215,90 @@ class RecordTreeSums:
                 out.append(log_tree_sums_python([[root + [e[i] for i in r] for r in rows]])[0])
         return np.array(out)
 
-    def _basis(self, m: int, l_pairs, trees: int):
-        """The basis of a maximum spanning tree of ``l`` (:class:`TreeBasis`), or of each of
-        the ``trees`` weight vectors of a stack of learners (:class:`TreeBases`: ``l_pairs``
-        ``(..., P)`` whose leading axes hold ``trees`` vectors, graph ``i`` of the stack
-        summed in the tree of its own)."""
-        rows = np.asarray(l_pairs).reshape(-1, np.shape(l_pairs)[-1])
-        u = v = None
-        bases = []
-        for l_row in rows[:trees]:
-            w = self.graphs(m, l_row, 0.0)
-            if u is None:
-                u, v = _edge_list(w.shape[-1], int(self.forests))
-            bases.append(TreeBasis(maximum_spanning_tree(w), u, v, w[u, v]))
-        return bases[0] if trees == 1 else TreeBases(bases)
+    def _basis(self, m: int, l_row) -> TreeBasis:
+        """The basis (:class:`TreeBasis`) of a maximum spanning tree of one learner's
+        ``l`` over the record's pairs (``l_row`` ``(P,)``, triu order)."""
+        w = self.graphs(m, l_row, 0.0)
+        u, v = _edge_list(w.shape[-1], int(self.forests))
+        return TreeBasis(maximum_spanning_tree(w), u, v, w[u, v])
 
 
-def _n_trees(basis) -> int:
-    return len(getattr(basis, "bases_", (basis,)))
+class _LearnerTrees:
+    """The tree bases of one set of observed features for a stack of ``trees`` learners
+    (one per weight vector ``l``), each with its own schedule: its basis (``None`` while it
+    backs off), the record count at which it is next tried, its back-off and its renewal.
+    A learner whose graphs its tree cannot certify backs off alone: the other learners'
+    graphs stay on the basis (``decay="auto"``'s members forget at different rates, and
+    one member's nearly tied weights need not send all of them to the elimination)."""
+
+    def __init__(self, trees: int, t: int):
+        self.bases = [None] * trees
+        self.next_try = [t] * trees
+        self.backoff = [_BACKOFF] * trees
+        self.renewal = [t] * trees
+        self.live = []  # the learners with a basis
+        self._stacks = {}  # live learners -> their bases as one object
+
+    def due(self, t: int) -> list:
+        """The learners whose basis is (re)built at record count ``t``: those without one
+        whose back-off is over, and those whose renewal is due."""
+        return [i for i, basis in enumerate(self.bases)
+                if t >= (self.next_try[i] if basis is None else self.renewal[i])]
+
+    def renew(self, i: int, basis: TreeBasis, t) -> None:
+        """Learner ``i``'s new basis; at record count ``t`` its next renewal is set (at
+        doubling counts: the entries left out grow as ``l`` sharpens), ``None`` keeps it
+        (a retry)."""
+        self.bases[i] = basis
+        if t is not None:
+            self.renewal[i] = 2 * t + 16
+        self._changed()
+
+    def settle(self, i: int, passed: bool, t: int) -> None:
+        """After learner ``i``'s retry at record count ``t``: its back-off starts anew if
+        its rebuilt tree passed, else it waits (doubling up to the cap)."""
+        if passed:
+            self.backoff[i] = _BACKOFF
+            return
+        self.bases[i], self.next_try[i] = None, t + self.backoff[i]
+        self.backoff[i] = min(2 * self.backoff[i], _MAX_BACKOFF)
+        self._changed()
+
+    def _changed(self) -> None:
+        self.live = [i for i, basis in enumerate(self.bases) if basis is not None]
+        self._stacks = {}
+
+    def stack(self, tree, b: int):
+        """``(basis, which, graphs)`` for :func:`tree_basis_sums` over the graphs of a stack
+        of ``b`` (``tree`` ``(b,)`` each graph's learner, ``None`` for one learner) whose
+        learner has a basis: those graphs' positions, and the basis and index of each in
+        the bases of the live learners (one :class:`TreeBasis`, or :class:`TreeBases`)."""
+        live = self.live
+        if tree is None or len(live) == len(self.bases):
+            graphs = _all_graphs(b)
+        else:
+            graphs = np.flatnonzero(_is_live(len(self.bases), tuple(live))[tree])
+        if len(live) == 1:
+            return self.bases[live[0]], None, graphs
+        joined = self._stacks.get(tuple(live))
+        if joined is None:
+            rank = np.zeros(len(self.bases), dtype=np.int64)
+            rank[live] = np.arange(len(live))
+            joined = self._stacks[tuple(live)] = (
+                TreeBases([self.bases[i] for i in live]), rank)
+        return joined[0], joined[1][tree[graphs]], graphs
+
+
+@functools.lru_cache(maxsize=64)
+def _all_graphs(b: int) -> np.ndarray:
+    return np.arange(b)
+
+
+@functools.lru_cache(maxsize=256)
+def _is_live(trees: int, live: tuple) -> np.ndarray:
+    mask = np.zeros(trees, dtype=bool)
+    mask[list(live)] = True
+    return mask
 
 
 @functools.lru_cache(maxsize=256)
