@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from onlinebma import tuning
 from onlinebma.stats import tree_basis
 from onlinebma.stats.spanning import log_tree_sum
 from onlinebma.stats.tree_basis import (
@@ -25,7 +26,7 @@ from tests.test_tan_tree_basis import classifier_like, edges_of, matrices
 @pytest.mark.parametrize("stacked_bases", [False, True])
 @pytest.mark.parametrize("sparse", [False, True])
 def test_a_reused_layout_sums_each_call_afresh(monkeypatch, b, stacked_bases, sparse):
-    monkeypatch.setattr(tree_basis, "_SPARSE_COST", 0 if sparse else 10 ** 18)
+    monkeypatch.setattr(tuning, "SPARSE_PRODUCTS_COST", 0 if sparse else 10 ** 18)
     g = 12
     rng = np.random.default_rng(5)
     w, ev = classifier_like(rng, b, g, 600.0)
@@ -78,7 +79,7 @@ def test_sparse_and_dense_layouts_give_the_same_sums(monkeypatch, b):
     ev, tree = np.concatenate(graphs), np.repeat([0, 1], b)
     sums = {}
     for sparse in (False, True):
-        monkeypatch.setattr(tree_basis, "_SPARSE_COST", 0 if sparse else 10 ** 18)
+        monkeypatch.setattr(tuning, "SPARSE_PRODUCTS_COST", 0 if sparse else 10 ** 18)
         sums[sparse] = tree_basis_sums(TreeBases(bases), ev, tree)
     assert sums[True][1].all() and sums[False][1].all()
     np.testing.assert_allclose(sums[True][0], sums[False][0], rtol=0, atol=TOLERANCE)
@@ -91,7 +92,7 @@ def test_a_basis_that_leaves_out_every_entry(monkeypatch, sparse):
     """Every feature pair 200 nats below the root's edges: the star's ``A`` keeps no entry
     (all bounded as left out), ``M = I``, and the sum is the star's weight plus the bound's
     share, equal to the log path."""
-    monkeypatch.setattr(tree_basis, "_SPARSE_COST", 0 if sparse else 10 ** 18)
+    monkeypatch.setattr(tuning, "SPARSE_PRODUCTS_COST", 0 if sparse else 10 ** 18)
     g, b = 9, 3
     i, j = edges_of(g)
     w = np.where(i == 0, 0.0, -200.0)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from onlinebma import tuning
 from onlinebma.stats import tree_basis
 from onlinebma.stats.spanning import log_tree_sum
 from onlinebma.stats.tree_basis import (
@@ -132,7 +133,7 @@ def test_the_sharper_bound_against_brute_force_enumeration(monkeypatch, sparse):
     100-digit mpmath."""
     from tests.test_spanning import mp_brute_tree
 
-    monkeypatch.setattr(tree_basis, "_SPARSE_COST", 0 if sparse else 10 ** 18)
+    monkeypatch.setattr(tuning, "SPARSE_PRODUCTS_COST", 0 if sparse else 10 ** 18)
     g, b = 6, 3
     rng = np.random.default_rng(14)
     i, j = edges_of(g)

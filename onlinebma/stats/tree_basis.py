@@ -91,10 +91,6 @@ TOLERANCE = 1e-10
 # margin for its log Q).
 DROP_NATS = 60.0
 _UNIT_ROUNDOFF = np.finfo(float).eps / 2
-# A stack forms M = I + A^T A from the products of A's entries within each row (gathers and
-# one bincount) when they number at most 1/_SPARSE_COST of the multiply-adds of the stacked
-# product of the padded A (BLAS), which pays for itself on denser A.
-_SPARSE_COST = 16
 
 
 def maximum_spanning_tree(log_weights: np.ndarray) -> np.ndarray:
@@ -256,7 +252,8 @@ def _layout(basis, tree, b: int, e: int):
         sign.append(np.tile(t.sign_, len(graphs)))
         on_tree[graphs, t.tree_] = 1.0
     products = sum(len(t.pairs_[0]) * len(graphs) for t, graphs in groups)
-    if products * _SPARSE_COST <= b * size * n:  # M from the products within A's rows
+    # M from the products within A's rows when they are few (tuning.SPARSE_PRODUCTS_COST)
+    if products * tuning.SPARSE_PRODUCTS_COST <= b * size * n:
         work, first, second, target, start = None, [], [], [], 0
         for t, graphs in groups:
             entries = start + np.arange(len(graphs))[:, None] * len(t.edge_)
