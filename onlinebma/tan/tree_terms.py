@@ -134,8 +134,10 @@ class TreeTerms:
 
     def log_weights(self, counts, table, unit: float) -> np.ndarray:
         """``l = log W`` of every pair from a learner's ``table`` (``(K, columns)`` in
-        ``counts``' layout, scaled ``unit``): ``h`` over each pair table and its margins,
-        vectorised over all columns (spare cells count 0)."""
+        ``counts``' layout, scaled ``unit``): ``h`` over each pair table and its margins of
+        the counts in records (``table / unit``: a marginal likelihood, unlike a ratio of
+        counts, changes with their scale), vectorised over all columns (spare cells count
+        0)."""
         n_pairs = counts.n_pairs
         k = len(table)
         if not n_pairs or not k:
@@ -143,8 +145,8 @@ class TreeTerms:
         pairs, roles = counts.column_pairs_, counts.column_roles_
         cols = np.flatnonzero(pairs >= 0)
         p, role = pairs[cols], roles[cols]
-        a = self.column_prior(counts, k)[cols] * unit
-        n = table[:, cols]
+        a = self.column_prior(counts, k)[cols]
+        n = table[:, cols] if unit == 1 else table[:, cols] / unit
         h = (gammaln(a + n) - gammaln(a)).sum(axis=0)
         sign = np.where((role == JOINT) | (role == PAIR_CLASS), 1.0, -1.0)
         return np.bincount(p, weights=sign * h, minlength=n_pairs)
