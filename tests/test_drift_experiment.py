@@ -46,7 +46,7 @@ def test_decayed_naive_bayes_on_elec2_equals_a_hand_written_one():
             self.m2 += d * (v - self.mean)
 
     counts, stats, marginal = {}, {}, {}
-    ours, worst = NaiveBayes(decay=lam, numeric="gaussian"), 0.0  # the Gaussian written here
+    ours, worst = NaiveBayes(decay=lam, numeric="Gaussian"), 0.0  # the Gaussian written here
     for x, y in data:
         proba = ours.predict_proba_one(x)
         if len(counts) == 2:

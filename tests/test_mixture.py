@@ -104,15 +104,15 @@ def test_bic_and_icl_find_the_three_components_of_a_known_fan():
 def test_one_component_is_naive_bayes(name):
     ds = UCIDataset(name)
     X, y = ds.to_frame()
-    # FAN's numeric features are Gaussian: NaiveBayes's numeric="gaussian"
-    nb = NaiveBayes(alpha=0.7, nominal_attributes=ds.nominal_attributes, numeric="gaussian")
+    # FAN's numeric features are Gaussian: NaiveBayes's numeric="Gaussian"
+    nb = NaiveBayes(alpha=0.7, nominal_attributes=ds.nominal_attributes, numeric="Gaussian")
     nb.learn_many(X, y)
     fan = FAN(max_components=1, alpha=0.7, nominal_attributes=ds.nominal_attributes).fit(X, y)
     a = fan.predict_proba(X)
     b = nb.predict_proba_many(X).reindex(columns=a.columns)  # bool labels: no mask
     assert np.abs(a.to_numpy() - b.to_numpy()).max() < 1e-9
     # and record by record, as River learners
-    fan1, nb1 = FAN(max_components=1), NaiveBayes(numeric="gaussian")
+    fan1, nb1 = FAN(max_components=1), NaiveBayes(numeric="Gaussian")
     for x, label in ds.take(120):
         fan1.learn_one(x, label)
         nb1.learn_one(x, label)

@@ -424,7 +424,7 @@ def frame(rows):
 def test_learn_many_equals_learn_one_in_order(model):
     # the Gaussian: with intervals a table leaving a sample incomplete fixes its cut points
     # (tests/test_nb_numbers.py), which learn_one does not
-    model = model.clone({"numeric": "gaussian"})
+    model = model.clone({"numeric": "Gaussian"})
     rows = drifting(150, 4, 2, seed=9)
     one, many = model.clone(), model.clone()
     for x, y in rows:
@@ -520,8 +520,8 @@ def test_a_long_stream_with_decay_stays_finite_and_equals_fresh_computation():
     a[:4] = [0, 1, 1, 0]
     z = rng.normal(np.where(np.arange(n) < n // 2, y, -y), 1.0)
     labels = [int(v) for v in y]
-    nb = NaiveBayes(decay=lam, numeric="gaussian")
-    ma = ModelAveragedNB(decay=lam, numeric="gaussian")
+    nb = NaiveBayes(decay=lam, numeric="Gaussian")
+    ma = ModelAveragedNB(decay=lam, numeric="Gaussian")
     for av, zv, yv in zip(a.tolist(), z.tolist(), labels):
         nb.learn_one({"a": str(av), "z": zv}, yv)
         ma.learn_one({"z": zv}, yv)

@@ -30,7 +30,7 @@ LEARNERS = {
     "ModelAveragedNB": ModelAveragedNB,
     "BMANB": BMANB,
     "MDL": lambda: ModelAveragedNB(numeric="MDL"),
-    "Gaussian": lambda: NaiveBayes(numeric="gaussian"),
+    "Gaussian": lambda: NaiveBayes(numeric="Gaussian"),
 }
 
 

@@ -2,7 +2,7 @@
 share them (a first pass over data cut into parts, then one learner per part).
 
 The reference of the exactness tests is independent of the reader: a learner with
-``numeric="gaussian"`` given, from the first record, each numeric value as the nominal value
+``numeric="Gaussian"`` given, from the first record, each numeric value as the nominal value
 "its interval" under the given cut points (test_nb_numbers.py's ``coded``).
 """
 
@@ -86,7 +86,7 @@ def test_merge_of_learners_with_agreed_cut_points_equals_one_learner(cls, params
     for f in fq:
         assert fp[f] == pytest.approx(fq[f], abs=1e-9, rel=1e-9)
     cuts = cuts_of(readings, numeric)
-    reference = cls(numeric="gaussian", **params)
+    reference = cls(numeric="Gaussian", **params)
     for x, label in data:
         reference.learn_one(coded(x, cuts), label)
     assert_same(merged, reference, tests, cuts, tol=1e-9)
@@ -113,7 +113,7 @@ def test_fix_numeric_replays_the_kept_records(cls, params):
     cuts = cuts_of(readings, "8 intervals")
     assert {f: (None if c is None else c.tolist()) for f, c in learner.cut_points().items()} \
         == {f: (None if c is None else c.tolist()) for f, c in cuts.items()}
-    reference = cls(numeric="gaussian", **params)
+    reference = cls(numeric="Gaussian", **params)
     for x, label in data:
         reference.learn_one(coded(x, cuts), label)
     assert_same(learner, reference, [x for x, _ in records(30, seed=24)], cuts)
@@ -137,7 +137,7 @@ def test_readings_from_a_sample_are_read_samples_and_travel_between_learners():
     other.fix_numeric(learner.numeric_readings)
     assert other.cut_points()["x"].tolist() == expected.cuts[expected.members.index(
         "8 intervals")].tolist()
-    assert NaiveBayes(numeric="gaussian").numeric_readings_from({"x": (values, labels)}) == {}
+    assert NaiveBayes(numeric="Gaussian").numeric_readings_from({"x": (values, labels)}) == {}
 
 
 def test_decay_auto_takes_the_cut_points_in_every_rate():
@@ -183,8 +183,8 @@ def test_refusals_name_the_fix_and_change_nothing():
     with pytest.raises(TypeError, match="must be a Grids or a ValueCodes"):
         left.fix_numeric({"new": [0.5, 1.0]})
     with pytest.raises(ValueError, match="reads numbers by their moments"):
-        NaiveBayes(numeric="gaussian").fix_numeric(other)
-    NaiveBayes(numeric="gaussian").fix_numeric({})  # nothing to fix: nothing refused
+        NaiveBayes(numeric="Gaussian").fix_numeric(other)
+    NaiveBayes(numeric="Gaussian").fix_numeric({})  # nothing to fix: nothing refused
     with pytest.raises(ValueError, match="'colour' is nominal"):
         NaiveBayes(numeric="8 intervals", nominal_attributes=["colour"]).fix_numeric(
             {"colour": other["g"]})

@@ -25,7 +25,7 @@ def test_a_declared_numeric_feature_is_cut_when_its_sample_completes(cls):
         learner.learn_one(x, y)
     cuts = learner.cut_points()
     assert list(cuts) == ["g"]
-    reference = cls(numeric="gaussian")
+    reference = cls(numeric="Gaussian")
     for x, y in data:
         reference.learn_one(coded(x, cuts), y)
     assert_same(learner, reference, [x for x, _ in data[:20]], cuts)

@@ -14,10 +14,10 @@ from hypothesis import strategies as st
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 
 LEARNERS = [  # the Gaussian; numbers read as intervals: tests/test_nb_numbers.py
-    NaiveBayes(numeric="gaussian"),
-    ModelAveragedNB(numeric="gaussian"),
-    ModelAveragedNB(prior="BDeu", ess=3.0, inclusion_prior=0.2, numeric="gaussian"),
-    BMANB(gamma=1.03, numeric="gaussian"),
+    NaiveBayes(numeric="Gaussian"),
+    ModelAveragedNB(numeric="Gaussian"),
+    ModelAveragedNB(prior="BDeu", ess=3.0, inclusion_prior=0.2, numeric="Gaussian"),
+    BMANB(gamma=1.03, numeric="Gaussian"),
 ]
 
 

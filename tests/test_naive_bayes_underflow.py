@@ -70,7 +70,7 @@ def rows():
 
 @pytest.mark.parametrize("x", [{"x": 0.1}, {"x": 0.1, "gone": 4.0}, {"gone": 9.0}])
 def test_naive_bayes_keeps_a_long_unseen_class_gaussian(rows, x):
-    model = NaiveBayes(decay=LAMBDA, numeric="gaussian")
+    model = NaiveBayes(decay=LAMBDA, numeric="Gaussian")
     for r, y in rows:
         model.learn_one(r, y)
     p, q = model.predict_proba_one(x), _brute_force(rows, x)
@@ -79,7 +79,7 @@ def test_naive_bayes_keeps_a_long_unseen_class_gaussian(rows, x):
         assert p[c] == pytest.approx(q[c], rel=1e-9, abs=1e-12)
 
 
-@pytest.mark.parametrize("make", [lambda: BMANB(decay=LAMBDA, numeric="gaussian"),
+@pytest.mark.parametrize("make", [lambda: BMANB(decay=LAMBDA, numeric="Gaussian"),
                                   lambda: ModelAveragedNB(decay=LAMBDA, structure_decay=LAMBDA)])
 def test_structure_learners_stay_finite_after_a_long_unseen_class(rows, make):
     model = make()

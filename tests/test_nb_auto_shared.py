@@ -92,12 +92,12 @@ QUERIES = [{}, {"colour": "r"}, {"colour": "k", "z": 0.3}, {"z": -1.0, "w": 2.0,
            {"unknown": 3.0, "shape": "s", "w": -1e-3}]
 
 LEARNERS = [
-    lambda d: NaiveBayes(decay=d, numeric="gaussian"),
-    lambda d: NaiveBayes(alpha=0.5, decay=d, numeric="gaussian"),
-    lambda d: BMANB(decay=d, numeric="gaussian"),
-    lambda d: BMANB(gamma=1.1, alpha=0.7, decay=d, numeric="gaussian"),
-    lambda d: ModelAveragedNB(decay=d, numeric="gaussian"),
-    lambda d: ModelAveragedNB(alpha=2.0, inclusion_prior=0.3, decay=d, numeric="gaussian",
+    lambda d: NaiveBayes(decay=d, numeric="Gaussian"),
+    lambda d: NaiveBayes(alpha=0.5, decay=d, numeric="Gaussian"),
+    lambda d: BMANB(decay=d, numeric="Gaussian"),
+    lambda d: BMANB(gamma=1.1, alpha=0.7, decay=d, numeric="Gaussian"),
+    lambda d: ModelAveragedNB(decay=d, numeric="Gaussian"),
+    lambda d: ModelAveragedNB(alpha=2.0, inclusion_prior=0.3, decay=d, numeric="Gaussian",
                               normal_gamma=NormalGammaPrior(mu0=0.5, kappa0=0.1, a0=2.0, b0=0.5)),
 ]
 IDS = ["nb", "nb-alpha", "bmanb", "bmanb-gamma", "manb", "manb-priors"]
@@ -163,15 +163,15 @@ def test_past_the_renormalisation_of_the_fastest_rate(make):
 
 
 def test_configurations_without_a_shared_state_keep_one_learner_per_rate():
-    for model in [ModelAveragedNB(prior="BDeu", decay="auto", numeric="gaussian"),
+    for model in [ModelAveragedNB(prior="BDeu", decay="auto", numeric="Gaussian"),
                   ModelAveragedNB(structure_decay=0.9, decay="auto"),
                   NaiveBayes(absent="zero", decay="auto")]:
         model.learn_one({"a": 1}, True)
         # no public view of which decay=auto implementation runs: what this test is about
         assert isinstance(model._rate_mixture(), RateMixture)
     rows = stream(60, seed=3)
-    model = ModelAveragedNB(prior="BDeu", decay="auto", numeric="gaussian")
-    ref = Reference(lambda d: ModelAveragedNB(prior="BDeu", decay=d, numeric="gaussian"))
+    model = ModelAveragedNB(prior="BDeu", decay="auto", numeric="Gaussian")
+    ref = Reference(lambda d: ModelAveragedNB(prior="BDeu", decay=d, numeric="Gaussian"))
     for x, y in rows:
         model.learn_one(x, y)
         ref.learn_one(x, y)
@@ -204,8 +204,8 @@ def test_refused_records_pickles_and_clones(make):
 
 
 def test_a_record_changed_after_its_prediction_is_read_afresh():
-    model = ModelAveragedNB(decay="auto", numeric="gaussian")
-    ref = Reference(lambda d: ModelAveragedNB(decay=d, numeric="gaussian"))
+    model = ModelAveragedNB(decay="auto", numeric="Gaussian")
+    ref = Reference(lambda d: ModelAveragedNB(decay=d, numeric="Gaussian"))
     for x, y in stream(80, seed=6):
         model.predict_proba_one(x)
         x["z"] = 2.0  # changed in place between prediction and learning

@@ -20,11 +20,11 @@ from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 
 LEARNERS = [
     (NaiveBayes, {}),
-    (NaiveBayes, {"numeric": "gaussian"}),
+    (NaiveBayes, {"numeric": "Gaussian"}),
     (ModelAveragedNB, {}),
-    (ModelAveragedNB, {"numeric": "gaussian"}),
-    (ModelAveragedNB, {"prior": "BDeu", "ess": 2.0, "numeric": "gaussian"}),
-    (BMANB, {"numeric": "gaussian"}),
+    (ModelAveragedNB, {"numeric": "Gaussian"}),
+    (ModelAveragedNB, {"prior": "BDeu", "ess": 2.0, "numeric": "Gaussian"}),
+    (BMANB, {"numeric": "Gaussian"}),
 ]
 
 

@@ -1,7 +1,7 @@
 """numeric=: the naive Bayes family reading numbers as the intervals of the numeric layer.
 
 The reference of every exactness test is an independent path: a learner with
-``numeric="gaussian"`` given, from the first record, each numeric value as the nominal value
+``numeric="Gaussian"`` given, from the first record, each numeric value as the nominal value
 "its interval" under the cut points the tested learner fixed (so no pending records, no
 replay, no reader).
 """
@@ -90,7 +90,7 @@ def test_stream_replay_equals_cut_points_from_the_first_record(cls, params, nume
     cuts = learner.cut_points()
     assert set(cuts) == {"g", "spike", "code", "late"}
     assert cuts["code"] is None  # few repeated values: read per value
-    reference = cls(numeric="gaussian", **params)
+    reference = cls(numeric="Gaussian", **params)
     for x, y in data:
         reference.learn_one(coded(x, cuts), y)
     assert_same(learner, reference, [x for x, _ in records(40, seed=2)], cuts)
@@ -99,9 +99,9 @@ def test_stream_replay_equals_cut_points_from_the_first_record(cls, params, nume
 @pytest.mark.parametrize("cls, params", LEARNERS[:1] + LEARNERS[2:3] + LEARNERS[6:7])
 def test_before_the_fix_a_feature_is_read_by_its_gaussian(cls, params):
     """While its sample is incomplete a feature counts through the Gaussian of
-    numeric='gaussian' (the same predictions), and it is not listed in cut_points."""
+    numeric='Gaussian' (the same predictions), and it is not listed in cut_points."""
     data = records(300, seed=3, late_at=10**9)
-    learner, gaussian = cls(numeric="8 intervals", **params), cls(numeric="gaussian", **params)
+    learner, gaussian = cls(numeric="8 intervals", **params), cls(numeric="Gaussian", **params)
     for x, y in data:
         learner.learn_one(x, y)
         gaussian.learn_one(x, y)
@@ -137,7 +137,7 @@ def test_learn_many_takes_cut_points_from_the_table(cls, params):
             assert np.array_equal(cuts[f], r.cuts[0])
         else:
             assert cuts[f] is None
-    reference = cls(numeric="gaussian", **params)
+    reference = cls(numeric="Gaussian", **params)
     reference.learn_many(pd.DataFrame([coded(x, cuts) for x, _ in data]), y)
     tests = [x for x, _ in records(30, seed=6)]
     assert_same(learner, reference, tests, cuts)

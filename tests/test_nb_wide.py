@@ -169,7 +169,7 @@ def _after_learn_many(learner, records, copied=copy.deepcopy, plain_path=_plain,
 @pytest.mark.parametrize("learner", LEARNERS)
 def test_after_learn_many_and_pickle(learner):
     other = _after_learn_many(learner, list(_stream(60, WIDTH + 2, 3, seed=4)),
-                              numeric="gaussian")  # a table of 15 rows fixes intervals
+                              numeric="Gaussian")  # a table of 15 rows fixes intervals
     assert _array_path_used(other)
 
 

@@ -81,7 +81,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         counts of a bag of words and an absent key is a zero count
         (:mod:`onlinebma.naive_bayes.counts`).
     numeric
-        How numeric features are read: ``"gaussian"`` (their moments) or one representation
+        How numeric features are read: ``"Gaussian"`` (their moments) or one representation
         of :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS` (their intervals,
         :mod:`onlinebma.naive_bayes.numbers`).
     sample_size
@@ -121,7 +121,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         # decay="auto": a mixture of members with fixed rates, made at the first record.
         self._auto = decay == "auto"
         self._rates = None
-        # numeric other than "gaussian": numbers counted as their intervals (.numbers); with
+        # numeric other than "Gaussian": numbers counted as their intervals (.numbers); with
         # decay="auto" each rate's learner reads them itself; absent="zero": numbers are
         # counts of words, read as such whatever numeric says
         self._reads = numeric != GAUSSIAN and not self._zero
@@ -268,7 +268,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         """How numeric features are read: ``{feature: cut points}`` (a sorted float array;
         intervals ``(a, b]``, :mod:`onlinebma.numeric`) or ``{feature: None}`` for a feature
         read per value, for the features whose reading is fixed; ``{}`` with
-        ``numeric="gaussian"``. A numeric feature not listed is still read by its Gaussian
+        ``numeric="Gaussian"``. A numeric feature not listed is still read by its Gaussian
         (its sample is not complete)."""
         if not self._reads or (self._auto and self._rates is None):
             return {}
@@ -316,7 +316,7 @@ class BaseNB(Forgetting, base.MiniBatchClassifier):
         dict
             ``{feature: Grids or ValueCodes}`` (:func:`~onlinebma.numeric.read_sample` with
             this learner's settings) for the samples with an observed value; ``{}`` when
-            numbers are read by their moments (``numeric="gaussian"`` or ``absent="zero"``).
+            numbers are read by their moments (``numeric="Gaussian"`` or ``absent="zero"``).
 
         Raises
         ------

@@ -73,7 +73,7 @@ class ModelAveragedNB(BaseNB):
     numeric : str, default '8 intervals'
         How numeric features are read: one of the interval representations of
         :data:`~onlinebma.naive_bayes.numbers.REPRESENTATIONS` (the default, chosen by the
-        benchmark of docs/naive_bayes.md, "Numbers") or ``"gaussian"``, as in
+        benchmark of docs/naive_bayes.md, "Numbers") or ``"Gaussian"``, as in
         :class:`~onlinebma.naive_bayes.NaiveBayes`; interval counts are averaged over the
         structures as nominal features are.
     sample_size : int, default 500

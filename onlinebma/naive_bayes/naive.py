@@ -48,7 +48,7 @@ class NaiveBayes(BaseNB):
         vocabulary of ``V`` words seen so far, O(present words) per record (see
         :mod:`onlinebma.naive_bayes.counts`).
     numeric : str, default '8 intervals'
-        How numeric features are read (:mod:`onlinebma.naive_bayes.numbers`): ``"gaussian"``,
+        How numeric features are read (:mod:`onlinebma.naive_bayes.numbers`): ``"Gaussian"``,
         a Gaussian per class from each feature's moments; ``"3 intervals"``, ``"5 intervals"``,
         ``"8 intervals"``, ``"16 intervals"``, ``"32 intervals"``, an equal-frequency grid
         whose frequent values are intervals of their own; ``"MDL"``, Fayyad & Irani's
@@ -63,7 +63,7 @@ class NaiveBayes(BaseNB):
         values; until then it is read by its Gaussian, and the records that carry it are kept
         and counted with the cut points when they are fixed (no value is dropped).
         ``learn_many`` fixes a feature whose sample the table leaves incomplete from the
-        table itself. Unused with ``numeric="gaussian"``.
+        table itself. Unused with ``numeric="Gaussian"``.
     numeric_attributes : list or None, default None
         Features that are numeric whatever their first value: a value of one that is not a
         number (a ``"?"`` for a missing value read as text) is refused, not made a category.

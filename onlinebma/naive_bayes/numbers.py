@@ -1,7 +1,7 @@
 """How the naive Bayes family reads numbers: a Gaussian per class, or the intervals of one
 representation of the numeric layer (:mod:`onlinebma.numeric`).
 
-``numeric="gaussian"`` keeps each numeric feature's moments (the learners' Gaussian or
+``numeric="Gaussian"`` keeps each numeric feature's moments (the learners' Gaussian or
 Normal–Gamma densities, unchanged). Any other choice of :data:`REPRESENTATIONS` reads each
 numeric feature through :class:`NumberReader`: its cut points are fixed from a sample
 (:func:`~onlinebma.numeric.read_sample`), and from then on each value is counted as the
@@ -76,8 +76,13 @@ from ..validation import check_choice
 
 __all__ = ["DEFAULT_NUMERIC", "GAUSSIAN", "REPRESENTATIONS", "NumberReader", "check_numeric"]
 
-#: The Gaussian per class of the family's learners (the moments of each feature).
-GAUSSIAN = "gaussian"
+#: The Gaussian per class of the family's learners (the moments of each feature), spelled as
+#: the tree learners' (:data:`onlinebma.tan.gaussian.GAUSSIAN`).
+GAUSSIAN = "Gaussian"
+
+#: The family's spelling of :data:`GAUSSIAN` before it took the tree learners': refused (no
+#: alias), with the new spelling named.
+_FORMER_GAUSSIAN = "gaussian"
 
 #: The choices of ``numeric=``: the Gaussian, an equal-frequency grid of point-mass-aware
 #: intervals at one resolution, or the class-aware MDL cut points (:mod:`onlinebma.numeric`).
@@ -98,15 +103,28 @@ DEFAULT_NUMERIC = "8 intervals"
 
 
 def check_numeric(numeric) -> None:
-    """Refuse a ``numeric=`` that is not one of :data:`REPRESENTATIONS`.
+    """Refuse a ``numeric=`` that is not one of :data:`REPRESENTATIONS`; the former spelling
+    ``"gaussian"`` is refused with the new one named.
 
     >>> check_numeric("7 intervals")
     Traceback (most recent call last):
     ...
-    ValueError: numeric must be one of ('gaussian', '3 intervals', '5 intervals', \
+    ValueError: numeric must be one of ('Gaussian', '3 intervals', '5 intervals', \
 '8 intervals', '16 intervals', '32 intervals', 'MDL'), got '7 intervals'
+    >>> check_numeric("gaussian")
+    Traceback (most recent call last):
+    ...
+    ValueError: numeric must be one of ('Gaussian', '3 intervals', '5 intervals', \
+'8 intervals', '16 intervals', '32 intervals', 'MDL'), got 'gaussian': the Gaussian is now \
+spelled 'Gaussian', as in ModelAveragedTAN
     """
-    check_choice("numeric", numeric, REPRESENTATIONS)
+    try:
+        check_choice("numeric", numeric, REPRESENTATIONS)
+    except ValueError as refusal:
+        if isinstance(numeric, str) and numeric == _FORMER_GAUSSIAN:
+            raise ValueError(f"{refusal}: the Gaussian is now spelled {GAUSSIAN!r}, as in "
+                             f"ModelAveragedTAN") from None
+        raise
 
 
 def label_array(labels) -> np.ndarray:
@@ -188,7 +206,7 @@ class NumberReader:
     Parameters
     ----------
     numeric : str
-        One of :data:`REPRESENTATIONS` other than ``"gaussian"``.
+        One of :data:`REPRESENTATIONS` other than ``"Gaussian"``.
     sample_size : int, default 500
         A feature's cut points are fixed from its first ``sample_size`` observed values.
 
@@ -214,7 +232,7 @@ class NumberReader:
     def __init__(self, numeric: str, sample_size: int = 500):
         check_numeric(numeric)
         if numeric == GAUSSIAN:
-            raise ValueError("numeric='gaussian' reads the moments: it needs no reader")
+            raise ValueError(f"numeric={GAUSSIAN!r} reads the moments: it needs no reader")
         self.numeric = numeric
         if numeric == "MDL":
             self.settings = NumericSettings(sample_size=sample_size)
