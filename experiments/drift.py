@@ -727,8 +727,9 @@ NOTES = """\
   BMANB with forgetting recomputes its feature weights over every value at every record
   (eq. 14, no running sums when the counts decay): `BMANB(decay=0.999)` runs at about
   10,000 records/s over the first 10,000 records and about 100 from record 25,000 on. The
-  tree learners switch such a feature to intervals at its 17th value
-  (`onlinebma.numeric.values`); the naive Bayes family does not yet.
+  tree learners read such a feature by a grid whose point masses are its values
+  (`onlinebma.numeric.grids`), so a later value falls into an interval and the domain stays
+  bounded; the naive Bayes family's per-value reading has no such bound yet.
 - The no-change baseline's ECE is tiny because its probability is the running repeat rate;
   calibration without sharpness is cheap. River's `ConceptDriftStream` overflows `math.exp`
   with width 1 for positions beyond about 180 records, hence the width of n/400.
