@@ -97,7 +97,7 @@ def test_the_guide_says_what_its_table_shows():
                 assert r["ECE"] < rows[s, b]["ECE"], (s, learner, b)
         ms = [rows[s, m]["ms/record"] for m in ("FixedOrderBMA", "OrderMCMC")]
         assert 1.5 <= min(ms) and max(ms) <= 12.0, ms
-        assert 8.0 <= rows[s, "ISA"]["ms/record"] <= 50.0
+        assert 5.0 <= rows[s, "ISA"]["ms/record"] <= 50.0
         fan, naive = rows[s, "FAN"], rows[s, "NaiveBayes"]
         worse = (fan["accuracy"] < naive["accuracy"], fan["log loss"] > naive["log loss"],
                  fan["ECE"] > naive["ECE"])
@@ -107,20 +107,21 @@ def test_the_guide_says_what_its_table_shows():
         fastest = max(rows[s, b]["ms/record"] for b in nb)
         assert 10 * fastest < min(r["ms/record"] for (t, m), r in rows.items()
                                   if t == s and m not in nb + TREES)
-        assert fastest < min(rows[s, m]["ms/record"] for m in TREES)
+        assert fastest < min(rows[s, m]["ms/record"] for m in ("ModelAveragedTAN", "TAN"))
+        assert rows[s, "AODE"]["ms/record"] < 3 * fastest
         if s != "Phishing":  # as accurate as the dependency models on the nominal streams
             assert min(rows[s, m]["accuracy"] for m in TREES) >= 0.93
-        assert round(min(rows[s, m]["ms/record"] for m in TREES), 1) >= 0.2
+        assert round(min(rows[s, m]["ms/record"] for m in TREES), 1) >= 0.1
+        assert rows[s, "AODE"]["ms/record"] < 0.3
         assert max(rows[s, m]["ms/record"] for m in TREES) <= 3.0
         assert max((r["pickled kB"], m) for (t, m), r in rows.items() if t == s)[1] == \
             "OrderMCMC"
     for s in ("mushroom", "Phishing"):
         assert min((r["accuracy"], m) for (t, m), r in rows.items() if t == s)[1] == \
             "FiniteMixture"
-    assert max((r["accuracy"], m) for (t, m), r in rows.items() if t == "house-votes-84")[1] \
-        == "AODE"
+    assert max((rows["house-votes-84", m]["accuracy"], m) for m in TREES)[1] == "AODE"
     phishing = {m: rows["Phishing", m] for m in TREES}
-    assert all(0.26 <= r["log loss"] <= 0.29 and 0.845 <= r["accuracy"] <= 0.86
+    assert all(0.26 <= r["log loss"] <= 0.29 and 0.845 <= r["accuracy"] <= 0.865
                for r in phishing.values())
     assert max(r["log loss"] for r in phishing.values()) < \
         min(rows["Phishing", m]["log loss"] for m in ("NaiveBayes", "BMANB", "FAN"))
