@@ -207,3 +207,17 @@ def test_a_refused_record_or_label_changes_nothing():
     with pytest.raises((TypeError, ValueError), match="f0"):
         model.learn_one({"f0": [1, 2]}, "y0")
     assert pickle.dumps(model) == before
+
+
+def test_the_grids_stacks_leave_the_weighing_to_the_grid_stack():
+    """Each grid's stack is weighed outside (by the GridStack): its own weights stay equal,
+    while the GridStack's move with the evidence."""
+    model = ModelAveragedTAN(numeric=("3 intervals", "MDL", "Gaussian"), decay="auto",
+                             sample_size=25)
+    for x, y in mixed_stream(120, seed=5):
+        model.predict_proba_one(x)
+        model.learn_one(x, y)
+    state = model.state
+    assert max(state.log_weights) - min(state.log_weights) > 1e-3
+    for part in state.parts:
+        assert max(part.log_weights) == min(part.log_weights)

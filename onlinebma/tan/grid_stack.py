@@ -21,8 +21,8 @@ members:
   :class:`~onlinebma.tan.merging.StackingPlan` trains it on Dask as it trains
   ``numeric="auto"``.
 
-Each grid's stack keeps weights of its own members, which are not used (the weights are
-the GridStack's). The grids fix their cut points at the same record (one ``sample_size``),
+The weights are the GridStack's: each grid's stack is made ``weighed_outside`` and leaves
+its own at equal. The grids fix their cut points at the same record (one ``sample_size``),
 each from the same sample; ``numeric_readings`` gives a tuple of Grids per feature, one per
 grid, which :meth:`GridStack.fix_numeric` takes back (``tests/test_tan_grids.py`` checks the
 whole against separate single-representation learners and the recursions written out).
@@ -113,7 +113,8 @@ class GridStack(WeightedMembers, RateWeights):
                   for j, grid in enumerate(grids)]
         self.parts = [TreeMemberStack(structures, ess, edge_prior, structure_decay,
                                       nominal_attributes, sample_size,
-                                      [self.members[i] for i in group], numeric_attributes)
+                                      [self.members[i] for i in group], numeric_attributes,
+                                      weighed_outside=True)
                       for group in groups]
         self._groups = groups
         # the column, in the parts' members laid end to end, of each member

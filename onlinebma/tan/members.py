@@ -228,14 +228,20 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         row of its rate for its nominal features).
     numeric_attributes
         Features that are numeric whatever their first value.
+    weighed_outside
+        Whether another state weighs these members (a grid's stack in a
+        :class:`~onlinebma.tan.grid_stack.GridStack`): then ``learn_one`` leaves
+        ``log_weights`` as they are instead of running a recursion no one reads.
     """
 
     def __init__(self, structures: str, ess: float, edge_prior: float,
                  structure_decay: float, nominal_attributes: list | None, sample_size: int,
-                 members, numeric_attributes: list | None = None):
+                 members, numeric_attributes: list | None = None,
+                 weighed_outside: bool = False):
         self.members = tuple(members)
         self._arguments = (structures, ess, edge_prior, structure_decay, nominal_attributes,
-                           sample_size, self.members, numeric_attributes)
+                           sample_size, self.members, numeric_attributes, weighed_outside)
+        self._reweighs = len(self.members) > 1 and not weighed_outside
         grids = {m.representation for m in self.members} - {GAUSSIAN, GAUSSIAN_FORESTS}
         if len(grids) > 1:
             raise ValueError(f"one interval representation per stack, got {sorted(grids)}")
@@ -591,7 +597,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         self._tick()
         if grew:
             self._refresh(only_remembering=True)
-        if len(self.members) > 1:
+        if self._reweighs:
             self._reweigh([p[c] for p in probas] if known else None)
 
     def _learn(self, c: int, codes, columns, memo) -> None:
