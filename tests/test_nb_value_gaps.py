@@ -27,6 +27,7 @@ from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.numeric import ValueCodes
 from tests.test_naive_bayes_intervals import assert_like_members
 from tests.test_nb_auto_shared import Reference
+from tests.test_nb_numbers import frame
 
 SAMPLE_SIZE = 100
 SAMPLE_VALUES = (1.0, 2.0, 4.0)
@@ -51,9 +52,7 @@ def stream(n, seed, fix_at=SAMPLE_SIZE, third_class_at=300):
     rng = np.random.default_rng(seed)
     out = []
     for i in range(n):
-        y = int(rng.integers(3 if i >= third_class_at else 2))
-        if i == third_class_at:
-            y = 2
+        y = 2 if i == third_class_at else int(rng.integers(3 if i > third_class_at else 2))
         if i < fix_at or rng.random() < 0.5:
             level = SAMPLE_VALUES[int(rng.integers(2)) + (y == 1)]
         else:
@@ -215,21 +214,19 @@ def test_learn_many_reads_new_values_as_gaps(cls, params):
             assert many[label].iloc[i] == pytest.approx(p, abs=1e-12)
 
 
-def frame(data):
-    X = pd.DataFrame([x for x, _ in data])
-    return X, pd.Series([y for _, y in data])
-
-
 def test_merge_counts_gaps_alike_and_refuses_other_sample_values():
+    """Learners given one table's readings (fix_numeric) count their parts' new values as the
+    same gaps and merge into the learner of the whole; a per-value reading from other sample
+    values is refused, naming the feature and both samples."""
     data = stream(600, seed=5, fix_at=200)
     X, y = frame(data)
-    base = ModelAveragedNB()
-    base.learn_many(X.iloc[:200], y.iloc[:200])
-    left, right, whole = copy.deepcopy(base), copy.deepcopy(base), copy.deepcopy(base)
-    left.learn_many(X.iloc[200:400], y.iloc[200:400])
-    right.learn_many(X.iloc[400:], y.iloc[400:])
-    whole.learn_many(X.iloc[:200], y.iloc[:200])  # the base's rows, counted twice by merge
-    whole.learn_many(X.iloc[200:], y.iloc[200:])
+    first = ModelAveragedNB()
+    first.learn_many(X.iloc[:200], y.iloc[:200])
+    parts = [ModelAveragedNB(), ModelAveragedNB(), ModelAveragedNB()]
+    for part, (a, b) in zip(parts, [(0, 350), (350, 600), (0, 600)]):
+        part.fix_numeric(first.numeric_readings)
+        part.learn_many(X.iloc[a:b], y.iloc[a:b])
+    left, right, whole = parts
     merged = left.merge(right)
     assert domain(merged) == domain(whole) and len(domain(merged)) == 7
     assert_same(merged, whole, [x for x, _ in stream(30, seed=6, fix_at=0)], tol=1e-12,
