@@ -204,7 +204,7 @@ class ValueCodes:
         x = np.asarray(x, dtype=float)
         missing = np.isnan(x)
         if np.isinf(x).any():
-            raise ValueError(f"a numeric value must be finite, got {x[np.isinf(x)][0]!r}")
+            raise ValueError(f"a numeric value must be finite, got {float(x[np.isinf(x)][0])!r}")
         ordered = np.array(self._ordered)
         observed = np.where(missing, 0.0, x)
         out = len(self.values) + np.searchsorted(ordered, observed, side="left")
