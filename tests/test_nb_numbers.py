@@ -226,15 +226,19 @@ def test_bad_input_names_the_feature_and_changes_nothing(cls):
         cls(numeric="7 intervals")
 
 
-def test_a_value_never_seen_joins_a_feature_read_per_value():
-    """A feature read per value: a later new value is a new nominal value (domain grows),
-    counted, and a value never learned is skipped at prediction (as a nominal's is)."""
+def test_a_value_not_in_the_sample_joins_a_feature_read_per_value_as_its_gap():
+    """A feature read per value: a later value not in the sample is counted as its gap (the
+    gap joins the domain as a nominal value does), so a value of the same gap reads alike;
+    a gap never learned is skipped at prediction (as a nominal's new value is)."""
     learner = NaiveBayes(numeric="8 intervals")
     learner.learn_many(pd.DataFrame({"stars": [1.0, 2.0] * 50}), pd.Series(["no", "yes"] * 50))
     assert learner.cut_points() == {"stars": None}
     assert learner.predict_proba_one({"stars": 3.0}) == learner.predict_proba_one({})
     learner.learn_one({"stars": 3.0}, "yes")
     assert learner.predict_proba_one({"stars": 3.0})["yes"] > learner.predict_proba_one({})["yes"]
+    assert learner.predict_proba_one({"stars": 7.5}) == learner.predict_proba_one({"stars": 3.0})
+    assert set(learner.statistics.tables["stars"].n_value) == {"1.0", "2.0", "(2.0, inf)"}
+    assert learner.predict_proba_one({"stars": 1.5}) == learner.predict_proba_one({})
 
 
 @pytest.mark.parametrize("make, params", [

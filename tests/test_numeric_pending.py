@@ -34,23 +34,6 @@ class CountTable:
         self.decay = decay
         self.cells: dict = defaultdict(float)
 
-    def recode(self, feature, intervals: np.ndarray) -> None:
-        """The switch of a feature read per value: each member's value cells summed into
-        its intervals (``intervals[code, member]``)."""
-        cells: dict = defaultdict(float)
-        for key, w in self.cells.items():
-            key = list(key)
-            if key[0] == "single" and key[1] == feature:
-                key[4] = int(intervals[key[4], key[2]])
-            elif key[0] == "pair":
-                for name, at in ((key[1], 5), (key[2], 6)):
-                    if name == feature:
-                        key[at] = int(intervals[key[at], key[3]])
-            elif key[0] == "nominal pair" and key[1] == feature:
-                key[5] = int(intervals[key[5], key[3]])
-            cells[tuple(key)] += w
-        self.cells = cells
-
     def forget(self) -> None:
         if self.decay != 1.0:
             for key in self.cells:
@@ -77,15 +60,13 @@ def n_members(settings: NumericSettings) -> int:
     return len(settings.resolutions) + settings.class_aware
 
 
-def codes_of(reading, x: float, members: int, label=None) -> tuple:
-    """Every member's code of ``x``; a feature read per value has the value's code in every
-    member (with ``label``, the value is learned: a new one gets a code)."""
+def codes_of(reading, x: float, members: int) -> tuple:
+    """Every member's code of ``x``; a feature read per value has the code of the value (or of
+    its gap, a value not in the sample) in every member."""
     if isinstance(reading, Grids):
         return tuple(int(c) for c in reading.code(x))
-    code = reading.code(x) if label is None else reading.learn(x, label)
-    if code is None:
-        return None  # a value too many: the feature switches to intervals
-    assert code >= 0
+    code = reading.code(x)
+    assert 0 <= code < reading.n_codes
     return (code,) * members
 
 
@@ -96,7 +77,6 @@ def learn_pending(records, labels, settings, decay):
     readings: dict = {}
     members = n_members(settings)
     most_kept = 0
-    switched = []
 
     def fix(features, learned):
         for f in features:
@@ -114,18 +94,8 @@ def learn_pending(records, labels, settings, decay):
         table.cells[("class", c)] += 1.0
         for f, v in nominal.items():
             table.cells[("nominal", f, c, v)] += 1.0
-        live = {}
-        for f, v in numeric.items():
-            if f in readings and v == v:
-                codes = codes_of(readings[f], v, members, label=c)
-                if codes is None:
-                    grids, intervals = readings[f].to_grids(settings.resolutions,
-                                                            settings.class_aware)
-                    table.recode(f, intervals)
-                    readings[f] = grids
-                    switched.append(f)
-                    codes = codes_of(grids, v, members)
-                live[f] = codes
+        live = {f: codes_of(readings[f], v, members) for f, v in numeric.items()
+                if f in readings and v == v}
         table.count(c, live, {}, nominal, 1.0)
         complete = pending.learn(t, c, numeric, payload=nominal)
         if complete:
@@ -134,7 +104,7 @@ def learn_pending(records, labels, settings, decay):
         most_kept = max(most_kept, len(pending))
     if pending.pending:  # the end of the stream: read the rest from what they have
         fix(pending.pending, len(records))
-    return table, readings, most_kept, switched
+    return table, readings, most_kept
 
 
 def learn_reference(records, labels, readings, settings, decay):
@@ -188,11 +158,11 @@ def assert_same_counts(got: CountTable, want: CountTable) -> None:
 def test_replayed_counts_equal_those_of_cut_points_from_the_first_record(decay):
     settings = NumericSettings(resolutions=(3, 5, 8), sample_size=60)
     records, labels = stream(900, seed=1)
-    got, readings, most_kept, switched = learn_pending(records, labels, settings, decay)
+    got, readings, most_kept = learn_pending(records, labels, settings, decay)
     want = learn_reference(records, labels, readings, settings, decay)
     assert_same_counts(got, want)
     # the scenario covers what it claims: every kind of reading, a late and a forced fix
-    assert isinstance(readings["level"], ValueCodes) and switched == []
+    assert isinstance(readings["level"], ValueCodes)
     assert isinstance(readings["a"], Grids) and isinstance(readings["b"], Grids)
     assert readings["gain"].masses.tolist() == [0.0]
     assert isinstance(readings["rare"], Grids)
@@ -208,7 +178,7 @@ def test_the_harness_sees_a_replay_that_drops_a_record():
     """The comparison can fail: forgetting one replayed record shows."""
     settings = NumericSettings(resolutions=(3,), class_aware=False, sample_size=20)
     records, labels = stream(100, seed=2)
-    got, readings, _, _ = learn_pending(records, labels, settings, 1.0)
+    got, readings, _ = learn_pending(records, labels, settings, 1.0)
     want = learn_reference(records[1:], labels[1:], readings, settings, 1.0)
     with pytest.raises(AssertionError):
         assert_same_counts(got, want)
@@ -304,23 +274,27 @@ def test_replay_equality_on_any_small_stream(rows, sample_size, decay):
     labels = [c for _, c in rows]
     numeric_settings = NumericSettings(resolutions=(2, 3), sample_size=sample_size,
                                        max_values=3)
-    got, readings, _, _ = learn_pending(records, labels, numeric_settings, decay)
+    got, readings, _ = learn_pending(records, labels, numeric_settings, decay)
     want = learn_reference(records, labels, readings, numeric_settings, decay)
     assert_same_counts(got, want)
 
 
 @pytest.mark.parametrize("decay", [1.0, 0.97])
-def test_replay_then_switch_to_intervals_equals_the_final_intervals_from_the_first_record(decay):
-    """A feature read per value from its sample (replayed), then switched to intervals when
-    measured values arrive: its cells equal those of the final intervals from record 0."""
+def test_replay_then_new_values_as_gaps_equals_the_reading_from_the_first_record(decay):
+    """A feature read per value from its sample (replayed), then given measured values: each
+    is counted as the gap between sample values it falls in, and the cells equal those of the
+    same reading from record 0."""
     records, labels = stream(700, seed=4)
     rng = np.random.default_rng(5)
     for t, x in enumerate(records):
         if t >= 400 and "level" in x:
-            x["level"] = float(rng.normal(2.0, 1.0))
+            x["level"] = float(rng.normal(2.0, 2.0))
     settings = NumericSettings(resolutions=(3, 8), sample_size=60, max_values=6)
-    got, readings, _, switched = learn_pending(records, labels, settings, decay)
-    assert switched == ["level"] and isinstance(readings["level"], Grids)
-    assert len(readings["level"].masses) >= 4  # the frequent codes stay intervals of their own
+    got, readings, _ = learn_pending(records, labels, settings, decay)
+    level = readings["level"]
+    assert isinstance(level, ValueCodes)
+    gaps = {k[4] for k in got.cells if k[:2] == ("single", "level")} - set(range(len(
+        level.values)))
+    assert len(gaps) == len(level.values) + 1  # every gap was met
     want = learn_reference(records, labels, readings, settings, decay)
     assert_same_counts(got, want)

@@ -1,10 +1,11 @@
-"""Numbers that are values (issue 38 item 2): when a numeric feature is read per value, new values
-joining, and the exact switch to intervals when too many arrive."""
+"""Numbers that are values (issue 38 item 2): when a numeric feature is read per value, and a
+value not in its sample coded as the gap between sample values it falls in (a fixed reading of
+at most 2k + 1 codes)."""
 
 from __future__ import annotations
 
+import math
 import pickle
-from collections import defaultdict
 
 import numpy as np
 import pytest
@@ -39,104 +40,51 @@ def test_the_rule_s_parameters():
                                       settings), ValueCodes)
 
 
-def test_codes_in_order_of_first_appearance_and_new_values_join():
+def test_codes_in_order_of_first_appearance_and_other_values_by_their_gap():
     codes = ValueCodes.from_sample([2.0, 1.0, 2.0, np.nan, 1.0], [0, 1, 1, 0, 0], n_classes=2,
                                    max_values=3)
-    assert codes.values == [2.0, 1.0]
+    assert codes.values == [2.0, 1.0] and codes.n_codes == 5
     assert codes.class_counts().tolist() == [[1, 1], [1, 1]]
-    assert codes.learn(5.0, 1) == 2  # joins, like a nominal value
-    assert codes.learn(1.0, 0) == 1
-    assert codes.class_counts().tolist() == [[1, 1], [2, 1], [0, 1]]
+    assert codes.gaps() == [(-math.inf, 1.0), (1.0, 2.0), (2.0, math.inf)]
+    assert [codes.code(x) for x in (2.0, 1.0, 0.5, 1.5, 5.0, 1e300, -1e300)] == \
+        [0, 1, 2, 3, 4, 4, 2]
     before = pickle.dumps(codes)
-    assert codes.learn(6.0, 0) is None  # a 4th value: no code, nothing changed
-    assert pickle.dumps(codes) == before
-    assert codes.code(6.0) == -1 and codes.code(-0.0) == -1
-    assert codes.code_many(np.array([5.0, 6.0, np.nan, 2.0])).tolist() == [2, -1, -1, 0]
+    assert codes.code_many(np.array([5.0, 2.0, np.nan, 1.5])).tolist() == [4, 0, -1, 3]
+    assert pickle.dumps(codes) == before  # coding changes nothing
+
+
+def test_code_many_is_code_of_each_value():
+    rng = np.random.default_rng(0)
+    sample = rng.integers(0, 6, 200).astype(float) / 2
+    codes = ValueCodes.from_sample(sample, np.zeros(200, dtype=int), n_classes=1)
+    x = np.concatenate([rng.uniform(-1.0, 4.0, 300), sample[:50], [np.nan, -0.0]])
+    assert codes.code_many(x).tolist() == [codes.code(v) for v in x.tolist()]
+    assert set(codes.code_many(x).tolist()) == set(range(codes.n_codes)) | {-1}
 
 
 def test_missing_values_are_skipped_and_infinite_ones_refused():
-    codes = ValueCodes()
-    assert codes.learn(None, 0) == codes.learn(float("nan"), 1) == -1
-    assert codes.values == [] and codes.class_counts().size == 0
-    for bad, label in [(float("inf"), 0), (1.0, -1), (1.0, 0.5)]:
-        with pytest.raises(ValueError):
-            codes.learn(bad, label)
-    assert codes.values == []
+    codes = ValueCodes.from_sample([1.0, 1.0], [0, 0], n_classes=1)
+    assert codes.code(None) == codes.code(float("nan")) == -1
+    for bad in (math.inf, -math.inf):
+        with pytest.raises(ValueError, match="finite"):
+            codes.code(bad)
+        with pytest.raises(ValueError, match=r"finite, got -?inf$"):
+            codes.code_many(np.array([1.0, bad]))
 
 
 def test_minus_zero_is_zero():
-    codes = ValueCodes()
-    assert codes.learn(0.0, 0) == codes.learn(-0.0, 0) == 0
-
-
-def _stream(n: int, switch_at: int, seed: int):
-    """Integer codes, then measured values from ``switch_at`` on; a nominal feature beside."""
-    rng = np.random.default_rng(seed)
-    labels = rng.integers(0, 2, n)
-    x = np.where(np.arange(n) < switch_at, rng.integers(0, 4, n) + labels,
-                 rng.normal(labels * 2.0, 1.0))
-    colour = rng.choice(["red", "blue"], n)
-    return x.astype(float), labels, colour
-
-
-@pytest.mark.parametrize("decay", [1.0, 0.95])
-def test_switching_to_intervals_sums_value_cells_exactly(decay):
-    """Per-value cells summed into the switch's intervals equal the cells of a learner that had
-    those intervals from the first record (class x interval and class x interval x nominal)."""
-    x, labels, colour = _stream(400, switch_at=150, seed=1)
-    codes = ValueCodes(max_values=5)
-    cells = defaultdict(float)  # ("value", code, c) / ("pair", code, c, colour) while per value
-    grids = intervals = None
-    for xi, c, v in zip(x, labels, colour):
-        for key in cells:
-            cells[key] *= decay
-        if grids is None:
-            code = codes.learn(xi, int(c))
-            if code is None:  # the switch: sum the value cells into every member's intervals
-                grids, intervals = codes.to_grids(resolutions=(3, 8))
-                switched = defaultdict(float)
-                for key, w in cells.items():
-                    for m, i in enumerate(intervals[key[1]]):
-                        switched[(key[0], (m, int(i)), *key[2:])] += w
-                cells = switched
-        if grids is not None:
-            for m, i in enumerate(grids.code(xi)):
-                cells[("value", (m, int(i)), c)] += 1.0
-                cells[("pair", (m, int(i)), c, v)] += 1.0
-        else:
-            cells[("value", code, c)] += 1.0
-            cells[("pair", code, c, v)] += 1.0
-    assert grids is not None and len(codes.values) == 5
-    reference = defaultdict(float)
-    for xi, c, v in zip(x, labels, colour):
-        for key in reference:
-            reference[key] *= decay
-        for m, i in enumerate(grids.code(xi)):
-            reference[("value", (m, int(i)), c)] += 1.0
-            reference[("pair", (m, int(i)), c, v)] += 1.0
-    keys = set(cells) | set(reference)
-    assert max(abs(cells.get(k, 0.0) - reference.get(k, 0.0)) for k in keys) <= 1e-12
-    # the frequent values stay intervals of their own
-    assert set(grids.masses.tolist()) <= set(codes.values) and grids.masses.size >= 3
-
-
-def test_to_grids_uses_the_counts_per_class():
-    codes = ValueCodes.from_sample([0.0] * 10 + [1.0] * 10 + [2.0] * 10 + [3.0] * 10,
-                                   [0] * 20 + [1] * 20, n_classes=2)
-    grids, intervals = codes.to_grids(resolutions=(2,))
-    mdl = grids.cuts[grids.members.index("MDL")]
-    assert 1.0 <= mdl[mdl < 2.0].max() < 2.0  # the class split, between 1 and 2
-    assert intervals.shape == (4, 2)
-    with pytest.raises(ValueError, match="nothing to cut"):
-        ValueCodes().to_grids()
+    codes = ValueCodes.from_sample([-0.0, 0.0, 1.0, 1.0], [0, 0, 0, 0], n_classes=1)
+    assert codes.values == [0.0, 1.0] and math.copysign(1.0, codes.values[0]) == 1.0
+    assert codes.code(0.0) == codes.code(-0.0) == 0
+    assert codes.code_many(np.array([-0.0, 0.0])).tolist() == [0, 0]
+    assert codes.gaps()[0] == (-math.inf, 0.0)
 
 
 def test_pickling_and_equality():
     codes = ValueCodes.from_sample([1.0, 1.0, 3.0, 3.0], [0, 1, 0, 1], n_classes=2)
     copy = pickle.loads(pickle.dumps(codes))
-    assert copy == codes
-    copy.learn(4.0, 0)
-    assert copy != codes
+    assert copy == codes and copy.code(2.0) == codes.code(2.0)
+    assert codes != ValueCodes.from_sample([1.0, 1.0, 4.0, 4.0], [0, 1, 0, 1], n_classes=2)
 
 
 @pytest.mark.parametrize("call, message", [

@@ -13,10 +13,15 @@ both structures, so it changes no prediction and no structure weight, and is lef
 
 **Which features.** A numeric feature whose sample has few distinct values, each repeated
 (:func:`~onlinebma.numeric.reads_as_values`: at most 16, each at least twice), is read **per
-value**: each value is a nominal value of its own, and a value that arrives later joins the
-feature's domain as a new nominal value does (the family's convention: domains are the values
-seen so far), whatever the number of values. Every other feature is read by its intervals
-``(a, b]`` (:mod:`onlinebma.numeric`), named by their bounds: ``"(2.4, 4.5]"``.
+value**: each of its sample's ``k`` values is a nominal value of its own, named by the value
+(``"2.0"``). **A value that arrives later and is not in the sample** is the gap between sample
+values it falls in, the open interval between two point masses, named by its bounds:
+``"(-inf, 1.0)"``, ``"(1.0, 2.0)"``, ..., ``"(4.0, inf)"``
+(:class:`~onlinebma.numeric.ValueCodes`). So the feature's domain holds at most ``2k + 1``
+values whatever arrives (a gap joins it when its first value comes, as a nominal value does),
+and the reading, fixed with the sample, never changes: a learner equals the one given it from
+its first record, with forgetting and ``decay="auto"`` too. Every other feature is read by its
+intervals ``(a, b]`` (:mod:`onlinebma.numeric`), named by their bounds: ``"(2.4, 4.5]"``.
 
 **Every value counts** (:class:`~onlinebma.numeric.PendingRecords`). In a stream, a feature's
 cut points are fixed from its first ``sample_size`` (500) observed values. Until then the
@@ -60,7 +65,6 @@ from __future__ import annotations
 from bisect import bisect_left
 
 import numpy as np
-import pandas as pd
 
 from ..numeric import (
     DEFAULT_RESOLUTIONS,
@@ -171,24 +175,27 @@ class _Intervals:
 
 
 class _Values:
-    """One feature read per value (each value a nominal value of its own)."""
+    """One feature read per value: each value of its sample a nominal value of its own, named
+    by the value (``"2.0"``), and any other value the gap between sample values it falls in,
+    named by its open bounds (``"(1.0, 2.0)"``, ``"(-inf, 1.0)"``, ``"(4.0, inf)"``), as
+    :class:`~onlinebma.numeric.ValueCodes` codes it."""
 
-    __slots__ = ()
+    __slots__ = ("codes", "names")
 
-    @staticmethod
-    def name(x: float) -> str:
-        return repr(x + 0.0)  # -0.0 + 0.0 is 0.0: one value, one name
+    def __init__(self, codes: ValueCodes):
+        self.codes = codes
+        self.names = [repr(v) for v in codes.values] + [f"({lo!r}, {hi!r})"
+                                                         for lo, hi in codes.gaps()]
 
-    @classmethod
-    def code_many(cls, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`name` of each value as ``(codes, names)``, code -1 where ``x`` is NaN (a
-        value not seen in learning is named too: it joins the domain, or is skipped by a
-        prediction, as a new nominal value is)."""
-        codes, distinct = pd.factorize(x)
-        return codes, np.array([cls.name(v) for v in distinct.tolist()], dtype=object)
+    def name(self, x: float) -> str:
+        return self.names[self.codes.code(x)]
+
+    def code_many(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`name` of each value as ``(codes, names)``, code -1 where ``x`` is NaN."""
+        return self.codes.code_many(x), np.array(self.names, dtype=object)
 
     def __eq__(self, other):
-        return isinstance(other, _Values)
+        return isinstance(other, _Values) and self.codes.gaps() == other.codes.gaps()
 
     __hash__ = None
 
@@ -196,7 +203,7 @@ class _Values:
 def _describe(read) -> str:
     """A reading in words, for error messages."""
     if isinstance(read, _Values):
-        return "per value"
+        return f"per value {sorted(read.codes.values)}"
     return f"cut points {read.cuts}"
 
 
@@ -219,14 +226,14 @@ class NumberReader:
 
     Examples
     --------
-    A feature with few repeated values is read per value:
+    A feature with few repeated values is read per value, a value not in its sample by its gap:
 
     >>> reader = NumberReader("MDL", sample_size=4)
     >>> for t, v in enumerate([1.0, 2.0, 1.0, 2.0]):
     ...     complete = reader.keep(t, "yes" if v > 1 else "no", [("stars", v)])
     >>> reader.fix(complete, labels=["no", "yes"])
-    >>> reader.split([("stars", 2.0), ("stars", 5.0)])[0]
-    [('stars', '2.0'), ('stars', '5.0')]
+    >>> reader.split([("stars", 2.0), ("stars", 5.0), ("stars", 1.5)])[0]
+    [('stars', '2.0'), ('stars', '(2.0, inf)'), ('stars', '(1.0, 2.0)')]
     """
 
     def __init__(self, numeric: str, sample_size: int = 500):
@@ -409,7 +416,7 @@ class NumberReader:
     def _reading(self, f, reading):
         """The ``_Intervals`` or ``_Values`` of a Grids or ValueCodes (checked)."""
         if isinstance(reading, ValueCodes):
-            return _Values()
+            return _Values(reading)
         if not isinstance(reading, Grids):
             raise TypeError(f"the reading of feature {f!r} must be a Grids or a ValueCodes "
                             f"(onlinebma.numeric.read_sample), got {type(reading).__name__}")

@@ -9,8 +9,8 @@ each numeric value for all of them at once. This package is that reading, one id
   measures that make the members' densities comparable.
 - :mod:`~onlinebma.numeric.grids`: :class:`Grids`, every interval member of a feature from one
   shared sample, coded with one binary search per value.
-- :mod:`~onlinebma.numeric.values`: when a feature is read per value (:class:`ValueCodes`), new
-  values joining, and the exact switch to intervals when too many arrive.
+- :mod:`~onlinebma.numeric.values`: when a feature is read per value (:class:`ValueCodes`), and
+  a value not in its sample read as the gap between sample values it falls in.
 - :mod:`~onlinebma.numeric.reading`: :class:`NumericSettings`, the decision from a sample
   (:func:`read_sample`), and a whole table read from its own values (:func:`read_table`).
 - :mod:`~onlinebma.numeric.pending`: :class:`PendingRecords`, the records kept until a feature's

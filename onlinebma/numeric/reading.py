@@ -156,7 +156,7 @@ def read_table(columns: dict, labels, n_classes: int,
 def code_column(reading, column) -> np.ndarray:
     """Every member's code of each value of a column: ``(len(column), n_members)`` ints for
     :class:`Grids`, ``(len(column), 1)`` for :class:`ValueCodes` (every member reads the
-    value's code); ``-1`` where missing or, per value, never read.
+    code of the value, or of its gap for a value not in the sample); ``-1`` where missing.
 
     Parameters
     ----------

@@ -10,41 +10,38 @@ below ``1 / n`` for a sample of ``n``, so the sample is taken to show every valu
 has. ``max_values`` keeps the per-value count tables small (a pair of such features has
 ``max_values²`` cells per class).
 
-**Reading per value** (:class:`ValueCodes`): each value gets a code in order of first
-appearance, as a nominal value does, and is counted exactly. Every value is its own interval
-``(a⁻, a]`` (a point mass), so a member measures it by its probability, as the interval members
-measure their point masses.
+**Reading per value** (:class:`ValueCodes`): each value of the sample gets a code in order of
+first appearance, as a nominal value does, and is counted exactly. Every such value is its own
+interval ``(a⁻, a]`` (a point mass), so a member measures it by its probability, as the interval
+members measure their point masses.
 
-**When more values arrive afterwards**: a new value joins as a new value (a new code, like a
-nominal's new value) while the feature has at most ``max_values`` of them. The value that would
-make ``max_values + 1`` is not coded (:meth:`ValueCodes.learn` returns ``None`` and changes
-nothing): the feature then **switches** to interval members. :meth:`ValueCodes.to_grids` cuts
-it from the values read so far (each counted once per record that had it, whatever the
-forgetting) and gives the interval of every value code in every member; since each value lies
-in exactly one interval, summing a member's per-value cells into those intervals gives exactly
-the counts of a learner that had those cut points from the first record (with forgetting too:
-the cells are sums of weights). The values that held more than ``1 / max(resolutions)`` of the
-records stay point masses (measured by probability in every member, and an interval of their own
-in each grid of ``B`` intervals where they held more than ``1 / B``).
+**When more values arrive afterwards**: a value not in the sample is coded as the **gap** it
+falls in between the sample's values ``v1 < ... < vk``: ``(-inf, v1)``, ``(v1, v2)``, ...,
+``(vk, inf)``, the open intervals between the point masses (codes ``k`` to ``2k`` from the
+lowest gap up, :meth:`ValueCodes.gaps`). So the reading is fixed with the sample: at most
+``2k + 1`` codes, whatever arrives later, and a learner counting with it equals one given the
+same reading from its first record, with forgetting too (nothing is recoded mid-stream). The
+tree learners bound such a feature too, by a grid whose point masses are its values
+(:mod:`~onlinebma.numeric.grids`).
 
 >>> codes = ValueCodes.from_sample([1.0, 0.0, 1.0, 0.0, 0.5, 0.5], [0, 1, 1, 1, 0, 0],
 ...                                n_classes=2, max_values=3)
->>> codes.values, codes.code(0.5), codes.code(0.25)
-([1.0, 0.0, 0.5], 2, -1)
->>> codes.learn(0.25, 1) is None  # a 4th value: the feature switches to intervals
-True
+>>> codes.values, codes.code(0.5)
+([1.0, 0.0, 0.5], 2)
+>>> codes.code(0.25), codes.code(7.0), codes.gaps()[codes.code(0.25) - 3]  # new values
+(4, 6, (0.0, 0.5))
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 
 import numpy as np
 
 from ..table import MISSING
 from ..validation import check_int
 from .cuts import observed_sample
-from .grids import DEFAULT_RESOLUTIONS, Grids
 
 __all__ = ["ValueCodes", "reads_as_values"]
 
@@ -75,29 +72,29 @@ def reads_as_values(counts: np.ndarray, max_values: int = 16, min_count: int = 2
 
 
 class ValueCodes:
-    """A numeric feature read per value: codes in order of first appearance, at most
-    ``max_values`` of them, and how often each value occurred with each class.
+    """A numeric feature read per value: the values of its sample, coded in order of first
+    appearance, and how often each occurred with each class in the sample; a value not in the
+    sample is coded as the gap between sample values it falls in (module docstring).
 
     Parameters
     ----------
     max_values : int, default 16
-        The number of values beyond which the feature switches to intervals.
+        The most distinct values a sample may have (:func:`reads_as_values`).
 
     Attributes
     ----------
     values : list of float
-        The values, by code.
+        The sample's values, by code.
 
     Examples
     --------
-    >>> codes = ValueCodes(max_values=2)
-    >>> codes.learn(3.0, 0), codes.learn(1.0, 1), codes.learn(3.0, 1)
-    (0, 1, 0)
+    >>> codes = ValueCodes.from_sample([3.0, 1.0, 3.0, 1.0], [0, 1, 1, 1], n_classes=2)
+    >>> codes.code(3.0), codes.code(1.0), codes.code(2.0), codes.n_codes
+    (0, 1, 3, 5)
+    >>> codes.gaps()
+    [(-inf, 1.0), (1.0, 3.0), (3.0, inf)]
     >>> codes.class_counts().tolist()
-    [[1, 1], [0, 1]]
-    >>> grids, intervals = codes.to_grids(resolutions=(2,), class_aware=False)
-    >>> grids.masses.tolist(), intervals.tolist()  # 3.0 holds 2/3 > 1/2: its own interval
-    ([3.0], [[1], [0]])
+    [[1, 1], [0, 2]]
     """
 
     def __init__(self, max_values: int = 16):
@@ -105,6 +102,7 @@ class ValueCodes:
         self.max_values = max_values
         self.values: list = []
         self._codes: dict = {}
+        self._ordered: list = []  # the values in increasing order: the gaps' bounds
         self._counts = np.zeros((0, 0), dtype=np.int64)  # (value code, class code)
 
     @classmethod
@@ -138,30 +136,52 @@ class ValueCodes:
         rank[order] = np.arange(distinct.size)
         counts = np.zeros((distinct.size, n_classes), dtype=np.int64)
         np.add.at(counts, (rank[np.searchsorted(distinct, values)], labels), 1)
-        out._start(distinct[order].tolist(), counts)
+        out.values = [v + 0.0 for v in distinct[order].tolist()]  # -0.0 + 0.0 is 0.0
+        out._codes = {v: c for c, v in enumerate(out.values)}
+        out._ordered = sorted(out.values)
+        out._counts = counts
         return out
 
-    def _start(self, values: list, counts: np.ndarray) -> None:
-        """Take ``values`` (coded in this order) and their class ``counts`` (empty codes)."""
-        self.values = values
-        self._codes = {v: c for c, v in enumerate(values)}
-        self._counts = counts
+    @property
+    def n_codes(self) -> int:
+        """The number of codes: ``2k + 1`` for ``k`` sample values (each value, each gap)."""
+        return 2 * len(self.values) + 1
+
+    def gaps(self) -> list:
+        """The bounds ``(lo, hi)`` of each gap, the open interval between consecutive sample
+        values (``-inf`` below the lowest, ``inf`` above the highest), lowest first: gap ``g``
+        has code ``k + g``."""
+        bounds = [-math.inf, *self._ordered, math.inf]
+        return list(zip(bounds[:-1], bounds[1:]))
 
     def code(self, x: float) -> int:
-        """The code of a value for prediction.
+        """The code of a value.
 
         Parameters
         ----------
-        x : float
-            A value.
+        x : float or None
+            A value; ``None`` or NaN is missing.
 
         Returns
         -------
         int
-            Its code; ``MISSING`` (-1) for a value never read (skipped, as a nominal value
-            never seen is).
+            The code of its sample value, or ``k`` plus the index of its gap
+            (:meth:`gaps`) for a value not in the sample; ``MISSING`` (-1) for a missing
+            value.
+
+        Raises
+        ------
+        ValueError
+            If ``x`` is infinite.
         """
-        return self._codes.get(x, MISSING)
+        if x is None or x != x:
+            return MISSING
+        c = self._codes.get(x)
+        if c is not None:
+            return c
+        if not math.isfinite(x):
+            raise ValueError(f"a numeric value must be finite, got {x!r}")
+        return len(self.values) + bisect_left(self._ordered, x)
 
     def code_many(self, x) -> np.ndarray:
         """:meth:`code` of each value of an array.
@@ -174,90 +194,31 @@ class ValueCodes:
         Returns
         -------
         np.ndarray
-            int64 codes, ``MISSING`` (-1) where missing or never read.
-        """
-        x = np.asarray(x, dtype=float)
-        out = np.full(x.shape, MISSING, dtype=np.int64)
-        if self.values:
-            values = np.array(self.values)
-            order = np.argsort(values)
-            ordered = values[order]
-            at = np.minimum(np.searchsorted(ordered, x), ordered.size - 1)
-            hit = ordered[at] == x
-            out[hit] = order[at[hit]]
-        return out
-
-    def learn(self, x: float, label: int):
-        """Count a value with its class.
-
-        Parameters
-        ----------
-        x : float or None
-            The value; ``None`` or NaN is missing (nothing counted).
-        label : int
-            Its class code.
-
-        Returns
-        -------
-        int or None
-            The code of ``x`` (a new value gets the next code); ``MISSING`` (-1) for a missing
-            value; ``None``, with nothing changed, when ``x`` is new and ``max_values`` values
-            exist already (the feature switches: :meth:`to_grids`).
+            int64 codes, ``MISSING`` (-1) where missing.
 
         Raises
         ------
         ValueError
-            If ``x`` is infinite or ``label`` is not a class code (nothing changed).
+            If a value is infinite.
         """
-        if x is None or x != x:
-            return MISSING
-        if not math.isfinite(x):
-            raise ValueError(f"a numeric value must be finite, got {x!r}")
-        check_int("label", label, 0)
-        c = self._codes.get(x)
-        if c is None:
-            if len(self.values) >= self.max_values:
-                return None
-            c = self._codes[x] = len(self.values)
-            self.values.append(x)
-        rows, classes = self._counts.shape
-        if c >= rows or label >= classes:
-            grown = np.zeros((max(rows, c + 1), max(classes, label + 1)), dtype=np.int64)
-            grown[:rows, :classes] = self._counts
-            self._counts = grown
-        self._counts[c, label] += 1
-        return c
+        x = np.asarray(x, dtype=float)
+        missing = np.isnan(x)
+        if np.isinf(x).any():
+            raise ValueError(f"a numeric value must be finite, got {float(x[np.isinf(x)][0])!r}")
+        ordered = np.array(self._ordered)
+        observed = np.where(missing, 0.0, x)
+        out = len(self.values) + np.searchsorted(ordered, observed, side="left")
+        if ordered.size:  # a sample value: its own code (by first appearance)
+            at = np.minimum(out - len(self.values), ordered.size - 1)
+            hit = (ordered[at] == observed) & ~missing
+            out[hit] = np.array([self._codes[v] for v in self._ordered])[at[hit]]
+        out[missing] = MISSING
+        return out.astype(np.int64)
 
     def class_counts(self) -> np.ndarray:
-        """How often each value (by code) occurred with each class: ``(n_values, n_classes)``
-        ints, once per record, not decayed (a copy)."""
+        """How often each sample value (by code) occurred with each class in the sample:
+        ``(k, n_classes)`` ints (a copy)."""
         return self._counts.copy()
-
-    def to_grids(self, resolutions: tuple = DEFAULT_RESOLUTIONS,
-                 class_aware: bool = True) -> tuple[Grids, np.ndarray]:
-        """The interval members of the feature cut from its values (the switch), and the
-        interval of each value code in each member (nothing here changes).
-
-        Parameters
-        ----------
-        resolutions : tuple of int, default ``DEFAULT_RESOLUTIONS``
-            As in :meth:`Grids.from_sample`.
-        class_aware : bool, default True
-            As in :meth:`Grids.from_sample`.
-
-        Returns
-        -------
-        tuple
-            ``(grids, intervals)``: ``intervals[code, member]`` is the member's interval of
-            the value of that code; a member's cell of an interval is the sum of its value
-            cells mapped there.
-        """
-        if not self.values:
-            raise ValueError("no value has been read: there is nothing to cut")
-        values = np.array(self.values)
-        order = np.argsort(values)
-        grids = Grids.from_sample(values[order], self._counts[order], resolutions, class_aware)
-        return grids, grids.code_many(values)
 
     def __eq__(self, other) -> bool:
         if not isinstance(other, ValueCodes):
