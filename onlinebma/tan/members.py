@@ -54,7 +54,7 @@ from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
 from .coding import RecordCoding, ReplayClock
-from .gaussian import GAUSSIAN, GaussianStatistics
+from .gaussian import GAUSSIANS, GaussianStatistics
 from .gaussian_forests import GAUSSIAN_FORESTS, GaussianForestStatistics
 from .narrow import narrow_predictions
 from .numbers import NumericReading
@@ -75,7 +75,8 @@ class Member(NamedTuple):
     count times λ after each record) and how it reads numeric features: an interval
     representation of :data:`~onlinebma.tan.numbers.REPRESENTATIONS` or
     :data:`~onlinebma.tan.gaussian.GAUSSIAN` (a full-covariance Gaussian per class,
-    :mod:`onlinebma.tan.gaussian`), and how it predicts from its counts: the exact average
+    :mod:`onlinebma.tan.gaussian`) or :data:`~onlinebma.tan.gaussian.INDEPENDENT_GAUSSIANS`
+    (one Gaussian per feature and class), and how it predicts from its counts: the exact average
     over every structure (:data:`STRUCTURES`) or AODE's estimates (:data:`AODE`, an interval
     representation's only: :func:`onlinebma.tan.one_dependence.log_joint`, Laplace
     estimates, every value a super-parent, from the same count row as the structure average
@@ -242,13 +243,13 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         self._arguments = (structures, ess, edge_prior, structure_decay, nominal_attributes,
                            sample_size, self.members, numeric_attributes, weighed_outside)
         self._reweighs = len(self.members) > 1 and not weighed_outside
-        grids = {m.representation for m in self.members} - {GAUSSIAN, GAUSSIAN_FORESTS}
+        grids = {m.representation for m in self.members} - {*GAUSSIANS, GAUSSIAN_FORESTS}
         if len(grids) > 1:
             raise ValueError(f"one interval representation per stack, got {sorted(grids)}")
         self.rates = tuple(dict.fromkeys(m.rate for m in self.members))  # the count rows
         self._rows = [self.rates.index(m.rate) for m in self.members]
         self._gaussian_members = [i for i, m in enumerate(self.members)
-                                  if m.representation == GAUSSIAN]
+                                  if m.representation in GAUSSIANS]
         self._forest_members = [i for i, m in enumerate(self.members)
                                 if m.representation == GAUSSIAN_FORESTS]
         self._aode_members = [i for i, m in enumerate(self.members) if m.predictive == AODE]
@@ -256,7 +257,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
             if m.predictive not in (STRUCTURES, AODE):
                 raise ValueError(f"a member predicts with {STRUCTURES!r} or {AODE!r}, got "
                                  f"{m.predictive!r}")
-            if m.predictive == AODE and m.representation in (GAUSSIAN, GAUSSIAN_FORESTS):
+            if m.predictive == AODE and m.representation in (*GAUSSIANS, GAUSSIAN_FORESTS):
                 raise ValueError(f"an AODE member reads intervals, not {m.representation!r}")
         self._interval_members = (len(self.members) - len(self._gaussian_members)
                                   - len(self._forest_members) - len(self._aode_members))
@@ -267,7 +268,13 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         self.coding = RecordCoding(FeatureKinds(nominal_attributes, numeric_attributes),
                                    PairCounts(r),
                                    NumericReading(grids.pop() if grids else None, sample_size))
-        self._gaussian = GaussianStatistics(self.rates) if self._gaussian_members else None
+        gaussian = [self.members[i] for i in self._gaussian_members]  # one row each
+        self._gaussian = GaussianStatistics([m.rate for m in gaussian],
+                                            [m.representation for m in gaussian]) \
+            if gaussian else None
+        # each Gaussian member's row of the Gaussian statistics, and the count row of its rate
+        self._gaussian_rows = {i: g for g, i in enumerate(self._gaussian_members)}
+        self._gaussian_count_rows = [self._rows[i] for i in self._gaussian_members]
         self._forests = (GaussianForestStatistics(self.rates, structure_decay)
                          if self._forest_members else None)
         self._numeric_codes = (-1, frozenset())  # (counts version, codes of numeric features)
@@ -364,13 +371,13 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         exp = math.exp
         jll = None if jll is None else jll.tolist()
         rows = None if rows is None else rows.tolist()
-        for m, i in zip(self.members, self._rows):
+        for j, (m, i) in enumerate(zip(self.members, self._rows)):
             if m.predictive == AODE:
                 row = aode_rows[i]
             elif m.representation == GAUSSIAN_FORESTS:
                 row = forest_rows[i]
             else:
-                row = rows[i] if m.representation == GAUSSIAN else jll[i]
+                row = rows[self._gaussian_rows[j]] if m.representation in GAUSSIANS else jll[i]
             top = max(row)
             e = [exp(s - top) for s in row]
             total = sum(e)
@@ -389,18 +396,18 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         return log_joint(cells, self.counts.n_values[codes], None, 1).tolist()
 
     def _gaussian_terms(self, codes, values, columns, numeric, jll) -> np.ndarray:
-        """The Gaussian members' joint log likelihoods ``(rows, K)``: the forest average over
-        the record's nominal features at each row's rate plus ``log t_c`` of its numeric
-        values (:mod:`onlinebma.tan.gaussian`); ``jll`` the rows' terms of the whole coded
-        record if computed (reused when it has no numeric code)."""
+        """The Gaussian members' joint log likelihoods ``(Gaussian members, K)``: the forest
+        average over the record's nominal features at each one's rate plus ``log t_c`` of its
+        numeric values (:mod:`onlinebma.tan.gaussian`); ``jll`` the count rows' terms of the
+        whole coded record if computed (reused when it has no numeric code)."""
         counts = self.counts
         codes, values, columns, cut = self._nominal_part(codes, values, columns)
         if cut:
             jll = None
         if jll is None:
             jll = self._member_terms(codes, columns)[0] if len(codes) else self._class_terms()
-        return jll + self._gaussian.log_densities(self._gaussian.vector(numeric),
-                                                  counts.n_classes)
+        return jll[self._gaussian_count_rows] + self._gaussian.log_densities(
+            self._gaussian.vector(numeric), counts.n_classes)
 
     def _nominal_part(self, codes, values, columns):
         """``(codes, values, columns, cut)``: a coded record without the codes of its numeric
@@ -519,9 +526,10 @@ class TreeMemberStack(WeightedMembers, RateWeights):
             if m.predictive == AODE:
                 jll = log_joint_many(counts, distinct, 1 / self._units[i], None, 1,
                                      member=i)[back]
-            elif m.representation == GAUSSIAN:
+            elif m.representation in GAUSSIANS:
                 jll = self._tree.batch(counts, table, self._units[i], self._l[i],
-                                       nominal_rows, self._t)[nominal_back] + log_t[:, i]
+                                       nominal_rows, self._t)[nominal_back] \
+                    + log_t[:, self._gaussian_rows[j]]
             else:
                 jll = self._tree.batch(counts, table, self._units[i], self._l[i], distinct,
                                        self._t)[back]
@@ -535,7 +543,8 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         return ordered_labels(self.counts.classes_)
 
     def _gaussian_batch(self, X, n_classes: int) -> np.ndarray:
-        """``log t_c`` of every row of a validated DataFrame, ``(rows, count rows, K)``."""
+        """``log t_c`` of every row of a validated DataFrame, ``(rows, Gaussian members,
+        K)``."""
         from ..records import numeric_values
 
         gaussian = self._gaussian
@@ -544,7 +553,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         for j, f in enumerate(features):
             if f in X.columns:
                 columns[:, j] = numeric_values(X[f])
-        out = np.zeros((len(X), len(self.rates), n_classes))
+        out = np.zeros((len(X), len(self._gaussian_members), n_classes))
         for n, row in enumerate(columns):
             present = ~np.isnan(row)
             if present.any():
@@ -967,7 +976,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         """
         counts = self.counts
         intervals = [i for i, m in enumerate(self.members) if m.predictive == STRUCTURES
-                     and m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)]
+                     and m.representation not in (*GAUSSIANS, GAUSSIAN_FORESTS)]
         chosen = intervals or range(len(self.members))
         weights = np.zeros(len(self.rates))
         for i in chosen:
