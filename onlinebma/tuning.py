@@ -88,10 +88,16 @@ DESIGN_FEATURES = 10
 # Measured by ``python -m experiments.gaussian_paths``.
 
 #: A record's Student t predictives of F complete factors of d features are computed in
-#: plain Python floats when F (d^3 + 125) is at most this, else by numpy.
-NARROW_PREDICTIVE_WORK = 400
+#: plain Python floats when F (d^3 + 125) is at most this, else by numpy. Re-measured when
+#: T^(1/2)'s rows came to be rotated in as single-nonzero rows (FullStatistics, per call,
+#: both paths interleaved in one process, process time, best of 40 rounds at load 5-6 on 2
+#: cores; plain floats vs numpy µs): 2 x d 5 (500) 77 vs 85, 4 x d 3 (608) 82 vs 83,
+#: 1 x d 8 (637) 77 vs 79, 2 x d 6 (682) 97 vs 83, 4 x d 4 (756) 111 vs 85.
+NARROW_PREDICTIVE_WORK = 600
 #: A record is rotated into F factors of d features in plain Python floats when F d^2 is at
-#: most this, else by numpy's QR.
+#: most this, else by numpy's QR. Re-measured as NARROW_PREDICTIVE_WORK: 2 x d 6 (72) 68 vs
+#: 71, 1 x d 10 (100) 67 vs 69, 3 x d 6 (108) 80 vs 72, 2 x d 8 (128) 77 vs 73, 5 x d 6
+#: (180) 110 vs 77.
 NARROW_UPDATE_WORK = 100
 #: Array elements per block of rows of FullStatistics.add_many (memory).
 GAUSSIAN_BLOCK = 1 << 18

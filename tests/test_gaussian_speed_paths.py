@@ -85,15 +85,18 @@ def stream(d: int, k: int, size: int, seed: int, missing: float = 0.0):
     return X, labels
 
 
+@pytest.mark.parametrize("predictive_path", ["plain floats", "qr"])
 @pytest.mark.parametrize("update_path", ["rotations", "qr"])
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("d", [1, 2, 5, 20])
 def test_predictive_is_the_explicit_student_t_after_every_record(monkeypatch, d, k,
-                                                                 update_path):
+                                                                 update_path, predictive_path):
     """Rates 1 and 0.95 side by side; every record predicted (complete, and every tenth
     with a value hidden) before it is learned, some records missing a value (not learned:
-    only the forgetting); the factors updated by plain rotations or by numpy's QR."""
-    monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", -1)  # the array path, always
+    only the forgetting); the factors updated by plain rotations or by numpy's QR, a
+    complete record's Student t by plain-float rotations or by the bordered QR."""
+    monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", 10**12
+                        if predictive_path == "plain floats" else -1)
     monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", 10**12 if update_path == "rotations"
                         else -1)
     prior = NormalWishartPrior(d)
@@ -230,3 +233,69 @@ def test_copies_and_pickles_predict_as_the_original():
             want = [[e.log_t_from_slogdet(prior, X[0]) for e in row] for row in explicit]
             np.testing.assert_allclose(learner.log_predictive(prior, X[0]), want, rtol=0,
                                        atol=TOL)
+
+
+@pytest.mark.parametrize("predictive_path", ["plain floats", "qr"])
+def test_one_batch_scale_keeps_a_near_class_to_its_digits(monkeypatch, predictive_path):
+    """The bordered QR divides every statistic's ``x - location`` by the batch's largest
+    one: with one class near 1e90, the record near the other class is scaled to about
+    1e-90 there. Each class's density still equals scipy's of its own records, and
+    records beyond every class (1e200, 1e300) keep the Student t tail of each."""
+    monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", 10**12
+                        if predictive_path == "plain floats" else -1)
+    d = 3
+    prior = NormalWishartPrior(d)
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(40, d)) + 1.0
+    far = rng.normal(size=(40, d)) * 1e89 + 1e90
+    s = FullStatistics(d, (2,))
+    explicit = [ExplicitClass(d, 1.0), ExplicitClass(d, 1.0)]
+    for near_x, far_x in zip(X, far):
+        s.add(near_x, [1.0, 0.0])
+        s.add(far_x, [0.0, 1.0])
+        explicit[0].add(near_x, 1.0)
+        explicit[1].add(far_x, 1.0)
+    for x in (X[3] + 0.1, np.full(d, 2e90), np.array([1.0, 2.0, 3.0])):
+        got = s.log_predictive(prior, x)
+        for c, e in enumerate(explicit):
+            want = e.log_t(prior, x)
+            assert abs(got[c] - want) < 1e-9 * max(1.0, abs(want)), (x, c)
+    # far beyond both: the log density falls by (df + d) log(1e100) from 1e200 to 1e300
+    direction = np.array([0.6, -0.8, 0.0])
+    near, beyond = (s.log_predictive(prior, a * direction) for a in (1e200, 1e300))
+    np.testing.assert_allclose(beyond - near, -(prior.df(40.0) + d) * log(1e100), rtol=1e-12)
+
+
+def test_full_statistics_refuse_bad_records_and_weights_unchanged():
+    """The record and weight checks of :meth:`FullStatistics.add` (a value beyond 1e100,
+    an infinite one, a negative, NaN or infinite weight) leave the statistics as they
+    were; values each within 1e100 whose sum is not are learned as any other record, and a
+    record whose values sum beyond the largest float is predicted, not taken as missing."""
+    d = 20
+    prior = NormalWishartPrior(d)
+    X, labels = stream(d, 2, 30, seed=11)
+    s = FullStatistics(d, (2,), 0.9)
+    for x, c in zip(X, labels):
+        s.add(x, np.eye(2)[c])
+    before = s.copy()
+    good = np.ones(d)
+    for x, w in [(np.full(d, 1.1e100), [1.0, 0.0]), (np.r_[np.inf, good[1:]], [1.0, 0.0]),
+                 (good, [-1.0, 0.0]), (good, [np.nan, 0.0]), (good, [np.inf, 0.0])]:
+        with pytest.raises(ValueError):
+            s.add(x, w)
+        for got, want in zip(s.state, before.state):
+            np.testing.assert_array_equal(got, want)
+    big = np.full(d, 9e99)  # each value within 1e100, their sum not: learned
+    s.add(big, [0.0, 1.0])
+    batch = FullStatistics(d, (2,), 0.9)  # Chan et al.'s pooling of the same rows at once
+    batch.add_many(np.vstack([X, big]), np.eye(2)[np.r_[labels, 1]])
+    for got, want in zip((s.n, s.mean, s.scatter), (batch.n, batch.mean, batch.scatter)):
+        for c in range(2):
+            np.testing.assert_allclose(got[c], want[c], rtol=1e-9,
+                                       atol=1e-9 * np.abs(want[c]).max())
+    # 20 values of 1e307 sum beyond the largest float, those of 1e306 do not: both are
+    # complete records far out, where the log density falls as -(df + d) log|x|
+    near, beyond = (s.log_predictive(prior, np.full(d, a)) for a in (1e306, 1e307))
+    np.testing.assert_allclose(beyond - near, -(prior.df(s.n) + d) * log(10.0), rtol=1e-9)
+    with pytest.raises(ValueError, match="finite"):
+        s.log_predictive(prior, np.r_[np.inf, good[1:]])

@@ -134,6 +134,7 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from itertools import islice
 
 import numpy as np
 from scipy.special import gammaln
@@ -256,15 +257,16 @@ def _log_student(prior, size, n, log_det_r, quad_r=None, *, log_quad=None):
     ``log|R_SS|`` and ``delta^T R_SS^-1 delta`` (``delta`` = record - posterior location),
     given as ``quad_r`` or as its logarithm ``log_quad`` (finite however large the value)."""
     kappa = prior.k0 + n
-    df = prior.df(n)
     ratio = kappa / (kappa + 1.0)  # the shape matrix times df is R (kappa + 1) / kappa
+    log_ratio = np.log(ratio)
     if log_quad is None:
         log_tail = np.log1p(ratio * quad_r)
     else:  # log(1 + ratio q) = logaddexp(0, log ratio + log q)
-        log_tail = np.logaddexp(0.0, np.log(ratio) + log_quad)
-    return (gammaln(0.5 * (df + size)) - gammaln(0.5 * df) - 0.5 * size * LOG_PI
-            - 0.5 * (log_det_r - size * np.log(ratio))
-            - 0.5 * (df + size) * log_tail)
+        log_tail = np.logaddexp(0.0, log_ratio + log_quad)
+    half_df = 0.5 * prior.df(n)
+    top = half_df + 0.5 * size
+    return (gammaln(top) - gammaln(half_df) - 0.5 * size * LOG_PI
+            + 0.5 * (size * log_ratio - log_det_r) - top * log_tail)
 
 
 def _r_single(prior, n, mean, a, t=None):
@@ -307,7 +309,8 @@ def _check_record(x, d: int) -> np.ndarray:
     x = np.asarray(x, dtype=float)
     if x.shape != (d,):
         raise ValueError(f"a record must have shape ({d},), got {x.shape}")
-    _check_values(x)
+    if not sum(map(abs, x.tolist())) <= MAX_ABS_VALUE:  # else every value is (NaN: not)
+        _check_values(x)
     return x
 
 
@@ -331,7 +334,7 @@ def _check_weights(weight, shape, lead=()) -> np.ndarray:
         except ValueError:
             raise ValueError(f"weights of shape {np.shape(weight)} do not broadcast to "
                              f"{lead + shape}") from None
-    if not (w >= 0).all() or not np.isfinite(w).all():
+    if w.size and not (w.min() >= 0 and w.max() < math.inf):  # NaN fails both
         raise ValueError("weights must be finite and non-negative")
     return w
 
@@ -840,8 +843,7 @@ def _lower_factor(M):
     the copy and ``triu`` of ``mode="r"``."""
     p = M.shape[-1]
     F = np.linalg.qr(M, mode="raw")[0][..., :p] * _lower_mask(p)
-    sign = np.where(np.diagonal(F, 0, -2, -1) < 0, -1.0, 1.0)
-    return F * sign[..., None, :]
+    return F * np.copysign(1.0, np.diagonal(F, 0, -2, -1))[..., None, :]
 
 
 @functools.lru_cache(maxsize=64)
@@ -874,7 +876,8 @@ def _rotate_in(U, w) -> None:
     of the QR of ``[U; w]``, with a non-negative diagonal (each pivot is ``hypot(U_ii,
     w_i)``, a sum of squares)."""
     hypot = math.hypot
-    for i in range(len(U) - len(w), len(U)):
+    d = len(U)
+    for i in range(d - len(w), d):
         b = w[0]
         if b == 0.0:
             w = w[1:]
@@ -883,31 +886,50 @@ def _rotate_in(U, w) -> None:
         a = row[0]
         r = hypot(a, b)
         c, s = a / r, b / r
-        rest = row[1:]
-        U[i] = [r] + [c * u + s * v for u, v in zip(rest, w[1:])]
-        w = [c * v - s * u for u, v in zip(rest, w[1:])]
+        U[i] = pivot_row = [r]
+        rest, w = w, []
+        for u, v in zip(islice(row, 1, None), islice(rest, 1, None)):
+            pivot_row.append(c * u + s * v)
+            w.append(c * v - s * u)
 
 
-def _upper_rows(L) -> list:
-    """``L^T`` of a lower factor given as lists, as the rows of :func:`_rotate_in`."""
-    d = len(L)
-    return [[L[j][i] for j in range(i, d)] for i in range(d)]
+def _rotate_in_diagonal(U, root) -> None:
+    """Rotate the rows of ``diag(root)`` (a list of floats) into ``U`` (as
+    :func:`_rotate_in`, in their order): row ``i`` has its one nonzero ``root[i]`` in column
+    ``i``, so its rotation with ``U``'s row ``i`` (the rest of which is ``u``) only scales:
+    the pivot row becomes ``[r, c u]`` and the row rotated on ``-s u``, which
+    :func:`_rotate_in` takes into the rows below (no products with the zeros)."""
+    hypot = math.hypot
+    for i, t in enumerate(root):
+        row = U[i]
+        a = row[0]
+        r = hypot(a, t)
+        c, s = a / r, t / r
+        U[i] = [r] + [c * u for u in islice(row, 1, None)]
+        if len(row) > 1:
+            _rotate_in(U, [-s * u for u in islice(row, 1, None)])
 
 
-def _python_student(prior, root_t, nu, n: float, mean, L, x) -> float:
+def _upper_rows(rows) -> list:
+    """The rows of ``L^T`` (lists of ``d`` floats, zero below the diagonal) as the rows of
+    :func:`_rotate_in`: row ``i`` from column ``i`` on."""
+    return [row[i:] for i, row in enumerate(rows)]
+
+
+def _python_student(prior, root_t, nu, n: float, mean, Lt, x) -> float:
     """``log t(x)`` of a complete record ``x`` (list) from one statistic's weight ``n``, mean
-    (list) and lower factor ``L`` (lists), ``root_t`` and ``nu`` the prior's ``T^(1/2)``
-    diagonal and mean as lists, in plain Python floats: the factor ``G`` of ``R`` by
-    rotating the rows of ``T^(1/2)`` and then the prior-mean term into ``L^T`` (the order
-    of :meth:`FullStatistics._log_det_r`), then a forward substitution with ``G^T``; the
-    quadratic form kept in log space as :meth:`FullStatistics.log_predictive` keeps it."""
+    (list) and the rows of ``L^T`` (lists; ``L`` its lower factor), ``root_t`` and ``nu``
+    the prior's ``T^(1/2)`` diagonal and mean as lists, in plain Python floats: the factor
+    ``G`` of ``R`` by rotating the rows of ``T^(1/2)`` and then the prior-mean term into
+    ``L^T`` (the order of :meth:`FullStatistics._log_det_r_and_quad`), then a forward
+    substitution with ``G^T``; the quadratic form kept in log space as
+    :meth:`FullStatistics.log_predictive` keeps it."""
     d = len(x)
     log = math.log
     k0 = prior.k0
     kappa = k0 + n
-    U = _upper_rows(L)
-    for i, t in enumerate(root_t):
-        _rotate_in(U, [t] + [0.0] * (d - 1 - i))
+    U = _upper_rows(Lt)
+    _rotate_in_diagonal(U, root_t)
     f = math.sqrt(k0 * n / kappa)
     _rotate_in(U, [f * (m - v) for m, v in zip(mean, nu)])
     delta = [a - (k0 * v + n * m) / kappa for a, v, m in zip(x, nu, mean)]
@@ -931,6 +953,7 @@ def _python_student(prior, root_t, nu, n: float, mean, L, x) -> float:
         log_tail = a + math.log1p(math.exp(-a)) if a > 0 else math.log1p(math.exp(a))
     return (math.lgamma(0.5 * (df + d)) - math.lgamma(0.5 * df) - 0.5 * d * LOG_PI
             - 0.5 * (log_det_r - d * log(ratio)) - 0.5 * (df + d) * log_tail)
+
 
 class FullStatistics(_Statistics):
     """Weight, mean and Cholesky factor of the scatter of ``d`` numeric features over the
@@ -971,11 +994,10 @@ class FullStatistics(_Statistics):
     _layout = (0, 1, 2)  # n, mean, L
     _pool = staticmethod(_pool_full)
 
-    def __getstate__(self):  # the kept roots of the prior and decay, the workspace: derived
+    def __getstate__(self):  # the kept prior terms and decay roots: derived
         state = dict(self.__dict__)
-        state.pop("_root_t_kept", None)
         state.pop("_decay_kept", None)
-        state.pop("_bordered_kept", None)
+        state.pop("_prior_kept", None)
         return state
 
     def add(self, x, weight=1.0) -> None:
@@ -991,11 +1013,12 @@ class FullStatistics(_Statistics):
         nA, mA, LA = self._state
         kept = self.__dict__.get("_decay_kept")
         if kept is None or kept[0] is not self.decay:  # (decay, its root, whether < 1)
-            kept = self._decay_kept = (self.decay, np.sqrt(self.decay),
+            kept = self._decay_kept = (self.decay, np.sqrt(self.decay)[..., None, None],
                                        bool((self.decay != 1).any()))
         if kept[2]:  # as _scaled: every weight times decay, every factor times its root
-            nA, LA = nA * kept[0], LA * kept[1][..., None, None]
-        if np.isnan(x).any() or not w.any():  # nothing learned: only the forgetting
+            nA, LA = nA * kept[0], LA * kept[1]
+        # nothing learned but the forgetting (the values are at most 1e100: NaN sums to NaN)
+        if not w.any() or math.isnan(sum(x.tolist())):
             self._state = (nA, mA, LA)
             return
         n = nA + w
@@ -1003,18 +1026,20 @@ class FullStatistics(_Statistics):
         diff = x - mA
         root = np.sqrt(nA * frac)
         d = self.n_features
-        todo = np.flatnonzero(root.ravel() > 0)  # the factors a nonzero row can reach
+        todo = root.ravel().nonzero()[0]  # the factors a nonzero row can reach
         L = LA.reshape(-1, d, d) if kept[2] else LA.reshape(-1, d, d).copy()
         if len(todo):
             rows = (root[..., None] * diff).reshape(-1, d)[todo]
+            Lt = np.swapaxes(L[todo], -1, -2)
             if len(todo) * d * d <= tuning.NARROW_UPDATE_WORK:
-                for i, row in zip(todo.tolist(), rows.tolist()):
-                    U = _upper_rows(L[i].tolist())
+                factors = []
+                for upper, row in zip(Lt.tolist(), rows.tolist()):
+                    U = _upper_rows(upper)
                     _rotate_in(U, row)
-                    L[i] = np.array([[0.0] * j + u for j, u in enumerate(U)]).T
+                    factors.append([[0.0] * j + u for j, u in enumerate(U)])
+                L[todo] = np.swapaxes(factors, -1, -2)
             else:
-                M = np.concatenate([np.swapaxes(L[todo], -1, -2), rows[:, None, :]], axis=-2)
-                L[todo] = _lower_factor(M)
+                L[todo] = _lower_factor(np.concatenate([Lt, rows[:, None, :]], axis=-2))
         self._state = (n, mA + frac[..., None] * diff, L.reshape(LA.shape))
 
     def _block(self, X, w):
@@ -1042,89 +1067,80 @@ class FullStatistics(_Statistics):
         L = self._state[2]
         return L @ np.swapaxes(L, -1, -2)
 
-    def _bordered_rows(self, prior) -> np.ndarray:
-        """The array ``N`` of :meth:`_log_det_r_and_quad` over every feature, kept (for the
-        last prior and shape, not shared with a copy) with its constant parts filled in:
-        ``T^(1/2)``, the zero column and the corner 1; each call writes the rest (no state
-        is kept in it). Filling a new array per record cost about as much as the QR."""
-        kept = self.__dict__.get("_bordered_kept")
+    def _prior_terms(self, prior) -> tuple:
+        """What a predictive takes from ``prior`` (kept for the last prior and shape, not
+        shared with a copy): the array ``N`` of :meth:`_log_det_r_and_quad` over every
+        feature with its constant parts filled in (filling a new array per record cost about
+        as much as the QR), and ``T^(1/2)``'s diagonal and ``nu`` as lists (for
+        :func:`_python_student`)."""
+        kept = self.__dict__.get("_prior_kept")
         if (kept is None or kept[0] is not prior or kept[1] != self.shape
                 or kept[2] != id(self)):
-            d = self.n_features
-            N = np.zeros(self.shape + (2 * d + 2, d + 1))
-            N[..., d:2 * d, :d] = np.diag(np.sqrt(prior.t))
-            N[..., -1, d] = 1.0
-            kept = self._bordered_kept = (prior, self.shape, id(self), N)
-        return kept[3]
+            kept = self._prior_kept = (prior, self.shape, id(self),
+                                       self._bordered_rows(prior, np.arange(self.n_features)),
+                                       np.sqrt(prior.t).tolist(), prior.nu.tolist())
+        return kept[3:]
 
-    def _stacked_factors(self, prior, subset, root_t=True) -> list:
-        """The blocks of rows whose Gram matrix is ``R_SS`` (``subset`` ``None``: every
-        feature), in this order: the scatter's rows ``S`` of ``L`` (transposed), then
-        ``T_SS^(1/2)``, then the prior-mean term. The order matters to the QR of the stack:
-        with the scatter's factor on top, each Householder pivot is a large entry of ``L``
-        and ``T``'s share of a near-singular scatter enters as products, not as a
-        difference of large numbers (``T`` on top lost about ``sqrt(S / t)`` relative,
-        2e-10 nats on 10^4 near-duplicate records). With ``root_t`` false the middle block
-        is ``None`` (the kept array of :meth:`_bordered_rows` holds it)."""
-        n, mean, L = self._state
-        if subset is None:
-            t, nu, rows = prior.t, prior.nu, L
-        else:
-            t, nu, rows = prior.t[subset], prior.nu[subset], L[..., subset, :]
-        centred = (mean if subset is None else mean[..., subset]) - nu
-        b = np.sqrt(prior.k0 * n / (prior.k0 + n))[..., None] * centred
-        return [np.swapaxes(rows, -1, -2), self._root_t(prior, subset, t) if root_t else None,
-                b[..., None, :]]
+    def _bordered_rows(self, prior, idx) -> np.ndarray:
+        """A new array ``N`` of :meth:`_log_det_r_and_quad` for the features ``idx`` with its
+        constant parts filled in: ``T_SS^(1/2)``, the zero column and the corner 1."""
+        d, p = self.n_features, len(idx)
+        N = np.zeros(self.shape + (d + p + 2, p + 1))
+        N[..., d:d + p, :p] = np.diag(np.sqrt(prior.t[idx]))
+        N[..., -1, p] = 1.0
+        return N
 
-    def _log_det_r(self, prior, subset):
-        """``log|R_SS|`` from the QR of :meth:`_stacked_factors` (the diagonal of its
-        factor)."""
-        M = np.concatenate(self._stacked_factors(prior, subset), axis=-2)
-        return 2.0 * np.log(np.abs(np.diagonal(np.linalg.qr(M, mode="raw")[0], 0, -2, -1))
-                            ).sum(axis=-1)
+    def _log_det_r_and_quad(self, prior, idx, x):
+        """``log|R_SS|`` and ``log(delta^T R_SS^-1 delta)`` of the features ``idx`` (``None``:
+        every one), ``delta`` the record's values ``x`` of them (``None``: the location,
+        ``delta = 0``) minus the posterior location, from one QR with no solve.
 
-    def _log_det_r_and_quad(self, prior, subset, u):
-        """``log|R_SS|`` and ``log(u^T R_SS^-1 u)`` (``u`` of shape ``shape + (p,)``) from
-        one QR, with no solve: the stacked factors ``M`` of ``R_SS``
-        (:meth:`_stacked_factors`) bordered by a column of zeros and the row ``[u^T, 1]``,
+        The stacked factors ``M`` of ``R_SS``, in this order: the scatter's rows ``S`` of
+        ``L`` (transposed), ``T_SS^(1/2)``, the prior-mean term ``b = sqrt(k0 n / kappa)
+        (mean - nu)``. The order matters to the QR: with the scatter's factor on top, each
+        Householder pivot is a large entry of ``L`` and ``T``'s share of a near-singular
+        scatter enters as products, not as a difference of large numbers (``T`` on top lost
+        about ``sqrt(S / t)`` relative, 2e-10 nats on 10^4 near-duplicate records). ``M``
+        bordered by a column of zeros and the row ``[u^T, 1]``,
 
         .. math:: N = \\begin{pmatrix} M & 0 \\\\ u^T & 1 \\end{pmatrix}, \\qquad
-                  N^T N = \\begin{pmatrix} R + u u^T & u \\\\ u^T & 1 \\end{pmatrix}.
+                  N^T N = \\begin{pmatrix} R + u u^T & u \\\\ u^T & 1 \\end{pmatrix},
 
-        Its determinant is ``|R|`` (the Schur complement of the corner 1 is ``R``), and the
+        has the determinant ``|R|`` (the Schur complement of the corner 1 is ``R``), and the
         factor of its QR, ``[[G, g], [0, r]]``, has ``G^T g = u`` and ``r^2 = 1 - u^T (R +
         u u^T)^-1 u = 1 / (1 + u^T R^-1 u)`` (Sherman–Morrison), so ``log|R| = 2 sum_i
         log|G_ii| + 2 log|r|`` and ``u^T R^-1 u = |g|^2 / r^2``: products and sums of
-        squares, nothing subtracted."""
-        p = u.shape[-1]
-        if subset is None:  # the kept array, T^(1/2), the zeros and the corner in place
-            N = self._bordered_rows(prior)
-            L_t, _, b = self._stacked_factors(prior, subset, root_t=False)
-            N[..., :p, :p] = L_t
-            N[..., 2 * p, :p] = b[..., 0, :]
+        squares, nothing subtracted. ``u = delta / s``, ``s`` the largest ``|delta|`` of the
+        batch and at least 1, and the quadratic form is ``log(s^2) + log(|g|^2 / r^2)``: any
+        finite value may be predicted (a value near the largest float gives a finite, very
+        small density instead of ``inf - inf``)."""
+        n, mean, L = self._state
+        d = self.n_features
+        nu = prior.nu
+        if idx is None:  # the kept array, T^(1/2), the zeros and the corner in place
+            N = self._prior_terms(prior)[0]
         else:
-            blocks = self._stacked_factors(prior, subset)
-            N = np.zeros(self.shape + (sum(x.shape[-2] for x in blocks) + 1, p + 1))
-            N[..., :-1, :p] = np.concatenate(blocks, axis=-2)
-            N[..., -1, p] = 1.0
-        N[..., -1, :p] = u
+            N = self._bordered_rows(prior, idx)
+            nu, mean, L = nu[idx], mean[..., idx], L[..., idx, :]
+        p = mean.shape[-1]
+        kappa = n + prior.k0
+        shrink = prior.k0 / kappa
+        centred = mean - nu
+        N[..., :d, :p] = np.swapaxes(L, -1, -2)
+        np.multiply(np.sqrt(shrink * n)[..., None], centred, out=N[..., d + p, :p])
+        if x is None:
+            scale = 1.0
+            N[..., -1, :p] = 0.0
+        else:  # x - (k0 nu + n mean) / kappa
+            delta = (x - mean) + shrink[..., None] * centred
+            scale = max(float(np.abs(delta).max()), 1.0)
+            np.divide(delta, scale, out=N[..., -1, :p])
         h = np.linalg.qr(N, mode="raw")[0]  # the factor's transpose in its lower triangle
         log_diag = np.log(np.abs(np.diagonal(h, 0, -2, -1)))
         g = h[..., p, :p]  # the last column of the factor, above its diagonal
         with np.errstate(divide="ignore"):  # u = 0: log 0 = -inf (and log1p(0) = 0 later)
-            log_quad = np.log((g * g).sum(axis=-1)) - 2.0 * log_diag[..., p]
+            log_quad = np.log(np.vecdot(g, g)) - 2.0 * (log_diag[..., p] - math.log(scale))
         return 2.0 * log_diag.sum(axis=-1), log_quad
-
-    def _root_t(self, prior, subset, t):
-        """``T_SS^(1/2)`` broadcast to the batch axes (kept for the last prior of every
-        feature)."""
-        if subset is not None:
-            return np.broadcast_to(np.diag(np.sqrt(t)), self.shape + (len(t),) * 2)
-        kept = self.__dict__.get("_root_t_kept")
-        if kept is None or kept[0] is not prior or kept[1] != self.shape:
-            kept = self._root_t_kept = (prior, self.shape, np.broadcast_to(
-                np.diag(np.sqrt(t)), self.shape + (len(t),) * 2))
-        return kept[2]
 
     def _subset(self, subset):
         d = self.n_features
@@ -1157,7 +1173,7 @@ class FullStatistics(_Statistics):
         idx = self._subset(subset)
         if len(idx) == 0:
             return np.zeros(self.shape)
-        log_det_r = self._log_det_r(prior, idx)
+        log_det_r = self._log_det_r_and_quad(prior, idx, None)[0]
         return _log_ml(prior, len(idx), self._state[0], np.log(prior.t[idx]).sum(), log_det_r)
 
     def log_predictive(self, prior: NormalWishartPrior, x) -> np.ndarray:
@@ -1177,34 +1193,28 @@ class FullStatistics(_Statistics):
         """
         _check_prior_for(prior, self.n_features)
         x = np.asarray(x, dtype=float)
-        if x.shape != (self.n_features,):
-            raise ValueError(f"a record must have shape ({self.n_features},), got {x.shape}")
-        if np.isinf(x).any():
-            raise ValueError(f"values must be finite (NaN = missing), got {x.tolist()}")
-        n, mean, L = self._state
         d = self.n_features
-        missing = np.isnan(x)
-        if not missing.any():  # complete: every feature, no fancy indexing
-            if n.size * (d ** 3 + 125) <= tuning.NARROW_PREDICTIVE_WORK:  # a few small factors
-                root_t, nu, values = np.sqrt(prior.t).tolist(), prior.nu.tolist(), x.tolist()
-                return np.array([_python_student(prior, root_t, nu, *s, values) for s in
-                                 zip(n.ravel().tolist(), mean.reshape(-1, d).tolist(),
-                                     L.reshape(-1, d, d).tolist())]).reshape(self.shape)
-            idx, p, nu = None, d, prior.nu
-        else:
-            idx = np.flatnonzero(~missing)
-            if len(idx) == 0:
+        if x.shape != (d,):
+            raise ValueError(f"a record must have shape ({d},), got {x.shape}")
+        values = x.tolist()
+        idx = None  # every feature
+        if not math.isfinite(sum(values)):  # a value missing or infinite (or a huge sum)
+            if np.isinf(x).any():
+                raise ValueError(f"values must be finite (NaN = missing), got {values}")
+            observed = np.flatnonzero(~np.isnan(x))
+            if len(observed) == 0:
                 return np.zeros(self.shape)
-            p, nu, x, mean = len(idx), prior.nu[idx], x[idx], mean[..., idx]
-        loc = (prior.k0 * nu + n[..., None] * mean) / (prior.k0 + n[..., None])
-        delta = x - loc
-        # any finite value may be predicted: delta is scaled by its largest entry s and the
-        # quadratic form kept as log(s^2) + log(u^T R^-1 u), u = delta / s, so a value near
-        # the largest float gives a finite (very small) density instead of inf - inf
-        scale = np.maximum(np.abs(delta).max(axis=-1, keepdims=True), 1.0)
-        log_det_r, log_quad = self._log_det_r_and_quad(prior, idx, delta / scale)
-        return _log_student(prior, p, n, log_det_r,
-                            log_quad=2.0 * np.log(scale[..., 0]) + log_quad)
+            if len(observed) < d:
+                idx, x = observed, x[observed]
+        n, mean, L = self._state
+        if idx is None and n.size * (d ** 3 + 125) <= tuning.NARROW_PREDICTIVE_WORK:
+            _, root_t, nu = self._prior_terms(prior)  # a few small factors: plain floats
+            return np.array([_python_student(prior, root_t, nu, *s, values) for s in
+                             zip(n.ravel().tolist(), mean.reshape(-1, d).tolist(),
+                                 np.swapaxes(L, -1, -2).reshape(-1, d, d).tolist())]
+                            ).reshape(self.shape)
+        log_det_r, log_quad = self._log_det_r_and_quad(prior, idx, x)
+        return _log_student(prior, len(x), n, log_det_r, log_quad=log_quad)
 
 
 def _check_prior_for(prior, d):
