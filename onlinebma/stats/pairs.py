@@ -111,6 +111,7 @@ class PairCounts:
         self._plans = BoundedCache("PAIR_PLAN_CELLS", weigh="cells")
         self._starts: dict = {}  # (class code, width) -> flat starts of its rows (see add)
         self._version = 0
+        self._n_values = (-1, None)  # (version, n_values) kept by n_values
         self._dirty = False  # capacities or features changed since the last layout
 
     def __getstate__(self):
@@ -132,8 +133,14 @@ class PairCounts:
 
     @property
     def n_values(self) -> np.ndarray:
-        """The number of values of each feature, in feature-code order."""
-        return np.array([len(v) for v in self.values_], dtype=np.int64)
+        """The number of values of each feature, in feature-code order (read only; kept
+        until a feature or value is added: a record's predictions read it)."""
+        version, out = self._n_values
+        if version != self._version:
+            out = np.array([len(v) for v in self.values_], dtype=np.int64)
+            out.flags.writeable = False
+            self._n_values = (self._version, out)
+        return out
 
     def class_code(self, label) -> int:
         """The code of ``label``, or -1."""

@@ -1,0 +1,132 @@
+"""The cheaper per-record paths of ModelAveragedTAN's member stack, against independent
+computations.
+
+- The members' class probabilities (``onlinebma.tan.members.class_probabilities``) in plain
+  floats and with numpy (``tuning.MEMBER_SOFTMAX_CELLS`` forcing each): ``decay="auto"``
+  against the brute force over every structure of tests/test_tan_exact.py, and a stack of
+  Gaussian, interval and AODE members against separate learners weighed by the recursion
+  written out (tests/test_tan_aode_member.py).
+- A Gaussian member beside interval members on numbers alone: its class terms are read from
+  the record's counts gathered for the interval members; it equals the class prior times a
+  Student t per class written out with one FullStatistics per class (the record's numeric
+  vector built once for its prediction and its learning).
+- ``NumericFeatures.vector`` kept for the same list of pairs, ``PairCounts.n_values`` kept
+  per version: both follow what they are asked.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from onlinebma import tuning
+from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
+from onlinebma.stats.pairs import PairCounts
+from onlinebma.tan import ModelAveragedTAN
+from onlinebma.tan.gaussian import GAUSSIAN, GaussianStatistics
+from onlinebma.tan.members import class_probabilities
+from tests.test_tan_aode_member import (
+    test_aode_members_equal_the_explicit_recursion_over_separate_learners as aode_recursion,
+)
+from tests.test_tan_exact import (
+    test_decay_auto_equals_brute_force_members_and_weights as auto_brute_force,
+)
+from tests.test_tan_representations import close
+
+PATHS = {"plain": 10**9, "numpy": -1}
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_class_probabilities_are_the_normalised_exponentials_on_both_paths(path, monkeypatch):
+    monkeypatch.setattr(tuning, "MEMBER_SOFTMAX_CELLS", PATHS[path])
+    scores = np.array([[0.0, math.log(3.0), -800.0], [-1000.0, -1000.0 + math.log(2.0), 5.0]])
+    want = [[0.25, 0.75, 0.0], [0.0, 0.0, 1.0]]
+    np.testing.assert_allclose(class_probabilities(scores), want, rtol=0, atol=1e-15)
+    p = class_probabilities(np.array([[-1000.0, -1000.0 + math.log(2.0)]]))
+    np.testing.assert_allclose(p, [[1 / 3, 2 / 3]], rtol=1e-12)  # ulp(1000) ~ 1e-13
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("structure_decay, structures", [(1.0, "forests"), (0.9, "trees")])
+def test_decay_auto_members_on_both_paths_equal_brute_force(path, structure_decay, structures,
+                                                           monkeypatch):
+    monkeypatch.setattr(tuning, "MEMBER_SOFTMAX_CELLS", PATHS[path])
+    auto_brute_force(structure_decay, structures)
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("decay", ["auto", 0.97])
+def test_aode_interval_and_gaussian_members_on_both_paths_equal_separate_learners(
+        path, decay, monkeypatch):
+    monkeypatch.setattr(tuning, "MEMBER_SOFTMAX_CELLS", PATHS[path])
+    aode_recursion(decay, "auto", {})
+
+
+@pytest.mark.parametrize("path", PATHS)
+@pytest.mark.parametrize("decay", [1.0, 0.95])
+def test_a_gaussian_member_beside_intervals_is_the_class_prior_times_a_student_t(
+        path, decay, monkeypatch):
+    """numeric=("8 intervals", "Gaussian") on numbers alone, cut points fixed after 10
+    records: the Gaussian member's P(c | x) ∝ (ess/K + N_c) t_c(x) (tests/
+    test_tan_representations.py's written-out recursion), its class counts read from the
+    counts the interval member gathered."""
+    monkeypatch.setattr(tuning, "MEMBER_SOFTMAX_CELLS", PATHS[path])
+    rng = np.random.default_rng(11)
+    model = ModelAveragedTAN(aode=False, numeric=("8 intervals", GAUSSIAN), decay=decay,
+                             ess=3.0, sample_size=10)
+    member = [m.representation for m in model.state.members].index(GAUSSIAN)
+    prior = NormalWishartPrior(2)
+    counts, stats, labels = {}, {}, []
+    for t in range(80):
+        y = ["p", "q", "p", "r"][t % 3 if t < 40 else t % 4]  # unequal class counts
+        x = {"z": float(rng.normal(labels.index(y) if y in labels else 0.0)),
+             "w": float(rng.normal())}
+        vector = np.array([x["z"], x["w"]])
+        if labels:
+            got = model.state.member_predictions(x)[member]
+            jll = {c: math.log(3.0 / len(labels) + counts[c])
+                   + float(stats[c].log_predictive(prior, vector)) for c in labels}
+            top = max(jll.values())
+            want = {c: math.exp(s - top) for c, s in jll.items()}
+            total = sum(want.values())
+            close(dict(zip(model.counts.classes_, got.tolist())),
+                  {c: want[c] / total for c in model.counts.classes_}, 1e-12)
+        model.learn_one(x, y)
+        if y not in labels:
+            labels.append(y)
+            counts[y], stats[y] = 0.0, FullStatistics(2, decay=decay)
+        for c in labels:
+            counts[c] = decay * (counts[c] + (c == y))
+            stats[c].add(vector, float(c == y))
+    assert list(model.numeric_readings) == ["z", "w"]  # the intervals were read: the test
+    # covered records whose every feature is cut
+
+
+def test_the_vector_is_kept_for_the_same_pairs_only():
+    gaussian = GaussianStatistics((1.0,))
+    assert gaussian.vector([("a", 1.0)]) is None  # no feature modelled yet
+    gaussian.choose(["a", "b"])
+    pairs = [("b", 2.0), ("a", 1)]
+    x = gaussian.vector(pairs)
+    assert x.tolist() == [1.0, 2.0] and x.dtype == float and not x.flags.writeable
+    assert gaussian.vector(pairs) is x
+    other = gaussian.vector([("b", 2.0), ("a", 1.0)])  # equal pairs, another list: rebuilt
+    assert other is not x and other.tolist() == [1.0, 2.0]
+    assert np.isnan(gaussian.vector([("a", 3.0)])).tolist() == [False, True]
+    assert gaussian.vector([("c", 3.0)]) is None
+
+
+def test_n_values_follow_every_new_feature_and_value():
+    counts = PairCounts()
+    assert counts.n_values.tolist() == []
+    u = counts.add_feature("a")
+    assert counts.n_values.tolist() == [0]
+    counts.add_value(u, "x")
+    counts.add_value(u, "y")
+    counts.add_value(u, "x")
+    v = counts.add_feature("b")
+    counts.add_value(v, 1)
+    assert counts.n_values.tolist() == [len(values) for values in counts.values_] == [2, 1]
+    assert not counts.n_values.flags.writeable
