@@ -64,42 +64,57 @@ def test_aode_interval_and_gaussian_members_on_both_paths_equal_separate_learner
     aode_recursion(decay, "auto", {})
 
 
+class PriorTimesStudentT:
+    """``P(c | x) ∝ (ess/K + N_c) t_c(x)`` written out: the counts ``N_c`` decayed after each
+    record (the last one weighs λ), one FullStatistics per class over ``z`` and ``w`` (every
+    class forgets before each record, the record's class adds it)."""
+
+    def __init__(self, ess: float, decay: float):
+        self.ess, self.decay = ess, decay
+        self.prior = NormalWishartPrior(2)
+        self.counts: dict = {}
+        self.stats: dict = {}
+
+    def predict(self, vector) -> dict:
+        jll = {c: math.log(self.ess / len(self.counts) + n)
+               + float(self.stats[c].log_predictive(self.prior, vector))
+               for c, n in self.counts.items()}
+        top = max(jll.values())
+        weights = {c: math.exp(s - top) for c, s in jll.items()}
+        return {c: w / sum(weights.values()) for c, w in weights.items()}
+
+    def learn(self, vector, y) -> None:
+        if y not in self.counts:
+            self.counts[y], self.stats[y] = 0.0, FullStatistics(2, decay=self.decay)
+        for c, stats in self.stats.items():
+            self.counts[c] = self.decay * (self.counts[c] + (c == y))
+            stats.add(vector, float(c == y))
+
+
 @pytest.mark.parametrize("path", PATHS)
 @pytest.mark.parametrize("decay", [1.0, 0.95])
 def test_a_gaussian_member_beside_intervals_is_the_class_prior_times_a_student_t(
         path, decay, monkeypatch):
     """numeric=("8 intervals", "Gaussian") on numbers alone, cut points fixed after 10
-    records: the Gaussian member's P(c | x) ∝ (ess/K + N_c) t_c(x) (tests/
-    test_tan_representations.py's written-out recursion), its class counts read from the
-    counts the interval member gathered."""
+    records: the Gaussian member is :class:`PriorTimesStudentT`, its class counts read from
+    the counts the interval member gathered."""
     monkeypatch.setattr(tuning, "MEMBER_SOFTMAX_CELLS", PATHS[path])
     rng = np.random.default_rng(11)
     model = ModelAveragedTAN(aode=False, numeric=("8 intervals", GAUSSIAN), decay=decay,
                              ess=3.0, sample_size=10)
     member = [m.representation for m in model.state.members].index(GAUSSIAN)
-    prior = NormalWishartPrior(2)
-    counts, stats, labels = {}, {}, []
+    reference = PriorTimesStudentT(3.0, decay)
     for t in range(80):
         y = ["p", "q", "p", "r"][t % 3 if t < 40 else t % 4]  # unequal class counts
-        x = {"z": float(rng.normal(labels.index(y) if y in labels else 0.0)),
-             "w": float(rng.normal())}
+        x = {"z": float(rng.normal(ord(y) - ord("p"))), "w": float(rng.normal())}
         vector = np.array([x["z"], x["w"]])
-        if labels:
+        if t:
             got = model.state.member_predictions(x)[member]
-            jll = {c: math.log(3.0 / len(labels) + counts[c])
-                   + float(stats[c].log_predictive(prior, vector)) for c in labels}
-            top = max(jll.values())
-            want = {c: math.exp(s - top) for c, s in jll.items()}
-            total = sum(want.values())
+            want = reference.predict(vector)
             close(dict(zip(model.counts.classes_, got.tolist())),
-                  {c: want[c] / total for c in model.counts.classes_}, 1e-12)
+                  {c: want[c] for c in model.counts.classes_}, 1e-12)
         model.learn_one(x, y)
-        if y not in labels:
-            labels.append(y)
-            counts[y], stats[y] = 0.0, FullStatistics(2, decay=decay)
-        for c in labels:
-            counts[c] = decay * (counts[c] + (c == y))
-            stats[c].add(vector, float(c == y))
+        reference.learn(vector, y)
     assert list(model.numeric_readings) == ["z", "w"]  # the intervals were read: the test
     # covered records whose every feature is cut
 
