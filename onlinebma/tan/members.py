@@ -64,7 +64,7 @@ from .stacking import FOLDS, folds_of, stacking_weights
 from .tree_terms import TreeTerms
 
 __all__ = ["AODE", "STRUCTURES", "Member", "StackComplements", "TreeMemberStack",
-           "WeightedMembers"]
+           "WeightedMembers", "class_probabilities"]
 
 # The column of the class counts in every record's columns (``PairCounts.record_columns``).
 _CLASS_COLUMN = np.zeros(1, dtype=np.int64)
