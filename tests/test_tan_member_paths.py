@@ -12,6 +12,8 @@ computations.
   vector built once for its prediction and its learning).
 - ``NumericFeatures.vector`` kept for the same list of pairs, ``PairCounts.n_values`` kept
   per version: both follow what they are asked.
+- ``PairCounts`` stored by column: a record's gathered counts of several members equal the
+  weighted records counted out cell by cell.
 """
 
 from __future__ import annotations
@@ -145,3 +147,53 @@ def test_n_values_follow_every_new_feature_and_value():
     counts.add_value(v, 1)
     assert counts.n_values.tolist() == [len(values) for values in counts.values_] == [2, 1]
     assert not counts.n_values.flags.writeable
+
+
+def test_gathered_counts_of_several_members_equal_the_records_counted_out():
+    """PairCounts stored by column: after records of three members with their own weights,
+    a class and values first seen midway (the layout moves) and a member rescaled, every
+    gathered cell ``(R, K, L)`` equals the weighted records counted out cell by cell."""
+    rng = np.random.default_rng(5)
+    counts = PairCounts(n_members=3)
+    features = ["a", "b", "c"]
+    records = []  # (class, {feature: value}, weights)
+    for t in range(60):
+        x = {f: int(rng.integers(0, 2 if t < 30 else 5)) for f in features
+             if rng.random() > 0.2}
+        y = ["p", "q"][t % 2] if t < 40 else "r"
+        w = rng.random(3)
+        c = counts.add_class(y)
+        codes = np.array([counts.add_feature(f) for f in x], dtype=np.int64)
+        values = np.array([counts.add_value(u, v) for u, v in zip(codes, x.values())],
+                          dtype=np.int64)
+        order = np.argsort(codes)
+        counts.add(c, counts.record_columns(codes[order], values[order]), w)
+        records.append((y, x, w))
+        if t == 45:
+            counts.scale(0.5, 1)
+            records = [(y, x, w * [1.0, 0.5, 1.0]) for y, x, w in records]
+
+    def counted(member, label, cell):  # sum of the weights of the records in the cell
+        return sum(w[member] for y, x, w in records if y == label and cell(x))
+
+    probe = {"a": 3, "b": 1, "c": 0}
+    codes = np.array([counts.feature_code(f) for f in features])
+    values = np.array([counts.value_code(u, probe[f]) for u, f in zip(codes, features)])
+    order = np.argsort(codes)
+    got = counts.gather(counts.record_columns(codes[order], values[order]))
+    names = [features[u] for u in codes[order]]
+    i, j = np.triu_indices(3, 1)
+    cells = ([lambda x: True]
+             + [lambda x, f=f: x.get(f) == probe[f] for f in names]
+             + [lambda x, f=f: f in x for f in names]
+             + [lambda x, f=names[a], g=names[b]: x.get(f) == probe[f] and x.get(g) == probe[g]
+                for a, b in zip(i, j)]
+             + [lambda x, f=names[a], g=names[b]: x.get(f) == probe[f] and g in x
+                for a, b in zip(i, j)]
+             + [lambda x, f=names[a], g=names[b]: f in x and x.get(g) == probe[g]
+                for a, b in zip(i, j)]
+             + [lambda x, f=names[a], g=names[b]: f in x and g in x for a, b in zip(i, j)])
+    want = [[[counted(r, label, cell) for cell in cells] for label in counts.classes_]
+            for r in range(3)]
+    assert got.shape == (3, 3, len(cells))
+    np.testing.assert_allclose(got, want, rtol=1e-13, atol=0)
