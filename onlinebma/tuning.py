@@ -46,6 +46,13 @@ NARROW_CELLS = 64
 #: with this set to -1 (numpy) and to 10**9 (plain), interleaved, best of several repeats, on
 #: fixed random counts at R = 1-5, K = 2-4, m = 2-5.
 NARROW_AODE_TERMS = 50
+#: A stack's joint log likelihoods of M members and K classes are turned into class
+#: probabilities (onlinebma.tan.members.class_probabilities) in plain Python floats when M K is
+#: at most this, else by numpy. Measured by timing class_probabilities in one process with this
+#: set to -1 (numpy) and to 10**9 (plain), interleaved, best of 3 x 3 x 2,000 calls, at M = 2-15
+#: and K = 2-10 (load 5 on 2 cores): plain floats faster up to 9 cells (M = 2-4, K = 2-3), even
+#: at 10-12, numpy faster from 15 cells on (2-4x at M = 15, the members of decay="auto").
+MEMBER_SOFTMAX_CELLS = 10
 #: Stacks of B graphs of m nodes with B m^3 <= SMALL_WORK + SMALL_WORK_PER_NODE m are
 #: eliminated in plain Python floats by log_tree_sum's "auto" path.
 SMALL_WORK = 1300

@@ -290,7 +290,7 @@ class MarginalLikelihoods:
             return
         nominal = [f for f, t in self.tables.items() if isinstance(t, NominalTable)]
         if not self.forgets:
-            self.refresh(nominal)
+            self.refresh(nominal, records)
             return
         q = len(self.class_counts)
         for f in nominal:
@@ -299,11 +299,12 @@ class MarginalLikelihoods:
             log_ml[1] += (self.nominal_log_ml(f, t, r, q)[1]
                           - self.nominal_log_ml(f, t, r, q - 1)[1])
 
-    def refresh(self, features) -> None:
+    def refresh(self, features, records: int) -> None:
         """Recompute the marginal likelihoods of ``features`` from their counts (after a
-        batch update or a merge; no forgetting)."""
+        batch update or a merge; no forgetting), as of ``records`` records learned."""
         lm = self.normal_gamma.log_marginal
         for f in features:
+            self.last[f] = records
             t = self.tables[f]
             if isinstance(t, NominalTable):
                 if self.histograms is not None:

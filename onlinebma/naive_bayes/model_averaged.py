@@ -175,7 +175,7 @@ class ModelAveragedNB(BaseNB):
         self._marginals.new_class(self._t)
 
     def _refresh(self, features) -> None:
-        self._marginals.refresh(features)
+        self._marginals.refresh(features, self._t)
         for f in features:
             self._t_cache.pop(f, None)  # the Student-t constants of numeric features
 
@@ -189,11 +189,12 @@ class ModelAveragedNB(BaseNB):
     def feature_statistics(self, f) -> dict:
         """:meth:`~onlinebma.naive_bayes.base.BaseNB.feature_statistics`, with the feature's
         ``"log_ml"`` (the two structures' log marginal likelihoods), ``"last"`` (the record
-        they are as of) and, with ``prior="BDeu"`` and no forgetting, ``"histogram"``."""
+        they are as of) and, for a nominal feature with ``prior="BDeu"`` and no forgetting,
+        ``"histogram"``."""
         marginals = self._marginals
         out = {**super().feature_statistics(f), "log_ml": marginals.log_ml[f],
                "last": marginals.last[f]}
-        if marginals.histograms is not None:
+        if marginals.histograms is not None and f in marginals.histograms:
             out["histogram"] = marginals.histograms[f]
         return out
 
@@ -202,7 +203,7 @@ class ModelAveragedNB(BaseNB):
         marginals = self._marginals
         marginals.log_ml[f] = statistics["log_ml"]  # sums of log probabilities: no unit
         marginals.last[f] = statistics["last"] + offset
-        if marginals.histograms is not None:
+        if "histogram" in statistics:
             marginals.histograms[f] = statistics["histogram"]
         self._t_cache.pop(f, None)  # the Gaussian's constants, until then
 

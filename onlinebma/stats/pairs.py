@@ -30,7 +30,10 @@ record's columns as ``(R, K, L)``, and the readers (:meth:`member_table`,
 only one of a single learner).
 
 Layout. All counts are one float array ``counts_`` of shape ``(K R, columns)``, ``R`` rows per
-class (one row per class for a single member). Column 0 is ``N(c)``; feature ``u`` owns ``cap_u
+class (one row per class for a single member), stored by column (a view of a C-ordered
+``(columns, K R)`` array: the ``K R`` counts of a column lie together, so that a record's
+few hundred columns of a wide table are read as that many short blocks, not ``K R`` times
+as many scattered cells). Column 0 is ``N(c)``; feature ``u`` owns ``cap_u
 + 1`` columns from ``single_offsets_[u]`` (its values, then its margin); pair ``p = (u, v)``
 owns ``cap_u cap_v + cap_u + cap_v + 1`` columns from ``pair_offsets_[p]`` (the joint, value
 ``x_u`` major, then the two margins, then the pair's class count). ``cap_u`` (``capacity_``) is
@@ -98,7 +101,7 @@ class PairCounts:
         self.features_: list = []
         self.values_: list = []  # per feature: its values in code order
         self.capacity_ = np.zeros(0, dtype=np.int64)
-        self.counts_ = np.zeros((0, 1))
+        self._cells = np.zeros((1, 0))  # (columns, K R): counts_ transposed
         self.single_offsets_ = np.zeros(0, dtype=np.int64)
         self.pair_offsets_ = np.zeros(0, dtype=np.int64)
         self.column_pairs_ = np.full(1, -1, dtype=np.int64)
@@ -109,12 +112,19 @@ class PairCounts:
         self._laid_out = np.zeros(0, dtype=np.int64)  # capacities of the current layout
         # observed feature codes -> their columns' plan (see _plan)
         self._plans = BoundedCache("PAIR_PLAN_CELLS", weigh="cells")
-        self._starts: dict = {}  # (class code, width) -> flat starts of its rows (see add)
+        self._starts: dict = {}  # class code -> its rows in counts_ (see add; one per class)
         self._version = 0
+        self._n_values = (-1, None)  # (version, n_values) kept by n_values
         self._dirty = False  # capacities or features changed since the last layout
 
     def __getstate__(self):
         return {**self.__dict__, "_starts": {}}  # the plans pickle empty by themselves
+
+    @property
+    def counts_(self) -> np.ndarray:
+        """Every count, ``(K R, columns)`` (module docstring, *Layout*): a view of the
+        storage by column, written through by ``+=`` and the like."""
+        return self._cells.T
 
     # ------------------------------------------------------------------ codes
 
@@ -132,8 +142,14 @@ class PairCounts:
 
     @property
     def n_values(self) -> np.ndarray:
-        """The number of values of each feature, in feature-code order."""
-        return np.array([len(v) for v in self.values_], dtype=np.int64)
+        """The number of values of each feature, in feature-code order (read only; kept
+        until a feature or value is added: a record's predictions read it)."""
+        version, out = self._n_values
+        if version != self._version:
+            out = np.array([len(v) for v in self.values_], dtype=np.int64)
+            out.flags.writeable = False
+            self._n_values = (self._version, out)
+        return out
 
     def class_code(self, label) -> int:
         """The code of ``label``, or -1."""
@@ -167,8 +183,8 @@ class PairCounts:
             code = self._class_codes[label] = len(self.classes_)
             self.classes_.append(label)
             self._version += 1
-            self.counts_ = np.vstack([self.counts_,
-                                      np.zeros((self.n_members, self.counts_.shape[1]))])
+            self._cells = np.hstack([self._cells,
+                                     np.zeros((self._cells.shape[0], self.n_members))])
         return code
 
     def add_feature(self, feature) -> int:
@@ -211,7 +227,7 @@ class PairCounts:
         pair_sizes = cap[u_of] * cap[v_of] + cap[u_of] + cap[v_of] + 1
         pair = single[-1] + np.concatenate([[0], np.cumsum(pair_sizes)])
         width = int(pair[-1])
-        new = np.zeros((self.counts_.shape[0], width))
+        new = np.zeros((width, self._cells.shape[1]))
         # the counts of the old layout, cell by cell: class counts, singles, pairs
         src, dst = [np.zeros(1, dtype=np.int64)], [np.zeros(1, dtype=np.int64)]
         for u in range(len(old)):
@@ -223,8 +239,8 @@ class PairCounts:
             cells, (pid, local) = pair_cells(ou, ov, cap[u_of[:n_old]], cap[v_of[:n_old]])
             src.append(self.pair_offsets_[pid] + local)
             dst.append(pair[pid] + cells)
-        new[:, np.concatenate(dst)] = self.counts_[:, np.concatenate(src)]
-        self.counts_ = new
+        new[np.concatenate(dst)] = self._cells[np.concatenate(src)]
+        self._cells = new
         self.single_offsets_ = single[:-1]
         self.pair_offsets_ = pair[:-1]
         roles = np.full(width, CLASS, dtype=np.int64)
@@ -311,23 +327,23 @@ class PairCounts:
         """Count one record of class code ``c`` at its ``columns`` for every member:
         ``weight`` a float (every member alike) or one weight per member."""
         self._layout()
-        table = self.counts_
-        r, width = self.n_members, table.shape[1]
-        starts = self._starts.get((c, width))
-        if starts is None:  # the flat starts of class c's rows, for the current width only
-            if any(w != width for _, w in self._starts):
-                self._starts = {}
-            starts = self._starts[c, width] = np.arange(c * r, (c + 1) * r)[:, None] * width
-        flat = (starts + columns).ravel()
+        cells = self._cells
+        r = self.n_members
+        rows = self._starts.get(c)
+        if rows is None:  # class c's rows, as a column of flat offsets
+            rows = self._starts[c] = np.arange(c * r, (c + 1) * r)[:, None]
+        flat = (columns * cells.shape[1] + rows).ravel()
         # counts_[c R:(c + 1) R, columns] += weight, as a take and a put (cheaper)
-        table.put(flat, table.take(flat).reshape(r, -1) + np.reshape(weight, (-1, 1)))
+        cells.put(flat, cells.take(flat).reshape(r, -1) + np.reshape(weight, (-1, 1)))
 
     def gather(self, columns: np.ndarray) -> np.ndarray:
         """The counts of ``columns`` (:meth:`record_columns`) of every member and class, an
-        array ``(R, K, L)``."""
+        array ``(R, K, L)`` (each row of ``L`` contiguous, as the reductions over it expect:
+        their rounding follows the layout)."""
         self._layout()
-        taken = self.counts_.take(columns, axis=1)
-        return taken.reshape(self.n_classes, self.n_members, -1).transpose(1, 0, 2)
+        taken = self._cells.take(columns, axis=0)  # (L, K R): one block per column
+        rows = np.ascontiguousarray(taken.T)  # (K R, L)
+        return rows.reshape(self.n_classes, self.n_members, -1).transpose(1, 0, 2)
 
     def member_table(self, member: int = 0) -> np.ndarray:
         """Member ``member``'s counts, ``(K, columns)`` in the layout (a view: read only)."""
@@ -376,7 +392,7 @@ class PairCounts:
     def scale(self, factor: float, member: int | None = None) -> None:
         """Multiply every count of ``member`` (``None``: of every member) by ``factor``."""
         if member is None:
-            self.counts_ *= factor
+            self._cells *= factor
         else:
             self.member_table(member)[:] *= factor
 

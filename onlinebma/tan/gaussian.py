@@ -90,6 +90,10 @@ class NumericFeatures:
         self.rates = tuple(rates)
         self.features = None
         self._index: dict = {}
+        self._last_vector = None  # (numeric pairs, their vector): see vector
+
+    def __getstate__(self):  # the last vector is derived, not state
+        return {**self.__dict__, "_last_vector": None}
 
     def choose(self, features) -> None:
         """Model these numeric features (before any is modelled; later calls change
@@ -104,19 +108,29 @@ class NumericFeatures:
         raise NotImplementedError
 
     def vector(self, numeric) -> np.ndarray | None:
-        """The record's values of the modelled features (NaN where missing), from its
-        validated ``(feature, value)`` pairs; ``None`` before any feature is modelled or when
-        none of them is observed."""
+        """The record's values of the modelled features (NaN where missing, read only), from
+        its validated ``(feature, value)`` pairs; ``None`` before any feature is modelled or
+        when none of them is observed. The vector of the last list of pairs is kept for that
+        same list (the features, once chosen, never change): a record's prediction and its
+        learning build it once."""
         if self.features is None:
             return None
-        x = np.full(len(self.features), np.nan)
+        last = self._last_vector
+        if last is not None and last[0] is numeric:
+            return last[1]
+        values = [np.nan] * len(self.features)
         seen = False
         for f, v in numeric:
             i = self._index.get(f)
             if i is not None:
-                x[i] = v
+                values[i] = v
                 seen = True
-        return x if seen else None
+        x = None
+        if seen:
+            x = np.array(values, dtype=float)
+            x.flags.writeable = False
+        self._last_vector = (numeric, x)
+        return x
 
 
 class GaussianStatistics(NumericFeatures):

@@ -118,14 +118,13 @@ class GridStack(WeightedMembers, RateWeights):
                       for group in groups]
         self._groups = groups
         # the column, in the parts' members laid end to end, of each member
-        self._position = np.argsort([i for group in groups for i in group]).tolist()
+        self._position = np.argsort([i for group in groups for i in group])
         self.rates = self.parts[0].rates
         self.log_weights = [-math.log(len(self.members))] * len(self.members)
 
-    def _in_member_order(self, per_part) -> list:
-        """The parts' per-member entries laid end to end, in the order of ``members``."""
-        flat = [entry for part in per_part for entry in part]
-        return [flat[j] for j in self._position]
+    def _in_member_order(self, per_part) -> np.ndarray:
+        """The parts' per-member rows laid end to end, in the order of ``members``."""
+        return np.concatenate(per_part).take(self._position, axis=0)
 
     def _with_parts(self, parts) -> GridStack:
         """A stack of the same members over these parts, with equal weights."""
@@ -202,9 +201,9 @@ class GridStack(WeightedMembers, RateWeights):
 
         Returns
         -------
-        list or None
-            ``K`` probabilities per member (in the order of ``members``), or ``None``
-            before the first label.
+        numpy.ndarray or None
+            ``(members, K)``: ``K`` probabilities per member (in the order of ``members``),
+            or ``None`` before the first label.
         """
         per_part = [part.member_predictions(x) for part in self.parts]
         return None if per_part[0] is None else self._in_member_order(per_part)
@@ -237,7 +236,7 @@ class GridStack(WeightedMembers, RateWeights):
         # the first grid validates everything before it changes; the others read alike
         for part in self.parts:
             part.learn_one(x, y)
-        self._reweigh([p[c] for p in probas] if probas is not None and c >= 0 else None)
+        self._reweigh(probas[:, c].tolist() if probas is not None and c >= 0 else None)
 
     def learn_many(self, X, y) -> None:
         """Learn a DataFrame and its labels, validated whole first: at ``decay=1`` every

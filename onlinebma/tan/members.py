@@ -54,7 +54,7 @@ from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
 from .coding import RecordCoding, ReplayClock
-from .gaussian import GAUSSIANS, GaussianStatistics
+from .gaussian import GAUSSIAN, GAUSSIANS, GaussianStatistics
 from .gaussian_forests import GAUSSIAN_FORESTS, GaussianForestStatistics
 from .narrow import narrow_predictions
 from .numbers import NumericReading
@@ -64,7 +64,7 @@ from .stacking import FOLDS, folds_of, stacking_weights
 from .tree_terms import TreeTerms
 
 __all__ = ["AODE", "STRUCTURES", "Member", "StackComplements", "TreeMemberStack",
-           "WeightedMembers"]
+           "WeightedMembers", "class_probabilities"]
 
 # The column of the class counts in every record's columns (``PairCounts.record_columns``).
 _CLASS_COLUMN = np.zeros(1, dtype=np.int64)
@@ -93,6 +93,59 @@ STRUCTURES = "structures"
 AODE = "AODE"
 
 
+def _score_source(member: Member) -> str:
+    """Which joint log likelihoods a member predicts with: :data:`AODE`'s, the Gaussian
+    statistics' (:data:`~onlinebma.tan.gaussian.GAUSSIAN` for either Gaussian
+    representation), the Gaussian forests' or the interval structure average's
+    (:data:`STRUCTURES`)."""
+    if member.predictive == AODE:
+        return AODE
+    if member.representation in GAUSSIANS:
+        return GAUSSIAN
+    if member.representation == GAUSSIAN_FORESTS:
+        return GAUSSIAN_FORESTS
+    return STRUCTURES
+
+
+def _score_rows(members, rows, n_rows: int) -> np.ndarray:
+    """Each member's row in the joint log likelihoods of a record that
+    :meth:`TreeMemberStack._predict` stacks: a block per source the members use, in the order
+    structures, Gaussian, Gaussian forests, AODE, of ``n_rows`` rows (one per rate; ``rows``
+    each member's rate row), but the Gaussian block one row per Gaussian member, in order."""
+    sources = [s for s in (STRUCTURES, GAUSSIAN, GAUSSIAN_FORESTS, AODE)
+               if any(_score_source(m) == s for m in members)]
+    gaussian = [j for j, m in enumerate(members) if _score_source(m) == GAUSSIAN]
+    sizes = [len(gaussian) if s == GAUSSIAN else n_rows for s in sources]
+    starts = dict(zip(sources, np.cumsum([0, *sizes]).tolist()))
+    return np.array([starts[_score_source(m)]
+                     + (gaussian.index(j) if _score_source(m) == GAUSSIAN else i)
+                     for j, (m, i) in enumerate(zip(members, rows))], dtype=np.int64)
+
+
+def class_probabilities(scores: np.ndarray) -> np.ndarray:
+    """Each row's class probabilities from its joint log likelihoods ``scores`` ``(M, K)``
+    (``exp`` shifted by the row's largest, normalised): in plain floats up to
+    :data:`onlinebma.tuning.MEMBER_SOFTMAX_CELLS` cells, else with numpy.
+
+    >>> p = class_probabilities(np.log([[1.0, 3.0], [2.0, 2.0]]))
+    >>> p.round(12).tolist()
+    [[0.25, 0.75], [0.5, 0.5]]
+    """
+    if scores.size <= tuning.MEMBER_SOFTMAX_CELLS:
+        exp = math.exp
+        out = []
+        for row in scores.tolist():
+            top = max(row)
+            e = [exp(s - top) for s in row]
+            total = sum(e)
+            out.append([q / total for q in e])
+        return np.array(out)
+    z = scores - scores.max(axis=1, keepdims=True)
+    np.exp(z, out=z)
+    z /= z.sum(axis=1, keepdims=True)
+    return z
+
+
 class WeightedMembers:
     """What every state of weighted members shares (a mixin): :class:`TreeMemberStack` (one
     interval grid) and :class:`~onlinebma.tan.grid_stack.GridStack` (several). The host has
@@ -106,10 +159,7 @@ class WeightedMembers:
         probas = self.member_predictions(x)
         if probas is None:
             return {}
-        mixed = [0.0] * len(probas[0])
-        for lw, p in zip(self.log_weights, probas):
-            w = math.exp(lw)
-            mixed = [a + w * q for a, q in zip(mixed, p)]
+        mixed = (np.exp(self.log_weights) @ probas).tolist()
         total = sum(mixed)
         return {label: q / total for label, q in zip(self.counts.classes_, mixed)}
 
@@ -253,6 +303,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         self._forest_members = [i for i, m in enumerate(self.members)
                                 if m.representation == GAUSSIAN_FORESTS]
         self._aode_members = [i for i, m in enumerate(self.members) if m.predictive == AODE]
+        self._score_rows = _score_rows(self.members, self._rows, len(self.rates))
         for m in self.members:
             if m.predictive not in (STRUCTURES, AODE):
                 raise ValueError(f"a member predicts with {STRUCTURES!r} or {AODE!r}, got "
@@ -344,7 +395,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
 
     def _predict(self, x: dict):
         """``(probabilities, memo, reading, split)`` of ``x`` (all ``None`` before the
-        first label): every member's class probabilities (R lists of K), what learning
+        first label): every member's class probabilities ``(members, K)``, what learning
         ``x`` next reuses (``memo`` = ``log_q (R, K, P)``; the coding
         if every value was known) and the validated record. Kept for the same unchanged
         dict until something is learned."""
@@ -364,48 +415,38 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         if self._aode_members:
             aode_rows = self._aode_terms(codes, gathered)
         if self._gaussian is not None:
-            rows = self._gaussian_terms(codes, values, columns, numeric, jll)
+            rows = self._gaussian_terms(codes, values, columns, numeric, jll, gathered)
         if self._forests is not None:
-            forest_rows = self._forest_terms(codes, values, columns, numeric).tolist()
-        p = []  # a few members and classes: plain floats cost less than numpy calls
-        exp = math.exp
-        jll = None if jll is None else jll.tolist()
-        rows = None if rows is None else rows.tolist()
-        for j, (m, i) in enumerate(zip(self.members, self._rows)):
-            if m.predictive == AODE:
-                row = aode_rows[i]
-            elif m.representation == GAUSSIAN_FORESTS:
-                row = forest_rows[i]
-            else:
-                row = rows[self._gaussian_rows[j]] if m.representation in GAUSSIANS else jll[i]
-            top = max(row)
-            e = [exp(s - top) for s in row]
-            total = sum(e)
-            p.append([q / total for q in e])
+            forest_rows = self._forest_terms(codes, values, columns, numeric)
+        scores = [s for s in (jll, rows, forest_rows, aode_rows) if s is not None]
+        p = class_probabilities(np.concatenate(scores).take(self._score_rows, axis=0))
         cuts = self.coding.numeric_reading.cuts_numbers
         complete = len(codes) == len(nominal) + (len(numeric) if cuts else 0)
         out = (p, memo, (codes, values, columns) if complete else None, split)
         self._last = (x, dict(x), out)
         return out
 
-    def _aode_terms(self, codes, gathered) -> list:
-        """AODE's ``log P̂(c, x)`` of every count row ``(R, K)`` as lists
+    def _aode_terms(self, codes, gathered) -> np.ndarray:
+        """AODE's ``log P̂(c, x)`` of every count row ``(R, K)``
         (:func:`~onlinebma.tan.one_dependence.log_joint` of the record's ``gathered`` counts
         in record units: the stored counts divided by the row's scaled unit)."""
         cells = gathered / self._units[:, None, None]
-        return log_joint(cells, self.counts.n_values[codes], None, 1).tolist()
+        return log_joint(cells, self.counts.n_values[codes], None, 1)
 
-    def _gaussian_terms(self, codes, values, columns, numeric, jll) -> np.ndarray:
+    def _gaussian_terms(self, codes, values, columns, numeric, jll, gathered) -> np.ndarray:
         """The Gaussian members' joint log likelihoods ``(Gaussian members, K)``: the forest
         average over the record's nominal features at each one's rate plus ``log t_c`` of its
         numeric values (:mod:`onlinebma.tan.gaussian`); ``jll`` the count rows' terms of the
-        whole coded record if computed (reused when it has no numeric code)."""
+        whole coded record if computed (reused when it has no numeric code), ``gathered`` its
+        counts if gathered (their first column the class counts)."""
         counts = self.counts
         codes, values, columns, cut = self._nominal_part(codes, values, columns)
         if cut:
             jll = None
-        if jll is None:
-            jll = self._member_terms(codes, columns)[0] if len(codes) else self._class_terms()
+        if jll is None and len(codes):
+            jll = self._member_terms(codes, columns)[0]
+        elif jll is None:
+            jll = self._class_terms(None if gathered is None else gathered[..., 0])
         return jll[self._gaussian_count_rows] + self._gaussian.log_densities(
             self._gaussian.vector(numeric), counts.n_classes)
 
@@ -421,7 +462,8 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         if numeric_codes and not numeric_codes.isdisjoint(codes.tolist()):
             keep = np.array([u not in numeric_codes for u in codes.tolist()])
             codes, values = codes[keep], values[keep]
-            return codes, values, counts.record_columns(codes, values), True
+            columns = counts.record_columns(codes, values) if len(codes) else _CLASS_COLUMN
+            return codes, values, columns, True
         return codes, values, columns, False
 
     def _forest_terms(self, codes, values, columns, numeric) -> np.ndarray:
@@ -445,12 +487,13 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         return self._forests.joint(codes, values, numeric, base, l_pairs, log_q,
                                    self._log_edge_prior, self._structures)
 
-    def _class_terms(self) -> np.ndarray:
+    def _class_terms(self, class_counts=None) -> np.ndarray:
         """Every count row's class terms ``log(a_c + N_c)`` ``(R, K)`` in its unit: the
         joint log likelihoods of a record without nominal features (up to a constant per
-        row), one gather of the class counts."""
+        row), from ``class_counts`` ``(R, K)`` if gathered already, else one gather of
+        them."""
         counts = self.counts
-        n = counts.gather(_CLASS_COLUMN)[..., 0]
+        n = counts.gather(_CLASS_COLUMN)[..., 0] if class_counts is None else class_counts
         return np.log(self._tree.ess / counts.n_classes * self._units[:, None] + n)
 
     def _member_terms(self, codes, columns, gathered=None):
@@ -479,7 +522,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         return base + self._tree.sums(codes.tobytes(), m, l_pairs, log_q, self._t), log_q
 
     def member_predictions(self, x: dict):
-        """Every member's class probabilities of ``x`` (a list of ``K`` per member, the
+        """Every member's class probabilities of ``x`` (a row of ``K`` per member, the
         classes in the counts' order), or ``None`` before the first label; validates ``x``.
 
         Parameters
@@ -489,7 +532,8 @@ class TreeMemberStack(WeightedMembers, RateWeights):
 
         Returns
         -------
-        list or None
+        numpy.ndarray or None
+            ``(members, K)``.
         """
         return self._predict(x)[0]
 
@@ -607,7 +651,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         if grew:
             self._refresh(only_remembering=True)
         if self._reweighs:
-            self._reweigh([p[c] for p in probas] if known else None)
+            self._reweigh(probas[:, c].tolist() if known else None)
 
     def _learn(self, c: int, codes, columns, memo) -> None:
         """Every member's ``l <- α (l + log Q_c(x))`` before the record of class code ``c``

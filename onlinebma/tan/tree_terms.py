@@ -146,7 +146,9 @@ class TreeTerms:
         cols = np.flatnonzero(pairs >= 0)
         p, role = pairs[cols], roles[cols]
         a = self.column_prior(counts, k)[cols]
-        n = table[:, cols] if unit == 1 else table[:, cols] / unit
+        n = np.ascontiguousarray(table[:, cols])  # by row: the sum over classes below
+        if unit != 1:  # adds row by row, whatever the layout of the counts
+            n = n / unit
         h = (gammaln(a + n) - gammaln(a)).sum(axis=0)
         sign = np.where((role == JOINT) | (role == PAIR_CLASS), 1.0, -1.0)
         return np.bincount(p, weights=sign * h, minlength=n_pairs)
