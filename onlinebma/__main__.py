@@ -45,7 +45,7 @@ table and is shuffled first (--seed S, default 0), as the table's title says.
 --discretize puts MDLDiscretizer() in front of each learner: numeric features cut at
 class-aware MDL cut points instead of the learners' own 8 equal-frequency intervals.
 
-All of Elec2 (45,312 records) takes about a minute and a half; --limit 5000 a few seconds."""
+All of Elec2 (45,312 records) takes under a minute; --limit 5000 a few seconds."""
 
 
 def demo(dataset: str = DEFAULT, limit: int | None = None, progress_bar: bool = True,

@@ -21,6 +21,7 @@ import pytest
 
 from onlinebma.numeric import read_table
 from onlinebma.tan import AODE, TAN, ModelAveragedTAN, coding
+from onlinebma.tan.gaussian import GAUSSIANS
 from onlinebma.tan.numbers import NumericReading
 
 
@@ -203,7 +204,7 @@ def test_learn_many_row_by_row_takes_cut_points_from_the_whole_table_too(params)
     codes = pd.factorize(labels)[0]
     readings = model.numeric_readings["z"]  # a tuple of Grids with several grids
     readings = readings if isinstance(readings, tuple) else (readings,)
-    for representation in set(model.representation_posterior()) - {"Gaussian"}:
+    for representation in set(model.representation_posterior()) - set(GAUSSIANS):
         want = NumericReading(representation, 50).grids_from_sample(z, codes, 3)
         assert want in readings
 

@@ -269,10 +269,11 @@ def _log_student(prior, size, n, log_det_r, quad_r=None, *, log_quad=None):
             + 0.5 * (size * log_ratio - log_det_r) - top * log_tail)
 
 
-def _r_single(prior, n, mean, a):
-    """``R_uu = t_u + a^2 + (k0 n / kappa)(mean - nu)^2`` of each feature (last axis)."""
+def _r_single(prior, n, mean, a, t=None):
+    """``R_uu = t_u + a^2 + (k0 n / kappa)(mean - nu)^2`` of each feature (last axis);
+    ``t`` the prior's ``T`` diagonal unless given (broadcast against the statistics)."""
     b = mean - prior.nu
-    return prior.t + a * a + prior.k0 * n / (prior.k0 + n) * b * b
+    return (prior.t if t is None else t) + a * a + prior.k0 * n / (prior.k0 + n) * b * b
 
 
 def _log_ml_single(prior, n, mean, a):
@@ -281,9 +282,10 @@ def _log_ml_single(prior, n, mean, a):
     return _log_ml(prior, 1, n, np.log(prior.t), np.log(r))
 
 
-def _log_t_single(prior, n, mean, a, x, observed):
-    """``log t1(x_u)`` of each feature (last axis), 0 where not ``observed``."""
-    r = _r_single(prior, n, mean, a)
+def _log_t_single(prior, n, mean, a, x, observed, t=None):
+    """``log t1(x_u)`` of each feature (last axis), 0 where not ``observed`` (``t`` as
+    :func:`_r_single`'s)."""
+    r = _r_single(prior, n, mean, a, t)
     loc = (prior.k0 * prior.nu + n * mean) / (prior.k0 + n)
     z = (np.where(observed, x, 0.0) - loc) / np.sqrt(r)
     return np.where(observed, _log_student(prior, 1, n, np.log(r), z * z), 0.0)
@@ -1315,7 +1317,7 @@ class MomentStatistics(_Statistics):
         _check_prior_for(prior, self.n_features)
         return _log_ml_single(prior, *self._state)
 
-    def log_predictive(self, prior: NormalWishartPrior, x) -> np.ndarray:
+    def log_predictive(self, prior: NormalWishartPrior, x, scale=None) -> np.ndarray:
         """``log t1(x_u)`` of each observed feature, 0 where missing.
 
         Parameters
@@ -1324,14 +1326,34 @@ class MomentStatistics(_Statistics):
             Over the same ``d`` features.
         x : array-like of shape (d,)
             A record; NaN marks a missing value.
+        scale : array-like or None, default None
+            Positive factors, broadcast to ``shape + (d,)``, of the prior's ``scale`` per
+            statistic and feature (``T`` times their squares): e.g. each feature's spread
+            read from the statistics themselves (:mod:`onlinebma.tan.gaussian`). ``None``:
+            the prior's own.
 
         Returns
         -------
         numpy.ndarray of shape ``shape + (d,)``
+
+        Examples
+        --------
+        >>> s = MomentStatistics(1)
+        >>> s.add_many([[0.10], [0.12], [0.11]])
+        >>> prior = NormalWishartPrior(1)
+        >>> wide, narrow = s.log_predictive(prior, [0.11]), s.log_predictive(prior, [0.11], 0.01)
+        >>> bool(narrow[0] > wide[0])  # a prior as wide as the data sharpens the prediction
+        True
         """
         _check_prior_for(prior, self.n_features)
         x = _check_record(x, self.n_features)
-        return _log_t_single(prior, *self._state, x, ~np.isnan(x))
+        t = None
+        if scale is not None:
+            scale = np.asarray(scale, dtype=float)
+            if not np.all(scale > 0) or not np.all(np.isfinite(scale)):
+                raise ValueError(f"scale must be positive and finite, got {scale!r}")
+            t = prior.t * scale * scale
+        return _log_t_single(prior, *self._state, x, ~np.isnan(x), t)
 
 
 def nominal_parent_log_weights(conditional: MomentStatistics, prior: NormalWishartPrior,

@@ -1,5 +1,7 @@
-"""The Gaussian representation of numeric features in :class:`~onlinebma.tan.ModelAveragedTAN`:
-one conjugate full-covariance Gaussian per class and forgetting rate.
+"""The Gaussian representations of numeric features in :class:`~onlinebma.tan.ModelAveragedTAN`:
+one conjugate full-covariance Gaussian per class and forgetting rate (:data:`GAUSSIAN`), or
+independent Gaussians, one per numeric feature, class and rate
+(:data:`INDEPENDENT_GAUSSIANS`).
 
 A Gaussian member of the stack (:class:`~onlinebma.tan.members.TreeMemberStack`) models a
 record ``x = (x_nom, x_num)`` of class ``c`` as
@@ -28,18 +30,44 @@ the first record, while the interval members wait for theirs.
   value is predicted (the Student t's quadratic form is kept in log space).
 - **Forgetting**: the statistics of every class are multiplied by the member's rate λ before
   each record is added (every record, whatever its class), as every count is.
+
+**Independent Gaussians** (:data:`INDEPENDENT_GAUSSIANS`) replace ``t_c`` by a product of
+univariate Student t's, ``prod_u t_c(x_u)``: the numeric features independent given the class
+(the empty Gaussian forest), each from the univariate margin of the same prior
+(:class:`~onlinebma.stats.normal_wishart.MomentStatistics`). Two things differ from the
+full-covariance member:
+
+- **Each feature is learned where it is observed** (a record missing one value still teaches
+  the others), and a missing value has no term.
+- **The prior's scale is the data's spread** (empirical Bayes): the standard deviation of the
+  feature over every class at the member's rate (its class-pooled, decayed statistics; 1 while
+  it has no spread), so the prior predictive is as wide as the data instead of 1 in the data's
+  units. The fixed scale 1 is wide for features that live in [0, 1] (Elec2's prices spread by
+  about 0.04): fast-forgetting members, which hold a few dozen records, were then mostly prior.
+  The scale is a function of the statistics alone, so a stream, a table and merged learners
+  agree on it exactly.
+
+With few records per class and features (fast forgetting, many features) independent Gaussians
+need far fewer records than a full covariance; the full covariance models linear boundaries
+between correlated features (docs/tan.md, *Numbers*: measured beside each other).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..stats.normal_wishart import FullStatistics, NormalWishartPrior
+from ..stats.normal_wishart import FullStatistics, MomentStatistics, NormalWishartPrior
 
-__all__ = ["GAUSSIAN", "GaussianStatistics", "NumericFeatures"]
+__all__ = ["GAUSSIAN", "GAUSSIANS", "INDEPENDENT_GAUSSIANS", "GaussianStatistics",
+           "NumericFeatures"]
 
-#: The name of the Gaussian representation (``ModelAveragedTAN(numeric=GAUSSIAN)``).
+#: The name of the full-covariance Gaussian representation
+#: (``ModelAveragedTAN(numeric=GAUSSIAN)``).
 GAUSSIAN = "Gaussian"
+#: The name of the independent Gaussians' representation (one Gaussian per feature and class).
+INDEPENDENT_GAUSSIANS = "independent Gaussians"
+#: The Gaussian representations, which :class:`GaussianStatistics` holds.
+GAUSSIANS = (GAUSSIAN, INDEPENDENT_GAUSSIANS)
 
 
 class NumericFeatures:
@@ -106,36 +134,85 @@ class NumericFeatures:
 
 
 class GaussianStatistics(NumericFeatures):
-    """Normal–Wishart statistics of the numeric features per forgetting rate and class.
+    """Normal–Wishart statistics of the numeric features per row and class: each row a
+    full-covariance Gaussian (:data:`GAUSSIAN`) or independent Gaussians
+    (:data:`INDEPENDENT_GAUSSIANS`) at its forgetting rate.
 
     Parameters
     ----------
     rates : tuple of float
-        The forgetting rate of each row (one per rate of the stack's Gaussian members).
+        The forgetting rate of each row (one per Gaussian member of the stack).
+    kinds : tuple of str or None, default None
+        The representation of each row, one of :data:`GAUSSIANS`; ``None``: every row
+        :data:`GAUSSIAN`.
 
     Attributes
     ----------
     features : list or None
         The numeric features modelled (``None`` until the first record with a numeric value).
+
+    Examples
+    --------
+    >>> g = GaussianStatistics((1.0, 1.0), kinds=(GAUSSIAN, INDEPENDENT_GAUSSIANS))
+    >>> for x, c in [((0.1, 0.3), 0), ((1.2, 1.0), 1), ((0.0, 0.2), 0), ((1.1, 1.3), 1)]:
+    ...     g.learn([("u", x[0]), ("v", x[1])], c, n_classes=2)
+    >>> densities = g.log_densities(g.vector([("u", 0.05), ("v", 0.25)]), n_classes=2)
+    >>> densities.shape, bool((densities[:, 0] > densities[:, 1]).all())  # (rows, classes)
+    ((2, 2), True)
     """
 
-    def __init__(self, rates):
+    def __init__(self, rates, kinds=None):
         super().__init__(rates)
-        self._stats = None  # FullStatistics (rows, classes)
+        self.kinds = (GAUSSIAN,) * len(self.rates) if kinds is None else tuple(kinds)
+        if len(self.kinds) != len(self.rates) or not set(self.kinds) <= set(GAUSSIANS):
+            raise ValueError(f"kinds must name one of {GAUSSIANS} per rate, got {kinds!r}")
+        self._full_rows = [r for r, k in enumerate(self.kinds) if k == GAUSSIAN]
+        self._independent_rows = [r for r, k in enumerate(self.kinds)
+                                  if k == INDEPENDENT_GAUSSIANS]
+        self._stats = None  # FullStatistics (full rows, classes)
+        self._independent = None  # MomentStatistics (independent rows, classes)
         self._prior = None
 
     def _start(self) -> None:
-        self._prior = NormalWishartPrior(len(self.features))
+        d = len(self.features)
+        self._prior = NormalWishartPrior(d)
         # one class slot to start with (grown as classes come)
-        self._stats = FullStatistics(len(self.features), (len(self.rates), 1),
-                                     np.array(self.rates)[:, None])
+        if self._full_rows:
+            self._stats = FullStatistics(d, (len(self._full_rows), 1),
+                                         np.array(self.rates)[self._full_rows, None])
+        if self._independent_rows:
+            self._independent = MomentStatistics(
+                d, (len(self._independent_rows), 1),
+                np.array(self.rates)[self._independent_rows, None])
+
+    def _parts(self) -> list:
+        """The statistics of each kind of row present (full, then independent)."""
+        return [stats for rows, stats in ((self._full_rows, self._stats),
+                                          (self._independent_rows, self._independent))
+                if rows]
 
     def log_densities(self, x: np.ndarray | None, n_classes: int) -> np.ndarray:
         """``log t_c(x)`` of every row and class, ``(rows, n_classes)``; 0 without values."""
+        out = np.zeros((len(self.rates), n_classes))
         if x is None:
-            return np.zeros((len(self.rates), n_classes))
+            return out
         self._grow(n_classes)
-        return self._stats.log_predictive(self._prior, x)[:, :n_classes]
+        if self._full_rows:
+            out[self._full_rows] = self._stats.log_predictive(self._prior, x)[:, :n_classes]
+        if self._independent_rows:
+            out[self._independent_rows] = self._independent_log_densities(x, n_classes)
+        return out
+
+    def _independent_log_densities(self, x: np.ndarray, n_classes: int) -> np.ndarray:
+        """``sum_u log t_c(x_u)`` of the independent rows, each feature's prior scaled by its
+        class-pooled spread at the row's rate (module docstring)."""
+        stats = self._independent
+        pooled = stats.pooled(1)
+        n, scatter = pooled.n, pooled.scatter
+        spread = np.sqrt(np.divide(scatter, n, out=np.ones_like(scatter),
+                                   where=(n > 0) & (scatter > 0)))
+        log_t = stats.log_predictive(self._prior, x, scale=spread[:, None, :])
+        return log_t[:, :n_classes].sum(axis=-1)
 
     def learn(self, numeric, c: int, n_classes: int) -> None:
         """Forget by each row's rate, then add the record (validated numeric pairs) to class
@@ -146,17 +223,16 @@ class GaussianStatistics(NumericFeatures):
                 return
         self._grow(n_classes)
         x = self.vector(numeric)
-        weight = np.zeros(self._stats.shape)  # every class slot forgets
-        if x is None:
-            x = np.zeros(len(self.features))  # no value: only the forgetting
-        else:
-            weight[:, c] = 1.0  # a record missing a value is not learned (complete cases)
-        self._stats.add(x, weight)
+        for stats in self._parts():
+            weight = np.zeros(stats.shape)  # every class slot forgets
+            if x is not None:
+                weight[:, c] = 1.0  # the full rows learn complete records only
+            stats.add(np.zeros(len(self.features)) if x is None else x, weight)
 
     def learn_many(self, values: np.ndarray, classes: np.ndarray, n_classes: int) -> None:
         """Add a table's records at once (the features chosen already; no forgetting):
         equal to :meth:`learn` on each row (up to rounding; a row without an observed value
-        adds nothing, one missing a value is not learned either).
+        adds nothing, one missing a value adds nothing to the full rows).
 
         Parameters
         ----------
@@ -171,24 +247,37 @@ class GaussianStatistics(NumericFeatures):
         if any(rate != 1 for rate in self.rates):
             raise ValueError("learn_many adds records to statistics that forget nothing")
         self._grow(n_classes)
-        weights = np.zeros((len(values),) + self._stats.shape)
-        weights[np.arange(len(values)), :, classes] = 1.0
-        self._stats.add_many(values, weights)
+        for stats in self._parts():
+            weights = np.zeros((len(values),) + stats.shape)
+            weights[np.arange(len(values)), :, classes] = 1.0
+            stats.add_many(values, weights)
 
     @property
     def statistics(self):
-        """The statistics, a :class:`~onlinebma.stats.normal_wishart.FullStatistics` of
-        shape ``(rates, classes)`` (``None`` before any feature is modelled; read only)."""
+        """The full-covariance rows' statistics, a
+        :class:`~onlinebma.stats.normal_wishart.FullStatistics` of shape ``(full rows,
+        classes)`` (``None`` before any feature is modelled or without such rows; read
+        only)."""
         return self._stats
 
+    @property
+    def independent_statistics(self):
+        """The independent rows' statistics, a
+        :class:`~onlinebma.stats.normal_wishart.MomentStatistics` of shape ``(independent
+        rows, classes)`` (``None`` before any feature is modelled or without such rows; read
+        only)."""
+        return self._independent
+
     def _grow(self, n_classes: int) -> None:
-        if self._stats is not None and self._stats.shape[1] < n_classes:
-            self._stats.grow(1, n_classes)
+        for stats in self._parts():
+            if stats is not None and stats.shape[1] < n_classes:
+                stats.grow(1, n_classes)
 
     def merge(self, other: GaussianStatistics, class_codes) -> None:
-        """Pool ``other``'s records (the same features, in the same order); ``class_codes``
-        maps each class code of ``other`` to its code here, which must be the same code (the
-        statistics are laid out by class code: a ValueError otherwise)."""
+        """Pool ``other``'s records (the same features, in the same order, and the same
+        rows); ``class_codes`` maps each class code of ``other`` to its code here, which must
+        be the same code (the statistics are laid out by class code: a ValueError
+        otherwise)."""
         if other.features is None:
             return
         if list(class_codes) != list(range(len(class_codes))):
@@ -199,8 +288,9 @@ class GaussianStatistics(NumericFeatures):
         elif self.features != other.features:
             raise ValueError(f"cannot merge: the Gaussian members model the numeric features "
                              f"{self.features} and {other.features}")
-        theirs = other.statistics.copy()
-        k = max(self._stats.shape[1], theirs.shape[1])
+        theirs = [stats.copy() for stats in other._parts()]
+        k = max(stats.shape[1] for stats in theirs + self._parts())
         self._grow(k)
-        theirs.grow(1, k)
-        self._stats.merge(theirs)
+        for mine, stats in zip(self._parts(), theirs):
+            stats.grow(1, k)
+            mine.merge(stats)

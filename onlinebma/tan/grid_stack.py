@@ -43,7 +43,7 @@ from ..numeric import Grids
 from ..numeric.sample import ColumnSample
 from ..reading import prepare_frame, records_of, uninterrupted
 from ..records import check_label
-from .gaussian import GAUSSIAN
+from .gaussian import GAUSSIANS
 from .gaussian_forests import GAUSSIAN_FORESTS
 from .members import TreeMemberStack, WeightedMembers
 
@@ -54,7 +54,7 @@ def interval_representations(members) -> list:
     """The interval representations of ``members`` (:class:`~onlinebma.tan.members.Member`),
     in order of first appearance."""
     return list(dict.fromkeys(m.representation for m in members
-                              if m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)))
+                              if m.representation not in (*GAUSSIANS, GAUSSIAN_FORESTS)))
 
 
 class GridStack(WeightedMembers, RateWeights):
@@ -109,7 +109,7 @@ class GridStack(WeightedMembers, RateWeights):
         # the members of each grid's stack: its own, and the Gaussian ones in the first
         groups = [[i for i, m in enumerate(self.members)
                    if m.representation == grid
-                   or (j == 0 and m.representation in (GAUSSIAN, GAUSSIAN_FORESTS))]
+                   or (j == 0 and m.representation in (*GAUSSIANS, GAUSSIAN_FORESTS))]
                   for j, grid in enumerate(grids)]
         self.parts = [TreeMemberStack(structures, ess, edge_prior, structure_decay,
                                       nominal_attributes, sample_size,

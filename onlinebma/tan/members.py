@@ -54,7 +54,7 @@ from ..stats.numerics import RENORMALISE_ABOVE
 from ..stats.pairs import PairCounts
 from ..stats.unique import unique_rows
 from .coding import RecordCoding, ReplayClock
-from .gaussian import GAUSSIAN, GaussianStatistics
+from .gaussian import GAUSSIAN, GAUSSIANS, GaussianStatistics
 from .gaussian_forests import GAUSSIAN_FORESTS, GaussianForestStatistics
 from .narrow import narrow_predictions
 from .numbers import NumericReading
@@ -75,7 +75,8 @@ class Member(NamedTuple):
     count times λ after each record) and how it reads numeric features: an interval
     representation of :data:`~onlinebma.tan.numbers.REPRESENTATIONS` or
     :data:`~onlinebma.tan.gaussian.GAUSSIAN` (a full-covariance Gaussian per class,
-    :mod:`onlinebma.tan.gaussian`), and how it predicts from its counts: the exact average
+    :mod:`onlinebma.tan.gaussian`) or :data:`~onlinebma.tan.gaussian.INDEPENDENT_GAUSSIANS`
+    (one Gaussian per feature and class), and how it predicts from its counts: the exact average
     over every structure (:data:`STRUCTURES`) or AODE's estimates (:data:`AODE`, an interval
     representation's only: :func:`onlinebma.tan.one_dependence.log_joint`, Laplace
     estimates, every value a super-parent, from the same count row as the structure average
@@ -93,24 +94,32 @@ AODE = "AODE"
 
 
 def _score_source(member: Member) -> str:
-    """Which joint log likelihoods a member predicts with: :data:`AODE`'s, a Gaussian
-    representation's or the interval structure average's (:data:`STRUCTURES`)."""
+    """Which joint log likelihoods a member predicts with: :data:`AODE`'s, the Gaussian
+    statistics' (:data:`~onlinebma.tan.gaussian.GAUSSIAN` for either Gaussian
+    representation), the Gaussian forests' or the interval structure average's
+    (:data:`STRUCTURES`)."""
     if member.predictive == AODE:
         return AODE
-    if member.representation in (GAUSSIAN, GAUSSIAN_FORESTS):
-        return member.representation
+    if member.representation in GAUSSIANS:
+        return GAUSSIAN
+    if member.representation == GAUSSIAN_FORESTS:
+        return GAUSSIAN_FORESTS
     return STRUCTURES
 
 
 def _score_rows(members, rows, n_rows: int) -> np.ndarray:
     """Each member's row in the joint log likelihoods of a record that
-    :meth:`TreeMemberStack._predict` stacks: ``n_rows`` rows (one per rate) of each source
-    the members use, in the order structures, Gaussian, Gaussian forests, AODE; ``rows``
-    each member's rate row."""
+    :meth:`TreeMemberStack._predict` stacks: a block per source the members use, in the order
+    structures, Gaussian, Gaussian forests, AODE, of ``n_rows`` rows (one per rate; ``rows``
+    each member's rate row), but the Gaussian block one row per Gaussian member, in order."""
     sources = [s for s in (STRUCTURES, GAUSSIAN, GAUSSIAN_FORESTS, AODE)
                if any(_score_source(m) == s for m in members)]
-    return np.array([sources.index(_score_source(m)) * n_rows + i
-                     for m, i in zip(members, rows)], dtype=np.int64)
+    gaussian = [j for j, m in enumerate(members) if _score_source(m) == GAUSSIAN]
+    sizes = [len(gaussian) if s == GAUSSIAN else n_rows for s in sources]
+    starts = dict(zip(sources, np.cumsum([0, *sizes]).tolist()))
+    return np.array([starts[_score_source(m)]
+                     + (gaussian.index(j) if _score_source(m) == GAUSSIAN else i)
+                     for j, (m, i) in enumerate(zip(members, rows))], dtype=np.int64)
 
 
 def class_probabilities(scores: np.ndarray) -> np.ndarray:
@@ -284,13 +293,13 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         self._arguments = (structures, ess, edge_prior, structure_decay, nominal_attributes,
                            sample_size, self.members, numeric_attributes, weighed_outside)
         self._reweighs = len(self.members) > 1 and not weighed_outside
-        grids = {m.representation for m in self.members} - {GAUSSIAN, GAUSSIAN_FORESTS}
+        grids = {m.representation for m in self.members} - {*GAUSSIANS, GAUSSIAN_FORESTS}
         if len(grids) > 1:
             raise ValueError(f"one interval representation per stack, got {sorted(grids)}")
         self.rates = tuple(dict.fromkeys(m.rate for m in self.members))  # the count rows
         self._rows = [self.rates.index(m.rate) for m in self.members]
         self._gaussian_members = [i for i, m in enumerate(self.members)
-                                  if m.representation == GAUSSIAN]
+                                  if m.representation in GAUSSIANS]
         self._forest_members = [i for i, m in enumerate(self.members)
                                 if m.representation == GAUSSIAN_FORESTS]
         self._aode_members = [i for i, m in enumerate(self.members) if m.predictive == AODE]
@@ -299,7 +308,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
             if m.predictive not in (STRUCTURES, AODE):
                 raise ValueError(f"a member predicts with {STRUCTURES!r} or {AODE!r}, got "
                                  f"{m.predictive!r}")
-            if m.predictive == AODE and m.representation in (GAUSSIAN, GAUSSIAN_FORESTS):
+            if m.predictive == AODE and m.representation in (*GAUSSIANS, GAUSSIAN_FORESTS):
                 raise ValueError(f"an AODE member reads intervals, not {m.representation!r}")
         self._interval_members = (len(self.members) - len(self._gaussian_members)
                                   - len(self._forest_members) - len(self._aode_members))
@@ -310,7 +319,13 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         self.coding = RecordCoding(FeatureKinds(nominal_attributes, numeric_attributes),
                                    PairCounts(r),
                                    NumericReading(grids.pop() if grids else None, sample_size))
-        self._gaussian = GaussianStatistics(self.rates) if self._gaussian_members else None
+        gaussian = [self.members[i] for i in self._gaussian_members]  # one row each
+        self._gaussian = GaussianStatistics([m.rate for m in gaussian],
+                                            [m.representation for m in gaussian]) \
+            if gaussian else None
+        # each Gaussian member's row of the Gaussian statistics, and the count row of its rate
+        self._gaussian_rows = {i: g for g, i in enumerate(self._gaussian_members)}
+        self._gaussian_count_rows = [self._rows[i] for i in self._gaussian_members]
         self._forests = (GaussianForestStatistics(self.rates, structure_decay)
                          if self._forest_members else None)
         self._numeric_codes = (-1, frozenset())  # (counts version, codes of numeric features)
@@ -419,11 +434,11 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         return log_joint(cells, self.counts.n_values[codes], None, 1)
 
     def _gaussian_terms(self, codes, values, columns, numeric, jll, gathered) -> np.ndarray:
-        """The Gaussian members' joint log likelihoods ``(rows, K)``: the forest average over
-        the record's nominal features at each row's rate plus ``log t_c`` of its numeric
-        values (:mod:`onlinebma.tan.gaussian`); ``jll`` the rows' terms of the whole coded
-        record if computed (reused when it has no numeric code), ``gathered`` its counts if
-        gathered (their first column the class counts)."""
+        """The Gaussian members' joint log likelihoods ``(Gaussian members, K)``: the forest
+        average over the record's nominal features at each one's rate plus ``log t_c`` of its
+        numeric values (:mod:`onlinebma.tan.gaussian`); ``jll`` the count rows' terms of the
+        whole coded record if computed (reused when it has no numeric code), ``gathered`` its
+        counts if gathered (their first column the class counts)."""
         counts = self.counts
         codes, values, columns, cut = self._nominal_part(codes, values, columns)
         if cut:
@@ -432,8 +447,8 @@ class TreeMemberStack(WeightedMembers, RateWeights):
             jll = self._member_terms(codes, columns)[0]
         elif jll is None:
             jll = self._class_terms(None if gathered is None else gathered[..., 0])
-        return jll + self._gaussian.log_densities(self._gaussian.vector(numeric),
-                                                  counts.n_classes)
+        return jll[self._gaussian_count_rows] + self._gaussian.log_densities(
+            self._gaussian.vector(numeric), counts.n_classes)
 
     def _nominal_part(self, codes, values, columns):
         """``(codes, values, columns, cut)``: a coded record without the codes of its numeric
@@ -555,9 +570,10 @@ class TreeMemberStack(WeightedMembers, RateWeights):
             if m.predictive == AODE:
                 jll = log_joint_many(counts, distinct, 1 / self._units[i], None, 1,
                                      member=i)[back]
-            elif m.representation == GAUSSIAN:
+            elif m.representation in GAUSSIANS:
                 jll = self._tree.batch(counts, table, self._units[i], self._l[i],
-                                       nominal_rows, self._t)[nominal_back] + log_t[:, i]
+                                       nominal_rows, self._t)[nominal_back] \
+                    + log_t[:, self._gaussian_rows[j]]
             else:
                 jll = self._tree.batch(counts, table, self._units[i], self._l[i], distinct,
                                        self._t)[back]
@@ -571,7 +587,8 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         return ordered_labels(self.counts.classes_)
 
     def _gaussian_batch(self, X, n_classes: int) -> np.ndarray:
-        """``log t_c`` of every row of a validated DataFrame, ``(rows, count rows, K)``."""
+        """``log t_c`` of every row of a validated DataFrame, ``(rows, Gaussian members,
+        K)``."""
         from ..records import numeric_values
 
         gaussian = self._gaussian
@@ -580,7 +597,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         for j, f in enumerate(features):
             if f in X.columns:
                 columns[:, j] = numeric_values(X[f])
-        out = np.zeros((len(X), len(self.rates), n_classes))
+        out = np.zeros((len(X), len(self._gaussian_members), n_classes))
         for n, row in enumerate(columns):
             present = ~np.isnan(row)
             if present.any():
@@ -1003,7 +1020,7 @@ class TreeMemberStack(WeightedMembers, RateWeights):
         """
         counts = self.counts
         intervals = [i for i, m in enumerate(self.members) if m.predictive == STRUCTURES
-                     and m.representation not in (GAUSSIAN, GAUSSIAN_FORESTS)]
+                     and m.representation not in (*GAUSSIANS, GAUSSIAN_FORESTS)]
         chosen = intervals or range(len(self.members))
         weights = np.zeros(len(self.rates))
         for i in chosen:

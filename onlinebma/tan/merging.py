@@ -26,7 +26,7 @@ from ..distributed.first_pass import OffsetPass, SampledMergePlan, column_sample
 from ..numeric.sample import TABLE_SAMPLE_SIZE
 from ..records import FeatureKinds
 from ..validation import check_mergeable_with
-from .gaussian import GAUSSIAN
+from .gaussian import GAUSSIANS
 from .gaussian_forests import GAUSSIAN_FORESTS
 
 __all__ = ["Merging", "StackingPlan", "agree_before_chain", "agree_numbers"]
@@ -78,7 +78,7 @@ class Merging:
         kinds = FeatureKinds(self.nominal_attributes, self.numeric_attributes)
         representations = self.representations
         if self._forgets:
-            return ChainPlan(self) if representations == (GAUSSIAN,) else \
+            return ChainPlan(self) if set(representations) <= set(GAUSSIANS) else \
                 ChainPlan(self, kinds, TABLE_SAMPLE_SIZE, agree_before_chain)
         if GAUSSIAN_FORESTS in representations:
             raise ValueError(
@@ -138,10 +138,10 @@ def agree_numbers(learner, samples: dict):
         Where no agreement gives the learner of the whole frame: a Gaussian learner that has
         learned already (the features and classes it chose are its own).
     """
-    if learner.representations == (GAUSSIAN,):
+    if set(learner.representations) <= set(GAUSSIANS):
         if learner.counts.n_classes:
             raise ValueError(
-                "distributed.fit of ModelAveragedTAN(numeric='Gaussian') on a frame with "
+                f"distributed.fit of ModelAveragedTAN(numeric={learner.numeric!r}) on a frame with "
                 "numeric columns starts from a learner that has learned nothing: fit a fresh "
                 "one on the whole frame (the Gaussian statistics are laid out by the features "
                 "and classes of its first records)")
@@ -187,7 +187,8 @@ def agree_before_chain(learner, samples: dict):
     ``learner``.
     """
     representations = learner.representations
-    if len(representations) > 1 and GAUSSIAN in representations and samples:
+    if samples and set(representations) & set(GAUSSIANS) \
+            and not set(representations) <= set(GAUSSIANS):
         learner.fix_numeric(first_record_samples(samples))
     learner.fix_numeric(samples)  # features with cut points keep them
     return learner
