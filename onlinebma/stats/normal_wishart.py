@@ -1293,13 +1293,19 @@ class MomentStatistics(_Statistics):
         if not -k <= axis < k:
             raise ValueError(f"axis {axis} is not a batch axis of shape {self.shape}")
         axis %= k
-        nodes = tuple(np.moveaxis(v, axis, 0) for v in self._state)
+        # Chan et al.'s pooled moments in one pass, a sum of non-negative terms: the weights,
+        # the weighted mean, and the scatters plus each part's weight times its squared
+        # distance from that mean
+        n_c, mean_c, a_c = self._state
+        n = n_c.sum(axis=axis)
+        mean = _safe_div((n_c * mean_c).sum(axis=axis), n)
+        a2 = (a_c * a_c + n_c * (mean_c - np.expand_dims(mean, axis)) ** 2).sum(axis=axis)
         new = object.__new__(MomentStatistics)
         new.__dict__.update(
             n_features=self.n_features, shape=self.shape[:axis] + self.shape[axis + 1:],
             decay=np.array(np.moveaxis(np.asarray(self.decay), axis, 0)[0])
             if np.ndim(self.decay) else self.decay,
-            _state=_reduce(nodes, _pool_moments, self.shape[axis]))
+            _state=(n, mean, np.sqrt(a2)))
         return new
 
     def log_marginal(self, prior: NormalWishartPrior) -> np.ndarray:

@@ -207,12 +207,8 @@ class GaussianStatistics(NumericFeatures):
         """``sum_u log t_c(x_u)`` of the independent rows, each feature's prior scaled by its
         class-pooled spread at the row's rate (module docstring)."""
         stats = self._independent
-        # the moments pooled over the classes (Chan et al.'s sum of positive terms, written
-        # out: MomentStatistics.pooled costs several times more per record)
-        n_c, mean_c = stats.n, stats.mean
-        n = n_c.sum(axis=1)
-        mean = np.divide((n_c * mean_c).sum(axis=1), n, out=np.zeros_like(n), where=n > 0)
-        scatter = (stats.scatter + n_c * (mean_c - mean[:, None]) ** 2).sum(axis=1)
+        pooled = stats.pooled(1)
+        n, scatter = pooled.n, pooled.scatter
         spread = np.sqrt(np.divide(scatter, n, out=np.ones_like(scatter),
                                    where=(n > 0) & (scatter > 0)))
         log_t = stats.log_predictive(self._prior, x, scale=spread[:, None, :])
