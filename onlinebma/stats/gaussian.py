@@ -76,7 +76,13 @@ class GaussianMoments:
         self.m2 = m2
 
     def update(self, x: float, w=1) -> None:
-        """Add ``x`` with weight ``w`` (West 1979's weighted form of Welford's update)."""
+        """Add ``x`` with weight ``w`` (West 1979's weighted form of Welford's update). The
+        first value is set, not updated: ``0 + (x w) / w`` can round away from ``x`` and leave
+        ``m2`` about 1e-17 instead of 0, and a feature seen once must stay a point (naive
+        Bayes skips a feature constant so far)."""
+        if self.n == 0:
+            self.n, self.mean = w, x
+            return
         n = self.n + w
         delta = x - self.mean
         if w == 1:
