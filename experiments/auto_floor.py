@@ -23,7 +23,7 @@ import os
 import time
 
 from experiments import drift
-from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID, MIN_PROBABILITY
+from onlinebma.forgetting import AUTO_FORGETTINGS, AUTO_GRID, BETA_FORGETTING, MIN_PROBABILITY
 from onlinebma.naive_bayes import NaiveBayes
 
 # the one-state engine of decay="auto" (SharedRates) is the Gaussian reading's; the records
@@ -46,6 +46,8 @@ def bare_auto(data, alpha: float = 1.0, rates=AUTO_GRID):
     totals = [0.0] * n_members
     n_values, seen, classes = {}, set(), []
     log_weights = [-log(n_members)] * n_members
+    beta_log_weights = [list(log_weights) for _ in AUTO_FORGETTINGS]
+    log_beta = [-log(len(AUTO_FORGETTINGS))] * len(AUTO_FORGETTINGS)
     out = []
     for x, y in data:
         k = len(classes)
@@ -74,15 +76,29 @@ def bare_auto(data, alpha: float = 1.0, rates=AUTO_GRID):
             out.append({c: q / z for c, q in zip(classes, mix)})
         else:
             out.append(None)
-        if probas is not None and y in classes:  # the members' weights (RateMixture)
+        # the members' weights, one set per β, and the β's (forgetting.RateWeights)
+        log_p = None
+        if probas is not None and y in classes:
             i = classes.index(y)
-            lw = [AUTO_FORGETTING * (w + log(max(p[i], MIN_PROBABILITY)))
-                  for w, p in zip(log_weights, probas)]
-        else:
-            lw = [AUTO_FORGETTING * w for w in log_weights]
-        top = max(lw)
-        norm = top + log(sum(exp(w - top) for w in lw))
-        log_weights = [w - norm for w in lw]
+            log_p = [log(max(p[i], MIN_PROBABILITY)) for p in probas]
+        for b, beta in enumerate(AUTO_FORGETTINGS):
+            lw = beta_log_weights[b]
+            if log_p is not None:
+                lw = [w + q for w, q in zip(lw, log_p)]
+                top = max(lw)
+                log_beta[b] += top + log(sum(exp(w - top) for w in lw))
+            lw = [beta * w for w in lw]
+            top = max(lw)
+            norm = top + log(sum(exp(w - top) for w in lw))
+            beta_log_weights[b] = [w - norm for w in lw]
+        top = max(log_beta)
+        norm = log(sum(exp(BETA_FORGETTING * (w - top)) for w in log_beta))
+        log_beta = [BETA_FORGETTING * (w - top) - norm for w in log_beta]
+        log_weights = []
+        for m in range(n_members):
+            terms = [lb + lw[m] for lb, lw in zip(log_beta, beta_log_weights)]
+            top = max(terms)
+            log_weights.append(top + log(sum(exp(t - top) for t in terms)))
         if y not in classes:
             classes.append(y)
         for f, v in x.items():

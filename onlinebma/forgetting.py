@@ -13,8 +13,14 @@ once by λ^k.
 with dynamic-model-averaging weights (Raftery, Kárný & Ettler 2010): at each learned record
 ``(x, y)`` every weight is multiplied by its member's predictive probability of the true label
 before learning it, ``π_r ∝ π_r p_r(y | x)`` (floored at 1e-300), then flattened for the next
-record, ``π_r ∝ π_r^β`` with β = :data:`AUTO_FORGETTING`. :meth:`Forgetting.decay_posterior`
-returns these weights, the ones the next prediction uses.
+record, ``π_r ∝ π_r^β``. How fast the weights should move, β, is itself uncertain (a stream
+that switches regimes every few hundred records wants a small β, a stable one β near 1), so
+it is averaged over too, by the same recursion one level up (:class:`RateWeights`): one set of
+weights ``π_{β,r}`` per β of :data:`AUTO_FORGETTINGS`, each β weighed by ``ω_β``, the
+predictive probability of its own mixture, ``ω_β ∝ (ω_β Σ_r π_{β,r} p_r(y | x))^α`` with α =
+:data:`BETA_FORGETTING`. A prediction weighs member ``r`` by ``Σ_β ω_β π_{β,r}``:
+:meth:`Forgetting.decay_posterior` returns these weights, :meth:`Forgetting.beta_posterior`
+the ``ω_β``.
 
 A family may compute the members as one state with a member axis
 (:class:`~onlinebma.naive_bayes.rates.SharedRates`,
@@ -31,17 +37,24 @@ import numpy as np
 
 from .stats.numerics import RENORMALISE_ABOVE
 
-__all__ = ["AUTO_FORGETTING", "AUTO_GRID", "MIN_PROBABILITY", "MIN_WEIGHT", "Forgetting",
-           "RateMixture", "RateWeights", "ScaledClock", "half_life"]
+__all__ = ["AUTO_FORGETTINGS", "AUTO_GRID", "BETA_FORGETTING", "MIN_PROBABILITY", "MIN_WEIGHT",
+           "Forgetting", "RateMixture", "RateWeights", "ScaledClock", "half_life"]
 
 
 AUTO_GRID = (1.0, 0.9999, 0.999, 0.99, 0.95)
 """The rates of ``decay="auto"``: half-lives ∞, 6931, 693, 69 and 13.5 records."""
 
-AUTO_FORGETTING = 0.99
-"""β, the forgetting of the posterior over rates itself (Raftery et al.'s value for model
-probabilities): the evidence for a rate has a half-life of about 69 records, so the mixture
-can move to a faster rate within a few hundred records of a drift."""
+AUTO_FORGETTINGS = (0.99, 0.95, 0.9)
+"""The β's, forgettings of the members' weights, that ``decay="auto"`` averages over: the
+evidence for a member has a half-life of about 69, 13.5 and 6.6 records. 0.99 is Raftery et
+al.'s value for model probabilities and was the one β until 2026-11-29; on Elec2 β = 0.9
+reached accuracy 0.902 against 0.890, but lost log loss on the five other streams of the
+numbers benchmark, which the average over the three keeps (docs/tan.md, *How fast the weights
+move*)."""
+
+BETA_FORGETTING = 0.999
+"""α, the forgetting of the posterior over :data:`AUTO_FORGETTINGS`: the evidence for a β has
+a half-life of about 693 records."""
 
 MIN_WEIGHT = 1e-200
 """Floor of the weight of a numeric feature's stored moments (marginal or per class), in the
@@ -142,25 +155,65 @@ class ScaledClock:
 
 
 class RateWeights:
-    """The posterior over the rates of a ``decay="auto"`` learner (module docstring): the
-    log weights ``log_weights`` of ``rates``, and their update. Shared by :class:`RateMixture`
-    and the states that compute the members together
-    (:class:`~onlinebma.naive_bayes.rates.SharedRates`,
-    :class:`~onlinebma.tan.members.TreeMemberStack`), which set both attributes."""
+    """The posterior over the members of a ``decay="auto"`` learner (module docstring): the
+    recursion's state per β of :data:`AUTO_FORGETTINGS`, ``beta_log_weights`` ``(B, M)``
+    (row ``b`` the log ``π_{β_b, m}``) and ``beta_log_posterior`` (the log ``ω_β``), and
+    ``log_weights``, the log of the weights ``Σ_β ω_β π_{β,m}`` the next prediction uses.
+    Setting ``log_weights`` starts the recursion from those weights for every β, with the β's
+    equally likely. Shared by :class:`RateMixture` and the states that compute the members
+    together (:class:`~onlinebma.naive_bayes.rates.SharedRates`,
+    :class:`~onlinebma.tan.members.TreeMemberStack`), which set ``rates`` and
+    ``log_weights``.
+
+    >>> w = RateWeights()
+    >>> w.log_weights = [math.log(0.5), math.log(0.5)]
+    >>> w._reweigh([0.9, 0.1])  # each β: π ∝ (0.5 p)^β, so π_0 = 9^β / (9^β + 1)
+    >>> [round(math.exp(v), 6) for v in w.log_weights]
+    [0.888696, 0.111304]
+    >>> round(sum(9 ** b / (9 ** b + 1) for b in AUTO_FORGETTINGS) / 3, 6)
+    0.888696
+    >>> {beta: round(p, 6) for beta, p in w.beta_posterior().items()}
+    {0.99: 0.333333, 0.95: 0.333333, 0.9: 0.333333}
+    """
 
     rates = AUTO_GRID
+    _betas = np.array(AUTO_FORGETTINGS)[:, None]
+
+    @property
+    def log_weights(self) -> list:
+        """The log of each member's weight in the next prediction, ``log Σ_β ω_β π_{β,m}``."""
+        return self._log_weights
+
+    @log_weights.setter
+    def log_weights(self, values) -> None:
+        values = np.asarray(values, dtype=float)
+        values = values - np.logaddexp.reduce(values)
+        n = len(AUTO_FORGETTINGS)
+        self.beta_log_weights = np.tile(values, (n, 1))
+        self.beta_log_posterior = np.full(n, -math.log(n))
+        self._log_weights = values.tolist()
 
     def _reweigh(self, p_true) -> None:
-        """``π_r ∝ (π_r p_r(y | x))^β`` in log space: ``p_true`` each member's probability of
-        the true label (floored at :data:`MIN_PROBABILITY`), ``None`` for a label no member
-        has seen (no evidence: only the flattening)."""
-        lw = self.log_weights
+        """One step of the recursion (module docstring) in log space: ``p_true`` each member's
+        probability of the true label (floored at :data:`MIN_PROBABILITY`, so that each β's
+        mixture's is too), ``None`` for a label no member has seen (no evidence: only the
+        flattening)."""
+        lw, lo = self.beta_log_weights, self.beta_log_posterior
         if p_true is not None:
-            lw = [w + math.log(max(p, MIN_PROBABILITY)) for w, p in zip(lw, p_true)]
-        lw = [AUTO_FORGETTING * w for w in lw]
-        top = max(lw)
-        norm = top + math.log(sum(math.exp(w - top) for w in lw))
-        self.log_weights = [w - norm for w in lw]
+            log_p = np.log(np.maximum(p_true, MIN_PROBABILITY))
+            lw = lw + log_p
+            lo = lo + np.logaddexp.reduce(lw, axis=1)  # log ω_β + log Σ_m π_{β,m} p_m
+        lw = self._betas * lw
+        lw -= np.logaddexp.reduce(lw, axis=1)[:, None]
+        lo = BETA_FORGETTING * lo
+        lo -= np.logaddexp.reduce(lo)
+        self.beta_log_weights, self.beta_log_posterior = lw, lo
+        self._log_weights = np.logaddexp.reduce(lo[:, None] + lw, axis=0).tolist()
+
+    def beta_posterior(self) -> dict:
+        """``{β: posterior probability}`` over :data:`AUTO_FORGETTINGS`: how fast the
+        weights of the members move."""
+        return dict(zip(AUTO_FORGETTINGS, np.exp(self.beta_log_posterior).tolist()))
 
     def posterior(self) -> dict:
         return {rate: math.exp(lw) for rate, lw in zip(self.rates, self.log_weights)}
@@ -282,3 +335,9 @@ class Forgetting:
         if not self._auto:
             return {self.decay: 1.0}
         return self._rate_mixture().posterior()
+
+    def beta_posterior(self) -> dict:
+        """``{β: posterior probability}`` over :data:`AUTO_FORGETTINGS` with ``decay="auto"``
+        (how fast the weights of the rates move), ``{}`` for a fixed decay, which weighs no
+        members."""
+        return self._rate_mixture().beta_posterior() if self._auto else {}

@@ -17,9 +17,10 @@ import pytest
 from scipy import stats as sps
 from scipy.special import logsumexp
 
-from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
+from onlinebma.forgetting import AUTO_GRID
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.stats import NormalGammaPrior
+from tests.support.dma import WrittenOutWeights
 from tests.support.records import observed
 
 
@@ -376,26 +377,24 @@ def test_decay_one_is_the_learner_without_forgetting_bit_for_bit():
 
 
 def explicit_auto(make, rows, queries):
-    """decay="auto" written out: one learner per grid rate and DMA weights."""
+    """decay="auto" written out: one learner per grid rate, weighed as tests/support/dma.py."""
     members = [make(rate) for rate in AUTO_GRID]
-    log_w = np.full(len(AUTO_GRID), -math.log(len(AUTO_GRID)))
+    weights = WrittenOutWeights(len(AUTO_GRID))
     out = []
     for x, y in rows:
         ps = [m.predict_proba_one(x) for m in members]
-        if ps[0] and y in ps[0]:
-            log_w = log_w + np.log([max(p[y], 1e-300) for p in ps])  # documented floor
-        log_w = AUTO_FORGETTING * log_w
-        log_w -= logsumexp(log_w)
+        weights.update([p[y] for p in ps] if ps[0] and y in ps[0] else None)
         for m in members:
             m.learn_one(x, y)
         preds = []
+        w = weights.weights()
         for q in queries:
             mix = {}
-            for m, lw in zip(members, log_w):
+            for m, wm in zip(members, w):
                 for c, p in m.predict_proba_one(q).items():
-                    mix[c] = mix.get(c, 0.0) + math.exp(lw) * p
+                    mix[c] = mix.get(c, 0.0) + wm * p
             preds.append(mix)
-        out.append((dict(zip(AUTO_GRID, np.exp(log_w))), preds))
+        out.append((dict(zip(AUTO_GRID, w)), preds))
     return out
 
 

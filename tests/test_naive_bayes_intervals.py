@@ -1,7 +1,6 @@
 """Numbers read as intervals (the family's default): declared numeric features, and
 ``decay="auto"`` on the shared rate state against one learner per rate."""
 
-import math
 import pickle
 
 import numpy as np
@@ -92,7 +91,7 @@ def test_decay_auto_shared_learn_many_fix_numeric_and_pickle(cls, params):
     learner.learn_many(X.iloc[:120], y.iloc[:120])  # every feature fixed from the table
     for m in reference.members:
         m.learn_many(X.iloc[:120], y.iloc[:120])
-    reference.log_w = [math.log(w) for w in learner.decay_posterior().values()]  # learn_many's
+    reference.weigh_as(learner._rate_mixture())  # where learn_many's recursion is
     tests = [x for x, _ in records(15, seed=35)]
     assert_like_members(learner, reference, tests)
     for x, label in data[120:300]:  # "late" arrives at 150: kept, read by its Gaussian

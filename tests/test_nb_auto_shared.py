@@ -2,7 +2,6 @@
 per-member definition: one learner per rate of AUTO_GRID with that fixed decay, combined by
 the documented dynamic-model-averaging rule, written out here independently."""
 
-import math
 import pickle
 import random
 
@@ -10,36 +9,41 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID, RateMixture
+from onlinebma.forgetting import AUTO_FORGETTINGS, AUTO_GRID, RateMixture
 from onlinebma.naive_bayes import BMANB, ModelAveragedNB, NaiveBayes
 from onlinebma.naive_bayes.rates import SharedRates
 from onlinebma.stats import NormalGammaPrior
+from tests.support.dma import WrittenOutWeights
 
 TOL = 1e-12
 
 
 class Reference:
-    """One learner per rate and DMA weights: π_r ∝ π_r p_r(y | x) (floored at 1e-300) at each
-    learned record, then π_r ∝ π_r^β; predictions are the π-weighted members' predictions."""
+    """One learner per rate and the weights written out in tests/support/dma.py; predictions
+    are the weighted members' predictions."""
 
     def __init__(self, make):
         self.members = [make(rate) for rate in AUTO_GRID]
-        self.log_w = [-math.log(len(AUTO_GRID))] * len(AUTO_GRID)
+        self.dma = WrittenOutWeights(len(AUTO_GRID))
 
     def learn_one(self, x, y):
         ps = [m.predict_proba_one(x) for m in self.members]
-        lw = list(self.log_w)
-        if ps[0] and y in ps[0]:
-            lw = [w + math.log(max(p[y], 1e-300)) for w, p in zip(lw, ps)]
-        lw = [AUTO_FORGETTING * w for w in lw]
-        top = max(lw)
-        norm = top + math.log(sum(math.exp(w - top) for w in lw))
-        self.log_w = [w - norm for w in lw]
+        self.dma.update([p[y] for p in ps] if ps[0] and y in ps[0] else None)
         for m in self.members:
             m.learn_one(x, y)
 
     def weights(self):
-        return [math.exp(w) for w in self.log_w]
+        return self.dma.weights()
+
+    def weigh(self, weights):
+        """Start the weights' recursion from ``weights`` (one per rate)."""
+        self.dma = WrittenOutWeights(len(self.members), start=weights)
+
+    def weigh_as(self, state):
+        """Continue the weights' recursion from where ``state`` (a
+        :class:`~onlinebma.forgetting.RateWeights`) is: its weights per β and the β's."""
+        self.dma.log_pi = dict(zip(AUTO_FORGETTINGS, state.beta_log_weights.tolist()))
+        self.dma.log_omega = dict(zip(AUTO_FORGETTINGS, state.beta_log_posterior.tolist()))
 
     def predict_proba_one(self, x):
         mix = {}

@@ -186,7 +186,7 @@ def test_decay_auto_counts_equal_the_reading_given_from_the_first_record(cls):
     for m in given.members + reference.members:
         assert len(domain(m)) == 7
     for weighed in (given, reference):
-        weighed.log_w = [math.log(w) for w in learner.decay_posterior().values()]
+        weighed.weigh(list(learner.decay_posterior().values()))
     assert_same(learner, given, tests, tol=1e-9, code=False)
     assert_same(learner, reference, tests, tol=1e-9)
 

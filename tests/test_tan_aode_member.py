@@ -12,7 +12,6 @@ checked against the cross-validated probabilities of separate learners per fold.
 from __future__ import annotations
 
 import functools
-import math
 
 import numpy as np
 import pandas as pd
@@ -24,15 +23,15 @@ from onlinebma.tan import AODE, ModelAveragedTAN
 from onlinebma.tan.model_averaged import auto_representations
 from onlinebma.tan.numbers import REPRESENTATIONS
 from onlinebma.tan.stacking import FOLDS, folds_of, stacking_weights
+from tests.support.dma import WrittenOutWeights
 from tests.test_tan_representations import ExplicitRecursion as RepresentationRecursion
 from tests.test_tan_representations import close, learn_beside, stream
 from tests.test_tan_stacking import agreed, assert_close_dicts, mixture, records, table
 
 
 class ExplicitRecursion(RepresentationRecursion):
-    """One learner per (representation, rate, predictive), weighed by ``log π_m += log
-    max(p_m(y | x), 1e-300)`` (a label seen before), then ``π_m ∝ π_m^β``
-    (tests/test_tan_representations.py's recursion over these learners)."""
+    """One learner per (representation, rate, predictive), weighed as
+    tests/test_tan_representations.py's recursion (tests/support/dma.py)."""
 
     def __init__(self, rates, representations, **params):
         self.keys = [(rep, rate, "structures") for rep in representations for rate in rates]
@@ -43,7 +42,7 @@ class ExplicitRecursion(RepresentationRecursion):
             if how == "structures"
             else AODE(numeric=rep, decay=rate, sample_size=params["sample_size"])
             for rep, rate, how in self.keys]
-        self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))
+        self.weights = WrittenOutWeights(len(self.keys))
 
 
 @pytest.mark.parametrize("decay, numeric, params", [

@@ -8,15 +8,14 @@ log path and mpmath in tests/test_spanning.py.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 import pytest
 
 from onlinebma import tuning
-from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
+from onlinebma.forgetting import AUTO_GRID
 from onlinebma.tan import ModelAveragedTAN
+from tests.support.dma import WrittenOutWeights
 
 # the rate axis over one interval representation (the representation axis:
 # tests/test_tan_representations.py)
@@ -50,14 +49,14 @@ def test_auto_equals_a_dynamic_average_of_separate_learners(structures):
     members = [ModelAveragedTAN(aode=False, numeric=INTERVALS, structures=structures, decay=r,
                                 sample_size=10)
                for r in AUTO_GRID]
-    log_w = np.full(len(members), -math.log(len(members)))
+    weights = WrittenOutWeights(len(members))
     for x, y in data:
         got = auto.predict_proba_one(x)
         probas = [m.predict_proba_one(x) for m in members]
         want: dict = {}
-        for lw, p in zip(log_w, probas):
+        for w, p in zip(weights.weights(), probas):
             for label, q in p.items():
-                want[label] = want.get(label, 0.0) + math.exp(lw) * q
+                want[label] = want.get(label, 0.0) + w * q
         total = sum(want.values())
         assert set(got) == set(want)
         for label in want:
@@ -65,12 +64,12 @@ def test_auto_equals_a_dynamic_average_of_separate_learners(structures):
         auto.learn_one(x, y)
         for m in members:
             m.learn_one(x, y)
-        if y in probas[0]:
-            log_w = log_w + np.log([max(p[y], 1e-300) for p in probas])
-        log_w = AUTO_FORGETTING * log_w
-        log_w -= np.logaddexp.reduce(log_w)
+        weights.update([p[y] for p in probas] if y in probas[0] else None)
     posterior = auto.decay_posterior()
-    np.testing.assert_allclose([posterior[r] for r in AUTO_GRID], np.exp(log_w), atol=1e-12)
+    np.testing.assert_allclose([posterior[r] for r in AUTO_GRID], weights.weights(), atol=1e-12)
+    beta = auto.beta_posterior()
+    np.testing.assert_allclose(list(beta.values()), list(weights.beta_posterior().values()),
+                               atol=1e-12)
 
 
 def chain_records(n, p, seed=0, strength=0.9, missing=0.05, values=3):

@@ -18,10 +18,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.forgetting import AUTO_FORGETTING, AUTO_GRID
+from onlinebma.forgetting import AUTO_GRID
 from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
 from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.model_averaged import auto_representations
+from tests.support.dma import WrittenOutWeights
 from tests.test_tan_numbers import with_missing
 
 
@@ -41,9 +42,8 @@ def stream(n, seed=0):
 
 
 class ExplicitRecursion:
-    """One learner per (representation, rate), weighed by the DMA recursion: before each
-    label, ``log π_m += log max(p_m(y | x), 1e-300)`` (a label seen before), then ``π_m ∝
-    π_m^β``."""
+    """One learner per (representation, rate), weighed by the recursion written out in
+    :mod:`tests.support.dma`."""
 
     def __init__(self, rates, representations=None, **params):
         decay = rates[0] if len(rates) == 1 else "auto"
@@ -51,31 +51,28 @@ class ExplicitRecursion:
         self.keys = [(rep, rate) for rep in representations for rate in rates]
         self.learners = [ModelAveragedTAN(aode=False, numeric=rep, decay=rate, **params)
                          for rep, rate in self.keys]
-        self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))
+        self.weights = WrittenOutWeights(len(self.keys))
 
     def predict_proba_one(self, x):
         probas = [m.predict_proba_one(x) for m in self.learners]
         if not probas[0]:
             return {}
-        out = {c: sum(math.exp(lw) * p[c] for lw, p in zip(self.log_weights, probas))
+        out = {c: sum(w * p[c] for w, p in zip(self.weights.weights(), probas))
                for c in probas[0]}
         total = sum(out.values())
         return {c: p / total for c, p in out.items()}
 
     def learn_one(self, x, y):
         probas = [m.predict_proba_one(x) for m in self.learners]
-        lw = self.log_weights
-        if probas[0] and y in probas[0]:
-            lw = lw + np.log([max(p[y], 1e-300) for p in probas])
-        lw = AUTO_FORGETTING * lw
-        self.log_weights = lw - np.logaddexp.reduce(lw)
+        known = probas[0] and y in probas[0]
+        self.weights.update([p[y] for p in probas] if known else None)
         for m in self.learners:
             m.learn_one(x, y)
 
     def posterior(self, axis):
         out: dict = {}
-        for key, lw in zip(self.keys, self.log_weights):
-            out[key[axis]] = out.get(key[axis], 0.0) + math.exp(lw)
+        for key, w in zip(self.keys, self.weights.weights()):
+            out[key[axis]] = out.get(key[axis], 0.0) + w
         return out
 
 

@@ -19,7 +19,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from onlinebma.forgetting import AUTO_FORGETTING
 from onlinebma.numeric.sample import TABLE_SAMPLE_SIZE, ColumnSample
 from onlinebma.reading import prepare_frame
 from onlinebma.records import FeatureKinds
@@ -27,6 +26,7 @@ from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.members import Member, TreeMemberStack
 from onlinebma.tan.merging import first_record_samples
 from onlinebma.tan.stacking import FOLDS, folds_of, stacking_weights
+from tests.support.dma import WrittenOutWeights
 
 REPRESENTATIONS = ("MDL", "Gaussian")  # two members, one interval grid (a TreeMemberStack)
 
@@ -232,11 +232,11 @@ def test_learn_one_continues_the_recursion_from_the_stacking_weights():
     _, whole = written_out(X, y)
     x, label = {"a": "a1", "z": 0.3, "w": -1.0}, "y1"
     p = [m.predict_proba_one(x)[label] for m in whole]
-    log_w = AUTO_FORGETTING * (np.log(list(weights.values())) + np.log(p))
+    want = WrittenOutWeights(len(whole), start=list(weights.values()))
+    want.update(p)
     model.learn_one(x, label)
-    want = np.exp(log_w - np.logaddexp.reduce(log_w))
-    np.testing.assert_allclose(list(model.representation_posterior().values()), want,
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(list(model.representation_posterior().values()),
+                               want.weights(), rtol=0, atol=1e-12)
 
 
 def test_rows_exchanged_within_a_fold_give_the_same_learner():

@@ -76,7 +76,8 @@ class _Packed:
         return np.frombuffer(self.data, dtype=self.dtype).reshape(self.shape).copy()
 
 
-_STATE = ("terms", "rates", "lam", "log_weights", "weights", "kinds", "classes", "class_index",
+_STATE = ("terms", "rates", "lam", "_log_weights", "beta_log_weights", "beta_log_posterior",
+          "weights", "kinds", "classes", "class_index",
           "columns", "features", "names", "rows", "order", "n_values", "row_feature",
           "class_counts", "total", "numeric", "numeric_seen", "unseen", "counts", "totals",
           "nominal_seen", "clock")
@@ -448,10 +449,12 @@ class SharedRates(RateWeights):
         s = self.numeric[js, slots]  # [m, 2, (n, mean, m2), R]: a view when js is a slice
         n, mean = s[:, :, 0], s[:, :, 1]
         x = xs[:, None, None]
+        empty = n == 0  # a first value is set, as GaussianMoments.update does: m2 stays 0
         delta = x - mean
         n += w
         t = delta * w
         mean += t / n
+        np.copyto(mean, np.broadcast_to(x, mean.shape), where=empty)
         s[:, :, 2] += t * (x - mean)
         if type(js) is not slice:
             self.numeric[js, slots] = s

@@ -25,11 +25,11 @@ Each member follows exactly the recursion of docs/tan.md at its rate: ``l <- α 
 Q_y(x))`` before counting a record (prequential, ``α`` = ``structure_decay``), counts times
 λ after it, and ``l = log W`` from the counts after a new class or value for a member that
 does not forget. The weights are updated as
-:class:`~onlinebma.forgetting.RateMixture`'s: ``log π_r += log max(p_r(y | x),
-1e-300)`` for a label seen before, then ``π_r ∝ π_r^β``, β =
-:data:`~onlinebma.forgetting.AUTO_FORGETTING`, in log space
-(``tests/test_tan_auto_shared.py`` runs the stack against separate learners, and a stack of
-one against the recursion written out).
+:class:`~onlinebma.forgetting.RateMixture`'s (:class:`~onlinebma.forgetting.RateWeights`:
+``log π_{β,r} += log max(p_r(y | x), 1e-300)`` for a label seen before, then ``π_{β,r} ∝
+π_{β,r}^β`` for each β of :data:`~onlinebma.forgetting.AUTO_FORGETTINGS`, the β's weighed by
+their own mixtures' predictions), in log space (``tests/test_tan_auto_shared.py`` runs the
+stack against separate learners, and a stack of one against the recursion written out).
 
 A stack holds one interval representation; several interval grids are several stacks, one
 per grid, under one set of weights (:class:`~onlinebma.tan.grid_stack.GridStack`), which

@@ -424,6 +424,14 @@ class ModelAveragedTAN(Merging, base.MiniBatchClassifier):
         fast the stream seems to change), ``{decay: 1.0}`` for a fixed one."""
         return self._state.posterior()
 
+    def beta_posterior(self) -> dict:
+        """``{β: posterior probability}`` over
+        :data:`~onlinebma.forgetting.AUTO_FORGETTINGS`, the forgettings of the members'
+        weights (how fast the weights of the rates and representations move; see
+        :mod:`onlinebma.forgetting`), or ``{}`` for a learner of one member, which weighs
+        none."""
+        return self._state.beta_posterior() if self.weighs_members else {}
+
     def representation_posterior(self) -> dict:
         """``{representation: weight}`` of the members' numeric representations (summed over
         the rates): with ``numeric="auto"``, how much the numbers are read as intervals and
