@@ -207,11 +207,7 @@ class GaussianStatistics(NumericFeatures):
         """``sum_u log t_c(x_u)`` of the independent rows, each feature's prior scaled by its
         class-pooled spread at the row's rate (module docstring)."""
         stats = self._independent
-        pooled = stats.pooled(1)
-        n, scatter = pooled.n, pooled.scatter
-        spread = np.sqrt(np.divide(scatter, n, out=np.ones_like(scatter),
-                                   where=(n > 0) & (scatter > 0)))
-        log_t = stats.log_predictive(self._prior, x, scale=spread[:, None, :])
+        log_t = stats.log_predictive(self._prior, x, scale=stats.spread(1)[:, None, :])
         return log_t[:, :n_classes].sum(axis=-1)
 
     def learn(self, numeric, c: int, n_classes: int) -> None:
