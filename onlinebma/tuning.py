@@ -110,6 +110,9 @@ NARROW_UPDATE_WORK = 100
 #: in plain Python floats when their statistics number at most this (rows x class slots x
 #: features), else by numpy.
 NARROW_INDEPENDENT_CELLS = 48
+#: A record is added to MomentStatistics of at most this many statistics (batch cells x
+#: features) in plain Python floats, else by numpy.
+NARROW_MOMENT_UPDATE_CELLS = 48
 #: Array elements per block of rows of FullStatistics.add_many (memory).
 GAUSSIAN_BLOCK = 1 << 18
 #: Ratios of log-gammas kept per prior shape by onlinebma.stats.gaussian (memory).

@@ -105,3 +105,26 @@ def test_spread_is_the_pooled_statistics_spread():
     expected[..., 2] = 1.0
     np.testing.assert_allclose(s.spread(1), expected, rtol=1e-13)
     assert np.all(MomentStatistics(2, shape=(3,)).spread(0) == 1.0)  # no weight
+
+
+@pytest.mark.parametrize("shape, decay", [((), 1.0), ((2, 3), [[1.0], [0.9]]), ((4,), 0.97)])
+def test_moment_update_in_plain_floats_is_the_numpy_update(shape, decay, monkeypatch):
+    """MomentStatistics.add in plain floats and by numpy, the same records (one-hot and
+    fractional weights, weights of 0, missing values, a constant feature, far values) into
+    two copies: the same arithmetic, so the same numbers exactly, after every record."""
+    rng = np.random.default_rng(5)
+    plain, numpy_path = MomentStatistics(3, shape, decay), MomentStatistics(3, shape, decay)
+    for i in range(120):
+        x = rng.normal(size=3)
+        x[2] = -2.0
+        if i % 13 == 5:
+            x[0] = -1e8
+        x[rng.random(3) < 0.2] = np.nan
+        w = rng.random(shape) * (rng.random(shape) < 0.6)
+        for stats, cells in ((plain, PLAIN), (numpy_path, NUMPY)):
+            monkeypatch.setattr(tuning, "NARROW_MOMENT_UPDATE_CELLS", cells)
+            stats.add(x, w)
+        for a, b in zip(plain.state, numpy_path.state):
+            assert a.shape == b.shape
+            np.testing.assert_array_equal(a, b)
+    assert plain.n.max() > 1  # records were learned

@@ -1287,6 +1287,46 @@ class MomentStatistics(_Statistics):
     _pool = staticmethod(_pool_moments)
     _nodes = staticmethod(_record_moments)
 
+    def add(self, x, weight=1.0) -> None:
+        """Forget by ``decay``, then learn one record (:meth:`_Statistics.add`, whose
+        parameters these are): :func:`_pool_moments` of the forgotten statistics and the
+        record, in plain Python floats when the statistics are few
+        (:data:`~onlinebma.tuning.NARROW_MOMENT_UPDATE_CELLS`)."""
+        x = _check_record(x, self.n_features)
+        w = _check_weights(weight, self.shape)
+        if self._state[0].size > tuning.NARROW_MOMENT_UPDATE_CELLS:
+            self._state = self._pool(self._forgotten()[0], self._records(x, w))
+            return
+        d = self.n_features
+        decay = self.decay.ravel().tolist()
+        forgets = any(lam != 1.0 for lam in decay)
+        values = x.tolist()
+        n_out, mean_out, a_out = [], [], []
+        for n_s, mean_s, a_s, lam, w_s in zip(*(s.reshape(-1, d).tolist() for s in self._state),
+                                             decay, w.ravel().tolist()):
+            root = math.sqrt(lam) if forgets else 1.0
+            n_row, mean_row, a_row = [], [], []
+            for n, m, a, value in zip(n_s, mean_s, a_s, values):
+                if forgets:  # as _scaled
+                    n, a = n * lam, a * root
+                if value != value or w_s == 0.0:  # missing or not this statistic's: forget
+                    n_row.append(n)
+                    mean_row.append(m)
+                    a_row.append(math.sqrt(a * a))
+                    continue
+                total = n + w_s
+                frac = w_s / total
+                diff = value - m
+                z = math.sqrt(n * frac) * diff
+                n_row.append(total)
+                mean_row.append(m + frac * diff)
+                a_row.append(math.sqrt(a * a + z * z))
+            n_out.append(n_row)
+            mean_out.append(mean_row)
+            a_out.append(a_row)
+        shape = self.shape + (d,)
+        self._state = tuple(np.array(s).reshape(shape) for s in (n_out, mean_out, a_out))
+
     @property
     def scatter(self) -> np.ndarray:
         """Centred (weighted) sum of squares of each feature."""
