@@ -313,17 +313,17 @@ def _python_independent_log_densities(prior, state, x, n_classes: int) -> np.nda
     observed = [(u, value, t, nu) for u, (value, t, nu) in
                 enumerate(zip(x.tolist(), prior.t.tolist(), prior.nu.tolist()))
                 if value == value]  # NaN (missing) is not equal to itself
-    by_weight: dict = {}  # n -> (the Student t's terms in n alone, kappa / (kappa + 1), top)
+    by_weight: dict = {}  # n -> the Student t's terms in n alone (as _log_student's)
     out = []
-    for n_r, mean_r, a_r in zip(*(s.tolist() for s in state)):
+    for n_r, mean_r, a_r, n_t, mean_t, a_t in zip(
+            *(s.tolist() for s in state), *(np.swapaxes(s, 1, 2).tolist() for s in state)):
         prior_t = []  # T of each observed feature scaled by its spread over every class
         for u, _, t, _ in observed:
-            n_u = [n_c[u] for n_c in n_r]
-            mean_u = [m_c[u] for m_c in mean_r]
+            n_u, mean_u = n_t[u], mean_t[u]
             total = sum(n_u)
             pooled = sum([n * m for n, m in zip(n_u, mean_u)]) / total if total > 0 else 0.0
-            scatter = sum([a_c[u] * a_c[u] + n * (m - pooled) ** 2
-                           for n, m, a_c in zip(n_u, mean_u, a_r)])
+            scatter = sum([a * a + n * (m - pooled) ** 2
+                           for n, m, a in zip(n_u, mean_u, a_t[u])])
             scale = sqrt(scatter / total) if total > 0 and scatter > 0 else 1.0
             prior_t.append(t * scale * scale)
         row = []
@@ -331,18 +331,19 @@ def _python_independent_log_densities(prior, state, x, n_classes: int) -> np.nda
             log_t = 0.0
             for (u, value, _, nu), t_u in zip(observed, prior_t):
                 n, m, a = n_c[u], m_c[u], a_c[u]
-                kappa = k0 + n
                 terms = by_weight.get(n)
-                if terms is None:  # as _log_student of one feature
+                if terms is None:
+                    kappa = k0 + n
                     ratio = kappa / (kappa + 1.0)
                     half_df = 0.5 * prior.df(n)
-                    top = half_df + 0.5
-                    terms = by_weight[n] = (lgamma(top) - lgamma(half_df) - 0.5 * LOG_PI
-                                            + 0.5 * log(ratio), ratio, top)
+                    terms = by_weight[n] = (
+                        lgamma(half_df + 0.5) - lgamma(half_df) - 0.5 * LOG_PI
+                        + 0.5 * log(ratio), ratio, half_df + 0.5, k0 * n / kappa, kappa)
+                constant, ratio, top, shrink, kappa = terms
                 b = m - nu
-                r = t_u + a * a + k0 * n / kappa * b * b
-                z = (value - (k0 * nu + n * m) / kappa) / sqrt(r)
-                log_t += terms[0] - 0.5 * log(r) - terms[2] * log1p(terms[1] * (z * z))
+                r = t_u + a * a + shrink * b * b
+                delta = value - (k0 * nu + n * m) / kappa
+                log_t += constant - 0.5 * log(r) - top * log1p(ratio * (delta * delta / r))
             row.append(log_t)
         out.append(row)
     return np.array(out)
