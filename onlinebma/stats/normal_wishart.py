@@ -82,7 +82,8 @@ by Givens rotations in plain floats: :data:`~onlinebma.tuning.NARROW_UPDATE_WORK
 takes ``log|R_SS|`` and its quadratic form from one QR of that stack bordered by the record's
 row (``r^2 = 1 / (1 + u^T R^-1 u)`` by Sherman–Morrison; no solve). Near-duplicate
 features (``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
-precision.
+precision. :class:`MomentStatistics` learns a record into few statistics in plain floats
+(:data:`~onlinebma.tuning.NARROW_MOMENT_UPDATE_CELLS`), the same arithmetic as its numpy path.
 
 Interface (stable; ``x`` is one record, shape ``(d,)``, NaN = missing)
 -----------------------------------------------------------------------
