@@ -212,7 +212,7 @@ class GaussianStatistics(NumericFeatures):
         """``sum_u log t_c(x_u)`` of the independent rows, each feature's prior scaled by its
         class-pooled spread at the row's rate (module docstring)."""
         stats = self._independent
-        if stats.n.size <= tuning.NARROW_INDEPENDENT_CELLS:
+        if stats.state[0].size <= tuning.NARROW_INDEPENDENT_CELLS:
             return _python_independent_log_densities(self._prior, stats.state, x, n_classes)
         log_t = stats.log_predictive(self._prior, x, scale=stats.spread(1)[:, None, :])
         return log_t[:, :n_classes].sum(axis=-1)
