@@ -111,8 +111,9 @@ NARROW_UPDATE_WORK = 100
 #: in plain Python floats when their statistics number at most this (rows x class slots x
 #: features), else by numpy. Measured by ``python -m experiments.independent_paths`` (both
 #: paths interleaved in one process, process time, best of 7 rounds, load 4-5 on 2 cores):
-#: plain floats cost about 2.5 µs a cell, numpy about 110-200 µs flat; they crossed between
-#: 48 and 60 cells.
+#: plain floats cost about 2.5 µs a cell, numpy about 110-200 µs flat; even from 30 to 48
+#: cells, numpy faster from 54 (re-measured with the plain path's log-gammas by scipy's
+#: gammaln, as the numpy path's).
 NARROW_INDEPENDENT_CELLS = 48
 #: A record is added to MomentStatistics of at most this many statistics (batch cells x
 #: features) in plain Python floats, else by numpy. Measured as NARROW_INDEPENDENT_CELLS

@@ -58,6 +58,7 @@ import math
 from itertools import islice
 
 import numpy as np
+from scipy.special import gammaln
 
 from .. import tuning
 from ..stats.normal_wishart import FullStatistics, MomentStatistics, NormalWishartPrior
@@ -305,10 +306,12 @@ def _python_independent_log_densities(prior, state, x, n_classes: int) -> np.nda
     arithmetic of the numpy path of :meth:`GaussianStatistics._independent_log_densities`
     (:meth:`MomentStatistics.spread` over the classes, then
     :meth:`MomentStatistics.log_predictive` with that scale), one statistic at a time, the
-    terms that depend on a weight alone (the log-gammas) computed once per weight.
+    terms that depend on a weight alone (the log-gammas) computed once per weight, by the
+    numpy path's ``gammaln`` (``math.lgamma`` differs from it by an ulp or two, 1e-12 nats
+    at weights of thousands).
     ``state`` is the independent statistics' ``(n, mean, root scatter)``, each ``(rows,
     classes, d)``."""
-    sqrt, log, log1p, lgamma = math.sqrt, math.log, math.log1p, math.lgamma
+    sqrt, log, log1p = math.sqrt, math.log, math.log1p
     k0 = prior.k0
     observed = [(u, value, t, nu) for u, (value, t, nu) in
                 enumerate(zip(x.tolist(), prior.t.tolist(), prior.nu.tolist()))
@@ -337,7 +340,7 @@ def _python_independent_log_densities(prior, state, x, n_classes: int) -> np.nda
                     ratio = kappa / (kappa + 1.0)
                     half_df = 0.5 * prior.df(n)
                     terms = by_weight[n] = (
-                        lgamma(half_df + 0.5) - lgamma(half_df) - 0.5 * LOG_PI
+                        float(gammaln(half_df + 0.5) - gammaln(half_df)) - 0.5 * LOG_PI
                         + 0.5 * log(ratio), ratio, half_df + 0.5, k0 * n / kappa, kappa)
                 constant, ratio, top, shrink, kappa = terms
                 b = m - nu
