@@ -92,7 +92,8 @@ PAIR_CHUNK_CELLS = 1 << 22
 DESIGN_FEATURES = 10
 
 # ---------------------------------------------------------------- Gaussian members
-# Measured by ``python -m experiments.gaussian_paths``.
+# Measured by ``python -m experiments.gaussian_paths`` (the full-covariance members) and
+# ``python -m experiments.independent_paths`` (the independent Gaussians).
 
 #: A record's Student t predictives of F complete factors of d features are computed in
 #: plain Python floats when F (d^3 + 125) is at most this, else by numpy. Re-measured when
@@ -106,6 +107,18 @@ NARROW_PREDICTIVE_WORK = 600
 #: 71, 1 x d 10 (100) 67 vs 69, 3 x d 6 (108) 80 vs 72, 2 x d 8 (128) 77 vs 73, 5 x d 6
 #: (180) 110 vs 77.
 NARROW_UPDATE_WORK = 100
+#: The independent Gaussians' Student t's of a record (onlinebma.tan.gaussian) are computed
+#: in plain Python floats when their statistics number at most this (rows x class slots x
+#: features), else by numpy. Measured by ``python -m experiments.independent_paths`` (both
+#: paths interleaved in one process, process time, best of 7 rounds, load 4-5 on 2 cores):
+#: plain floats cost about 2.5 µs a cell, numpy about 110-200 µs flat; even from 30 to 48
+#: cells, numpy faster from 54 (re-measured with the plain path's log-gammas by scipy's
+#: gammaln, as the numpy path's).
+NARROW_INDEPENDENT_CELLS = 48
+#: A record is added to MomentStatistics of at most this many statistics (batch cells x
+#: features) in plain Python floats, else by numpy. Measured as NARROW_INDEPENDENT_CELLS
+#: (the second table): crossed between 54 and 60 cells.
+NARROW_MOMENT_UPDATE_CELLS = 48
 #: Array elements per block of rows of FullStatistics.add_many (memory).
 GAUSSIAN_BLOCK = 1 << 18
 #: Ratios of log-gammas kept per prior shape by onlinebma.stats.gaussian (memory).

@@ -82,7 +82,8 @@ by Givens rotations in plain floats: :data:`~onlinebma.tuning.NARROW_UPDATE_WORK
 takes ``log|R_SS|`` and its quadratic form from one QR of that stack bordered by the record's
 row (``r^2 = 1 / (1 + u^T R^-1 u)`` by Sherman–Morrison; no solve). Near-duplicate
 features (``x_v = x_u + 1e-9`` noise) therefore keep the prior's share of ``|R|`` to full relative
-precision.
+precision. :class:`MomentStatistics` learns a record into few statistics in plain floats
+(:data:`~onlinebma.tuning.NARROW_MOMENT_UPDATE_CELLS`), the same arithmetic as its numpy path.
 
 Interface (stable; ``x`` is one record, shape ``(d,)``, NaN = missing)
 -----------------------------------------------------------------------
@@ -366,8 +367,9 @@ def _read_only(x: np.ndarray) -> np.ndarray:
 
 
 def _safe_div(a, b):
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(b > 0, a / np.where(b > 0, b, 1.0), 0.0)
+    """``a / b`` where ``b > 0``, else 0 (no division is made there: no warning to silence)."""
+    a, b = np.asarray(a), np.asarray(b)
+    return np.divide(a, b, out=np.zeros(np.broadcast_shapes(a.shape, b.shape)), where=b > 0)
 
 
 # ------------------------------------------------------------------------ pair statistics
@@ -518,9 +520,27 @@ class _Statistics:
         """
         x = _check_record(x, self.n_features)
         w = _check_weights(weight, self.shape)
-        state = self._state if np.all(self.decay == 1) else self._scaled(self._state,
-                                                                          self.decay)
-        self._state = self._pool(state, self._records(x, w))
+        self._state = self._pool(self._forgotten()[0], self._records(x, w))
+
+    def _forgotten(self) -> tuple:
+        """The state forgotten by ``decay`` (as :meth:`_scaled`, with ``decay``'s root and
+        shapes kept between records) and whether anything was forgotten."""
+        kept = self.__dict__.get("_decay_kept")
+        if kept is None or kept[0] is not self.decay:  # (decay, weights', factors', < 1)
+            root = np.sqrt(self.decay)
+            kept = self._decay_kept = (
+                self.decay, self.decay.reshape(self.shape + (1,) * self._layout[0]),
+                [root.reshape(self.shape + (1,) * j) for j in self._layout[2:]],
+                bool((self.decay != 1).any()))
+        if not kept[3]:
+            return self._state, False
+        n, mean, *factors = self._state
+        return (n * kept[1], mean) + tuple(f * r for f, r in zip(factors, kept[2])), True
+
+    def __getstate__(self):  # the kept roots of decay are derived
+        state = dict(self.__dict__)
+        state.pop("_decay_kept", None)
+        return state
 
     def add_many(self, X, weights=None) -> None:
         """Learn the rows of ``X`` in order: equal to :meth:`add` on each row (up to rounding),
@@ -995,8 +1015,7 @@ class FullStatistics(_Statistics):
     _pool = staticmethod(_pool_full)
 
     def __getstate__(self):  # the kept prior terms and decay roots: derived
-        state = dict(self.__dict__)
-        state.pop("_decay_kept", None)
+        state = super().__getstate__()
         state.pop("_prior_kept", None)
         return state
 
@@ -1010,13 +1029,7 @@ class FullStatistics(_Statistics):
         """
         x = _check_record(x, self.n_features)
         w = _check_weights(weight, self.shape)
-        nA, mA, LA = self._state
-        kept = self.__dict__.get("_decay_kept")
-        if kept is None or kept[0] is not self.decay:  # (decay, its root, whether < 1)
-            kept = self._decay_kept = (self.decay, np.sqrt(self.decay)[..., None, None],
-                                       bool((self.decay != 1).any()))
-        if kept[2]:  # as _scaled: every weight times decay, every factor times its root
-            nA, LA = nA * kept[0], LA * kept[1]
+        (nA, mA, LA), forgot = self._forgotten()
         # nothing learned but the forgetting (the values are at most 1e100: NaN sums to NaN)
         if not w.any() or math.isnan(sum(x.tolist())):
             self._state = (nA, mA, LA)
@@ -1027,7 +1040,7 @@ class FullStatistics(_Statistics):
         root = np.sqrt(nA * frac)
         d = self.n_features
         todo = root.ravel().nonzero()[0]  # the factors a nonzero row can reach
-        L = LA.reshape(-1, d, d) if kept[2] else LA.reshape(-1, d, d).copy()
+        L = LA.reshape(-1, d, d) if forgot else LA.reshape(-1, d, d).copy()
         if len(todo):
             rows = (root[..., None] * diff).reshape(-1, d)[todo]
             Lt = np.swapaxes(L[todo], -1, -2)
@@ -1275,10 +1288,91 @@ class MomentStatistics(_Statistics):
     _pool = staticmethod(_pool_moments)
     _nodes = staticmethod(_record_moments)
 
+    def add(self, x, weight=1.0) -> None:
+        """Forget by ``decay``, then learn one record (:meth:`_Statistics.add`, whose
+        parameters these are): :func:`_pool_moments` of the forgotten statistics and the
+        record, in plain Python floats when the statistics are few
+        (:data:`~onlinebma.tuning.NARROW_MOMENT_UPDATE_CELLS`)."""
+        x = _check_record(x, self.n_features)
+        w = _check_weights(weight, self.shape)
+        if self._state[0].size > tuning.NARROW_MOMENT_UPDATE_CELLS:
+            self._state = self._pool(self._forgotten()[0], self._records(x, w))
+            return
+        d = self.n_features
+        decay = self.decay.ravel().tolist()
+        forgets = any(lam != 1.0 for lam in decay)
+        values = x.tolist()
+        n_out, mean_out, a_out = [], [], []
+        for n_s, mean_s, a_s, lam, w_s in zip(*(s.reshape(-1, d).tolist() for s in self._state),
+                                             decay, w.ravel().tolist()):
+            root = math.sqrt(lam) if forgets else 1.0
+            n_row, mean_row, a_row = [], [], []
+            for n, m, a, value in zip(n_s, mean_s, a_s, values):
+                if forgets:  # as _scaled
+                    n, a = n * lam, a * root
+                if value != value or w_s == 0.0:  # missing or not this statistic's: forget
+                    n_row.append(n)
+                    mean_row.append(m)
+                    a_row.append(math.sqrt(a * a))
+                    continue
+                total = n + w_s
+                frac = w_s / total
+                diff = value - m
+                z = math.sqrt(n * frac) * diff
+                n_row.append(total)
+                mean_row.append(m + frac * diff)
+                a_row.append(math.sqrt(a * a + z * z))
+            n_out.append(n_row)
+            mean_out.append(mean_row)
+            a_out.append(a_row)
+        shape = self.shape + (d,)
+        self._state = tuple(np.array(s).reshape(shape) for s in (n_out, mean_out, a_out))
+
     @property
     def scatter(self) -> np.ndarray:
         """Centred (weighted) sum of squares of each feature."""
         return self._state[2] ** 2
+
+    def _batch_axis(self, axis: int) -> int:
+        k = len(self.shape)
+        if not -k <= axis < k:
+            raise ValueError(f"axis {axis} is not a batch axis of shape {self.shape}")
+        return axis % k
+
+    def _pooled_moments(self, axis: int) -> tuple:
+        """Weight, mean and scatter (squared) of each feature pooled over the batch axis
+        ``axis`` (non-negative): Chan et al.'s pooled moments in one pass, a sum of
+        non-negative terms: the weights, the weighted mean, and the scatters plus each part's
+        weight times its squared distance from that mean."""
+        n_c, mean_c, a_c = self._state
+        n = n_c.sum(axis=axis)
+        mean = _safe_div((n_c * mean_c).sum(axis=axis), n)
+        a2 = (a_c * a_c + n_c * (mean_c - np.expand_dims(mean, axis)) ** 2).sum(axis=axis)
+        return n, mean, a2
+
+    def spread(self, axis: int) -> np.ndarray:
+        """Each feature's standard deviation over the records of every statistic along one
+        batch axis (the square root of :meth:`pooled`'s scatter over its weight; 1 where that
+        has no weight or no scatter), without building the pooled statistics.
+
+        Parameters
+        ----------
+        axis : int
+            A batch axis (of ``shape``).
+
+        Returns
+        -------
+        numpy.ndarray of shape ``shape`` without ``axis``, plus ``(d,)``
+
+        Examples
+        --------
+        >>> s = MomentStatistics(2, shape=(2,))
+        >>> s.add_many([[0.0, 5.0], [2.0, 5.0]], weights=[[1, 0], [0, 1]])
+        >>> s.spread(0)                # 0 and 2 pooled: standard deviation 1; 5, 5: none
+        array([1., 1.])
+        """
+        n, _, a2 = self._pooled_moments(self._batch_axis(axis))
+        return np.sqrt(np.divide(a2, n, out=np.ones_like(a2), where=(n > 0) & (a2 > 0)))
 
     def pooled(self, axis: int) -> MomentStatistics:
         """The statistics pooled over one batch axis (e.g. over the parent's values: the
@@ -1289,17 +1383,8 @@ class MomentStatistics(_Statistics):
         axis : int
             A batch axis (of ``shape``).
         """
-        k = len(self.shape)
-        if not -k <= axis < k:
-            raise ValueError(f"axis {axis} is not a batch axis of shape {self.shape}")
-        axis %= k
-        # Chan et al.'s pooled moments in one pass, a sum of non-negative terms: the weights,
-        # the weighted mean, and the scatters plus each part's weight times its squared
-        # distance from that mean
-        n_c, mean_c, a_c = self._state
-        n = n_c.sum(axis=axis)
-        mean = _safe_div((n_c * mean_c).sum(axis=axis), n)
-        a2 = (a_c * a_c + n_c * (mean_c - np.expand_dims(mean, axis)) ** 2).sum(axis=axis)
+        axis = self._batch_axis(axis)
+        n, mean, a2 = self._pooled_moments(axis)
         new = object.__new__(MomentStatistics)
         new.__dict__.update(
             n_features=self.n_features, shape=self.shape[:axis] + self.shape[axis + 1:],
@@ -1356,7 +1441,7 @@ class MomentStatistics(_Statistics):
         t = None
         if scale is not None:
             scale = np.asarray(scale, dtype=float)
-            if not np.all(scale > 0) or not np.all(np.isfinite(scale)):
+            if scale.size and not (scale.min() > 0 and scale.max() < math.inf):  # NaN: no
                 raise ValueError(f"scale must be positive and finite, got {scale!r}")
             t = prior.t * scale * scale
         return _log_t_single(prior, *self._state, x, ~np.isnan(x), t)

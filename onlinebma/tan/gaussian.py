@@ -54,9 +54,15 @@ between correlated features (docs/tan.md, *Numbers*: measured beside each other)
 
 from __future__ import annotations
 
-import numpy as np
+import math
+from itertools import islice
 
+import numpy as np
+from scipy.special import gammaln
+
+from .. import tuning
 from ..stats.normal_wishart import FullStatistics, MomentStatistics, NormalWishartPrior
+from ..stats.numerics import LOG_PI
 
 __all__ = ["GAUSSIAN", "GAUSSIANS", "INDEPENDENT_GAUSSIANS", "GaussianStatistics",
            "NumericFeatures"]
@@ -207,11 +213,9 @@ class GaussianStatistics(NumericFeatures):
         """``sum_u log t_c(x_u)`` of the independent rows, each feature's prior scaled by its
         class-pooled spread at the row's rate (module docstring)."""
         stats = self._independent
-        pooled = stats.pooled(1)
-        n, scatter = pooled.n, pooled.scatter
-        spread = np.sqrt(np.divide(scatter, n, out=np.ones_like(scatter),
-                                   where=(n > 0) & (scatter > 0)))
-        log_t = stats.log_predictive(self._prior, x, scale=spread[:, None, :])
+        if stats.state[0].size <= tuning.NARROW_INDEPENDENT_CELLS:
+            return _python_independent_log_densities(self._prior, stats.state, x, n_classes)
+        log_t = stats.log_predictive(self._prior, x, scale=stats.spread(1)[:, None, :])
         return log_t[:, :n_classes].sum(axis=-1)
 
     def learn(self, numeric, c: int, n_classes: int) -> None:
@@ -294,3 +298,55 @@ class GaussianStatistics(NumericFeatures):
         for mine, stats in zip(self._parts(), theirs):
             stats.grow(1, k)
             mine.merge(stats)
+
+
+def _python_independent_log_densities(prior, state, x, n_classes: int) -> np.ndarray:
+    """The independent rows' ``sum_u log t_c(x_u)``, ``(rows, n_classes)``, in plain Python
+    floats for few statistics (:data:`~onlinebma.tuning.NARROW_INDEPENDENT_CELLS`): the
+    arithmetic of the numpy path of :meth:`GaussianStatistics._independent_log_densities`
+    (:meth:`MomentStatistics.spread` over the classes, then
+    :meth:`MomentStatistics.log_predictive` with that scale), one statistic at a time, the
+    terms that depend on a weight alone (the log-gammas) computed once per weight, by the
+    numpy path's ``gammaln`` (``math.lgamma`` differs from it by an ulp or two, 1e-12 nats
+    at weights of thousands).
+    ``state`` is the independent statistics' ``(n, mean, root scatter)``, each ``(rows,
+    classes, d)``."""
+    sqrt, log, log1p = math.sqrt, math.log, math.log1p
+    k0 = prior.k0
+    observed = [(u, value, t, nu) for u, (value, t, nu) in
+                enumerate(zip(x.tolist(), prior.t.tolist(), prior.nu.tolist()))
+                if value == value]  # NaN (missing) is not equal to itself
+    by_weight: dict = {}  # n -> the Student t's terms in n alone (as _log_student's)
+    out = []
+    for n_r, mean_r, a_r, n_t, mean_t, a_t in zip(
+            *(s.tolist() for s in state), *(np.swapaxes(s, 1, 2).tolist() for s in state)):
+        prior_t = []  # T of each observed feature scaled by its spread over every class
+        for u, _, t, _ in observed:
+            n_u, mean_u = n_t[u], mean_t[u]
+            total = sum(n_u)
+            pooled = sum([n * m for n, m in zip(n_u, mean_u)]) / total if total > 0 else 0.0
+            scatter = sum([a * a + n * (m - pooled) ** 2
+                           for n, m, a in zip(n_u, mean_u, a_t[u])])
+            scale = sqrt(scatter / total) if total > 0 and scatter > 0 else 1.0
+            prior_t.append(t * scale * scale)
+        row = []
+        for n_c, m_c, a_c in islice(zip(n_r, mean_r, a_r), n_classes):
+            log_t = 0.0
+            for (u, value, _, nu), t_u in zip(observed, prior_t):
+                n, m, a = n_c[u], m_c[u], a_c[u]
+                terms = by_weight.get(n)
+                if terms is None:
+                    kappa = k0 + n
+                    ratio = kappa / (kappa + 1.0)
+                    half_df = 0.5 * prior.df(n)
+                    terms = by_weight[n] = (
+                        float(gammaln(half_df + 0.5) - gammaln(half_df)) - 0.5 * LOG_PI
+                        + 0.5 * log(ratio), ratio, half_df + 0.5, k0 * n / kappa, kappa)
+                constant, ratio, top, shrink, kappa = terms
+                b = m - nu
+                r = t_u + a * a + shrink * b * b
+                delta = value - (k0 * nu + n * m) / kappa
+                log_t += constant - 0.5 * log(r) - top * log1p(ratio * (delta * delta / r))
+            row.append(log_t)
+        out.append(row)
+    return np.array(out)
