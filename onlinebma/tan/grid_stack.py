@@ -14,7 +14,7 @@ members:
   learning the record, each grid's stack learns it, and the weights follow the one
   dynamic-model-averaging recursion over every (rate, representation) member
   (:class:`~onlinebma.forgetting.RateWeights`): ``log π_m += log max(p_m(y | x), 1e-300)``
-  for a label seen before, then ``π ∝ π^β``.
+  for a label seen before, then ``π ∝ π^β``, averaged over β.
 - **Tables** at ``decay=1``: stacking weights (:mod:`onlinebma.tan.stacking`) of every
   member's cross-validated probabilities, each grid's stack counting its folds
   (:meth:`~onlinebma.tan.members.WeightedMembers.finish_stacked`), so that
