@@ -30,24 +30,27 @@ ROUNDS = 15
 CALLS = 50
 PREDICTIVE_SHAPES = [(2, 2), (2, 3), (4, 3), (10, 3), (2, 6), (5, 6), (10, 6), (2, 10),
                      (3, 20)]
-UPDATE_SHAPES = [(1, 3), (1, 6), (5, 6), (1, 10), (5, 10), (1, 20), (5, 20)]
+UPDATE_SHAPES = [(1, 3), (2, 3), (5, 3), (1, 6), (2, 6), (3, 6), (5, 6), (5, 7), (1, 10),
+                 (2, 10), (5, 10), (1, 20), (2, 20), (3, 20), (5, 20), (10, 20)]
 
 
 def _best_of(paths: dict) -> dict:
-    """``{label: µs per call}`` of ``{label: (threshold name, value, call)}``, each timed
-    with its threshold set, the labels taking turns."""
+    """``{label: µs per call}`` of ``{label: (thresholds, call)}``, each timed with its
+    thresholds (``{name: value}`` of :mod:`onlinebma.tuning`) set, the labels taking turns."""
     best = dict.fromkeys(paths, np.inf)
     for _ in range(ROUNDS):
-        for label, (name, value, call) in paths.items():
-            saved = getattr(tuning, name)
-            setattr(tuning, name, value)
+        for label, (thresholds, call) in paths.items():
+            saved = {name: getattr(tuning, name) for name in thresholds}
+            for name, value in thresholds.items():
+                setattr(tuning, name, value)
             try:
                 start = time.perf_counter()
                 for _ in range(CALLS):
                     call()
                 best[label] = min(best[label], (time.perf_counter() - start) / CALLS * 1e6)
             finally:
-                setattr(tuning, name, saved)
+                for name, value in saved.items():
+                    setattr(tuning, name, value)
     return best
 
 
@@ -68,7 +71,7 @@ def predictive_table(rng) -> list:
     for factors, d in PREDICTIVE_SHAPES:
         stats, prior, x = _statistics(rng, factors, d), NormalWishartPrior(d), rng.normal(size=d)
         call = functools.partial(stats.log_predictive, prior, x)
-        t = _best_of({p: ("NARROW_PREDICTIVE_WORK", v, call)
+        t = _best_of({p: ({"NARROW_PREDICTIVE_WORK": v}, call)
                       for p, v in (("python", 10**12), ("numpy", -1))})
         rows.append(f"| {factors} | {d} | {factors * (d ** 3 + 125)} | {t['python']:.0f} | "
                     f"{t['numpy']:.0f} |")
@@ -76,16 +79,20 @@ def predictive_table(rng) -> list:
 
 
 def update_table(rng) -> list:
-    rows = ["| F | d | F d² | plain floats µs | numpy µs |", "|---:|---:|---:|---:|---:|"]
+    rows = ["| F | d | F d² | plain floats µs | dtpqrt µs | numpy µs |",
+            "|---:|---:|---:|---:|---:|---:|"]
+    paths = {"python": {"NARROW_UPDATE_WORK": 10**12},
+             "dtpqrt": {"NARROW_UPDATE_WORK": -1, "TRIANGLE_UPDATE_FEATURES": 10**12},
+             "numpy": {"NARROW_UPDATE_WORK": -1, "TRIANGLE_UPDATE_FEATURES": -1}}
     for factors, d in UPDATE_SHAPES:
         stats = _statistics(rng, 2 * factors, d)  # two classes per rate
         w = np.zeros(stats.shape)
         w[:, 0] = 1.0  # the record reaches one class of every rate
         record = rng.normal(size=d)
-        t = _best_of({p: ("NARROW_UPDATE_WORK", v, functools.partial(stats.copy().add, record, w))
-                      for p, v in (("python", 10**12), ("numpy", -1))})
+        t = _best_of({p: (v, functools.partial(stats.copy().add, record, w))
+                      for p, v in paths.items()})
         rows.append(f"| {factors} | {d} | {factors * d * d} | {t['python']:.0f} | "
-                    f"{t['numpy']:.0f} |")
+                    f"{t['dtpqrt']:.0f} | {t['numpy']:.0f} |")
     return rows
 
 

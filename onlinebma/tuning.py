@@ -107,6 +107,7 @@ NARROW_PREDICTIVE_WORK = 600
 #: 71, 1 x d 10 (100) 67 vs 69, 3 x d 6 (108) 80 vs 72, 2 x d 8 (128) 77 vs 73, 5 x d 6
 #: (180) 110 vs 77.
 NARROW_UPDATE_WORK = 100
+TRIANGLE_UPDATE_FEATURES = 16
 #: The independent Gaussians' Student t's of a record (onlinebma.tan.gaussian) are computed
 #: in plain Python floats when their statistics number at most this (rows x class slots x
 #: features), else by numpy. Measured by ``python -m experiments.independent_paths`` (both
