@@ -26,8 +26,8 @@ from onlinebma.tan.gaussian import GaussianStatistics
 
 RATES = (1.0, 0.95)
 TOL = 1e-10
-#: (NARROW_UPDATE_WORK, TRIANGLE_UPDATE_FEATURES) sending every record down one update path
-UPDATE_PATHS = {"rotations": (10**12, -1), "triangle": (-1, 10**12), "qr": (-1, -1)}
+#: TRIANGLE_UPDATE_FEATURES sending every record down one update path
+UPDATE_PATHS = {"triangle": 10**12, "qr": -1}
 
 
 class ExplicitClass:
@@ -88,22 +88,19 @@ def stream(d: int, k: int, size: int, seed: int, missing: float = 0.0):
 
 
 @pytest.mark.parametrize("predictive_path", ["plain floats", "qr"])
-@pytest.mark.parametrize("update_path", ["rotations", "triangle", "qr"])
+@pytest.mark.parametrize("update_path", ["triangle", "qr"])
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("d", [1, 2, 5, 20])
 def test_predictive_is_the_explicit_student_t_after_every_record(monkeypatch, d, k,
                                                                  update_path, predictive_path):
     """Rates 1 and 0.95 side by side; every record predicted (complete, and every tenth
     with a value hidden) before it is learned, some records missing a value (not learned:
-    only the forgetting); the factors updated by plain rotations, by LAPACK's
-    triangle-plus-row QR (``dtpqrt``, also past its feature bound here) or by numpy's QR, a
+    only the forgetting); the factors updated by LAPACK's triangle-plus-row QR (``dtpqrt``,
+    also past its feature bound here) or by numpy's QR, a
     complete record's Student t by plain-float rotations or by the bordered QR."""
     monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", 10**12
                         if predictive_path == "plain floats" else -1)
-    monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", 10**12 if update_path == "rotations"
-                        else -1)
-    monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", 10**12
-                        if update_path == "triangle" else -1)
+    monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", UPDATE_PATHS[update_path])
     prior = NormalWishartPrior(d)
     size = 120 if d == 20 else 200
     X, labels = stream(d, k, size, seed=10 * d + k, missing=0.01)
@@ -190,15 +187,13 @@ def mp_log_t(prior, X, x):
                 - (df + d) / 2 * mpmath.log(1 + ratio * quad))
 
 
-@pytest.mark.parametrize("update_path", ["rotations", "triangle", "qr"])
+@pytest.mark.parametrize("update_path", ["triangle", "qr"])
 def test_near_duplicate_features_predict_with_their_digits(monkeypatch, update_path):
     """Features 1 and 2 near-duplicates (``x_2 = x_1 + 1e-9`` noise), 2 000 records
     streamed (by each way of rotating a record into the factor): the predictive of records
     on and off the duplicate direction matches 50-digit arithmetic to 1e-10 nats (``|R|``
     keeps ``T``'s share of the near-singular scatter)."""
-    narrow, triangle = UPDATE_PATHS[update_path]
-    monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", narrow)
-    monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", triangle)
+    monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", UPDATE_PATHS[update_path])
     rng = np.random.default_rng(0)
     n = 2000
     xu = rng.normal(size=n) * 3.0 + 1.0
@@ -313,9 +308,9 @@ def test_full_statistics_refuse_bad_records_and_weights_unchanged():
 
 @pytest.mark.parametrize("d", [3, 7, 16])
 def test_update_paths_agree_after_every_record(monkeypatch, d):
-    """The three ways :meth:`FullStatistics.add` rotates a record into the factors (plain
-    rotations, LAPACK's triangle-plus-row QR, numpy's QR of the stacked factors) learn the
-    same stream into three statistics: after every record the same weights, means, scatters
+    """The two ways :meth:`FullStatistics.add` rotates a record into the factors (LAPACK's
+    triangle-plus-row QR, numpy's QR of the stacked factors) learn the same stream into two
+    statistics: after every record the same weights, means, scatters
     and Student t's to 1e-12 relative. Three rates (forgetting), a third class first seen mid-stream
     (``grow``), records missing a value (only forgotten) and features 1 and 2
     near-duplicates (``x_2 = x_1 + 1e-9`` noise: a near-singular scatter)."""
@@ -326,18 +321,17 @@ def test_update_paths_agree_after_every_record(monkeypatch, d):
     rates = np.array([1.0, 0.95, 0.9])[:, None]
     learners = {path: FullStatistics(d, (3, 2), rates) for path in UPDATE_PATHS}
     for i, (x, c) in enumerate(zip(X, labels)):
-        for path, (narrow, triangle) in UPDATE_PATHS.items():
+        for path, features in UPDATE_PATHS.items():
             s = learners[path]
             if c >= s.shape[1]:
                 s.grow(1, c + 1)
-            monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", narrow)
-            monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", triangle)
+            monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", features)
             weight = np.zeros(s.shape)
             weight[:, c] = 1.0
             s.add(x, weight)
         want = learners["qr"]
         after = np.nan_to_num(X[(i + 1) % len(X)], nan=0.5)
-        for path in ("rotations", "triangle"):
+        for path in ("triangle",):
             got = learners[path]
             # the scatter, not its factor: fewer records than features leave a singular
             # scatter, whose triangular factors are many

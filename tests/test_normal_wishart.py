@@ -681,11 +681,11 @@ def test_bad_input_is_refused_and_changes_nothing():
 @pytest.mark.parametrize("d, shape, decay", [(1, (), 1.0), (3, (2,), 0.97), (5, (3, 2), 0.9),
                                              (6, (1, 2), 0.99)])
 def test_plain_float_record_paths_equal_the_array_paths(monkeypatch, d, shape, decay):
-    """The same records learned and predicted by the plain-float rotations (every record,
-    thresholds above any work), by LAPACK's triangle-plus-row QR (updates only) and by
-    numpy's QR (thresholds below any): the same statistics and Student t's to rounding, each
-    equal to scipy's density of the weighted records; records with a missing value, far
-    values and a class slot never learned."""
+    """The same records predicted by the plain-float rotations and learned by LAPACK's
+    triangle-plus-row QR (thresholds above any work), and both by numpy's QR (thresholds
+    below any): the same statistics and Student t's to rounding, each equal to scipy's
+    density of the weighted records; records with a missing value, far values and a class
+    slot never learned."""
     rng = np.random.default_rng(d)
     X = data(60, d, seed=d, missing=0.02)
     X[7] *= 1e3  # a far record: the factors must take it as a sum of squares
@@ -693,10 +693,8 @@ def test_plain_float_record_paths_equal_the_array_paths(monkeypatch, d, shape, d
     labels = rng.integers(max(k - 1, 1), size=len(X))  # the last slot never learned (k > 1)
     prior = NormalWishartPrior(d)
     paths = {}
-    for name, bound, features in (("python", 10**12, -1), ("triangle", -1, 10**12),
-                                  ("numpy", -1, -1)):
+    for name, bound, features in (("python", 10**12, 10**12), ("numpy", -1, -1)):
         monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", bound)
-        monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", bound)
         monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", features)
         s, preds = FullStatistics(d, shape, decay), []
         for x, c in zip(X, labels):
@@ -705,13 +703,11 @@ def test_plain_float_record_paths_equal_the_array_paths(monkeypatch, d, shape, d
             s.add(x, np.eye(k)[c].reshape(shape) if k > 1 else 1.0)
         preds.append(s.log_predictive(prior, np.full(d, 1e250)))  # any finite value
         paths[name] = (s, np.array(preds))
-    b, pb = paths["numpy"]
-    for a, pa in (paths["python"], paths["triangle"]):
-        for got, want in zip(public_state(a), public_state(b)):
-            np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
-        assert np.all(np.isfinite(pa))
-        np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-10)
-    a = paths["triangle"][0]
+    (a, pa), (b, pb) = paths["python"], paths["numpy"]
+    for got, want in zip(public_state(a), public_state(b)):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-9 * np.abs(want).max())
+    assert np.all(np.isfinite(pa))
+    np.testing.assert_allclose(pa, pb, rtol=1e-10, atol=1e-10)
     # each slot's density is scipy's of its own records, weighted by decay^age
     x = X[-1].copy()
     x[np.isnan(x)] = 0.1
