@@ -891,19 +891,22 @@ def _pool_full(A, B):
 
 
 
-def _triangle_plus_row(L, todo, rows) -> None:
-    """Make each ``L[f]`` (lower factors, changed in place), ``f`` the ``i``-th of ``todo``,
-    the lower factor of the QR of ``[L[f]^T; rows[i]]`` (``rows`` is overwritten), and every
-    diagonal of ``L`` non-negative: one call of LAPACK's ``dtpqrt`` per factor, the
-    Householder QR of a triangle on top of rows (the reflections of :func:`_lower_factor`'s QR
-    of the stacked matrix, without the triangle's zeros). ``L[f]`` in C order is ``L[f]^T``
-    in Fortran order, factored in place (its other triangle is not touched). Under
+def _triangle_plus_row(L, todo, rows) -> np.ndarray:
+    """The lower factors ``L`` (``(F, d, d)``; changed in place when C-contiguous) with each
+    ``L[f]``, ``f`` the ``i``-th of ``todo``, become the lower factor of the QR of
+    ``[L[f]^T; rows[i]]`` (``rows`` is overwritten), and every diagonal non-negative: one
+    call of LAPACK's ``dtpqrt`` per factor, the Householder QR of a triangle on top of rows
+    (the reflections of :func:`_lower_factor`'s QR of the stacked matrix, without the
+    triangle's zeros). ``L[f]`` in C order is ``L[f]^T`` in Fortran order, factored in place
+    (its other triangle is not touched). Under
     :data:`~onlinebma.tuning.TRIANGLE_UPDATE_FEATURES` features only (a cliff beyond)."""
+    L = np.ascontiguousarray(L)  # else the wrapper would factor a copy and drop it
     d = L.shape[-1]
     for f, row in zip(todo.tolist(), rows):
         _tpqrt(0, d, L[f].T, row[None, :], overwrite_a=1, overwrite_b=1)
     # a reflection's pivot is -sign(old pivot) times the norm: flip those columns
     L *= np.copysign(1.0, np.diagonal(L, 0, -2, -1))[..., None, :]
+    return L
 
 
 def _rotate_in(U, w) -> None:
@@ -1062,7 +1065,7 @@ class FullStatistics(_Statistics):
         if len(todo):
             rows = (root[..., None] * diff).reshape(-1, d)[todo]
             if d <= tuning.TRIANGLE_UPDATE_FEATURES:
-                _triangle_plus_row(L, todo, rows)
+                L = _triangle_plus_row(L, todo, rows)
             else:
                 L[todo] = _lower_factor(np.concatenate([np.swapaxes(L[todo], -1, -2),
                                                         rows[:, None, :]], axis=-2))
