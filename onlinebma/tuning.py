@@ -111,9 +111,9 @@ NARROW_PREDICTIVE_WORK = 600
 #: 67 / 53 / 76, 2 x d 4: 63 / 48 / 71, 5 x d 6: 114 / 59 / 81, 5 x d 7: 136 / 67 / 89,
 #: 10 x d 6: 192 / 77 / 108, 5 x d 10: 184 / 71 / 94, 5 x d 16: 303 / 86 / 104 (so the
 #: plain-float rotations, formerly below F d^2 = 100, are gone); then a cliff: from 18
-#: features every call (dtpqrt's own blocking, nb = d) waited milliseconds (1 x d 18: 7705
-#: µs vs numpy's 173; 23 ms at d 20), a threaded step of scipy's OpenBLAS on a loaded
-#: machine.
+#: features calls (dtpqrt's own blocking, nb = d) can wait milliseconds (in one run every
+#: call: 1 x d 18 7705 µs vs numpy's 173, 23 ms at d 20; in another none), seemingly a
+#: threaded step of scipy's OpenBLAS on a loaded machine.
 TRIANGLE_UPDATE_FEATURES = 16
 #: The independent Gaussians' Student t's of a record (onlinebma.tan.gaussian) are computed
 #: in plain Python floats when their statistics number at most this (rows x class slots x
