@@ -1,4 +1,4 @@
-"""What a record costs the Gaussian members: plain-Python rotations against numpy's QR.
+"""What a record costs the Gaussian members: each path of FullStatistics timed against the others.
 
 Not an experiment of ``python -m experiments`` (no ``run``): a benchmark script, run as
 ``python -m experiments.gaussian_paths`` (about a minute), printing two markdown tables of
@@ -8,9 +8,11 @@ paths of each timed in turn in one process (the best of :data:`ROUNDS` interleav
 - ``log_predictive`` of a complete record with ``F`` factors of ``d`` features (the
   Student t of every class and rate), plain floats against the array path, by the work
   ``F (d^3 + 125)`` that ``NARROW_PREDICTIVE_WORK`` bounds;
-- ``add`` of a record reaching ``F`` factors (one class per rate), plain-float rank-one
-  rotations against numpy's QR of those factors, by the work ``F d^2`` that
-  ``NARROW_UPDATE_WORK`` bounds.
+- ``add`` of a record reaching ``F`` factors (one class per rate), LAPACK's
+  triangle-plus-rows QR (``dtpqrt``) of each factor against numpy's QR of the stacked
+  factors, by the number of features ``d`` that ``TRIANGLE_UPDATE_FEATURES`` bounds (from 18
+  features the ``dtpqrt`` column can take milliseconds a call: a threaded step of scipy's
+  OpenBLAS).
 
 The thresholds are where the columns cross (docs/tan.md, *Speed*).
 """
@@ -30,24 +32,28 @@ ROUNDS = 15
 CALLS = 50
 PREDICTIVE_SHAPES = [(2, 2), (2, 3), (4, 3), (10, 3), (2, 6), (5, 6), (10, 6), (2, 10),
                      (3, 20)]
-UPDATE_SHAPES = [(1, 3), (1, 6), (5, 6), (1, 10), (5, 10), (1, 20), (5, 20)]
+# (1, 18): the millisecond cliff of dtpqrt (seconds for this row; wider ones take longer)
+UPDATE_SHAPES = [(1, 1), (5, 2), (2, 4), (5, 6), (5, 7), (10, 6), (5, 10), (5, 16), (1, 17),
+                 (1, 18)]
 
 
 def _best_of(paths: dict) -> dict:
-    """``{label: µs per call}`` of ``{label: (threshold name, value, call)}``, each timed
-    with its threshold set, the labels taking turns."""
+    """``{label: µs per call}`` of ``{label: (thresholds, call)}``, each timed with its
+    thresholds (``{name: value}`` of :mod:`onlinebma.tuning`) set, the labels taking turns."""
     best = dict.fromkeys(paths, np.inf)
     for _ in range(ROUNDS):
-        for label, (name, value, call) in paths.items():
-            saved = getattr(tuning, name)
-            setattr(tuning, name, value)
+        for label, (thresholds, call) in paths.items():
+            saved = {name: getattr(tuning, name) for name in thresholds}
+            for name, value in thresholds.items():
+                setattr(tuning, name, value)
             try:
                 start = time.perf_counter()
                 for _ in range(CALLS):
                     call()
                 best[label] = min(best[label], (time.perf_counter() - start) / CALLS * 1e6)
             finally:
-                setattr(tuning, name, saved)
+                for name, value in saved.items():
+                    setattr(tuning, name, value)
     return best
 
 
@@ -68,7 +74,7 @@ def predictive_table(rng) -> list:
     for factors, d in PREDICTIVE_SHAPES:
         stats, prior, x = _statistics(rng, factors, d), NormalWishartPrior(d), rng.normal(size=d)
         call = functools.partial(stats.log_predictive, prior, x)
-        t = _best_of({p: ("NARROW_PREDICTIVE_WORK", v, call)
+        t = _best_of({p: ({"NARROW_PREDICTIVE_WORK": v}, call)
                       for p, v in (("python", 10**12), ("numpy", -1))})
         rows.append(f"| {factors} | {d} | {factors * (d ** 3 + 125)} | {t['python']:.0f} | "
                     f"{t['numpy']:.0f} |")
@@ -76,15 +82,17 @@ def predictive_table(rng) -> list:
 
 
 def update_table(rng) -> list:
-    rows = ["| F | d | F d² | plain floats µs | numpy µs |", "|---:|---:|---:|---:|---:|"]
+    rows = ["| F | d | F d² | dtpqrt µs | numpy µs |", "|---:|---:|---:|---:|---:|"]
+    paths = {"dtpqrt": {"TRIANGLE_UPDATE_FEATURES": 10**12},
+             "numpy": {"TRIANGLE_UPDATE_FEATURES": -1}}
     for factors, d in UPDATE_SHAPES:
         stats = _statistics(rng, 2 * factors, d)  # two classes per rate
         w = np.zeros(stats.shape)
         w[:, 0] = 1.0  # the record reaches one class of every rate
         record = rng.normal(size=d)
-        t = _best_of({p: ("NARROW_UPDATE_WORK", v, functools.partial(stats.copy().add, record, w))
-                      for p, v in (("python", 10**12), ("numpy", -1))})
-        rows.append(f"| {factors} | {d} | {factors * d * d} | {t['python']:.0f} | "
+        t = _best_of({p: (v, functools.partial(stats.copy().add, record, w))
+                      for p, v in paths.items()})
+        rows.append(f"| {factors} | {d} | {factors * d * d} | {t['dtpqrt']:.0f} | "
                     f"{t['numpy']:.0f} |")
     return rows
 

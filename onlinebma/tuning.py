@@ -102,11 +102,19 @@ DESIGN_FEATURES = 10
 #: cores; plain floats vs numpy µs): 2 x d 5 (500) 77 vs 85, 4 x d 3 (608) 82 vs 83,
 #: 1 x d 8 (637) 77 vs 79, 2 x d 6 (682) 97 vs 83, 4 x d 4 (756) 111 vs 85.
 NARROW_PREDICTIVE_WORK = 600
-#: A record is rotated into F factors of d features in plain Python floats when F d^2 is at
-#: most this, else by numpy's QR. Re-measured as NARROW_PREDICTIVE_WORK: 2 x d 6 (72) 68 vs
-#: 71, 1 x d 10 (100) 67 vs 69, 3 x d 6 (108) 80 vs 72, 2 x d 8 (128) 77 vs 73, 5 x d 6
-#: (180) 110 vs 77.
-NARROW_UPDATE_WORK = 100
+#: A record is rotated into the factors it reaches (F of them, d features each) by one call
+#: of LAPACK's triangle-plus-rows QR (scipy's dtpqrt) per factor when d is at most this, else
+#: by numpy's QR of the stacked factors. Measured by the update table of
+#: experiments.gaussian_paths (FullStatistics.add, paths interleaved in one process, best of
+#: 9 rounds of 50 calls, load 5-6 on 2 cores; plain-float rotations vs dtpqrt vs numpy µs):
+#: dtpqrt the fastest at every shape up to 17 features, 1 x d 1: 41 / 34 / 63, 5 x d 2:
+#: 67 / 53 / 76, 2 x d 4: 63 / 48 / 71, 5 x d 6: 114 / 59 / 81, 5 x d 7: 136 / 67 / 89,
+#: 10 x d 6: 192 / 77 / 108, 5 x d 10: 184 / 71 / 94, 5 x d 16: 303 / 86 / 104 (so the
+#: plain-float rotations, formerly below F d^2 = 100, are gone); then a cliff: from 18
+#: features calls (dtpqrt's own blocking, nb = d) can wait milliseconds (in one run every
+#: call: 1 x d 18 7705 µs vs numpy's 173, 23 ms at d 20; in another none), seemingly a
+#: threaded step of scipy's OpenBLAS on a loaded machine.
+TRIANGLE_UPDATE_FEATURES = 16
 #: The independent Gaussians' Student t's of a record (onlinebma.tan.gaussian) are computed
 #: in plain Python floats when their statistics number at most this (rows x class slots x
 #: features), else by numpy. Measured by ``python -m experiments.independent_paths`` (both

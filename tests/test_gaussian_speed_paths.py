@@ -26,6 +26,8 @@ from onlinebma.tan.gaussian import GaussianStatistics
 
 RATES = (1.0, 0.95)
 TOL = 1e-10
+#: TRIANGLE_UPDATE_FEATURES sending every record down one update path
+UPDATE_PATHS = {"triangle": 10**12, "qr": -1}
 
 
 class ExplicitClass:
@@ -86,19 +88,19 @@ def stream(d: int, k: int, size: int, seed: int, missing: float = 0.0):
 
 
 @pytest.mark.parametrize("predictive_path", ["plain floats", "qr"])
-@pytest.mark.parametrize("update_path", ["rotations", "qr"])
+@pytest.mark.parametrize("update_path", ["triangle", "qr"])
 @pytest.mark.parametrize("k", [2, 3])
 @pytest.mark.parametrize("d", [1, 2, 5, 20])
 def test_predictive_is_the_explicit_student_t_after_every_record(monkeypatch, d, k,
                                                                  update_path, predictive_path):
     """Rates 1 and 0.95 side by side; every record predicted (complete, and every tenth
     with a value hidden) before it is learned, some records missing a value (not learned:
-    only the forgetting); the factors updated by plain rotations or by numpy's QR, a
+    only the forgetting); the factors updated by LAPACK's triangle-plus-row QR (``dtpqrt``,
+    also past its feature bound here) or by numpy's QR, a
     complete record's Student t by plain-float rotations or by the bordered QR."""
     monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", 10**12
                         if predictive_path == "plain floats" else -1)
-    monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", 10**12 if update_path == "rotations"
-                        else -1)
+    monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", UPDATE_PATHS[update_path])
     prior = NormalWishartPrior(d)
     size = 120 if d == 20 else 200
     X, labels = stream(d, k, size, seed=10 * d + k, missing=0.01)
@@ -185,11 +187,13 @@ def mp_log_t(prior, X, x):
                 - (df + d) / 2 * mpmath.log(1 + ratio * quad))
 
 
-def test_near_duplicate_features_predict_with_their_digits():
+@pytest.mark.parametrize("update_path", ["triangle", "qr"])
+def test_near_duplicate_features_predict_with_their_digits(monkeypatch, update_path):
     """Features 1 and 2 near-duplicates (``x_2 = x_1 + 1e-9`` noise), 2 000 records
-    streamed: the predictive of records on and off the duplicate direction matches
-    50-digit arithmetic to 1e-10 nats (``|R|`` keeps ``T``'s share of the near-singular
-    scatter)."""
+    streamed (by each way of rotating a record into the factor): the predictive of records
+    on and off the duplicate direction matches 50-digit arithmetic to 1e-10 nats (``|R|``
+    keeps ``T``'s share of the near-singular scatter)."""
+    monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", UPDATE_PATHS[update_path])
     rng = np.random.default_rng(0)
     n = 2000
     xu = rng.normal(size=n) * 3.0 + 1.0
@@ -299,3 +303,43 @@ def test_full_statistics_refuse_bad_records_and_weights_unchanged():
     np.testing.assert_allclose(beyond - near, -(prior.df(s.n) + d) * log(10.0), rtol=1e-9)
     with pytest.raises(ValueError, match="finite"):
         s.log_predictive(prior, np.r_[np.inf, good[1:]])
+
+
+
+@pytest.mark.parametrize("d", [3, 7, 16])
+def test_update_paths_agree_after_every_record(monkeypatch, d):
+    """The two ways :meth:`FullStatistics.add` rotates a record into the factors (LAPACK's
+    triangle-plus-row QR, numpy's QR of the stacked factors) learn the same stream into two
+    statistics: after every record the same weights, means, scatters
+    and Student t's to 1e-12 relative. Three rates (forgetting), a third class first seen mid-stream
+    (``grow``), records missing a value (only forgotten) and features 1 and 2
+    near-duplicates (``x_2 = x_1 + 1e-9`` noise: a near-singular scatter)."""
+    prior = NormalWishartPrior(d)
+    X, labels = stream(d, 3, 150, seed=d, missing=0.01)
+    X[:, 2] = X[:, 1] + 1e-9 * np.random.default_rng(d).normal(size=len(X))
+    labels[:60] = np.minimum(labels[:60], 1)  # the third class comes at record 60 or later
+    rates = np.array([1.0, 0.95, 0.9])[:, None]
+    learners = {path: FullStatistics(d, (3, 2), rates) for path in UPDATE_PATHS}
+    for i, (x, c) in enumerate(zip(X, labels)):
+        for path, features in UPDATE_PATHS.items():
+            s = learners[path]
+            if c >= s.shape[1]:
+                s.grow(1, c + 1)
+            monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", features)
+            weight = np.zeros(s.shape)
+            weight[:, c] = 1.0
+            s.add(x, weight)
+        want = learners["qr"]
+        after = np.nan_to_num(X[(i + 1) % len(X)], nan=0.5)
+        for path in ("triangle",):
+            got = learners[path]
+            # the scatter, not its factor: fewer records than features leave a singular
+            # scatter, whose triangular factors are many
+            for a, b in zip((got.n, got.mean, got.scatter), (want.n, want.mean, want.scatter)):
+                np.testing.assert_allclose(a, b, rtol=0, atol=1e-12 * np.abs(b).max(),
+                                           err_msg=f"{path}, record {i}")
+            assert np.all(np.diagonal(got.cholesky, 0, -2, -1) >= 0)
+            np.testing.assert_allclose(got.log_predictive(prior, after),
+                                       want.log_predictive(prior, after), rtol=1e-12,
+                                       err_msg=f"{path}, record {i}")
+    assert learners["qr"].shape == (3, 3) and learners["qr"].n[0, 2] > 0

@@ -681,10 +681,11 @@ def test_bad_input_is_refused_and_changes_nothing():
 @pytest.mark.parametrize("d, shape, decay", [(1, (), 1.0), (3, (2,), 0.97), (5, (3, 2), 0.9),
                                              (6, (1, 2), 0.99)])
 def test_plain_float_record_paths_equal_the_array_paths(monkeypatch, d, shape, decay):
-    """The same records learned and predicted by the plain-float rotations (every record,
-    thresholds above any work) and by numpy's QR (thresholds below any): the same
-    statistics and Student t's to rounding, each equal to scipy's density of the weighted
-    records; records with a missing value, far values and a class slot never learned."""
+    """The same records predicted by the plain-float rotations and learned by LAPACK's
+    triangle-plus-row QR (thresholds above any work), and both by numpy's QR (thresholds
+    below any): the same statistics and Student t's to rounding, each equal to scipy's
+    density of the weighted records; records with a missing value, far values and a class
+    slot never learned."""
     rng = np.random.default_rng(d)
     X = data(60, d, seed=d, missing=0.02)
     X[7] *= 1e3  # a far record: the factors must take it as a sum of squares
@@ -692,9 +693,9 @@ def test_plain_float_record_paths_equal_the_array_paths(monkeypatch, d, shape, d
     labels = rng.integers(max(k - 1, 1), size=len(X))  # the last slot never learned (k > 1)
     prior = NormalWishartPrior(d)
     paths = {}
-    for name, bound in (("python", 10**12), ("numpy", -1)):
+    for name, bound, features in (("python", 10**12, 10**12), ("numpy", -1, -1)):
         monkeypatch.setattr(tuning, "NARROW_PREDICTIVE_WORK", bound)
-        monkeypatch.setattr(tuning, "NARROW_UPDATE_WORK", bound)
+        monkeypatch.setattr(tuning, "TRIANGLE_UPDATE_FEATURES", features)
         s, preds = FullStatistics(d, shape, decay), []
         for x, c in zip(X, labels):
             preds.append(s.log_predictive(prior, np.nan_to_num(x, nan=0.5)))

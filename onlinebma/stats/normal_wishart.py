@@ -76,8 +76,9 @@ factor of each ordered pair, ``[[a, 0], [c, e]]`` (``a^2 = S_uu``, ``ac = S_uv``
 records and shards are pooled by Chan et al.'s formula written as a sum of positive terms
 (Lagrange's identity); ``|R_uv|`` is the Cauchy–Binet sum of squared 2 x 2 minors of the
 factors of ``T``, ``S`` and the prior-mean term. The full scatter is a Cholesky factor pooled
-by QR (Householder; a single record's row, and a record's Student t of a few small factors,
-by Givens rotations in plain floats: :data:`~onlinebma.tuning.NARROW_UPDATE_WORK`), and
+by QR (Householder; a single record's row by LAPACK's triangle-plus-rows QR,
+:data:`~onlinebma.tuning.TRIANGLE_UPDATE_FEATURES`, and a record's Student t of a few small
+factors by Givens rotations in plain floats, :data:`~onlinebma.tuning.NARROW_PREDICTIVE_WORK`), and
 ``log|R_SS|`` comes from a QR of the stacked factors, never from ``R`` itself; a Student t
 takes ``log|R_SS|`` and its quadratic form from one QR of that stack bordered by the record's
 row (``r^2 = 1 / (1 + u^T R^-1 u)`` by Sherman–Morrison; no solve). Near-duplicate
@@ -138,6 +139,7 @@ from dataclasses import dataclass, field
 from itertools import islice
 
 import numpy as np
+from scipy.linalg.lapack import dtpqrt as _tpqrt
 from scipy.special import gammaln
 
 from .. import tuning
@@ -889,6 +891,24 @@ def _pool_full(A, B):
 
 
 
+def _triangle_plus_row(L, todo, rows) -> np.ndarray:
+    """The lower factors ``L`` (``(F, d, d)``; changed in place when C-contiguous) with each
+    ``L[f]``, ``f`` the ``i``-th of ``todo``, become the lower factor of the QR of
+    ``[L[f]^T; rows[i]]`` (``rows`` is overwritten), and every diagonal non-negative: one
+    call of LAPACK's ``dtpqrt`` per factor, the Householder QR of a triangle on top of rows
+    (the reflections of :func:`_lower_factor`'s QR of the stacked matrix, without the
+    triangle's zeros). ``L[f]`` in C order is ``L[f]^T`` in Fortran order, factored in place
+    (its other triangle is not touched). Under
+    :data:`~onlinebma.tuning.TRIANGLE_UPDATE_FEATURES` features only (a cliff beyond)."""
+    L = np.ascontiguousarray(L)  # else the wrapper would factor a copy and drop it
+    d = L.shape[-1]
+    for f, row in zip(todo.tolist(), rows):
+        _tpqrt(0, d, L[f].T, row[None, :], overwrite_a=1, overwrite_b=1)
+    # a reflection's pivot is -sign(old pivot) times the norm: flip those columns
+    L *= np.copysign(1.0, np.diagonal(L, 0, -2, -1))[..., None, :]
+    return L
+
+
 def _rotate_in(U, w) -> None:
     """Rotate the row ``w`` (a list of floats, the columns ``d - len(w)`` on of a row that
     is zero before them) into the upper-triangular ``U`` (``d`` lists, ``U[i]`` holding
@@ -1022,10 +1042,11 @@ class FullStatistics(_Statistics):
     def add(self, x, weight=1.0) -> None:
         """Forget by ``decay``, then learn one record (:meth:`_Statistics.add`): the
         factors of the statistics the record reaches get its row ``z`` (Chan et al.'s
-        between term, as :func:`_pool_full`) by a QR of ``[L^T; z]``, in plain Python
-        rotations when the factors are few and small
-        (:data:`~onlinebma.tuning.NARROW_UPDATE_WORK`); the others are only scaled (the QR of
-        ``[L^T; 0]`` is ``L^T``). The parameters are :meth:`_Statistics.add`'s.
+        between term, as :func:`_pool_full`) by a QR of ``[L^T; z]``: LAPACK's
+        triangle-plus-rows QR one factor at a time when they have at most
+        :data:`~onlinebma.tuning.TRIANGLE_UPDATE_FEATURES` features, else numpy's QR of the
+        stacked factors; the others are only scaled (the QR of ``[L^T; 0]`` is ``L^T``).
+        The parameters are :meth:`_Statistics.add`'s.
         """
         x = _check_record(x, self.n_features)
         w = _check_weights(weight, self.shape)
@@ -1043,16 +1064,11 @@ class FullStatistics(_Statistics):
         L = LA.reshape(-1, d, d) if forgot else LA.reshape(-1, d, d).copy()
         if len(todo):
             rows = (root[..., None] * diff).reshape(-1, d)[todo]
-            Lt = np.swapaxes(L[todo], -1, -2)
-            if len(todo) * d * d <= tuning.NARROW_UPDATE_WORK:
-                factors = []
-                for upper, row in zip(Lt.tolist(), rows.tolist()):
-                    U = _upper_rows(upper)
-                    _rotate_in(U, row)
-                    factors.append([[0.0] * j + u for j, u in enumerate(U)])
-                L[todo] = np.swapaxes(factors, -1, -2)
+            if d <= tuning.TRIANGLE_UPDATE_FEATURES:
+                L = _triangle_plus_row(L, todo, rows)
             else:
-                L[todo] = _lower_factor(np.concatenate([Lt, rows[:, None, :]], axis=-2))
+                L[todo] = _lower_factor(np.concatenate([np.swapaxes(L[todo], -1, -2),
+                                                        rows[:, None, :]], axis=-2))
         self._state = (n, mA + frac[..., None] * diff, L.reshape(LA.shape))
 
     def _block(self, X, w):
