@@ -30,6 +30,7 @@ from onlinebma.stats.normal_wishart import NormalWishartPrior
 from onlinebma.tan import ModelAveragedTAN
 from onlinebma.tan.gaussian_forests import GAUSSIAN_FORESTS
 from onlinebma.tan.members import Member, TreeMemberStack
+from tests.support.dma import WrittenOutWeights
 from tests.test_mixed_forests import Reference, allowed_structures, structure_scores
 from tests.test_tan_representations import ExplicitRecursion, close, learn_beside
 from tests.test_tan_representations import stream as mixed_stream
@@ -207,7 +208,7 @@ class SeparateLearners(ExplicitRecursion):
         self.keys = list(keys)
         self.learners = [ModelAveragedTAN(aode=False, numeric=rep, decay=rate, **params)
                          for rep, rate in self.keys]
-        self.log_weights = np.full(len(self.keys), -math.log(len(self.keys)))
+        self.weights = WrittenOutWeights(len(self.keys))
 
 
 @pytest.mark.parametrize("keys, params", [

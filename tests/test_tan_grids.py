@@ -60,7 +60,7 @@ def test_stream_equals_separate_learners_mixed_by_the_recursion(decay, represent
     for x, _ in data[:20] + [({}, None), ({"z": 100.0}, None), ({"f0": "new"}, None)]:
         close(model.predict_proba_one(x), reference.predict_proba_one(x))
     # the edge posteriors: averaged over the interval members with their weights
-    weights = np.exp(reference.log_weights)
+    weights = np.array(reference.weights.weights())
     grids = [i for i, (r, _) in enumerate(reference.keys)
              if r not in ("Gaussian", "Gaussian forests")]
     want: dict = {}
