@@ -125,11 +125,13 @@ def test_shared_rates_equal_one_learner_per_rate(make):
         ref.learn_one(x, y)
         if t % 20 == 19:
             assert_close(model.decay_posterior(), ref.decay_posterior())
+            assert_close(model.beta_posterior(), ref.dma.beta_posterior())
             assert_close(model.feature_posteriors(), ref.feature_posteriors())
             for q in QUERIES:
                 assert_close(model.predict_proba_one(q), ref.predict_proba_one(q))
     # no public view of which decay=auto implementation runs: what this test is about
     assert isinstance(model._rate_mixture(), SharedRates)
+    assert make(0.99).beta_posterior() == {}  # a fixed decay weighs no members
 
 
 @pytest.mark.parametrize("make", LEARNERS[::2], ids=IDS[::2])
