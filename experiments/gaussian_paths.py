@@ -20,11 +20,10 @@ The thresholds are where the columns cross (docs/tan.md, *Speed*).
 from __future__ import annotations
 
 import functools
-import time
 
 import numpy as np
 
-from onlinebma import tuning
+from experiments._paths import best_of, print_tables
 from onlinebma.stats.normal_wishart import FullStatistics, NormalWishartPrior
 
 #: Interleaved rounds of each path; the best mean is kept.
@@ -35,26 +34,6 @@ PREDICTIVE_SHAPES = [(2, 2), (2, 3), (4, 3), (10, 3), (2, 6), (5, 6), (10, 6), (
 # (1, 18): the millisecond cliff of dtpqrt (seconds for this row; wider ones take longer)
 UPDATE_SHAPES = [(1, 1), (5, 2), (2, 4), (5, 6), (5, 7), (10, 6), (5, 10), (5, 16), (1, 17),
                  (1, 18)]
-
-
-def _best_of(paths: dict) -> dict:
-    """``{label: µs per call}`` of ``{label: (thresholds, call)}``, each timed with its
-    thresholds (``{name: value}`` of :mod:`onlinebma.tuning`) set, the labels taking turns."""
-    best = dict.fromkeys(paths, np.inf)
-    for _ in range(ROUNDS):
-        for label, (thresholds, call) in paths.items():
-            saved = {name: getattr(tuning, name) for name in thresholds}
-            for name, value in thresholds.items():
-                setattr(tuning, name, value)
-            try:
-                start = time.perf_counter()
-                for _ in range(CALLS):
-                    call()
-                best[label] = min(best[label], (time.perf_counter() - start) / CALLS * 1e6)
-            finally:
-                for name, value in saved.items():
-                    setattr(tuning, name, value)
-    return best
 
 
 def _statistics(rng, factors: int, d: int) -> FullStatistics:
@@ -74,8 +53,8 @@ def predictive_table(rng) -> list:
     for factors, d in PREDICTIVE_SHAPES:
         stats, prior, x = _statistics(rng, factors, d), NormalWishartPrior(d), rng.normal(size=d)
         call = functools.partial(stats.log_predictive, prior, x)
-        t = _best_of({p: ({"NARROW_PREDICTIVE_WORK": v}, call)
-                      for p, v in (("python", 10**12), ("numpy", -1))})
+        t = best_of({p: ({"NARROW_PREDICTIVE_WORK": v}, call)
+                      for p, v in (("python", 10**12), ("numpy", -1))}, ROUNDS, CALLS)
         rows.append(f"| {factors} | {d} | {factors * (d ** 3 + 125)} | {t['python']:.0f} | "
                     f"{t['numpy']:.0f} |")
     return rows
@@ -90,8 +69,8 @@ def update_table(rng) -> list:
         w = np.zeros(stats.shape)
         w[:, 0] = 1.0  # the record reaches one class of every rate
         record = rng.normal(size=d)
-        t = _best_of({p: (v, functools.partial(stats.copy().add, record, w))
-                      for p, v in paths.items()})
+        t = best_of({p: (v, functools.partial(stats.copy().add, record, w))
+                     for p, v in paths.items()}, ROUNDS, CALLS)
         rows.append(f"| {factors} | {d} | {factors * d * d} | {t['dtpqrt']:.0f} | "
                     f"{t['numpy']:.0f} |")
     return rows
@@ -99,10 +78,8 @@ def update_table(rng) -> list:
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    print("log_predictive of a complete record (µs per call):\n")
-    print("\n".join(predictive_table(rng)))
-    print("\nadd of a record reaching F factors (µs per call):\n")
-    print("\n".join(update_table(rng)))
+    print_tables([("log_predictive of a complete record (µs per call):", predictive_table(rng)),
+                  ("add of a record reaching F factors (µs per call):", update_table(rng))])
 
 
 if __name__ == "__main__":

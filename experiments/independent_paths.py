@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from onlinebma import tuning
+from experiments._paths import best_of, print_tables
 from onlinebma.stats.normal_wishart import MomentStatistics
 from onlinebma.tan.gaussian import INDEPENDENT_GAUSSIANS, GaussianStatistics
 
@@ -33,22 +33,11 @@ SHAPES = [(1, 2, 3), (1, 2, 10), (5, 2, 3), (2, 3, 8), (3, 3, 6), (5, 2, 6), (5,
           (5, 2, 10), (5, 3, 20)]
 
 
-def _best_of(name: str, call) -> dict:
-    """``{"plain": µs, "numpy": µs}`` per call of ``call()``, with the threshold ``name``
-    set to take each path in turn."""
-    best = {"plain": np.inf, "numpy": np.inf}
-    saved = getattr(tuning, name)
-    try:
-        for _ in range(ROUNDS):
-            for path, value in (("plain", 10**9), ("numpy", -1)):
-                setattr(tuning, name, value)
-                start = time.process_time()
-                for _ in range(CALLS):
-                    call()
-                best[path] = min(best[path], (time.process_time() - start) / CALLS * 1e6)
-    finally:
-        setattr(tuning, name, saved)
-    return best
+def _plain_and_numpy(name: str, call) -> dict:
+    """``{"plain": µs, "numpy": µs}`` per call of ``call()``, the threshold ``name`` set to
+    take each path in turn (process time)."""
+    return best_of({"plain": ({name: 10**9}, call), "numpy": ({name: -1}, call)}, ROUNDS,
+                   CALLS, clock=time.process_time)
 
 
 def predictive_table(rng) -> list:
@@ -59,7 +48,7 @@ def predictive_table(rng) -> list:
         for x in rng.normal(size=(100, d)):
             g.learn([(f"f{j}", float(v)) for j, v in enumerate(x)], int(rng.integers(k)), k)
         x = g.vector([(f"f{j}", float(v)) for j, v in enumerate(rng.normal(size=d))])
-        t = _best_of("NARROW_INDEPENDENT_CELLS", functools.partial(g.log_densities, x, k))
+        t = _plain_and_numpy("NARROW_INDEPENDENT_CELLS", functools.partial(g.log_densities, x, k))
         rows.append(f"| {r} | {k} | {d} | {r * k * d} | {t['plain']:.0f} | "
                     f"{t['numpy']:.0f} |")
     return rows
@@ -80,7 +69,8 @@ def update_table(rng) -> list:
             stats.add(x, w)
         x, w = rng.normal(size=d), np.zeros((r, k))
         w[:, -1] = 1.0
-        t = _best_of("NARROW_MOMENT_UPDATE_CELLS", functools.partial(_add_to_copy, stats, x, w))
+        t = _plain_and_numpy("NARROW_MOMENT_UPDATE_CELLS",
+                             functools.partial(_add_to_copy, stats, x, w))
         rows.append(f"| {r} | {k} | {d} | {r * k * d} | {t['plain']:.0f} | "
                     f"{t['numpy']:.0f} |")
     return rows
@@ -88,10 +78,9 @@ def update_table(rng) -> list:
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    print("Student t's of a record (GaussianStatistics, independent rows)\n")
-    print("\n".join(predictive_table(rng)))
-    print("\nMomentStatistics.add of a record\n")
-    print("\n".join(update_table(rng)))
+    print_tables([("Student t's of a record (GaussianStatistics, independent rows)",
+                   predictive_table(rng)),
+                  ("MomentStatistics.add of a record", update_table(rng))])
 
 
 if __name__ == "__main__":
